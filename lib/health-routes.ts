@@ -1,0 +1,44 @@
+// GET/HEAD /api/health (liveness) and /api/ready (readiness), shared by the backend and the device service.
+import { Hono } from 'hono';
+import type { Readiness } from './readiness.ts';
+
+export interface HealthRoutesOptions {
+  readiness: Readiness;
+  /** NODE_ENV, already defaulted to `production`. */
+  environment: string;
+  /** Extra liveness fields (the backend's `database`); must never do I/O. */
+  details?: () => Record<string, unknown>;
+}
+
+const HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
+const ALLOW = 'GET, HEAD';
+
+export function createHealthRoutes({ readiness, environment, details }: HealthRoutesOptions): Hono {
+  const routes = new Hono();
+
+  routes.on(['GET', 'HEAD'], '/api/health', function liveness() {
+    const body = {
+      status: 'ok',
+      timestamp: new Date().toISOString(),
+      uptime: process.uptime(),
+      environment,
+      ...details?.(),
+    };
+    return new Response(JSON.stringify(body), { status: 200, headers: HEADERS });
+  });
+
+  routes.on(['GET', 'HEAD'], '/api/ready', function readinessProbe() {
+    const { status, checks } = readiness.snapshot();
+    const body = { status, timestamp: new Date().toISOString(), checks };
+    return new Response(JSON.stringify(body), { status: status === 'ready' ? 200 : 503, headers: HEADERS });
+  });
+
+  routes.all('/api/health', methodNotAllowed);
+  routes.all('/api/ready', methodNotAllowed);
+  return routes;
+}
+
+function methodNotAllowed(c: { req: { method: string; path: string } }) {
+  const body = { error: `method ${c.req.method} is not allowed on ${c.req.path}; use GET or HEAD` };
+  return new Response(JSON.stringify(body), { status: 405, headers: { ...HEADERS, Allow: ALLOW } });
+}

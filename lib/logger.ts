@@ -1,0 +1,29 @@
+// The logger factory: JSON lines in production (and any unknown NODE_ENV), coloured text in `local`.
+import { pino, type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
+import pretty from 'pino-pretty';
+import { ConfigError } from './config-error.ts';
+
+export type { Logger };
+
+const LEVELS = new Set(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']);
+
+export interface LoggerOptions {
+  name: string;
+  environment: string;
+  /** LOG_LEVEL; defaults to `info`. */
+  level?: string;
+  /** Where lines go; stdout unless a test collects them. */
+  stream?: DestinationStream;
+}
+
+export function createLogger({ name, environment, level = 'info', stream }: LoggerOptions): Logger {
+  if (!LEVELS.has(level)) {
+    throw new ConfigError(`LOG_LEVEL=${level} is not valid: expected one of ${[...LEVELS].join(', ')}`);
+  }
+  const options = { name, level: level as LevelWithSilent, base: { pid: process.pid } };
+  if (environment === 'local') {
+    // Synchronous in-process pretty printing: no worker thread, nothing lost at exit.
+    return pino(options, pretty({ colorize: !process.env.NO_COLOR, destination: stream ?? 1, sync: true }));
+  }
+  return stream ? pino(options, stream) : pino(options);
+}

@@ -1,0 +1,68 @@
+// Graceful shutdown on SIGTERM/SIGINT: readiness goes 503 at once, then drain, close in order, exit 0.
+import type { Server } from 'node:http';
+import type { Logger } from './logger.ts';
+import type { Readiness } from './readiness.ts';
+
+export interface ShutdownStep {
+  name: string;
+  run: () => unknown;
+}
+
+export interface ShutdownOptions {
+  log: Logger;
+  readiness: Readiness;
+  /** SHUTDOWN_DELAY_MS: time for load balancers to see the 503 before we stop accepting. */
+  delayMs: number;
+  /** Run in order after the drain delay (close sockets, the HTTP server, then dependencies). */
+  steps: ShutdownStep[];
+  /** Hard limit: exit 1 if the steps have not finished by then. */
+  timeoutMs?: number;
+  exit?: (code: number) => void;
+}
+
+export function installGracefulShutdown({ log, readiness, delayMs, steps, timeoutMs = 10_000, exit = process.exit }: ShutdownOptions) {
+  let stopping = false;
+
+  async function shutdown(signal: string) {
+    if (stopping) {
+      log.warn({ signal }, 'second signal during shutdown: exiting now');
+      exit(1);
+      return;
+    }
+    stopping = true;
+    readiness.shutDown();
+    log.info({ signal, delayMs }, 'shutting down: readiness now reports shutting_down');
+    const timer = setTimeout(() => {
+      log.error({ timeoutMs }, 'shutdown did not finish in time: exiting with code 1');
+      exit(1);
+    }, timeoutMs);
+    timer.unref();
+    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+    for (const step of steps) {
+      try {
+        await step.run();
+      } catch (error) {
+        log.warn({ step: step.name, err: error }, 'shutdown step failed; continuing');
+      }
+    }
+    clearTimeout(timer);
+    log.info('shutdown complete');
+    exit(0);
+  }
+
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  return shutdown;
+}
+
+/** Stops accepting, lets in-flight requests finish, and closes keep-alive connections as they go idle. */
+export function closeHttpServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
+    server.close(() => {
+      clearInterval(sweep);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}

@@ -1,0 +1,55 @@
+// Starts one of our services as a real process on a free port and waits (with a deadline) until it answers.
+import { fileURLToPath } from 'node:url';
+import { spawnProcess, type Spawned } from './spawn-process.ts';
+import { freePort } from './free-port.ts';
+import { waitFor } from './deadline.ts';
+
+export const root = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface Service extends Spawned {
+  url: string;
+  port: number;
+}
+
+export interface ServiceOptions {
+  env?: Record<string, string | undefined>;
+  port?: number;
+  /** Path polled until it answers with any HTTP status; false to skip waiting. */
+  waitPath?: string | false;
+  timeout?: number;
+}
+
+/** `entry` is relative to the repository root, e.g. `backend/main.ts`. */
+export async function spawnService(entry: string, options: ServiceOptions = {}): Promise<Service> {
+  const port = options.port ?? (await freePort());
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'info',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    ...options.env,
+  };
+  for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
+  const proc = spawnProcess(process.execPath, ['--import', 'tsx', entry], { cwd: root, env: env as NodeJS.ProcessEnv });
+  const url = `http://127.0.0.1:${port}`;
+  const service: Service = Object.assign(proc, { url, port });
+  if (options.waitPath !== false) {
+    const path = options.waitPath ?? '/api/health';
+    try {
+      await waitFor(
+        async () => {
+          if (proc.child.exitCode !== null) throw new Error(`exited with ${proc.child.exitCode}`);
+          const res = await fetch(url + path, { signal: AbortSignal.timeout(1000) });
+          await res.arrayBuffer();
+          return true;
+        },
+        { timeout: options.timeout ?? 15000, what: `${entry} answering on ${url}${path}` },
+      );
+    } catch (error) {
+      await proc.stop();
+      throw new Error(`${(error as Error).message}\n--- output of ${entry} ---\n${proc.lines.slice(-20).join('\n')}`);
+    }
+  }
+  return service;
+}

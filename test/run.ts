@@ -1,0 +1,85 @@
+// Runs every test file in its own process with a deadline, then prints the plain totals line CI reads.
+// Usage: node --import tsx test/run.ts [faults] [filter]
+import { spawn } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+const args = process.argv.slice(2);
+const faults = args[0] === 'faults';
+const filter = (faults ? args[1] : args[0]) ?? '';
+const FILE_DEADLINE_MS = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 240_000);
+const SKIP_DIRS = new Set(['node_modules', '.git', 'dist', 'smoke-artifacts']);
+
+function findTests(dir: string, found: string[] = []): string[] {
+  for (const name of readdirSync(dir).sort()) {
+    const path = join(dir, name);
+    if (SKIP_DIRS.has(name) || name.startsWith('.')) continue;
+    if (statSync(path).isDirectory()) findTests(path, found);
+    else if (name.endsWith(faults ? '.fault.ts' : '.test.ts')) found.push(relative(root, path));
+  }
+  return found;
+}
+
+interface FileResult { file: string; passed: number; failed: number; ms: number }
+
+function runFile(file: string): Promise<FileResult> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', file], {
+      cwd: root,
+      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let output = '';
+    const relay = (chunk: Buffer) => {
+      output += chunk.toString();
+      process.stdout.write(chunk);
+    };
+    child.stdout.on('data', relay);
+    child.stderr.on('data', relay);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try { process.kill(-child.pid!, 'SIGKILL'); } catch { child.kill('SIGKILL'); }
+    }, FILE_DEADLINE_MS);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      // uvu prints "Total: N" and "Passed: N" once per process.
+      const total = Number(/Total:\s+(\d+)/.exec(output)?.[1] ?? NaN);
+      const passed = Number(/Passed:\s+(\d+)/.exec(output)?.[1] ?? NaN);
+      const ms = Date.now() - started;
+      if (timedOut) console.log(`\n✘ ${file}: killed after ${FILE_DEADLINE_MS} ms`);
+      if (Number.isNaN(total) || Number.isNaN(passed) || timedOut) {
+        if (!timedOut) console.log(`\n✘ ${file}: ended (code ${code}) without uvu totals`);
+        resolve({ file, passed: Number.isNaN(passed) ? 0 : passed, failed: Math.max(1, (total || 0) - (passed || 0)), ms });
+      } else {
+        const failed = total - passed + (code !== 0 && total === passed ? 1 : 0);
+        if (code !== 0 && total === passed) console.log(`\n✘ ${file}: exited with code ${code} after all tests passed`);
+        resolve({ file, passed, failed, ms });
+      }
+    });
+  });
+}
+
+const files = findTests(root).filter((f) => f.includes(filter));
+if (files.length === 0) {
+  console.log(`no test files match "${filter}"`);
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+}
+const results: FileResult[] = [];
+for (const file of files) {
+  console.log(`\n# ${file}`);
+  results.push(await runFile(file));
+}
+const passed = results.reduce((n, r) => n + r.passed, 0);
+const failed = results.reduce((n, r) => n + r.failed, 0);
+console.log('\nfile                                      passed failed   seconds');
+for (const r of results) {
+  console.log(`${r.file.padEnd(42)}${String(r.passed).padStart(6)} ${String(r.failed).padStart(6)} ${(r.ms / 1000).toFixed(1).padStart(9)}`);
+}
+console.log(`${passed} passed, ${failed} failed`);
+process.exitCode = failed > 0 ? 1 : 0;
