@@ -1,0 +1,28 @@
+// What a benchmark scenario returns: rows of one table, each a baseline and ours measured in the same run.
+
+export interface BenchRow {
+  scenario: string;
+  /** What we compare against, with its figure, e.g. "node:http 21,300 req/s". */
+  baseline: string;
+  /** Our figure, e.g. "19,800 req/s". */
+  ours: string;
+  /** ours ÷ baseline (or the absolute figure when there is no baseline), already formatted. */
+  ratio: string;
+  target: string;
+  /** true/false when the row has a target it met or missed; null when it only reports. */
+  ok: boolean | null;
+}
+
+export interface ScenarioOptions {
+  /** `npm run bench -- --quick`: the whole run in under 2 minutes. */
+  quick: boolean;
+}
+
+export type Scenario = (options: ScenarioOptions) => Promise<BenchRow[]>;
+
+/** Median of a list of numbers. */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
