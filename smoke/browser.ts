@@ -1,0 +1,120 @@
+// Finds the system Chromium and launches it headless with flags that work in containers and on a closed network.
+import { accessSync, constants } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import puppeteer, { type Browser } from 'puppeteer-core';
+
+/** Where Chromium or Chrome usually lives on Linux and macOS, most likely first. */
+export const CHROMIUM_PATHS = [
+  '/usr/bin/chromium',
+  '/usr/bin/chromium-browser',
+  '/usr/bin/google-chrome',
+  '/usr/bin/google-chrome-stable',
+  '/snap/bin/chromium',
+  '/opt/google/chrome/chrome',
+  '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome',
+  '/Applications/Chromium.app/Contents/MacOS/Chromium',
+];
+
+export const INSTALL_HINT =
+  'install Chromium (apt-get install chromium) or set CHROME_PATH to a Chrome/Chromium executable';
+
+export class BrowserNotFoundError extends Error {
+  override name = 'BrowserNotFoundError';
+}
+
+const _isExecutable = (path: string) => {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * The browser to drive: CHROME_PATH, then PUPPETEER_EXECUTABLE_PATH, then the usual install paths.
+ * An explicit variable that points nowhere is an error rather than silently falling back.
+ */
+export function findChromium(env: NodeJS.ProcessEnv = process.env, candidates = CHROMIUM_PATHS): string {
+  for (const name of ['CHROME_PATH', 'PUPPETEER_EXECUTABLE_PATH'] as const) {
+    const value = env[name];
+    if (!value) continue;
+    if (_isExecutable(value)) return value;
+    throw new BrowserNotFoundError(`${name}=${value} is not an executable file; ${INSTALL_HINT}`);
+  }
+  const found = candidates.find(_isExecutable);
+  if (found) return found;
+  throw new BrowserNotFoundError(`no Chromium found (looked in ${candidates.slice(0, 3).join(', ')}, ...); ${INSTALL_HINT}`);
+}
+
+/**
+ * Flags for headless runs in containers and CI. The background-networking, component-update and sync
+ * flags matter on a closed network: without them Chromium dials out at start-up and gets refused.
+ */
+export function chromiumArgs({ root = process.getuid?.() === 0 } = {}): string[] {
+  return [
+    ...(root ? ['--no-sandbox'] : []), // the sandbox refuses to start as root
+    '--disable-dev-shm-usage', // /dev/shm is 64 MB in most containers
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+    '--disable-gpu',
+  ];
+}
+
+export interface LaunchOptions {
+  executablePath?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Launch deadline in ms. */
+  timeout?: number;
+  extraArgs?: string[];
+}
+
+export interface LaunchedBrowser {
+  browser: Browser;
+  executablePath: string;
+  userDataDir: string;
+  /** Closes the browser (killing it if it does not close in time) and removes its temporary profile. */
+  close(): Promise<void>;
+}
+
+export async function launchBrowser(options: LaunchOptions = {}): Promise<LaunchedBrowser> {
+  const executablePath = options.executablePath ?? findChromium(options.env);
+  const userDataDir = await mkdtemp(join(tmpdir(), 'smoke-chromium-'));
+  const removeProfile = () => rm(userDataDir, { recursive: true, force: true, maxRetries: 3 });
+  let browser: Browser;
+  try {
+    browser = await puppeteer.launch({
+      executablePath,
+      headless: true,
+      userDataDir,
+      args: [...chromiumArgs(), ...(options.extraArgs ?? [])],
+      timeout: options.timeout ?? 30_000,
+      // We close the browser ourselves in cleanup; puppeteer's own signal handlers would race it.
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
+    });
+  } catch (error) {
+    await removeProfile();
+    throw error;
+  }
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async function closeBrowser() {
+      const proc = browser.process();
+      const killTimer = setTimeout(() => proc?.kill('SIGKILL'), 5000);
+      try {
+        await browser.close();
+      } catch {
+        proc?.kill('SIGKILL');
+      } finally {
+        clearTimeout(killTimer);
+        await removeProfile();
+      }
+    })());
+  return { browser, executablePath, userDataDir, close };
+}
