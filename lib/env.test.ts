@@ -1,0 +1,54 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readEnvironment, readInteger, readPort, readString, readUrl } from './env.ts';
+import { ConfigError } from './config-error.ts';
+
+function message(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (error) {
+    assert.instance(error, ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+test('defaults apply when a variable is unset or blank', () => {
+  assert.is(readPort({}, 'PORT', 3001), 3001);
+  assert.is(readPort({ PORT: '  ' }, 'PORT', 3001), 3001);
+  assert.is(readInteger({}, 'SHUTDOWN_DELAY_MS', 0), 0);
+  assert.is(readString({}, 'HOST'), undefined);
+  assert.is(readUrl({}, 'BACKEND_URL', 'http://localhost:3001'), 'http://localhost:3001');
+});
+
+test('valid values are parsed', () => {
+  assert.is(readPort({ PORT: '0' }, 'PORT', 3001), 0);
+  assert.is(readPort({ PORT: '65535' }, 'PORT', 3001), 65535);
+  assert.is(readInteger({ SHUTDOWN_DELAY_MS: '250' }, 'SHUTDOWN_DELAY_MS', 0), 250);
+  assert.is(readUrl({ BACKEND_URL: 'http://[::1]:9/' }, 'BACKEND_URL', 'http://x'), 'http://[::1]:9/');
+});
+
+test('bad values name the variable and the value, on one line', () => {
+  const cases: Array<[() => unknown, string]> = [
+    [() => readPort({ PORT: 'abc' }, 'PORT', 3001), 'PORT=abc is not valid: expected a port number from 0 to 65535'],
+    [() => readPort({ PORT: '70000' }, 'PORT', 3001), 'PORT=70000 is not valid: expected a port number from 0 to 65535'],
+    [() => readPort({ PORT: '-1' }, 'PORT', 3001), 'PORT=-1 is not valid: expected a port number from 0 to 65535'],
+    [() => readPort({ PORT: '80.5' }, 'PORT', 3001), 'PORT=80.5 is not valid: expected a port number from 0 to 65535'],
+    [() => readInteger({ SERIAL_BAUD_RATE: 'fast' }, 'SERIAL_BAUD_RATE', 9600, { min: 1 }), 'SERIAL_BAUD_RATE=fast is not valid: expected a whole number from 1 to'],
+    [() => readInteger({ SHUTDOWN_DELAY_MS: '-5' }, 'SHUTDOWN_DELAY_MS', 0), 'SHUTDOWN_DELAY_MS=-5 is not valid'],
+    [() => readUrl({ BACKEND_URL: 'not a url' }, 'BACKEND_URL', 'http://localhost:3001'), 'BACKEND_URL=not a url is not valid: expected a URL such as http://localhost:3001'],
+    [() => readUrl({ BACKEND_URL: 'ftp://x' }, 'BACKEND_URL', 'http://localhost:3001'), 'BACKEND_URL=ftp://x is not valid: expected a http: or https: URL'],
+  ];
+  for (const [fn, expected] of cases) {
+    const text = message(fn);
+    assert.ok(text.startsWith(expected), `${text} should start with ${expected}`);
+    assert.not.match(text, '\n');
+  }
+});
+
+test('NODE_ENV defaults to production', () => {
+  assert.is(readEnvironment({}), 'production');
+  assert.is(readEnvironment({ NODE_ENV: 'local' }), 'local');
+});
+
+test.run();

@@ -1,0 +1,101 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Writable } from 'node:stream';
+import { Hono } from 'hono';
+import { createLogger } from './logger.ts';
+import { requestLog } from './request-log.ts';
+import { ConfigError } from './config-error.ts';
+
+/** A stream that collects every line written to it (pino's sink() pattern). */
+function sink() {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(...chunk.toString().split('\n').filter(Boolean));
+      done();
+    },
+  });
+  return { stream, lines };
+}
+
+test('production writes one JSON object per line with a numeric level', () => {
+  const { stream, lines } = sink();
+  const log = createLogger({ name: 'backend', environment: 'production', stream });
+  log.info({ port: 1 }, 'listening');
+  log.warn('careful');
+  assert.is(lines.length, 2);
+  const [info, warn] = lines.map((line) => JSON.parse(line));
+  assert.is(info.level, 30);
+  assert.is(info.msg, 'listening');
+  assert.is(info.port, 1);
+  assert.is(info.name, 'backend');
+  assert.is(warn.level, 40);
+});
+
+test('an unknown NODE_ENV also logs JSON', () => {
+  const { stream, lines } = sink();
+  createLogger({ name: 'x', environment: 'staging', stream }).info('hi');
+  assert.is(JSON.parse(lines[0]!).msg, 'hi');
+});
+
+test('local mode is human-readable and coloured, not JSON', () => {
+  const { stream, lines } = sink();
+  const saved = process.env.NO_COLOR;
+  delete process.env.NO_COLOR;
+  try {
+    createLogger({ name: 'device', environment: 'local', stream }).warn('serial port lost');
+  } finally {
+    if (saved !== undefined) process.env.NO_COLOR = saved;
+  }
+  const text = lines.join('\n');
+  assert.match(text, 'serial port lost');
+  assert.match(text, 'WARN');
+  assert.match(text, '\u001b['); // ANSI colour
+  assert.throws(() => JSON.parse(lines[0]!));
+});
+
+test('LOG_LEVEL filters, and a bad level is a ConfigError', () => {
+  const { stream, lines } = sink();
+  const log = createLogger({ name: 'x', environment: 'production', level: 'warn', stream });
+  log.info('hidden');
+  log.error('shown');
+  assert.equal(lines.map((l) => JSON.parse(l).msg), ['shown']);
+  assert.throws(() => createLogger({ name: 'x', environment: 'production', level: 'loud' }), (e: unknown) => e instanceof ConfigError && /LOG_LEVEL=loud/.test((e as Error).message));
+});
+
+function appWithLog(level: string) {
+  const { stream, lines } = sink();
+  const log = createLogger({ name: 'x', environment: 'production', level, stream });
+  const app = new Hono();
+  app.use(requestLog(log));
+  app.get('/api/health', (c) => c.json({ status: 'ok' }));
+  app.get('/api/ready', (c) => c.json({ status: 'not_ready' }, 503));
+  app.get('/things', (c) => c.text('x'));
+  app.get('/boom', (c) => c.text('no', 500));
+  return { app, lines: () => lines.map((l) => JSON.parse(l)) };
+}
+
+test('requests are logged with req, status and response time', async () => {
+  const { app, lines } = appWithLog('info');
+  await app.request('/things?secret=1');
+  const [line] = lines();
+  assert.equal(line.req, { method: 'GET', url: '/things' });
+  assert.is(line.res.statusCode, 200);
+  assert.type(line.responseTime, 'number');
+  assert.is(line.level, 30);
+});
+
+test('passing probes go at debug; failing probes and errors do not hide', async () => {
+  const info = appWithLog('info');
+  await info.app.request('/api/health');
+  assert.is(info.lines().length, 0, 'a passing probe is not logged at info');
+  await info.app.request('/api/ready');
+  await info.app.request('/boom');
+  assert.equal(info.lines().map((l) => [l.req.url, l.level]), [['/api/ready', 30], ['/boom', 50]]);
+
+  const debug = appWithLog('debug');
+  await debug.app.request('/api/health');
+  assert.equal(debug.lines().map((l) => [l.req.url, l.level]), [['/api/health', 20]]);
+});
+
+test.run();
