@@ -91,7 +91,7 @@ export async function startMongoStandin({ port = 0, host = '127.0.0.1' } = {}): 
   function answer(conn: Connection, request: Request): void {
     const { command } = request;
     const name = Object.keys(command)[0] ?? '';
-    const reply = (doc: Document) => send(conn, request, doc);
+    const reply = (doc: Document) => void send(conn, request, doc);
     switch (name) {
       case 'hello':
       case 'isMaster':
@@ -126,7 +126,7 @@ export async function startMongoStandin({ port = 0, host = '127.0.0.1' } = {}): 
       known.processId instanceof ObjectId &&
       known.processId.equals(topologyVersion.processId) &&
       Long.fromValue(known.counter as Long | number).equals(topologyVersion.counter);
-    if (!awaitable) return send(conn, request, helloReply(conn, command, name));
+    if (!awaitable) return void send(conn, request, helloReply(conn, command, name));
     const stream = request.opCode === OP_MSG && (request.flags & EXHAUST_ALLOWED) !== 0;
     let respondTo = request.requestId;
     const tick = () => {
