@@ -217,16 +217,18 @@ export async function startMongoStandin({ port = 0, host = '127.0.0.1' } = {}): 
       for (const action of deferred.splice(0)) action();
       for (const conn of connections) drain(conn);
     },
-    close() {
+    async close() {
       hung = false;
       deferred.length = 0;
-      return new Promise<void>((done) => {
-        server.close(() => done());
-        for (const conn of connections) {
-          clearTimeout(conn.timer);
-          conn.socket.destroy();
-        }
+      const stopped = new Promise<void>((done) => server.close(() => done()));
+      // Resolve only once every socket has really closed, so `connections` reads 0 afterwards.
+      const sockets = [...connections].map(({ socket, timer }) => {
+        clearTimeout(timer);
+        const closed = new Promise((done) => socket.once('close', done));
+        socket.destroy();
+        return closed;
       });
+      await Promise.all([stopped, ...sockets]);
     },
   };
 }

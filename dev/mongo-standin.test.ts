@@ -1,0 +1,256 @@
+// Drives the MongoDB stand-in with the real driver and raw sockets, in-process and as a CLI process.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { connect, type Socket } from 'node:net';
+import { BSON, type Document } from 'bson';
+import {
+  MongoClient,
+  MongoServerError,
+  type MongoClientOptions,
+  type ServerHeartbeatFailedEvent,
+  type ServerHeartbeatSucceededEvent,
+} from 'mongodb';
+import { startMongoStandin, type MongoStandin } from './mongo-standin.ts';
+import { waitFor, withDeadline } from '../test/helpers/deadline.ts';
+import { spawnProcess, stopAll } from '../test/helpers/spawn-process.ts';
+import { freePort } from '../test/helpers/free-port.ts';
+import { root } from '../test/helpers/spawn-service.ts';
+
+const standins: MongoStandin[] = [];
+const clients: MongoClient[] = [];
+const sockets: Socket[] = [];
+
+async function standin(): Promise<MongoStandin> {
+  const started = await startMongoStandin();
+  standins.push(started);
+  return started;
+}
+
+/** A driver client that records its heartbeats with the time each arrived. */
+function client(url: string, options: MongoClientOptions = {}) {
+  const created = new MongoClient(url, { serverSelectionTimeoutMS: 2000, heartbeatFrequencyMS: 500, ...options });
+  clients.push(created);
+  const succeeded: Array<{ at: number; event: ServerHeartbeatSucceededEvent }> = [];
+  const failed: Array<{ at: number; event: ServerHeartbeatFailedEvent }> = [];
+  const types: Array<{ at: number; type: string }> = [];
+  created.on('serverHeartbeatSucceeded', (event) => succeeded.push({ at: Date.now(), event }));
+  created.on('serverHeartbeatFailed', (event) => failed.push({ at: Date.now(), event }));
+  created.on('serverDescriptionChanged', (e) => types.push({ at: Date.now(), type: e.newDescription.type }));
+  return { client: created, succeeded, failed, types };
+}
+
+const settle = <T>(promise: Promise<T>) => promise.then((value) => ({ value }), (error: unknown) => ({ error }));
+
+test.after.each(async () => {
+  for (const s of standins) s.resume();
+  for (const s of sockets.splice(0)) s.destroy();
+  await Promise.all(clients.splice(0).map((c) => settle(withDeadline(c.close(), 5000, 'client.close()'))));
+  await Promise.all(standins.splice(0).map((s) => s.close()));
+  await stopAll();
+});
+
+test('the driver connects; ping and buildInfo answer', async () => {
+  const { url, port } = await standin();
+  assert.is(url, `mongodb://127.0.0.1:${port}`);
+  const { client: mongo } = client(url);
+  assert.equal(await withDeadline(mongo.db('app').command({ ping: 1 }), 5000, 'ping'), { ok: 1 });
+  const info = await withDeadline(mongo.db('admin').command({ buildInfo: 1 }), 5000, 'buildInfo');
+  assert.is(info.ok, 1);
+  assert.is(info.version, '8.0.0');
+});
+
+test('any other command, including a login, fails with CommandNotFound and says why', async () => {
+  const { url } = await standin();
+  const { client: mongo } = client(url);
+  const find = await settle(withDeadline(mongo.db('app').command({ find: 'things' }), 5000, 'find'));
+  assert.ok('error' in find && find.error instanceof MongoServerError, 'find must reject with a MongoServerError');
+  assert.is(find.error.message, 'find is not supported by the MongoDB stand-in (it is not a database)');
+  assert.is(find.error.code, 59);
+  assert.is(find.error.codeName, 'CommandNotFound');
+  const insert = await settle(withDeadline(mongo.db('app').collection('things').insertOne({ a: 1 }), 5000, 'insertOne'));
+  assert.ok('error' in insert && insert.error instanceof MongoServerError, 'insertOne must reject');
+  assert.match(insert.error.message, /^insert is not supported by the MongoDB stand-in/);
+  const login = client(url.replace('//', '//user:secret@'));
+  const auth = await settle(withDeadline(login.client.connect(), 5000, 'connect with credentials'));
+  assert.ok('error' in auth && auth.error instanceof Error, 'a login must fail');
+  assert.match(auth.error.message, /^sasl\w+ is not supported by the MongoDB stand-in/);
+});
+
+test('streaming monitor: awaited heartbeats arrive every heartbeatFrequencyMS', async () => {
+  const { url } = await standin();
+  const { client: mongo, succeeded, failed } = client(url);
+  await withDeadline(mongo.connect(), 5000, 'connect');
+  await waitFor(() => succeeded.filter((s) => s.event.awaited).length >= 4, { timeout: 6000, what: '4 awaited heartbeats' });
+  // The first heartbeat is the connection handshake; every later one is a streamed reply to the awaitable hello.
+  assert.ok(succeeded.slice(1).every((s) => s.event.awaited), 'the driver must use the streaming protocol');
+  const awaited = succeeded.filter((s) => s.event.awaited);
+  for (let i = 1; i < awaited.length; i++) {
+    const gap = awaited[i]!.at - awaited[i - 1]!.at;
+    assert.ok(gap >= 350 && gap <= 1500, `streamed replies must come every ~500 ms (maxAwaitTimeMS), got ${gap} ms`);
+  }
+  assert.is(failed.length, 0);
+});
+
+test('polling monitor (serverMonitoringMode: poll) also gets a heartbeat every heartbeatFrequencyMS', async () => {
+  const { url } = await standin();
+  const { client: mongo, succeeded } = client(url, { serverMonitoringMode: 'poll' });
+  await withDeadline(mongo.connect(), 5000, 'connect');
+  await waitFor(() => succeeded.length >= 4, { timeout: 6000, what: '4 polled heartbeats' });
+  assert.ok(succeeded.every((s) => !s.event.awaited), 'poll mode must not stream');
+  const gap = succeeded[3]!.at - succeeded[2]!.at;
+  assert.ok(gap >= 350 && gap <= 1500, `polls must come every ~500 ms, got ${gap} ms`);
+});
+
+test('close(): the heartbeat fails and the server turns Unknown within about a second', async () => {
+  const server = await standin();
+  const { client: mongo, succeeded, failed, types } = client(server.url);
+  await withDeadline(mongo.connect(), 5000, 'connect');
+  await waitFor(() => succeeded.some((s) => s.event.awaited), { timeout: 5000, what: 'an awaited heartbeat' });
+  assert.ok(server.connections >= 2, `monitor and pool sockets must be open, saw ${server.connections}`);
+  const closedAt = Date.now();
+  await withDeadline(server.close(), 2000, 'close()');
+  assert.is(server.connections, 0);
+  await waitFor(() => failed.length > 0 && types.some((t) => t.type === 'Unknown'), { timeout: 3000, what: 'heartbeat failure' });
+  const unknownAfter = types.find((t) => t.type === 'Unknown')!.at - closedAt;
+  assert.ok(unknownAfter < 1200, `Unknown must follow close() within ~1 s, took ${unknownAfter} ms`);
+  assert.ok(failed[0]!.at - closedAt < 1200, `heartbeat failure took ${failed[0]!.at - closedAt} ms`);
+});
+
+test('hang(): nothing is answered while sockets stay open; resume() answers again', async () => {
+  const server = await standin();
+  const { client: mongo, succeeded, failed, types } = client(server.url, { socketTimeoutMS: 600, connectTimeoutMS: 1000 });
+  assert.equal(await withDeadline(mongo.db('app').command({ ping: 1 }), 5000, 'ping before hang'), { ok: 1 });
+  const open = server.connections;
+  server.hang();
+  const started = Date.now();
+  const ping = await settle(withDeadline(mongo.db('app').command({ ping: 1 }), 5000, 'ping while hung'));
+  assert.ok('error' in ping, 'a ping to a hung stand-in must fail');
+  assert.ok(Date.now() - started >= 500, 'the ping must have waited for its socket timeout, not failed fast');
+  assert.is(server.connections >= open - 1, true, 'hang() must not close sockets');
+  await waitFor(() => failed.length > 0, { timeout: 5000, what: 'a heartbeat failure while hung' });
+  const succeededBefore = succeeded.length;
+  server.resume();
+  await waitFor(() => settle(mongo.db('app').command({ ping: 1 })).then((r) => 'value' in r), { timeout: 5000, what: 'ping after resume' });
+  await waitFor(() => succeeded.length > succeededBefore && types.at(-1)?.type === 'Standalone', {
+    timeout: 5000,
+    what: 'heartbeats after resume',
+  });
+});
+
+// --- the wire protocol itself, over a raw socket ---------------------------------------------------------
+
+const MORE_TO_COME = 1 << 1;
+const EXHAUST_ALLOWED = 1 << 16;
+
+interface Reply { requestId: number; responseTo: number; opCode: number; flags: number; doc: Document; at: number }
+
+async function raw(port: number) {
+  const socket = connect(port, '127.0.0.1');
+  sockets.push(socket);
+  await withDeadline(new Promise((ok) => socket.once('connect', ok)), 2000, 'raw connect');
+  const replies: Reply[] = [];
+  let pending = Buffer.alloc(0);
+  socket.on('data', (chunk) => {
+    pending = Buffer.concat([pending, chunk]);
+    while (pending.length >= 4 && pending.length >= pending.readInt32LE(0)) {
+      const m = pending.subarray(0, pending.readInt32LE(0));
+      pending = pending.subarray(m.length);
+      const opCode = m.readInt32LE(12);
+      const docAt = opCode === 2013 ? 21 : 36;
+      replies.push({ requestId: m.readInt32LE(4), responseTo: m.readInt32LE(8), opCode, flags: m.readUInt32LE(16), doc: BSON.deserialize(m.subarray(docAt)), at: Date.now() });
+    }
+  });
+  return { socket, replies };
+}
+
+function opMsg(requestId: number, flags: number, doc: Document, extra: Buffer[] = []): Buffer {
+  const body = Buffer.concat([Buffer.from([0]), BSON.serialize(doc), ...extra]);
+  const head = Buffer.alloc(20);
+  head.writeInt32LE(20 + body.length, 0);
+  head.writeInt32LE(requestId, 4);
+  head.writeInt32LE(2013, 12);
+  head.writeUInt32LE(flags, 16);
+  return Buffer.concat([head, body]);
+}
+
+test('OP_QUERY ismaster is answered with OP_REPLY, as the driver handshake expects', async () => {
+  const { port } = await standin();
+  const { socket, replies } = await raw(port);
+  const query = Buffer.concat([Buffer.from('admin.$cmd\0'), Buffer.alloc(4), Buffer.from([0xff, 0xff, 0xff, 0xff]), BSON.serialize({ ismaster: 1, helloOk: true })]);
+  const head = Buffer.alloc(20);
+  head.writeInt32LE(20 + query.length, 0);
+  head.writeInt32LE(7, 4);
+  head.writeInt32LE(2004, 12);
+  socket.write(Buffer.concat([head, query]));
+  await waitFor(() => replies.length === 1, { timeout: 2000, what: 'OP_REPLY' });
+  const [reply] = replies;
+  assert.is(reply!.opCode, 1);
+  assert.is(reply!.responseTo, 7);
+  assert.is(reply!.doc.ismaster, true);
+  assert.is(reply!.doc.helloOk, true);
+  assert.ok(reply!.doc.maxWireVersion >= 9 && reply!.doc.maxWireVersion <= 29, 'wire version the v7 driver accepts');
+});
+
+test('OP_MSG: exhaust streaming chains replies with moreToCome; checksums, sequences and moreToCome requests', async () => {
+  const { port } = await standin();
+  const { socket, replies } = await raw(port);
+  socket.write(opMsg(1, 0, { hello: 1, $db: 'admin' }));
+  await waitFor(() => replies.length === 1, { timeout: 2000, what: 'hello reply' });
+  const { topologyVersion } = replies[0]!.doc;
+  assert.ok(replies[0]!.doc.isWritablePrimary === true && topologyVersion, 'hello must name a topologyVersion');
+  const asked = Date.now();
+  socket.write(opMsg(2, EXHAUST_ALLOWED, { hello: 1, topologyVersion, maxAwaitTimeMS: 200, $db: 'admin' }));
+  await waitFor(() => replies.length >= 4, { timeout: 3000, what: 'three streamed hello replies' });
+  const streamed = replies.slice(1, 4);
+  assert.ok(streamed[0]!.at - asked >= 150, 'an awaitable hello is answered after maxAwaitTimeMS');
+  assert.is(streamed[0]!.responseTo, 2);
+  for (let i = 0; i < streamed.length; i++) {
+    assert.is(streamed[i]!.flags & MORE_TO_COME, MORE_TO_COME, 'streamed replies carry moreToCome');
+    if (i > 0) assert.is(streamed[i]!.responseTo, streamed[i - 1]!.requestId, 'each streamed reply answers the previous one');
+  }
+  socket.destroy();
+
+  const second = await raw(port);
+  second.socket.write(opMsg(10, MORE_TO_COME, { ping: 1, $db: 'admin' })); // fire-and-forget: no reply
+  const sequence = Buffer.concat([Buffer.from('documents\0'), BSON.serialize({ a: 1 })]);
+  const size = Buffer.alloc(4);
+  size.writeInt32LE(4 + sequence.length);
+  const withChecksum = opMsg(11, 1, { ping: 1, $db: 'admin' }, [Buffer.from([1]), size, sequence, Buffer.alloc(4)]);
+  second.socket.write(withChecksum);
+  await waitFor(() => second.replies.length >= 1, { timeout: 2000, what: 'ping reply' });
+  assert.is(second.replies.length, 1);
+  assert.is(second.replies[0]!.responseTo, 11);
+  assert.equal(second.replies[0]!.doc, { ok: 1 });
+});
+
+// --- the CLI, as a real process ------------------------------------------------------------------------
+
+const cli = (...args: string[]) => spawnProcess(process.execPath, ['--import', 'tsx', 'dev/mongo-standin.ts', ...args], { cwd: root });
+
+test('CLI: prints its one line, answers ping, exits 0 on SIGTERM', async () => {
+  const port = await freePort();
+  const proc = cli('--port', String(port));
+  await waitFor(() => proc.stdout.length > 0 || proc.child.exitCode !== null, { timeout: 15000, what: 'the listening line' });
+  assert.equal(proc.stdout, [`mongo stand-in listening on mongodb://127.0.0.1:${port} (a stand-in, not a database)`]);
+  const { client: mongo } = client(`mongodb://127.0.0.1:${port}`);
+  assert.equal(await withDeadline(mongo.db('app').command({ ping: 1 }), 5000, 'ping the CLI'), { ok: 1 });
+  proc.signal('SIGTERM');
+  assert.is(await proc.waitExit(5000), 0);
+  assert.equal(proc.stderr.filter(Boolean), []);
+});
+
+test('CLI: a busy port is one line on stderr and exit 1', async () => {
+  const busy = await standin();
+  const proc = cli('--port', String(busy.port));
+  assert.is(await proc.waitExit(15000), 1);
+  assert.equal(proc.stdout.filter(Boolean), []);
+  assert.equal(proc.stderr.filter(Boolean), [`mongo stand-in: cannot listen on 127.0.0.1:${busy.port}: the port is already in use`]);
+});
+
+test('CLI: a bad --port is one line on stderr and exit 1', async () => {
+  const proc = cli('--port', 'abc');
+  assert.is(await proc.waitExit(15000), 1);
+  assert.equal(proc.stderr.filter(Boolean), ['mongo stand-in: --port must be an integer from 0 to 65535, got "abc"']);
+});
+
+test.run();
