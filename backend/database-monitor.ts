@@ -8,7 +8,8 @@ export type DatabaseState = 'connected' | 'disconnected';
 export interface DatabaseMonitorOptions {
   uri: string;
   log: Logger;
-  onState: (state: DatabaseState) => void;
+  /** Receives each change with its reason (already free of secrets). */
+  onState: (state: DatabaseState, reason: string) => void;
   /**
    * How often the driver checks the server. The driver's default (10 s) plus its default connect timeout
    * (30 s) means a silently hung server is noticed only after ~40 s; 500 ms (the driver's minimum) and a
@@ -52,10 +53,7 @@ export function createDatabaseMonitor({
   const setState = (next: DatabaseState, reason: string) => {
     if (next === state) return;
     state = next;
-    onState(next);
-    const fields = { database: redactUri(uri), reason: scrubSecrets(reason, uri) };
-    if (next === 'connected') log.info(fields, 'database connected');
-    else log.warn(fields, 'database disconnected');
+    onState(next, scrubSecrets(reason, uri));
   };
 
   client.on('serverHeartbeatSucceeded', () => {

@@ -8,6 +8,8 @@ export type ReadinessListener = (change: {
   ready: boolean;
   /** Whether the whole service is now ready. */
   allReady: boolean;
+  /** Why it changed, as the dependency told it (for the log). */
+  reason?: string;
 }) => void;
 
 export interface ReadinessSnapshot {
@@ -18,8 +20,8 @@ export interface ReadinessSnapshot {
 
 export interface Readiness {
   /** Declares a check with its initial state and the states that count as ready; returns its setter. */
-  define(name: string, options: { initial: string; ready: readonly string[] }): (state: string) => void;
-  set(name: string, state: string): void;
+  define(name: string, options: { initial: string; ready: readonly string[] }): (state: string, reason?: string) => void;
+  set(name: string, state: string, reason?: string): void;
   get(name: string): string | undefined;
   snapshot(): ReadinessSnapshot;
   /** From now on the service reports `shutting_down` whatever its checks say. */
@@ -42,7 +44,7 @@ export function createReadiness(): Readiness {
     };
   };
 
-  const set = (name: string, state: string) => {
+  const set = (name: string, state: string, reason?: string) => {
     const ready = readyStates.get(name);
     if (!ready) throw new Error(`readiness check "${name}" is not defined`);
     const previous = states.get(name)!;
@@ -50,7 +52,7 @@ export function createReadiness(): Readiness {
     notReady += Number(!ready.has(state)) - Number(!ready.has(previous));
     states.set(name, state);
     rebuild();
-    const change = { name, state, previous, ready: ready.has(state), allReady: notReady === 0 };
+    const change = { name, state, previous, ready: ready.has(state), allReady: notReady === 0, ...(reason ? { reason } : {}) };
     for (const listener of listeners) listener(change);
   };
 
@@ -61,8 +63,8 @@ export function createReadiness(): Readiness {
       states.set(name, initial);
       if (!ready.includes(initial)) notReady += 1;
       rebuild();
-      return function setCheckState(state: string) {
-        set(name, state);
+      return function setCheckState(state: string, reason?: string) {
+        set(name, state, reason);
       };
     },
     set,

@@ -1,0 +1,159 @@
+// The backend as a real process against the MongoDB stand-in as a real process: readiness follows the database.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawnService, type Service } from './helpers/spawn-service.ts';
+import { startMongoProcess, type MongoProcess } from './helpers/mongo-process.ts';
+import { freePort } from './helpers/free-port.ts';
+import { waitFor, sleep } from './helpers/deadline.ts';
+import { stopAll } from './helpers/spawn-process.ts';
+
+// The issue's bounds; the tests allow a margin for a shared, noisy machine and print what they measured.
+const KILL_BOUND_MS = 250;
+const HANG_BOUND_MS = 3000;
+const BACK_BOUND_MS = 2000;
+const MARGIN = 1.6;
+
+const test = suite('backend process');
+let mongoPort = 0;
+
+test.before(async () => {
+  mongoPort = await freePort();
+});
+test.after.each(() => stopAll());
+
+const status = async (url: string) => {
+  const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+  return { status: res.status, body: await res.json() };
+};
+
+/** Polls /api/ready every 10 ms until it returns `code`; resolves with the elapsed milliseconds. */
+async function timeUntilReady(backend: Service, code: number, limitMs: number): Promise<number> {
+  const start = performance.now();
+  await waitFor(async () => (await status(`${backend.url}/api/ready`)).status === code, {
+    timeout: limitMs,
+    interval: 10,
+    what: `/api/ready to answer ${code}`,
+  });
+  return Math.round(performance.now() - start);
+}
+
+function report(what: string, ms: number, bound: number) {
+  console.log(`    measured: ${what} in ${ms} ms (bound ${bound} ms)`);
+  assert.ok(ms <= bound * MARGIN, `${what} took ${ms} ms; the bound is ${bound} ms`);
+}
+
+async function startBackend(env: Record<string, string> = {}) {
+  return spawnService('backend/main.ts', { env: { MONGODB_URI: `mongodb://127.0.0.1:${mongoPort}/app`, ...env } });
+}
+
+test('boots with the database down: health 200, ready 503, then 200 once the database appears', async () => {
+  const backend = await startBackend();
+  const health = await status(`${backend.url}/api/health`);
+  assert.is(health.status, 200);
+  assert.equal(health.body.database, { status: 'disconnected', name: 'app' });
+  const ready = await status(`${backend.url}/api/ready`);
+  assert.is(ready.status, 503);
+  assert.equal(ready.body.checks, { database: 'disconnected' });
+  assert.is(ready.body.status, 'not_ready');
+  await sleep(1500); // it keeps trying and does not crash
+  assert.is(backend.child.exitCode, null);
+  await startMongoProcess(mongoPort);
+  await timeUntilReady(backend, 200, 5000);
+  assert.equal((await status(`${backend.url}/api/health`)).body.database, { status: 'connected', name: 'app' });
+});
+
+test(`database killed → 503 within ${KILL_BOUND_MS} ms; restarted → 200 within ${BACK_BOUND_MS} ms`, async () => {
+  let mongo: MongoProcess = await startMongoProcess(mongoPort);
+  const backend = await startBackend();
+  await timeUntilReady(backend, 200, 5000);
+  // Steady state: the driver's first streaming heartbeat starts one interval (500 ms) after it connects;
+  // before that a dead server is noticed at the next heartbeat, not at once.
+  await sleep(700);
+  mongo.child.kill('SIGKILL');
+  report('kill → 503', await timeUntilReady(backend, 503, 5000), KILL_BOUND_MS);
+  const body = (await status(`${backend.url}/api/ready`)).body;
+  assert.equal(body.checks, { database: 'disconnected' });
+  mongo = await startMongoProcess(mongoPort); // measured from the moment it listens again
+  report('restart → 200', await timeUntilReady(backend, 200, 5000), BACK_BOUND_MS);
+});
+
+test(`database silently hung (SIGSTOP) → 503 within ${HANG_BOUND_MS} ms; SIGCONT → 200 within ${BACK_BOUND_MS} ms`, async () => {
+  const mongo = await startMongoProcess(mongoPort);
+  const backend = await startBackend();
+  await timeUntilReady(backend, 200, 5000);
+  await sleep(600); // steady state: a few heartbeats in
+  mongo.signal('SIGSTOP');
+  report('SIGSTOP → 503', await timeUntilReady(backend, 503, 8000), HANG_BOUND_MS);
+  assert.is((await status(`${backend.url}/api/health`)).status, 200, 'liveness stays 200 while the database hangs');
+  mongo.signal('SIGCONT');
+  report('SIGCONT → 200', await timeUntilReady(backend, 200, 5000), BACK_BOUND_MS);
+});
+
+test('SIGTERM: readiness 503 shutting_down while health stays 200 during the drain delay, then exit 0', async () => {
+  await startMongoProcess(mongoPort);
+  const backend = await startBackend({ SHUTDOWN_DELAY_MS: '1500' });
+  await timeUntilReady(backend, 200, 5000);
+  backend.signal('SIGTERM');
+  const ready = await waitFor(async () => {
+    const r = await status(`${backend.url}/api/ready`);
+    return r.status === 503 && r;
+  }, { timeout: 1000, what: 'readiness 503 after SIGTERM' });
+  assert.is(ready.body.status, 'shutting_down');
+  assert.is((await status(`${backend.url}/api/health`)).status, 200);
+  assert.is(await backend.waitExit(10_000), 0);
+  const lines = backend.stdout.map((line) => JSON.parse(line));
+  assert.ok(lines.some((l) => l.msg === 'shutdown complete'), 'logs shutdown complete');
+});
+
+test('production logs: every line is JSON with a numeric level; request lines carry req', async () => {
+  await startMongoProcess(mongoPort);
+  const backend = await startBackend({ LOG_LEVEL: 'debug' });
+  await timeUntilReady(backend, 200, 5000);
+  await fetch(`${backend.url}/api/nope`);
+  await backend.stop();
+  assert.ok(backend.stdout.length > 3);
+  const lines = backend.stdout.map((line) => JSON.parse(line));
+  for (const line of lines) assert.type(line.level, 'number');
+  const requests = lines.filter((l) => l.msg === 'request completed');
+  assert.ok(requests.some((l) => l.req.url === '/api/ready' && l.level === 20), 'passing probes at debug');
+  assert.ok(requests.some((l) => l.req.url === '/api/nope' && l.res.statusCode === 404 && l.level === 30));
+  for (const line of requests) assert.equal(Object.keys(line.req).sort(), ['method', 'url']);
+});
+
+test('credentials in MONGODB_URI are never printed, in logs or bodies', async () => {
+  await startMongoProcess(mongoPort);
+  const password = 'S3cr3t-Pa55';
+  const backend = await startBackend({ MONGODB_URI: `mongodb://admin:${password}@127.0.0.1:${mongoPort}/orders?authSource=admin`, LOG_LEVEL: 'debug' });
+  await sleep(2500); // let the driver try (and fail) to authenticate against the stand-in
+  const health = await fetch(`${backend.url}/api/health`).then((r) => r.text());
+  const ready = await fetch(`${backend.url}/api/ready`).then((r) => r.text());
+  await backend.stop();
+  assert.match(health, '"name":"orders"');
+  const everything = [health, ready, ...backend.lines].join('\n');
+  assert.not.match(everything, password);
+  assert.ok(backend.stdout.some((line) => line.includes('admin:***@')), 'the redacted URI is logged');
+});
+
+test('bad settings: one line naming the variable, exit 1', async () => {
+  for (const [env, expected] of [
+    [{ PORT: 'abc' }, 'backend: PORT=abc is not valid'],
+    [{ SHUTDOWN_DELAY_MS: 'soon' }, 'backend: SHUTDOWN_DELAY_MS=soon is not valid'],
+    [{ MONGODB_URI: 'postgres://x' }, 'backend: MONGODB_URI=postgres://x is not valid'],
+    [{ LOG_LEVEL: 'loud' }, 'backend: LOG_LEVEL=loud is not valid'],
+  ] as const) {
+    const backend = await spawnService('backend/main.ts', { env, waitPath: false });
+    assert.is(await backend.waitExit(10_000), 1);
+    assert.equal(backend.stderr.filter(Boolean).length, 1, backend.stderr.join('\n'));
+    assert.ok(backend.stderr[0]!.startsWith(expected), backend.stderr[0]);
+  }
+});
+
+test('a port already in use: one line, exit 1', async () => {
+  const first = await startBackend();
+  const second = await spawnService('backend/main.ts', { port: first.port, waitPath: false });
+  assert.is(await second.waitExit(10_000), 1);
+  assert.match(second.stderr.join('\n'), /port \d+ is already in use/);
+  assert.equal(second.stderr.filter(Boolean).length, 1);
+});
+
+test.run();
