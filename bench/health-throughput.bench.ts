@@ -1,0 +1,48 @@
+// /api/health and /api/ready throughput: the real backend vs a bare node:http server with the same JSON.
+import type { Scenario, BenchRow } from './scenario.ts';
+import { median } from './scenario.ts';
+import { load, fmt, type LoadResult } from './load.ts';
+import { spawnService } from '../test/helpers/spawn-service.ts';
+import { startMongoProcess } from '../test/helpers/mongo-process.ts';
+import { freePort } from '../test/helpers/free-port.ts';
+import { stopAll } from '../test/helpers/spawn-process.ts';
+import { waitFor } from '../test/helpers/deadline.ts';
+
+const healthThroughput: Scenario = async ({ quick }) => {
+  const rounds = quick ? 2 : 5;
+  const seconds = quick ? 2 : 5;
+  try {
+    const mongo = await startMongoProcess(await freePort());
+    const ours = await spawnService('backend/main.ts', { env: { MONGODB_URI: mongo.uri, LOG_LEVEL: 'info' } });
+    await waitFor(async () => (await fetch(`${ours.url}/api/ready`)).status === 200, { timeout: 10_000, what: 'backend ready' });
+    const bare = await spawnService('bench/fixtures/bare-health-server.ts', {});
+    const rows: BenchRow[] = [];
+    for (const path of ['/api/health', '/api/ready']) {
+      const results = { ours: [] as LoadResult[], bare: [] as LoadResult[] };
+      await load(ours.url + path, { seconds: 1 }); // warm-up, both
+      await load(bare.url + path, { seconds: 1 });
+      for (let round = 0; round < rounds; round++) {
+        // Interleaved, alternating who goes first, so drift on a shared machine hits both alike.
+        const order = round % 2 ? (['bare', 'ours'] as const) : (['ours', 'bare'] as const);
+        for (const who of order) results[who].push(await load((who === 'ours' ? ours.url : bare.url) + path, { seconds }));
+      }
+      const rps = { ours: median(results.ours.map((r) => r.rps)), bare: median(results.bare.map((r) => r.rps)) };
+      const p99 = { ours: median(results.ours.map((r) => r.p99)), bare: median(results.bare.map((r) => r.p99)) };
+      const failures = results.ours.reduce((n, r) => n + r.errors + r.non2xx, 0);
+      const ratio = rps.ours / rps.bare;
+      rows.push({
+        scenario: `${path} req/s, p99 (autocannon, 50 conns, ${rounds}×${seconds}s)`,
+        baseline: `node:http ${fmt(rps.bare)} req/s, p99 ${p99.bare} ms`,
+        ours: `${fmt(rps.ours)} req/s, p99 ${p99.ours} ms${failures ? `, ${failures} errors/non-2xx` : ''}`,
+        ratio: `${ratio.toFixed(2)}×`,
+        target: '≥ 0.90×',
+        ok: ratio >= 0.9 && failures === 0,
+      });
+    }
+    return rows;
+  } finally {
+    await stopAll();
+  }
+};
+
+export default healthThroughput;
