@@ -1,0 +1,47 @@
+// `npx tsx smoke/cli.ts [options]`: exit 0 all probes passed, 1 a probe failed, 2 the run itself could not happen.
+import { renderUsage, runCommand } from 'citty';
+import { colorEnabled, createColors, stripAnsi } from './color.ts';
+import { closeBrowser, smokeCommand, type SmokeState } from './command.ts';
+import { checkRawArgs } from './config.ts';
+import { EXIT_ERROR, EXIT_PASS, SmokeError } from './smoke-error.ts';
+
+// citty's runMain exits 1 on every error; the exit-code contract needs 2, so errors are mapped here.
+export async function main(rawArgs: string[], state: SmokeState): Promise<number> {
+  if (rawArgs.includes('--help') || rawArgs.includes('-h')) {
+    const usage = await renderUsage(smokeCommand);
+    state.io.out(state.io.colors.enabled ? usage : stripAnsi(usage));
+    state.io.out('\nExit codes: 0 all probes passed, 1 one or more probes failed, 2 the run could not happen.');
+    return EXIT_PASS;
+  }
+  try {
+    checkRawArgs(rawArgs);
+    await runCommand(smokeCommand, { rawArgs, data: state });
+    return state.code ?? EXIT_ERROR;
+  } catch (error) {
+    if (error instanceof SmokeError) state.io.err(`smoke: ${error.message}`);
+    else state.io.err(`smoke: unexpected error\n${(error as Error)?.stack ?? String(error)}`);
+    return EXIT_ERROR;
+  }
+}
+
+const state: SmokeState = {
+  env: process.env,
+  io: {
+    out: (line) => process.stdout.write(`${line}\n`),
+    err: (line) => process.stderr.write(`${line}\n`),
+    colors: createColors(colorEnabled(process.stdout)),
+  },
+};
+
+// Chromium runs in its own process group: close it before leaving on Ctrl+C or a CI cancel.
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+  process.once(signal, () => {
+    state.io.err(`smoke: interrupted by ${signal}`);
+    void closeBrowser(state).finally(() => process.exit(code));
+  });
+}
+
+const code = await main(process.argv.slice(2), state);
+process.exitCode = code;
+// Everything is closed by now; should a stray handle remain, it must not keep CI waiting.
+setTimeout(() => process.exit(code), 1000).unref();

@@ -1,0 +1,59 @@
+// The smoke command: setup (config, artifacts, start Chromium) → run (probes, reports) → cleanup (close Chromium).
+import { defineCommand } from 'citty';
+import { INSTALL_HINT, launchBrowser, type LaunchedBrowser } from './browser.ts';
+import { prepareArtifacts } from './artifacts.ts';
+import { resolveConfig, smokeArgs } from './config.ts';
+import { writeReports } from './reports.ts';
+import { printFinal, runSmoke, type SmokeIo } from './run.ts';
+import { EXIT_FAIL, EXIT_PASS, SmokeError } from './smoke-error.ts';
+import type { SmokeConfig } from './types.ts';
+
+export interface SmokeState {
+  io: SmokeIo;
+  env: NodeJS.ProcessEnv;
+  config?: SmokeConfig;
+  launching?: Promise<LaunchedBrowser>;
+  code?: number;
+}
+
+const LAUNCH_TIMEOUT_MS = 30_000;
+
+export const smokeCommand = defineCommand({
+  meta: {
+    name: 'smoke',
+    description: 'Probe backend health and readiness, the device service when given, and load the frontend in headless Chromium',
+  },
+  args: smokeArgs,
+  async setup({ args, data }) {
+    const state = data as SmokeState;
+    const { frontend, backend, device, artifacts, timeout, wait, json, junit, strict } = args;
+    const config = resolveConfig({ frontend, backend, device, artifacts, timeout, wait, json, junit, strict }, state.env);
+    await prepareArtifacts(config.artifacts);
+    state.config = config;
+    state.launching = launchBrowser({ executablePath: config.chromePath, timeout: LAUNCH_TIMEOUT_MS });
+    state.launching.catch(() => {}); // awaited by the LOAD probe; this only silences an early unhandled rejection
+  },
+  async run({ data }) {
+    const { config, launching, io, env } = data as Required<SmokeState>;
+    const browser = launching.then(
+      (launched) => launched.browser,
+      (error: Error) => {
+        const why = error.message.split('\n')[0]!.slice(0, 200);
+        throw new SmokeError(`could not launch Chromium at ${config.chromePath}: ${why}; ${INSTALL_HINT}`, { cause: error });
+      },
+    );
+    const summary = await runSmoke(config, browser, io);
+    await writeReports(summary, config, env, io.err);
+    printFinal(summary, io);
+    (data as SmokeState).code = summary.ok ? EXIT_PASS : EXIT_FAIL;
+  },
+  async cleanup({ data }) {
+    await closeBrowser(data as SmokeState);
+  },
+});
+
+/** Closes Chromium and removes its profile if it was started; never throws (cleanup must not mask the result). */
+export async function closeBrowser(state: SmokeState): Promise<void> {
+  const launched = await state.launching?.catch(() => undefined);
+  await launched?.close().catch(() => {});
+}

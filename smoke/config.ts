@@ -1,0 +1,100 @@
+// The CLI's options, their environment fallbacks and defaults, and their validation into a SmokeConfig.
+import { parseArgs } from 'node:util';
+import type { ArgsDef } from 'citty';
+import { findChromium } from './browser.ts';
+import { SmokeError } from './smoke-error.ts';
+import type { SmokeConfig } from './types.ts';
+
+export const DEFAULTS = {
+  frontend: 'http://localhost:3000',
+  backend: 'http://localhost:3001',
+  artifacts: './smoke-artifacts',
+  timeout: 10_000,
+} as const;
+
+export const smokeArgs = {
+  frontend: { type: 'string', valueHint: 'url', description: `frontend URL (env SMOKE_FRONTEND_URL, default ${DEFAULTS.frontend})` },
+  backend: { type: 'string', valueHint: 'url', description: `backend URL (env SMOKE_BACKEND_URL, default ${DEFAULTS.backend})` },
+  device: { type: 'string', valueHint: 'url', description: 'device-service URL (no env fallback; device probes run only when given)' },
+  artifacts: { type: 'string', valueHint: 'dir', description: `directory for screenshots (default ${DEFAULTS.artifacts})` },
+  timeout: { type: 'string', valueHint: 'ms', description: `deadline of each probe attempt in ms (default ${DEFAULTS.timeout})` },
+  wait: { type: 'string', valueHint: 'ms', description: 'retry failing probes until they pass or this many ms have passed (default 0: no retries)' },
+  json: { type: 'string', valueHint: 'file', description: 'also write the results as JSON to this file' },
+  junit: { type: 'string', valueHint: 'file', description: 'also write the results as JUnit XML to this file' },
+  strict: { type: 'boolean', description: 'fail LOAD on any console error, uncaught page exception or failed request' },
+} as const satisfies ArgsDef;
+
+export type RawOptions = { [K in keyof typeof smokeArgs]?: K extends 'strict' ? boolean : string };
+
+const MAX_MS = 2_147_483_647; // the largest delay a Node timer accepts
+
+/**
+ * citty accepts anything (unknown flags become values, typos pass silently), so check the raw argv strictly
+ * first: an unknown option or a missing value is a configuration error, exit 2.
+ */
+export function checkRawArgs(rawArgs: string[]): void {
+  const options = Object.fromEntries(Object.entries(smokeArgs).map(([name, def]) => [name, { type: def.type }]));
+  try {
+    parseArgs({ args: rawArgs, options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false });
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    const quoted = /'([^']+)'/.exec(message)?.[1] ?? '';
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new SmokeError(`unknown option ${quoted} (run with --help to list the options)`);
+    if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') throw new SmokeError(`unexpected argument "${quoted}" (options take the form --name value)`);
+    throw new SmokeError(message.split('. ')[0]!.replace(/\.$/, ''));
+  }
+}
+
+export function resolveConfig(options: RawOptions, env: NodeJS.ProcessEnv = process.env): SmokeConfig {
+  const chromePath = (() => {
+    try {
+      return findChromium(env);
+    } catch (error) {
+      throw new SmokeError((error as Error).message, { cause: error });
+    }
+  })();
+  return {
+    frontend: _url(options.frontend, '--frontend', env.SMOKE_FRONTEND_URL, 'SMOKE_FRONTEND_URL', DEFAULTS.frontend),
+    backend: _url(options.backend, '--backend', env.SMOKE_BACKEND_URL, 'SMOKE_BACKEND_URL', DEFAULTS.backend),
+    device: options.device === undefined ? null : _url(options.device, '--device'),
+    artifacts: _nonEmpty(options.artifacts, '--artifacts') ?? DEFAULTS.artifacts,
+    timeout: _ms(options.timeout, '--timeout', 1) ?? DEFAULTS.timeout,
+    wait: _ms(options.wait, '--wait', 0) ?? 0,
+    json: _nonEmpty(options.json, '--json') ?? null,
+    junit: _nonEmpty(options.junit, '--junit') ?? null,
+    strict: options.strict === true,
+    chromePath,
+  };
+}
+
+function _url(given: string | undefined, flag: string, fromEnv?: string, envName?: string, fallback?: string): string {
+  // An empty variable (common in CI templates) counts as unset.
+  const [value, source] = given !== undefined ? [given, flag] : fromEnv ? [fromEnv, envName!] : [fallback!, 'default'];
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new SmokeError(`${source} "${value}" is not a valid URL (expected e.g. http://localhost:3001)`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new SmokeError(`${source} "${value}" must be an http:// or https:// URL (expected e.g. http://localhost:3001)`);
+  }
+  if (!url.hostname) throw new SmokeError(`${source} "${value}" has no host`);
+  return url.href;
+}
+
+function _ms(value: string | undefined, flag: string, min: 0 | 1): number | undefined {
+  if (value === undefined) return undefined;
+  const n = /^\d+$/.test(value.trim()) ? Number(value.trim()) : NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > MAX_MS) {
+    const what = min === 1 ? 'a positive' : 'a non-negative';
+    throw new SmokeError(`${flag} must be ${what} whole number of milliseconds, got "${value}"`);
+  }
+  return n;
+}
+
+function _nonEmpty(value: string | undefined, flag: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (!value.trim()) throw new SmokeError(`${flag} needs a non-empty value`);
+  return value;
+}

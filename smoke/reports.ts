@@ -1,0 +1,78 @@
+// The run as machine-readable files: --json, --junit, and a markdown table for the GitHub step summary.
+import { appendFile, mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { SmokeError } from './smoke-error.ts';
+import type { ProbeResult, SmokeSummary } from './types.ts';
+
+const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
+const reasonOf = (p: ProbeResult) => (p.reasons.length ? p.reasons.join('; ') : null);
+
+export function toJson(s: SmokeSummary): string {
+  const probes = s.probes.map((p) => ({
+    kind: p.kind,
+    target: p.target,
+    url: p.url,
+    result: verdict(p.ok),
+    ms: p.ms,
+    reason: p.ok ? null : reasonOf(p),
+    reasons: p.ok ? [] : p.reasons,
+    attempts: p.attempts,
+    ...(p.kind === 'LOAD' ? { screenshot: p.screenshot ?? null, issues: p.issues ?? [] } : {}),
+  }));
+  const { ok, passed, failed, total, ms, startedAt } = s;
+  return `${JSON.stringify({ result: verdict(ok), passed, failed, total, ms, startedAt, probes }, null, 2)}\n`;
+}
+
+export function toJunit(s: SmokeSummary): string {
+  const cases = s.probes.map((p) => {
+    const open = `  <testcase classname="smoke.${p.target}" name="${p.kind} ${p.target}" time="${(p.ms / 1000).toFixed(3)}"`;
+    if (p.ok) return `${open}/>`;
+    const detail = [...p.reasons, ...(p.issues ?? []), `url: ${p.url}`].join('\n');
+    return `${open}>\n    <failure message="${_xml(reasonOf(p) ?? 'failed')}">${_xml(detail)}</failure>\n  </testcase>`;
+  });
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuite name="smoke" tests="${s.total}" failures="${s.failed}" errors="0" time="${(s.ms / 1000).toFixed(3)}" timestamp="${s.startedAt}">`,
+    ...cases,
+    '</testsuite>',
+    '',
+  ].join('\n');
+}
+
+export function toStepSummary(s: SmokeSummary): string {
+  const rows = s.probes.map((p) => {
+    const note = [...(p.ok ? [] : p.reasons), ...(p.issues ?? [])].join('; ') || (p.screenshot ?? '');
+    return `| ${p.kind} | ${p.target} | ${p.ok ? '✅ PASS' : '❌ FAIL'} | ${p.ms} | ${_cell(note)} |`;
+  });
+  const head = s.ok ? `smoke: PASS (${s.passed}/${s.total})` : `smoke: FAIL (${s.failed}/${s.total} failed)`;
+  return [`### ${head}`, '', '| probe | target | result | ms | details |', '|---|---|---|---|---|', ...rows, '', ''].join('\n');
+}
+
+/** Writes the files asked for; a file that cannot be written is a run error (exit 2), the summary only a warning. */
+export async function writeReports(
+  s: SmokeSummary,
+  { json, junit }: { json: string | null; junit: string | null },
+  env: NodeJS.ProcessEnv,
+  warn: (line: string) => void,
+): Promise<void> {
+  for (const [flag, file, text] of [['--json', json, toJson], ['--junit', junit, toJunit]] as const) {
+    if (!file) continue;
+    try {
+      await mkdir(dirname(file), { recursive: true });
+      await writeFile(file, text(s));
+    } catch (error) {
+      throw new SmokeError(`cannot write ${flag} ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, { cause: error });
+    }
+  }
+  if (env.GITHUB_STEP_SUMMARY) {
+    await appendFile(env.GITHUB_STEP_SUMMARY, toStepSummary(s)).catch((error: Error) => {
+      warn(`smoke: warning: cannot append to GITHUB_STEP_SUMMARY (${error.message.split('\n')[0]})`);
+    });
+  }
+}
+
+const _xml = (text: string) =>
+  text.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[ch]!)
+    // XML 1.0 cannot carry most control characters, even escaped.
+    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, '');
+const _cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\s+/g, ' ').slice(0, 300);

@@ -1,0 +1,76 @@
+// Runs every probe at once (Chromium starts while the HTTP probes run) and prints their lines in the spec's order.
+import type { Browser } from 'puppeteer-core';
+import { detailLines, finalLine, probeLine } from './format.ts';
+import { endpointUrl, httpProbe } from './http-probe.ts';
+import { loadProbe } from './load-probe.ts';
+import type { Colors } from './color.ts';
+import type { Kind, ProbeResult, SmokeConfig, SmokeSummary, Target } from './types.ts';
+
+export interface SmokeIo {
+  out(line: string): void;
+  err(line: string): void;
+  colors: Colors;
+}
+
+interface Planned {
+  kind: Kind;
+  target: Target;
+  url: string;
+}
+
+/** The steps in the spec's order: backend, then the device service when given, then the frontend. */
+export function planProbes(config: Pick<SmokeConfig, 'backend' | 'device' | 'frontend'>): Planned[] {
+  const http = (target: Target, base: string): Planned[] =>
+    (['HEALTH', 'READY'] as const).map((kind) => ({ kind, target, url: endpointUrl(base, kind) }));
+  return [
+    ...http('backend', config.backend),
+    ...(config.device ? http('device', config.device) : []),
+    { kind: 'LOAD', target: 'frontend', url: config.frontend },
+  ];
+}
+
+export async function runSmoke(config: SmokeConfig, browser: Promise<Browser>, io: SmokeIo): Promise<SmokeSummary> {
+  const started = Date.now();
+  const until = started + config.wait;
+  const running = planProbes(config).map(async ({ kind, target, url }): Promise<ProbeResult> => {
+    if (kind === 'LOAD') {
+      const page = await browser;
+      const options = { url, timeout: config.timeout, artifacts: config.artifacts, strict: config.strict };
+      const { stack, ...last } = await _retry(() => loadProbe(page, options), until);
+      if (stack) io.err(stack);
+      return { kind, target, url, ...last };
+    }
+    return { kind, target, url, ...(await _retry(() => httpProbe(kind, url, config.timeout), until)) };
+  });
+  // Failures are awaited in order below; this only stops a later rejection being reported as unhandled.
+  for (const p of running) p.catch(() => {});
+  const probes: ProbeResult[] = [];
+  for (const p of running) {
+    const result = await p;
+    probes.push(result);
+    io.out(probeLine(result, io.colors));
+    for (const line of detailLines(result, io.colors)) io.out(line);
+  }
+  const failed = probes.filter((p) => !p.ok).length;
+  return {
+    ok: failed === 0,
+    passed: probes.length - failed,
+    failed,
+    total: probes.length,
+    ms: Date.now() - started,
+    startedAt: new Date(started).toISOString(),
+    probes,
+  };
+}
+
+export const printFinal = (s: SmokeSummary, io: SmokeIo) => io.out(finalLine(s, io.colors));
+
+/** One attempt, then (with --wait) more until one passes or the deadline passes; the last attempt is reported. */
+async function _retry<A extends { ok: boolean }>(attempt: () => Promise<A>, until: number): Promise<A & { attempts: number }> {
+  for (let n = 1; ; n++) {
+    const result = await attempt();
+    const left = until - Date.now();
+    if (result.ok || left <= 0) return { ...result, attempts: n };
+    await new Promise((resolve) => setTimeout(resolve, Math.min(left, 250 * n, 1000)));
+  }
+}

@@ -1,0 +1,88 @@
+// One node:http handler standing in for backend, device service and frontend; the first path segment picks a behaviour.
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+
+type Behaviour = (req: IncomingMessage, res: ServerResponse, rest: string) => void;
+
+const json = (res: ServerResponse, status: number, body: unknown) => {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+};
+const html = (res: ServerResponse, status: number, body: string) => {
+  res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><html><head><title>t</title>
+<link rel="icon" href="data:,"></head><body>${body}</body></html>`);
+};
+export const healthBody = () => ({ status: 'ok', timestamp: new Date().toISOString(), uptime: process.uptime(), environment: 'test' });
+export const readyBody = (checks: Record<string, string> = { database: 'connected' }) => ({
+  status: 'ready',
+  timestamp: new Date().toISOString(),
+  checks,
+});
+
+/** A healthy service: health, readiness and a frontend page that loads cleanly. */
+const healthy: Behaviour = (_req, res, rest) => {
+  if (rest === '/api/health') return json(res, 200, healthBody());
+  if (rest === '/api/ready') return json(res, 200, readyBody());
+  if (rest === '/' || rest === '') return html(res, 200, '<h1 style="color:green">stack is up</h1>');
+  json(res, 404, { error: 'not found' });
+};
+
+export const behaviours: Record<string, Behaviour> = {
+  ok: healthy,
+  // Accepts the connection and never answers.
+  hang: () => {},
+  // Sends headers and the first bytes of the body, then stalls.
+  'slow-body': (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write('{"status":"ok",');
+  },
+  html: (_req, res) => html(res, 200, '<p>welcome</p>'),
+  'not-object': (_req, res) => json(res, 200, ['ok']),
+  'wrong-status': (_req, res, rest) =>
+    json(res, 200, rest === '/api/ready' ? { ...readyBody(), status: 'starting' } : { ...healthBody(), status: 'degraded' }),
+  'wrong-types': (_req, res) =>
+    json(res, 200, { status: 'ok', timestamp: 1_700_000_000, uptime: '12', environment: 5, checks: 'fine' }),
+  'missing-fields': (_req, res) => json(res, 200, { status: 'ok' }),
+  'not-ready': (_req, res, rest) =>
+    rest === '/api/ready'
+      ? json(res, 503, { status: 'not ready', timestamp: new Date().toISOString(), checks: { database: 'disconnected' } })
+      : healthy(_req, res, rest),
+  'device-degraded': (_req, res, rest) =>
+    rest === '/api/ready'
+      ? json(res, 503, { status: 'degraded', timestamp: new Date().toISOString(), checks: { serial: 'emulator', backend: 'disconnected' } })
+      : healthy(_req, res, rest),
+  error500: (_req, res) => res.writeHead(500, { 'content-type': 'text/plain' }).end('Internal Server Error: boom'),
+  // Redirects to itself forever.
+  loop: (req, res) => res.writeHead(302, { location: req.url ?? '/' }).end(),
+  elsewhere: (_req, res) => res.writeHead(302, { location: '/login' }).end(),
+  huge: (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    const chunk = Buffer.alloc(64 * 1024, 0x20);
+    let sent = 0;
+    const pump = () => {
+      while (sent < 20 && res.write(chunk)) sent++;
+      if (sent >= 20) res.end();
+      else res.once('drain', pump);
+    };
+    pump();
+  },
+  reset: (req) => req.socket.destroy(),
+  page500: (_req, res) => html(res, 500, '<h1>500: the frontend is broken</h1>'),
+  throws: (_req, res) => html(res, 200, '<h1>up</h1><script>throw new Error("boom from the page")</script>'),
+  'console-error': (_req, res) => html(res, 200, '<h1>up</h1><script>console.error("widget failed")</script>'),
+  'broken-image': (_req, res, rest) =>
+    rest.startsWith('/missing') ? res.writeHead(404).end() : html(res, 200, '<h1>up</h1><img src="missing.png">'),
+  // The document arrives but an image never does, so the page's load event never fires.
+  'slow-page': (_req, res, rest) => {
+    if (!rest.startsWith('/pending')) html(res, 200, '<h1>loading</h1><img src="pending.png">');
+  },
+};
+
+/** Routes `/<behaviour>/<rest>`; `/` alone is the healthy frontend page. */
+export function createFixtureHandler(extra: Record<string, Behaviour> = {}): RequestListener {
+  const all = { ...behaviours, ...extra };
+  return function fixture(req, res) {
+    const match = /^\/([^/]+)(\/.*)?$/.exec(req.url ?? '/');
+    const behaviour = match ? all[match[1]!] : undefined;
+    if (!behaviour) return healthy(req, res, req.url ?? '/');
+    behaviour(req, res, match?.[2] ?? '/');
+  };
+}

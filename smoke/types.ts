@@ -1,0 +1,44 @@
+// The shapes shared by the probes, the runner and the reports.
+
+export type Kind = 'HEALTH' | 'READY' | 'LOAD';
+export type Target = 'backend' | 'device' | 'frontend';
+
+export interface ProbeResult {
+  kind: Kind;
+  target: Target;
+  url: string;
+  ok: boolean;
+  /** Duration of the final attempt, in ms. */
+  ms: number;
+  /** Why the probe failed, one line each (empty when it passed). */
+  reasons: string[];
+  attempts: number;
+  /** LOAD only: the screenshot written for the final attempt, or null when none could be taken. */
+  screenshot?: string | null;
+  /** LOAD only: console errors, uncaught page exceptions and failed requests, one line each. */
+  issues?: string[];
+}
+
+export interface SmokeConfig {
+  frontend: string;
+  backend: string;
+  device: string | null;
+  artifacts: string;
+  timeout: number;
+  /** Keep retrying failing probes until this many ms after the start (0: one attempt each). */
+  wait: number;
+  json: string | null;
+  junit: string | null;
+  strict: boolean;
+  chromePath: string;
+}
+
+export interface SmokeSummary {
+  ok: boolean;
+  passed: number;
+  failed: number;
+  total: number;
+  ms: number;
+  startedAt: string;
+  probes: ProbeResult[];
+}
