@@ -1,0 +1,75 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Writable } from 'node:stream';
+import { Agent, request } from 'node:http';
+import { createLogger } from './logger.ts';
+import { createReadiness } from './readiness.ts';
+import { closeHttpServer, installGracefulShutdown } from './shutdown.ts';
+import { listen } from '../test/helpers/listen.ts';
+import { withDeadline, sleep } from '../test/helpers/deadline.ts';
+
+const quietLog = () => createLogger({ name: 't', environment: 'production', stream: new Writable({ write: (_c, _e, done) => done() }) });
+
+test('readiness flips at once; steps run in order after the delay; exit 0', async () => {
+  const readiness = createReadiness();
+  readiness.define('database', { initial: 'connected', ready: ['connected'] });
+  const events: string[] = [];
+  let exitCode: number | undefined;
+  const started = Date.now();
+  const shutdown = installGracefulShutdown({
+    log: quietLog(),
+    readiness,
+    delayMs: 200,
+    steps: [
+      { name: 'a', run: () => void events.push(`a@${Date.now() - started >= 190 ? 'after-delay' : 'early'}`) },
+      { name: 'b', run: () => { throw new Error('b failed'); } },
+      { name: 'c', run: async () => { await sleep(10); events.push('c'); } },
+    ],
+    exit: (code) => { exitCode = code; },
+  });
+  const done = shutdown('SIGTERM');
+  assert.is(readiness.snapshot().status, 'shutting_down');
+  await withDeadline(done, 2000, 'shutdown');
+  assert.equal(events, ['a@after-delay', 'c'], 'a failing step does not stop the rest');
+  assert.is(exitCode, 0);
+});
+
+test('exit 1 when the steps do not finish within the timeout', async () => {
+  let exitCode: number | undefined;
+  const shutdown = installGracefulShutdown({
+    log: quietLog(),
+    readiness: createReadiness(),
+    delayMs: 0,
+    timeoutMs: 100,
+    steps: [{ name: 'stuck', run: () => new Promise(() => {}) }],
+    exit: (code) => { exitCode = code; },
+  });
+  void shutdown('SIGTERM');
+  await sleep(300);
+  assert.is(exitCode, 1);
+});
+
+test('closeHttpServer lets an in-flight request finish and closes idle keep-alive connections', async () => {
+  const server = await listen((req, res) => {
+    if (req.url === '/slow') setTimeout(() => res.end('done'), 300);
+    else res.end('fast');
+  });
+  const agent = new Agent({ keepAlive: true });
+  const get = (path: string) =>
+    new Promise<string>((resolve, reject) => {
+      request(`${server.url}${path}`, { agent }, (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve(body));
+      }).on('error', reject).end();
+    });
+  assert.is(await get('/fast'), 'fast'); // leaves an idle keep-alive connection open
+  const slow = get('/slow');
+  await sleep(50);
+  const closed = closeHttpServer(server.server);
+  assert.is(await withDeadline(slow, 2000, 'in-flight request'), 'done');
+  await withDeadline(closed, 2000, 'server close despite keep-alive');
+  agent.destroy();
+});
+
+test.run();
