@@ -1,0 +1,132 @@
+// The device's socket to the backend: sends readings, drops acked ones, heals itself, and reports its state.
+import WebSocket from 'ws';
+import { parseAck, type ReadingMessage } from '../lib/device-protocol.ts';
+import type { Logger } from '../lib/logger.ts';
+import { createBackoff, type Backoff } from './backoff.ts';
+import type { ReadingQueue } from './reading-queue.ts';
+
+export interface BackendLinkOptions {
+  /** ws(s)://host:port/api/device/socket */
+  url: string;
+  deviceId: string;
+  session: string;
+  queue: ReadingQueue;
+  onState: (state: 'connected' | 'disconnected') => void;
+  log: Logger;
+  backoff?: Backoff;
+  /** How often to ping; a stopped (SIGSTOP) or cut-off backend closes no socket, only silence shows it. */
+  pingIntervalMs?: number;
+  /** Silence (no pong, no message) longer than this ends the socket: worst case detection is this + one ping interval. */
+  silenceLimitMs?: number;
+  /** A backend that accepts TCP but never answers the upgrade (stopped) must not stall reconnecting. */
+  handshakeTimeoutMs?: number;
+}
+
+export interface BackendLink {
+  start(): void;
+  /** Sends a reading now if the socket is open; it stays queued until acked either way. */
+  deliver(reading: ReadingMessage): void;
+  /** Closes the socket with 1001 (going away) and stops reconnecting. */
+  close(): Promise<void>;
+}
+
+const GOING_AWAY = 1001;
+
+export function createBackendLink(options: BackendLinkOptions): BackendLink {
+  const { url, deviceId, session, queue, onState, log, backoff = createBackoff({ initialMs: 100, maxMs: 2000 }) } = options;
+  const { pingIntervalMs = 1000, silenceLimitMs = 2500, handshakeTimeoutMs = 2000 } = options;
+  let socket: WebSocket | undefined;
+  let retryTimer: NodeJS.Timeout | undefined;
+  let closing = false;
+  let downSince = Date.now();
+
+  function connect() {
+    retryTimer = undefined;
+    if (closing) return;
+    const ws = new WebSocket(url, { handshakeTimeout: handshakeTimeoutMs, perMessageDeflate: false });
+    socket = ws;
+    let opened = false;
+    let lastHeard = Date.now();
+    let lastError: string | undefined;
+    let heartbeat: NodeJS.Timeout | undefined;
+
+    ws.on('open', function socketOpen() {
+      opened = true;
+      lastHeard = Date.now();
+      const attempts = backoff.attempts;
+      backoff.reset();
+      // Everything not yet acked goes again, in order; the backend ignores sequence numbers it already stored.
+      const pending = queue.pending();
+      ws.send(JSON.stringify({ type: 'hello', deviceId, session }));
+      for (const reading of pending) ws.send(JSON.stringify(reading));
+      onState('connected');
+      log.info({ url, attempts, downMs: Date.now() - downSince, resent: pending.length }, 'backend socket connected');
+      heartbeat = setInterval(function checkPeer() {
+        const silentMs = Date.now() - lastHeard;
+        if (silentMs > silenceLimitMs) {
+          log.warn({ url, silentMs }, `backend socket silent for ${silentMs} ms: dropping it`);
+          ws.terminate();
+          return;
+        }
+        ws.ping();
+      }, pingIntervalMs);
+    });
+    ws.on('pong', () => {
+      lastHeard = Date.now();
+    });
+    ws.on('message', function socketMessage(data) {
+      lastHeard = Date.now();
+      const ack = parseAck(data.toString());
+      if (ack) queue.ack(ack.seq);
+      else log.debug({ data: data.toString().slice(0, 200) }, 'ignored a message from the backend');
+    });
+    ws.on('error', (error) => {
+      lastError = error.message;
+    });
+    ws.on('close', function socketClosed(code, reason) {
+      clearInterval(heartbeat);
+      if (socket !== ws) return;
+      socket = undefined;
+      onState('disconnected');
+      if (closing) return;
+      if (opened) {
+        downSince = Date.now();
+        log.warn({ url, code, reason: reason.toString() || lastError, unacked: queue.size }, 'backend socket closed; reconnecting');
+      }
+      const delayMs = backoff.next();
+      // While the backend stays away, say so once; the retries after that are only worth a debug line.
+      if (!opened) {
+        const level = backoff.attempts === 1 ? 'warn' : 'debug';
+        log[level]({ url, reason: lastError ?? `closed with ${code}`, retryInMs: delayMs, attempt: backoff.attempts }, 'backend socket unavailable; retrying');
+      }
+      retryTimer = setTimeout(connect, delayMs);
+    });
+  }
+
+  return {
+    start() {
+      closing = false;
+      downSince = Date.now();
+      connect();
+    },
+    deliver(reading) {
+      if (socket?.readyState === WebSocket.OPEN) socket.send(JSON.stringify(reading));
+    },
+    async close() {
+      closing = true;
+      clearTimeout(retryTimer);
+      const ws = socket;
+      if (!ws) return;
+      if (ws.readyState === WebSocket.CONNECTING) {
+        ws.terminate();
+        return;
+      }
+      const closed = new Promise<void>((resolve) => ws.once('close', () => resolve()));
+      ws.close(GOING_AWAY, 'device service shutting down');
+      // A backend that never answers the close handshake must not hold up shutdown.
+      const timer = setTimeout(() => ws.terminate(), 1000);
+      await closed;
+      clearTimeout(timer);
+    },
+  };
+}

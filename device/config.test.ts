@@ -1,0 +1,64 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { hostname } from 'node:os';
+import { readDeviceConfig } from './config.ts';
+import { ConfigError } from '../lib/config-error.ts';
+
+test('local mode needs nothing and uses the documented defaults', () => {
+  assert.equal(readDeviceConfig({ NODE_ENV: 'local' }), {
+    port: 3003,
+    host: undefined,
+    environment: 'local',
+    logLevel: 'info',
+    socketUrl: 'ws://localhost:3001/api/device/socket',
+    serialPath: undefined,
+    baudRate: 9600,
+    deviceId: hostname(),
+    shutdownDelayMs: 0,
+  });
+});
+
+test('reads every setting', () => {
+  const config = readDeviceConfig({
+    NODE_ENV: 'production',
+    PORT: '4003',
+    HOST: '127.0.0.1',
+    BACKEND_URL: 'https://backend.internal:8443',
+    SERIAL_PATH: '/dev/ttyUSB0',
+    SERIAL_BAUD_RATE: '115200',
+    DEVICE_ID: 'bench-7',
+    SHUTDOWN_DELAY_MS: '5000',
+    LOG_LEVEL: 'debug',
+  });
+  assert.is(config.port, 4003);
+  assert.is(config.host, '127.0.0.1');
+  assert.is(config.socketUrl, 'wss://backend.internal:8443/api/device/socket');
+  assert.is(config.serialPath, '/dev/ttyUSB0');
+  assert.is(config.baudRate, 115200);
+  assert.is(config.deviceId, 'bench-7');
+  assert.is(config.shutdownDelayMs, 5000);
+  assert.is(config.logLevel, 'debug');
+});
+
+const rejects = (env: Record<string, string>, message: RegExp) => {
+  try {
+    readDeviceConfig(env);
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${error}`);
+    assert.match((error as Error).message, message);
+    assert.not.match((error as Error).message, /\n/);
+    return;
+  }
+  assert.unreachable(`accepted ${JSON.stringify(env)}`);
+};
+
+test('bad values are one-line ConfigErrors naming the variable', () => {
+  rejects({ NODE_ENV: 'production' }, /^SERIAL_PATH is not set/);
+  rejects({}, /^SERIAL_PATH is not set/); // unset NODE_ENV means production
+  rejects({ NODE_ENV: 'local', SERIAL_BAUD_RATE: 'fast' }, /^SERIAL_BAUD_RATE=fast is not valid/);
+  rejects({ NODE_ENV: 'local', PORT: '70000' }, /^PORT=70000 is not valid/);
+  rejects({ NODE_ENV: 'local', BACKEND_URL: 'backend:3001' }, /^BACKEND_URL=backend:3001 is not valid/);
+  rejects({ NODE_ENV: 'local', SHUTDOWN_DELAY_MS: 'soon' }, /^SHUTDOWN_DELAY_MS=soon is not valid/);
+});
+
+test.run();

@@ -1,0 +1,96 @@
+// Keeps a serial port open: reads lines from it, pushes its state into readiness, reopens it when it returns.
+import { ReadlineParser, type SerialPort, type SerialPortMock } from 'serialport';
+import type { Logger } from '../lib/logger.ts';
+import { createBackoff, type Backoff } from './backoff.ts';
+
+/** A real port, or the emulator's mock port: both are serialport streams, so both take the same path. */
+export type Port = SerialPort | SerialPortMock;
+
+export interface SerialLinkOptions {
+  /** Builds a new, unopened port for each attempt (`autoOpen: false`). */
+  createPort: () => Port;
+  /** Shown in logs. */
+  path: string;
+  /** The readiness state while the port is open: `connected`, or `emulator` in local mode. */
+  openState: string;
+  onState: (state: string) => void;
+  /** Called with each line read, without its line ending; blank lines are skipped. */
+  onLine: (line: string) => void;
+  log: Logger;
+  backoff?: Backoff;
+}
+
+export interface SerialLink {
+  start(): void;
+  /** Stops retrying and closes the port. */
+  close(): Promise<void>;
+}
+
+export function createSerialLink({ createPort, path, openState, onState, onLine, log, backoff = createBackoff() }: SerialLinkOptions): SerialLink {
+  let current: Port | undefined;
+  let retryTimer: NodeJS.Timeout | undefined;
+  let closing = false;
+  let downSince: number | undefined;
+
+  function retry(reason: string) {
+    const delayMs = backoff.next();
+    // The first failure is news; the retries after it are not, until the port comes back.
+    const level = backoff.attempts === 1 ? 'warn' : 'debug';
+    log[level]({ path, reason, retryInMs: delayMs, attempt: backoff.attempts }, `serial port ${path} unavailable: ${reason}; retrying`);
+    retryTimer = setTimeout(attempt, delayMs);
+  }
+
+  function attempt() {
+    retryTimer = undefined;
+    if (closing) return;
+    const port = createPort();
+    current = port;
+    port.pipe(new ReadlineParser({ delimiter: '\n', encoding: 'utf8' })).on('data', function readLine(line: string) {
+      const value = line.endsWith('\r') ? line.slice(0, -1) : line;
+      if (value !== '') onLine(value);
+    });
+    // Without a listener an 'error' event would crash the process; close/open callbacks carry the real news.
+    port.on('error', (error) => log.debug({ path, err: error }, 'serial port error'));
+    // A vanished device (USB unplugged, pty far end gone) surfaces as a failed read, which serialport turns
+    // into 'close' with a DisconnectedError: that is the moment readiness must change.
+    port.on('close', function portClosed(error: (Error & { disconnected?: boolean }) | null) {
+      if (current !== port) return;
+      current = undefined;
+      downSince = Date.now();
+      onState('disconnected');
+      if (closing) return;
+      retry(error?.disconnected ? `disconnected (${error.message})` : 'closed');
+    });
+    port.open(function opened(error) {
+      if (error) {
+        if (current === port) current = undefined;
+        if (!closing) retry(error.message);
+        return;
+      }
+      if (closing) {
+        port.close();
+        return;
+      }
+      const attempts = backoff.attempts;
+      backoff.reset();
+      onState(openState);
+      const downMs = downSince === undefined ? undefined : Date.now() - downSince;
+      log.info({ path, attempts, downMs }, `serial port ${path} open`);
+    });
+  }
+
+  return {
+    start() {
+      closing = false;
+      downSince = Date.now();
+      attempt();
+    },
+    async close() {
+      closing = true;
+      clearTimeout(retryTimer);
+      const port = current;
+      if (port?.isOpen) await new Promise<void>((resolve) => port.close(() => resolve()));
+      onState('disconnected');
+    },
+  };
+}
