@@ -1,0 +1,88 @@
+// Parses the trailer's command line; a mistake is a UsageError with a one-line message (exit 2).
+import { existsSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { root } from './trailer-smoke.ts';
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export const USAGE = `usage: npx tsx smoke/trailer.ts [--issue N] [--local-stack] [--compose-file FILE] [--wait-timeout S]
+                               [--frontend URL] [--backend URL] [--artifacts DIR] [--timeout MS]
+       npx tsx smoke/trailer.ts check <commit-message-file>`;
+
+export interface ProduceOptions {
+  command: 'produce';
+  issue?: string;
+  localStack: boolean;
+  composeFile?: string;
+  waitTimeoutS: number;
+  frontend: string;
+  backend: string;
+  artifacts: string;
+  probeTimeoutMs: number;
+}
+
+export type TrailerArgs = ProduceOptions | { command: 'check'; file: string } | { command: 'help' };
+
+export function parseTrailerArgs(argv: string[]): TrailerArgs {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        issue: { type: 'string' },
+        'local-stack': { type: 'boolean', default: false },
+        'compose-file': { type: 'string' },
+        'wait-timeout': { type: 'string', default: '300' },
+        frontend: { type: 'string', default: 'http://localhost:3000' },
+        backend: { type: 'string', default: 'http://localhost:3001' },
+        artifacts: { type: 'string', default: join(root, 'smoke-artifacts', 'trailer') },
+        timeout: { type: 'string', default: '15000' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message.split('\n')[0]!);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return { command: 'help' };
+  if (positionals[0] === 'check') {
+    if (positionals.length !== 2) throw new UsageError('check takes exactly one argument: the commit message file');
+    return { command: 'check', file: positionals[1]! };
+  }
+  if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}" (the only subcommand is check)`);
+  if (values.issue !== undefined && !/^[1-9]\d{0,9}$/.test(values.issue)) {
+    throw new UsageError(`--issue ${values.issue} is not valid: expected an issue number such as 42`);
+  }
+  const composeFile = values['compose-file'];
+  if (composeFile !== undefined && !existsSync(composeFile)) throw new UsageError(`--compose-file ${composeFile} does not exist`);
+  return {
+    command: 'produce',
+    ...(values.issue ? { issue: values.issue } : {}),
+    localStack: values['local-stack'],
+    ...(composeFile ? { composeFile: isAbsolute(composeFile) ? composeFile : join(process.cwd(), composeFile) } : {}),
+    waitTimeoutS: whole('--wait-timeout', values['wait-timeout'], 1, 3600),
+    frontend: url('--frontend', values.frontend),
+    backend: url('--backend', values.backend),
+    artifacts: values.artifacts,
+    probeTimeoutMs: whole('--timeout', values.timeout, 1, 600_000),
+  };
+}
+
+function whole(name: string, raw: string, min: number, max: number): number {
+  const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!(value >= min && value <= max)) throw new UsageError(`${name} ${raw} is not valid: expected a whole number from ${min} to ${max}`);
+  return value;
+}
+
+function url(name: string, raw: string): string {
+  try {
+    if (['http:', 'https:'].includes(new URL(raw).protocol)) return raw;
+  } catch {
+    /* reported below */
+  }
+  throw new UsageError(`${name} ${raw} is not valid: expected an http(s) URL such as http://localhost:3001`);
+}

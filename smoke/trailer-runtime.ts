@@ -1,0 +1,29 @@
+// Finds a usable container runtime: docker or podman on PATH, with a reachable daemon and a compose command.
+import { explain, runCommand } from './trailer-exec.ts';
+
+export type RuntimeCheck = { ok: true; runtime: string } | { ok: false; reason: string };
+
+export const RUNTIMES = ['docker', 'podman'];
+
+// `docker info` hangs for a long time when the socket exists but nothing answers on it.
+const PROBE_TIMEOUT_MS = 10_000;
+
+export async function detectRuntime(env: NodeJS.ProcessEnv, timeoutMs = PROBE_TIMEOUT_MS): Promise<RuntimeCheck> {
+  const problems: string[] = [];
+  for (const runtime of RUNTIMES) {
+    const info = await runCommand(runtime, ['info'], { env, timeoutMs });
+    if (info.missing) continue;
+    if (info.code !== 0) {
+      problems.push(`${runtime} daemon unreachable (${explain(`${runtime} info`, info, 'first', timeoutMs)})`);
+      continue;
+    }
+    const compose = await runCommand(runtime, ['compose', 'version'], { env, timeoutMs });
+    if (compose.code !== 0) {
+      problems.push(`${runtime} compose unavailable (${explain(`${runtime} compose`, compose, 'first', timeoutMs)})`);
+      continue;
+    }
+    return { ok: true, runtime };
+  }
+  if (problems.length === 0) return { ok: false, reason: `no container runtime (neither ${RUNTIMES.join(' nor ')} on PATH)` };
+  return { ok: false, reason: problems.join('; ') };
+}

@@ -1,0 +1,194 @@
+// The commit trailer end to end: real trailer processes, with recording fake `docker` and `gh` first on PATH.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { listen, type Listening } from './helpers/listen.ts';
+import { spawnProcess, stopAll } from './helpers/spawn-process.ts';
+import { root } from './helpers/spawn-service.ts';
+
+const test = suite('trailer');
+const dir = mkdtempSync(join(tmpdir(), 'trailer-test-'));
+const bin = join(dir, 'bin');
+const empty = join(dir, 'empty');
+const record = join(dir, 'record.txt');
+const composeFile = join(dir, 'compose.yaml');
+const servers: Listening[] = [];
+
+// Each fake appends "<name> <argv>" to the record file; its behaviour is steered by FAKE_* variables.
+const FAKE_DOCKER = `#!/bin/sh
+printf '%s\\n' "docker $*" >> "$FAKE_RECORD"
+if [ "$1" = info ]; then
+  if [ -n "$FAKE_INFO_FAIL" ]; then echo "$FAKE_INFO_FAIL" >&2; exit 1; fi
+  echo "Server Version: 27.3.1"; exit 0
+fi
+if [ "$1 $2" = "compose version" ]; then
+  if [ -n "$FAKE_COMPOSE_FAIL" ]; then echo "$FAKE_COMPOSE_FAIL" >&2; exit 1; fi
+  echo "Docker Compose version v2.29.7"; exit 0
+fi
+for arg in "$@"; do
+  if [ "$arg" = up ] && [ -n "$FAKE_UP_FAIL" ]; then echo "$FAKE_UP_FAIL" >&2; exit 1; fi
+done
+exit 0
+`;
+const FAKE_GH = `#!/bin/sh
+printf '%s\\n' "gh $*" >> "$FAKE_RECORD"
+if [ -n "$FAKE_GH_FAIL" ]; then echo "$FAKE_GH_FAIL" >&2; exit 1; fi
+exit 0
+`;
+
+function install(name: string, script: string) {
+  writeFileSync(join(bin, name), script);
+  chmodSync(join(bin, name), 0o755);
+}
+
+/** A stand-in backend and frontend that log each request into the same record, so order can be checked. */
+async function targets({ ready = 200 } = {}) {
+  const backend = await listen((req, res) => {
+    appendFileSync(record, `HTTP backend ${req.url}\n`);
+    const now = new Date().toISOString();
+    const body =
+      req.url === '/api/health'
+        ? { status: 'ok', timestamp: now, uptime: 1.5, environment: 'production' }
+        : ready === 200
+          ? { status: 'ready', timestamp: now, checks: { database: 'connected' } }
+          : { status: 'not_ready', timestamp: now, checks: { database: 'disconnected' } };
+    res.writeHead(req.url === '/api/health' ? 200 : ready, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  });
+  const frontend = await listen((req, res) => {
+    appendFileSync(record, `HTTP frontend ${req.url}\n`);
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>status</title><h1>status</h1>');
+  });
+  servers.push(backend, frontend);
+  return ['--backend', backend.url, '--frontend', frontend.url, '--artifacts', join(dir, 'artifacts'), '--timeout', '10000'];
+}
+
+async function trailer(args: string[], env: Record<string, string> = {}, path = `${bin}:/usr/bin:/bin`) {
+  const proc = spawnProcess(process.execPath, ['--import', 'tsx', 'smoke/trailer.ts', ...args], {
+    cwd: root,
+    env: { ...process.env, PATH: path, FAKE_RECORD: record, ...env },
+  });
+  const code = await proc.waitExit(90_000);
+  return { code, stdout: proc.stdout.filter(Boolean), stderr: proc.stderr.join('\n') };
+}
+
+const recorded = () => (existsSync(record) ? readFileSync(record, 'utf8').split('\n').filter(Boolean) : []);
+const commands = () => recorded().filter((line) => !line.startsWith('HTTP '));
+const compose = `docker compose -f ${composeFile} -p service-health-kit-smoke`;
+const UP = `${compose} up --build --detach --wait --wait-timeout 300`;
+const DOWN = `${compose} down --volumes --remove-orphans`;
+
+test.before.each(() => {
+  rmSync(bin, { recursive: true, force: true });
+  mkdirSync(bin, { recursive: true });
+  mkdirSync(empty, { recursive: true });
+  rmSync(record, { force: true });
+  writeFileSync(composeFile, 'services: {}\n');
+});
+test.after.each(async () => {
+  await stopAll();
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+test.after(() => rmSync(dir, { recursive: true, force: true }));
+
+test('no docker or podman on PATH: SKIPPED with the reason, exit 0, nothing run', async () => {
+  const run = await trailer(['--issue', '42'], {}, empty);
+  assert.is(run.code, 0, run.stderr);
+  assert.equal(run.stdout, ['smoke: SKIPPED — no container runtime (neither docker nor podman on PATH)']);
+  assert.equal(recorded(), []);
+});
+
+test('docker present but its daemon unreachable: SKIPPED naming the daemon, only `docker info` run', async () => {
+  install('docker', FAKE_DOCKER);
+  install('gh', FAKE_GH);
+  const daemon = 'Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?';
+  const run = await trailer(['--issue', '42'], { FAKE_INFO_FAIL: daemon });
+  assert.is(run.code, 0, run.stderr);
+  assert.equal(run.stdout, [`smoke: SKIPPED — docker daemon unreachable (${daemon})`]);
+  assert.equal(recorded(), ['docker info'], 'no compose, no smoke, no gh for a SKIPPED trailer');
+});
+
+test('docker without the compose command: SKIPPED naming compose', async () => {
+  install('docker', FAKE_DOCKER);
+  const run = await trailer([], { FAKE_COMPOSE_FAIL: 'docker: unknown command: docker compose' });
+  assert.is(run.code, 0, run.stderr);
+  assert.equal(run.stdout, ['smoke: SKIPPED — docker compose unavailable (docker: unknown command: docker compose)']);
+  assert.equal(recorded(), ['docker info', 'docker compose version']);
+});
+
+test('compose path, smoke passes: info, compose version, up --wait, the smoke, then down; PASS n/n', async () => {
+  install('docker', FAKE_DOCKER);
+  install('gh', FAKE_GH);
+  const run = await trailer(['--compose-file', composeFile, '--issue', '42', ...(await targets())]);
+  assert.is(run.code, 0, run.stderr);
+  assert.equal(run.stdout, ['smoke: PASS — 3/3 probes against docker compose']);
+  assert.equal(commands(), ['docker info', 'docker compose version', UP, DOWN], 'gh is not called on PASS');
+  const lines = recorded();
+  const hits = lines.flatMap((line, index) => (line.startsWith('HTTP ') ? [index] : []));
+  assert.ok(hits.length >= 3, `the smoke probed the targets: ${lines.join(' | ')}`);
+  assert.ok(hits[0]! > lines.indexOf(UP) && hits[hits.length - 1]! < lines.indexOf(DOWN), `smoke between up and down: ${lines.join(' | ')}`);
+  assert.ok(lines.includes('HTTP backend /api/health') && lines.includes('HTTP backend /api/ready') && lines.includes('HTTP frontend /'));
+});
+
+test('compose path, a probe fails: FAIL with the first failing probe, down still run, issue labelled', async () => {
+  install('docker', FAKE_DOCKER);
+  install('gh', FAKE_GH);
+  const run = await trailer(['--compose-file', composeFile, '--issue', '42', ...(await targets({ ready: 503 }))]);
+  assert.is(run.code, 0, run.stderr);
+  assert.is(run.stdout.length, 1, run.stdout.join('\n'));
+  assert.match(run.stdout[0]!, /^smoke: FAIL — \[READY\] backend: .*503/);
+  assert.equal(commands(), ['docker info', 'docker compose version', UP, DOWN, 'gh issue edit 42 --add-label ralph:blocked']);
+  assert.match(run.stderr, /labelled issue 42 ralph:blocked/);
+});
+
+test('compose up fails: FAIL with its last line, no smoke, down still run; a failing gh is reported on stderr', async () => {
+  install('docker', FAKE_DOCKER);
+  install('gh', FAKE_GH);
+  const unhealthy = 'dependency failed to start: container service-health-kit-smoke-backend-1 is unhealthy';
+  const run = await trailer(['--compose-file', composeFile, '--issue', '7', ...(await targets())], {
+    FAKE_UP_FAIL: unhealthy,
+    FAKE_GH_FAIL: 'HTTP 401: Bad credentials',
+  });
+  assert.is(run.code, 0, run.stderr);
+  assert.equal(run.stdout, [`smoke: FAIL — docker compose up did not become healthy (${unhealthy})`]);
+  assert.equal(recorded(), ['docker info', 'docker compose version', UP, DOWN, 'gh issue edit 7 --add-label ralph:blocked']);
+  assert.match(run.stderr, /^trailer: could not label issue 7 ralph:blocked: HTTP 401: Bad credentials$/m);
+});
+
+test('gh missing on FAIL: said on stderr, the trailer is still printed', async () => {
+  install('docker', FAKE_DOCKER);
+  const run = await trailer(['--compose-file', composeFile, '--issue', '42'], { FAKE_UP_FAIL: 'boom' });
+  assert.is(run.code, 0, run.stderr);
+  assert.equal(run.stdout, ['smoke: FAIL — docker compose up did not become healthy (boom)']);
+  assert.match(run.stderr, /^trailer: could not label issue 42 ralph:blocked: gh not found on PATH$/m);
+});
+
+test('bad arguments: exit 2, no trailer, one reason line before the usage', async () => {
+  install('docker', FAKE_DOCKER);
+  for (const args of [['--issue', '42;touch /tmp/x'], ['--issue'], ['--wait-timeout', 'soon'], ['--bogus'], ['extra']]) {
+    const run = await trailer(args);
+    assert.is(run.code, 2, args.join(' '));
+    assert.equal(run.stdout, [], args.join(' '));
+    assert.match(run.stderr, /^trailer: .+\nusage: /, args.join(' '));
+  }
+  assert.equal(recorded(), [], 'nothing runs before the arguments are valid');
+});
+
+test('check: exit 0 for a good message, 1 with a one-line reason for a bad one, 2 for no file', async () => {
+  const message = join(dir, 'COMMIT_EDITMSG');
+  writeFileSync(message, 'Backend: readiness\n\nsmoke: SKIPPED — no container runtime (neither docker nor podman on PATH)\n');
+  const good = await trailer(['check', message]);
+  assert.is(good.code, 0, good.stderr);
+  assert.equal(good.stdout, []);
+  writeFileSync(message, 'Backend: readiness\n\nsmoke: SKIPPED - offline\n');
+  const bad = await trailer(['check', message]);
+  assert.is(bad.code, 1);
+  assert.match(bad.stderr, /^smoke trailer check: malformed smoke trailer "smoke: SKIPPED - offline": use the em dash/);
+  assert.is(bad.stderr.trim().split('\n').length, 1);
+  const missing = await trailer(['check', join(dir, 'nope')]);
+  assert.is(missing.code, 2);
+  assert.match(missing.stderr, /cannot read .*nope: ENOENT/);
+});
+
+test.run();
