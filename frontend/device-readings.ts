@@ -1,0 +1,36 @@
+// Reads the backend's device list (GET /api/devices) and picks the latest reading; a missing list is not an error page.
+import { asObject } from './as-object.ts';
+import { probe, type Fetch } from './probe.ts';
+import { joinUrl } from './service-status.ts';
+import type { DeviceReading, DeviceSummary, ReadingsStatus } from './status-document.ts';
+
+export async function readDevices(backendUrl: string, timeoutMs: number, fetchImpl?: Fetch): Promise<ReadingsStatus> {
+  const result = await probe(joinUrl(backendUrl, '/api/devices'), timeoutMs, fetchImpl);
+  const unavailable = (problem: string): ReadingsStatus => ({ available: false, problem, devices: [], latest: null });
+  if (!result.reached) return unavailable(`device list: ${result.error}`);
+  const list = asObject(result.body)?.devices;
+  if (result.status !== 200 || !Array.isArray(list)) {
+    return unavailable(`device list: backend answered HTTP ${result.status} without a device list`);
+  }
+  const devices = list.map(toDevice).filter((d): d is DeviceSummary => d !== undefined);
+  let latest: ReadingsStatus['latest'] = null;
+  for (const { deviceId, connected, lastReading } of devices) {
+    if (lastReading && (!latest || Date.parse(lastReading.timestamp) > Date.parse(latest.timestamp))) {
+      latest = { deviceId, connected, ...lastReading };
+    }
+  }
+  return { available: true, problem: null, devices, latest };
+}
+
+function toDevice(value: unknown): DeviceSummary | undefined {
+  const device = asObject(value);
+  if (typeof device?.deviceId !== 'string') return undefined;
+  return { deviceId: device.deviceId, connected: device.connected === true, lastReading: toReading(device.lastReading) };
+}
+
+function toReading(value: unknown): DeviceReading | null {
+  const reading = asObject(value);
+  if (!reading || !Number.isSafeInteger(reading.seq) || typeof reading.timestamp !== 'string') return null;
+  if (Number.isNaN(Date.parse(reading.timestamp)) || typeof reading.value !== 'string') return null;
+  return { seq: reading.seq as number, timestamp: reading.timestamp, value: reading.value };
+}

@@ -1,0 +1,123 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { checkService, joinUrl } from './service-status.ts';
+import { healthyBody, readyBody, startFakeService, type FakeService } from './fake-service.ts';
+import { withDeadline } from '../test/helpers/deadline.ts';
+
+const open: FakeService[] = [];
+const fake = async (...args: Parameters<typeof startFakeService>) => {
+  const service = await startFakeService(...args);
+  open.push(service);
+  return service;
+};
+test.after.each(async () => {
+  await Promise.all(open.splice(0).map((s) => s.close()));
+});
+
+test('a live, ready backend: liveness ok, readiness ready, checks, uptime, environment, database detail', async () => {
+  const backend = await fake({
+    '/api/health': { status: 200, body: healthyBody({ database: { status: 'connected', name: 'health' } }) },
+    '/api/ready': { status: 200, body: readyBody('ready', { database: 'connected' }) },
+  });
+  const status = await checkService('backend', backend.url, 1000);
+  assert.equal(
+    { ...status, ms: 0 },
+    {
+      name: 'backend',
+      url: backend.url,
+      liveness: 'ok',
+      readiness: 'ready',
+      checks: { database: 'connected' },
+      uptime: 125.5,
+      environment: 'production',
+      database: { status: 'connected', name: 'health' },
+      problem: null,
+      ms: 0,
+    },
+  );
+  assert.equal(backend.hits.sort(), ['/api/health', '/api/ready']);
+});
+
+test('503 not_ready keeps the checks and names them in the problem', async () => {
+  const device = await fake({
+    '/api/health': { status: 200, body: healthyBody() },
+    '/api/ready': { status: 503, body: readyBody('not_ready', { serial: 'emulator', backend: 'disconnected' }) },
+  });
+  const status = await checkService('device', device.url, 1000);
+  assert.is(status.liveness, 'ok');
+  assert.is(status.readiness, 'not_ready');
+  assert.equal(status.checks, { serial: 'emulator', backend: 'disconnected' });
+  assert.is(status.problem, 'not ready (serial: emulator, backend: disconnected)');
+});
+
+test('503 shutting_down is reported as such', async () => {
+  const backend = await fake({
+    '/api/health': { status: 200, body: healthyBody() },
+    '/api/ready': { status: 503, body: readyBody('shutting_down', { database: 'connected' }) },
+  });
+  assert.is((await checkService('backend', backend.url, 1000)).readiness, 'shutting_down');
+});
+
+test('a closed port is unreachable: connection refused, quickly', async () => {
+  const gone = await fake({});
+  await gone.close();
+  const started = Date.now();
+  const status = await checkService('backend', gone.url, 1500);
+  assert.is(status.liveness, 'unreachable');
+  assert.is(status.readiness, 'unreachable');
+  assert.is(status.problem, 'unreachable: connection refused');
+  assert.ok(Date.now() - started < 1000, `took ${Date.now() - started} ms`);
+});
+
+test('a service that accepts and never answers is unreachable once the timeout passes, not later', async () => {
+  const hung = await fake({ '/api/health': 'hang', '/api/ready': 'hang' });
+  const started = Date.now();
+  const status = await withDeadline(checkService('backend', hung.url, 300), 3000, 'checkService against a hung service');
+  const took = Date.now() - started;
+  assert.is(status.liveness, 'unreachable');
+  assert.is(status.readiness, 'unreachable');
+  assert.is(status.problem, 'unreachable: no answer within 300 ms');
+  assert.ok(took >= 280 && took < 1500, `took ${took} ms`);
+});
+
+test('headers then a stalled body is still bounded by the timeout', async () => {
+  const stalled = await fake({ '/api/health': 'stall-body', '/api/ready': { status: 200, body: readyBody('ready', {}) } });
+  const status = await withDeadline(checkService('backend', stalled.url, 300), 3000, 'checkService against a stalled body');
+  assert.is(status.liveness, 'unreachable');
+  assert.is(status.readiness, 'ready');
+  assert.is(status.problem, 'liveness: no answer within 300 ms');
+});
+
+test('answers that are not health responses are failing, with the HTTP status in the problem', async () => {
+  const odd = await fake({
+    '/api/health': { status: 500, body: { error: 'boom' } },
+    '/api/ready': { status: 200, body: '<html>not json</html>' },
+  });
+  const status = await checkService('backend', odd.url, 1000);
+  assert.is(status.liveness, 'failing');
+  assert.is(status.readiness, 'failing');
+  assert.is(status.problem, 'liveness answered HTTP 500; readiness answered HTTP 200 without a readiness body');
+  assert.equal(status.checks, {});
+});
+
+test('a 200 that says not_ready is not trusted as readiness', async () => {
+  const odd = await fake({
+    '/api/health': { status: 200, body: healthyBody() },
+    '/api/ready': { status: 200, body: readyBody('not_ready', { database: 'disconnected' }) },
+  });
+  assert.is((await checkService('backend', odd.url, 1000)).readiness, 'failing');
+});
+
+test('a dropped connection is unreachable, with a reason', async () => {
+  const rude = await fake({ '/api/health': 'drop', '/api/ready': 'drop' });
+  const status = await checkService('device', rude.url, 1000);
+  assert.is(status.liveness, 'unreachable');
+  assert.is(status.problem, 'unreachable: connection closed before an answer');
+});
+
+test('base URLs keep their path prefix and lose trailing slashes', () => {
+  assert.is(joinUrl('http://h:1/', '/api/health'), 'http://h:1/api/health');
+  assert.is(joinUrl('http://h/backend//', '/api/ready'), 'http://h/backend/api/ready');
+});
+
+test.run();

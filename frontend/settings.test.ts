@@ -1,0 +1,58 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ConfigError } from '../lib/config-error.ts';
+import { readSettings } from './settings.ts';
+
+test('defaults: port 3000, every interface, backend :3001, device :3003, 1500 ms probes', () => {
+  assert.equal(readSettings({}), {
+    port: 3000,
+    host: undefined,
+    backendUrl: 'http://localhost:3001',
+    deviceUrl: 'http://localhost:3003',
+    timeoutMs: 1500,
+  });
+});
+
+test('every setting is read', () => {
+  const settings = readSettings({
+    PORT: '8080',
+    HOST: '127.0.0.1',
+    BACKEND_URL: 'http://backend:3001',
+    DEVICE_URL: 'https://device.example:8443/prefix',
+    STATUS_TIMEOUT_MS: '800',
+  });
+  assert.equal(settings, {
+    port: 8080,
+    host: '127.0.0.1',
+    backendUrl: 'http://backend:3001',
+    deviceUrl: 'https://device.example:8443/prefix',
+    timeoutMs: 800,
+  });
+});
+
+test('an empty DEVICE_URL disables the device panel; an empty BACKEND_URL means the default', () => {
+  assert.is(readSettings({ DEVICE_URL: '' }).deviceUrl, undefined);
+  assert.is(readSettings({ DEVICE_URL: '  ' }).deviceUrl, undefined);
+  assert.is(readSettings({ BACKEND_URL: '' }).backendUrl, 'http://localhost:3001');
+});
+
+test('bad values are ConfigErrors that name the variable and the value', () => {
+  const cases: [Record<string, string>, RegExp][] = [
+    [{ PORT: 'http' }, /^PORT=http is not valid/],
+    [{ PORT: '70000' }, /^PORT=70000 is not valid/],
+    [{ BACKEND_URL: 'backend:3001' }, /^BACKEND_URL=backend:3001 is not valid: expected a http: or https: URL/],
+    [{ DEVICE_URL: 'not a url' }, /^DEVICE_URL=not a url is not valid/],
+    [{ STATUS_TIMEOUT_MS: '0' }, /^STATUS_TIMEOUT_MS=0 is not valid: expected a whole number from 50 to 60000/],
+  ];
+  for (const [env, message] of cases) {
+    try {
+      readSettings(env);
+      assert.unreachable(`accepted ${JSON.stringify(env)}`);
+    } catch (error) {
+      assert.instance(error, ConfigError, JSON.stringify(env));
+      assert.match((error as Error).message, message);
+    }
+  }
+});
+
+test.run();

@@ -1,0 +1,25 @@
+// The frontend's settings from the environment; a bad value is a ConfigError naming the variable.
+import { readInteger, readPort, readString, readUrl } from '../lib/env.ts';
+
+type Env = Record<string, string | undefined>;
+
+export interface FrontendSettings {
+  port: number;
+  /** Undefined: every interface. */
+  host?: string;
+  backendUrl: string;
+  /** Undefined when DEVICE_URL is set but empty: the device panel is disabled. */
+  deviceUrl?: string;
+  timeoutMs: number;
+}
+
+export function readSettings(env: Env): FrontendSettings {
+  const deviceDisabled = env.DEVICE_URL !== undefined && env.DEVICE_URL.trim() === '';
+  return {
+    port: readPort(env, 'PORT', 3000),
+    host: readString(env, 'HOST'),
+    backendUrl: readUrl(env, 'BACKEND_URL', 'http://localhost:3001'),
+    deviceUrl: deviceDisabled ? undefined : readUrl(env, 'DEVICE_URL', 'http://localhost:3003'),
+    timeoutMs: readInteger(env, 'STATUS_TIMEOUT_MS', 1500, { min: 50, max: 60_000 }),
+  };
+}

@@ -1,0 +1,48 @@
+// Builds the /status.json document: every probe in parallel, each bounded by the timeout, so it never hangs.
+import { readDevices } from './device-readings.ts';
+import type { Fetch } from './probe.ts';
+import { checkService } from './service-status.ts';
+import type { ServiceStatus, StatusDocument } from './status-document.ts';
+
+export interface StatusCollectorOptions {
+  backendUrl: string;
+  /** Undefined: the device service is not monitored. */
+  deviceUrl?: string;
+  timeoutMs: number;
+  fetch?: Fetch;
+}
+
+export interface StatusCollector {
+  /** Callers that arrive while a collection is running share it, so many open pages cost one round of probes. */
+  collect(): Promise<StatusDocument>;
+}
+
+export function createStatusCollector({ backendUrl, deviceUrl, timeoutMs, fetch }: StatusCollectorOptions): StatusCollector {
+  let running: Promise<StatusDocument> | undefined;
+
+  async function collectOnce(): Promise<StatusDocument> {
+    const checkedAt = new Date().toISOString();
+    const [backend, device, readings] = await Promise.all([
+      checkService('backend', backendUrl, timeoutMs, fetch),
+      deviceUrl === undefined ? null : checkService('device', deviceUrl, timeoutMs, fetch),
+      readDevices(backendUrl, timeoutMs, fetch),
+    ]);
+    const healthy = (s: ServiceStatus | null) => s === null || (s.liveness === 'ok' && s.readiness === 'ready');
+    return {
+      checkedAt,
+      timeoutMs,
+      overall: healthy(backend) && healthy(device) ? 'ready' : 'degraded',
+      services: { backend, device },
+      readings,
+    };
+  }
+
+  return {
+    collect() {
+      running ??= collectOnce().finally(() => {
+        running = undefined;
+      });
+      return running;
+    },
+  };
+}

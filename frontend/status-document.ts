@@ -1,0 +1,62 @@
+// The shape of GET /status.json: what the frontend learned about each service, for the page and for people.
+
+/** `failing`: the service answered, but not with a healthy liveness response (e.g. HTTP 500). */
+export type LivenessState = 'ok' | 'failing' | 'unreachable';
+
+/** `failing`: the service answered /api/ready with something that is not a readiness response. */
+export type ReadinessState = 'ready' | 'not_ready' | 'shutting_down' | 'failing' | 'unreachable';
+
+export interface ServiceStatus {
+  name: 'backend' | 'device';
+  url: string;
+  liveness: LivenessState;
+  readiness: ReadinessState;
+  /** Dependency → state, as the service's readiness body reports it; empty when it could not be read. */
+  checks: Record<string, string>;
+  /** Seconds, from the liveness body; null when liveness could not be read. */
+  uptime: number | null;
+  environment: string | null;
+  /** The backend's optional liveness detail. */
+  database: { status: string; name: string } | null;
+  /** What went wrong, in words (e.g. "readiness: connection refused"); null when both probes answered. */
+  problem: string | null;
+  /** Time the slower of the two probes took. */
+  ms: number;
+}
+
+export interface DeviceReading {
+  seq: number;
+  /** ISO 8601 time the device read the line. */
+  timestamp: string;
+  value: string;
+}
+
+export interface DeviceSummary {
+  deviceId: string;
+  connected: boolean;
+  lastReading: DeviceReading | null;
+}
+
+export interface ReadingsStatus {
+  /** False when the backend's device list could not be read (see `problem`). */
+  available: boolean;
+  problem: string | null;
+  devices: DeviceSummary[];
+  /** The most recent reading of any device, with the device it came from. */
+  latest: (DeviceReading & { deviceId: string; connected: boolean }) | null;
+}
+
+export interface StatusDocument {
+  /** ISO 8601 time the frontend asked the services. */
+  checkedAt: string;
+  /** Per-request timeout used for every probe. */
+  timeoutMs: number;
+  /** `ready` only when every monitored service is live and ready. */
+  overall: 'ready' | 'degraded';
+  services: {
+    backend: ServiceStatus;
+    /** Null when DEVICE_URL is empty (the device panel is disabled). */
+    device: ServiceStatus | null;
+  };
+  readings: ReadingsStatus;
+}
