@@ -42,7 +42,7 @@ function report(what: string, ms: number, bound: number) {
   assert.ok(ms <= bound * MARGIN, `${what} took ${ms} ms; the bound is ${bound} ms`);
 }
 
-async function startBackend(env: Record<string, string> = {}) {
+async function startBackend(env: Record<string, string | undefined> = {}) {
   return spawnService('backend/main.ts', { env: { MONGODB_URI: `mongodb://127.0.0.1:${mongoPort}/app`, ...env } });
 }
 
@@ -146,6 +146,12 @@ test('bad settings: one line naming the variable, exit 1', async () => {
     assert.equal(backend.stderr.filter(Boolean).length, 1, backend.stderr.join('\n'));
     assert.ok(backend.stderr[0]!.startsWith(expected), backend.stderr[0]);
   }
+});
+
+test('HOST unset: listens on every interface, IPv4 and IPv6', async () => {
+  const backend = await startBackend({ HOST: undefined });
+  assert.is((await status(`http://127.0.0.1:${backend.port}/api/health`)).status, 200);
+  assert.is((await status(`http://[::1]:${backend.port}/api/health`)).status, 200);
 });
 
 test('a port already in use: one line, exit 1', async () => {
