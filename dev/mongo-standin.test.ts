@@ -239,6 +239,26 @@ test('CLI: prints its one line, answers ping, exits 0 on SIGTERM', async () => {
   assert.equal(proc.stderr.filter(Boolean), []);
 });
 
+test('CLI: SIGSTOP fails the heartbeat and SIGCONT brings it back, as with a stopped mongod', async () => {
+  const port = await freePort();
+  const proc = cli('--port', String(port));
+  await waitFor(() => proc.stdout.length > 0 || proc.child.exitCode !== null, { timeout: 15000, what: 'the listening line' });
+  const { client: mongo, succeeded, failed, types } = client(`mongodb://127.0.0.1:${port}`, { connectTimeoutMS: 1000 });
+  await withDeadline(mongo.connect(), 5000, 'connect');
+  await waitFor(() => succeeded.some((s) => s.event.awaited), { timeout: 5000, what: 'an awaited heartbeat' });
+  const stoppedAt = Date.now();
+  proc.signal('SIGSTOP');
+  await waitFor(() => failed.length > 0 && types.at(-1)?.type === 'Unknown', { timeout: 6000, what: 'Unknown while stopped' });
+  // The streamed hello times out after connectTimeoutMS + maxAwaitTimeMS (1000 + 500 ms).
+  const failedAfter = failed[0]!.at - stoppedAt;
+  assert.ok(failedAfter >= 1000 && failedAfter < 4000, `heartbeat failure after ${failedAfter} ms`);
+  const continuedAt = Date.now();
+  proc.signal('SIGCONT');
+  await waitFor(() => types.at(-1)?.type === 'Standalone', { timeout: 6000, what: 'Standalone after SIGCONT' });
+  assert.ok(Date.now() - continuedAt < 4000, 'the monitor must recover within a few heartbeats');
+  assert.equal(await withDeadline(mongo.db('app').command({ ping: 1 }), 5000, 'ping after SIGCONT'), { ok: 1 });
+});
+
 test('CLI: a busy port is one line on stderr and exit 1', async () => {
   const busy = await standin();
   const proc = cli('--port', String(busy.port));

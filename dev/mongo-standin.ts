@@ -167,14 +167,12 @@ export async function startMongoStandin({ port = 0, host = '127.0.0.1' } = {}): 
       if (conn.pending.length < length) return;
       const message = conn.pending.subarray(0, length);
       conn.pending = conn.pending.subarray(length);
-      let request: Request;
+      clearTimeout(conn.timer); // a new request on the socket ends any stream in progress
       try {
-        request = parseRequest(message);
+        answer(conn, parseRequest(message));
       } catch {
         return void conn.socket.destroy(); // mongod also drops a connection that sends garbage
       }
-      clearTimeout(conn.timer); // a new request on the socket ends any stream in progress
-      answer(conn, request);
     }
   }
 
