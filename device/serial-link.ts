@@ -30,6 +30,7 @@ export function createSerialLink({ createPort, path, openState, onState, onLine,
   let current: Port | undefined;
   let retryTimer: NodeJS.Timeout | undefined;
   let closing = false;
+  /** Set when an open port is lost, so the reopen can say how long it was away. */
   let downSince: number | undefined;
 
   function retry(reason: string) {
@@ -56,7 +57,7 @@ export function createSerialLink({ createPort, path, openState, onState, onLine,
     port.on('close', function portClosed(error: (Error & { disconnected?: boolean }) | null) {
       if (current !== port) return;
       current = undefined;
-      downSince = Date.now();
+      downSince = performance.now();
       onState('disconnected');
       if (closing) return;
       retry(error?.disconnected ? `disconnected (${error.message})` : 'closed');
@@ -74,7 +75,8 @@ export function createSerialLink({ createPort, path, openState, onState, onLine,
       const attempts = backoff.attempts;
       backoff.reset();
       onState(openState);
-      const downMs = downSince === undefined ? undefined : Date.now() - downSince;
+      const downMs = downSince === undefined ? undefined : Math.round(performance.now() - downSince);
+      downSince = undefined;
       log.info({ path, attempts, downMs }, `serial port ${path} open`);
     });
   }
@@ -82,7 +84,6 @@ export function createSerialLink({ createPort, path, openState, onState, onLine,
   return {
     start() {
       closing = false;
-      downSince = Date.now();
       attempt();
     },
     async close() {

@@ -1,0 +1,84 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createApp, defineDeviceChecks } from './app.ts';
+import { createReadiness } from '../lib/readiness.ts';
+import { createLogSink } from './testing/log-sink.ts';
+
+function setup(environment = 'production') {
+  const readiness = createReadiness();
+  const checks = defineDeviceChecks(readiness);
+  const sink = createLogSink();
+  const app = createApp({ readiness, environment, log: sink.log });
+  return { app, readiness, sink, ...checks };
+}
+
+test('starts not ready, naming both dependencies as disconnected', async () => {
+  const { app } = setup();
+  const res = await app.request('/api/ready');
+  assert.is(res.status, 503);
+  const body = await res.json();
+  assert.is(body.status, 'not_ready');
+  assert.equal(body.checks, { serial: 'disconnected', backend: 'disconnected' });
+});
+
+test('ready with a connected port or the emulator, and the backend connected', async () => {
+  const { app, setSerial, setBackend } = setup();
+  setBackend('connected');
+  setSerial('connected');
+  let res = await app.request('/api/ready');
+  assert.is(res.status, 200);
+  assert.equal(await res.json().then((b) => [b.status, b.checks]), ['ready', { serial: 'connected', backend: 'connected' }]);
+  setSerial('emulator');
+  res = await app.request('/api/ready');
+  assert.is(res.status, 200);
+  assert.is((await res.json()).checks.serial, 'emulator');
+});
+
+test('503 names whichever dependency failed', async () => {
+  const { app, setSerial, setBackend } = setup();
+  setSerial('connected');
+  setBackend('connected');
+  setBackend('disconnected');
+  let body = await (await app.request('/api/ready')).json();
+  assert.equal(body.checks, { serial: 'connected', backend: 'disconnected' });
+  setBackend('connected');
+  setSerial('disconnected');
+  const res = await app.request('/api/ready');
+  assert.is(res.status, 503);
+  body = await res.json();
+  assert.equal(body.checks, { serial: 'disconnected', backend: 'connected' });
+});
+
+test('liveness is 200 with the environment whatever the dependencies say', async () => {
+  const { app } = setup('local');
+  const res = await app.request('/api/health');
+  assert.is(res.status, 200);
+  const body = await res.json();
+  assert.is(body.status, 'ok');
+  assert.is(body.environment, 'local');
+});
+
+test('shutting down turns readiness 503 even with everything connected', async () => {
+  const { app, readiness, setSerial, setBackend } = setup();
+  setSerial('connected');
+  setBackend('connected');
+  readiness.shutDown();
+  const res = await app.request('/api/ready');
+  assert.is(res.status, 503);
+  assert.is((await res.json()).status, 'shutting_down');
+});
+
+test('request log lines carry req; unknown paths are a JSON 404', async () => {
+  const { app, sink } = setup();
+  const res = await app.request('/api/nothing');
+  assert.is(res.status, 404);
+  assert.equal(await res.json(), { error: 'no route for GET /api/nothing' });
+  await app.request('/api/ready');
+  const requests = sink.find('request completed');
+  assert.is(requests.length, 2);
+  assert.equal(requests[0]!.req, { method: 'GET', url: '/api/nothing' });
+  assert.is(requests[1]!.req.url, '/api/ready');
+  assert.is(requests[1]!.res.statusCode, 503);
+});
+
+test.run();

@@ -1,0 +1,33 @@
+// Builds the device service's Hono app: liveness and readiness (serial + backend); never listens or reads env.
+import { Hono } from 'hono';
+import { createHealthRoutes } from '../lib/health-routes.ts';
+import { requestLog } from '../lib/request-log.ts';
+import type { Readiness } from '../lib/readiness.ts';
+import type { Logger } from '../lib/logger.ts';
+
+export interface DeviceDeps {
+  /** Holds `serial` (connected | emulator | disconnected) and `backend` (connected | disconnected). */
+  readiness: Readiness;
+  environment: string;
+  log: Logger;
+}
+
+export function createApp({ readiness, environment, log }: DeviceDeps): Hono {
+  const app = new Hono();
+  app.use(requestLog(log));
+  app.route('/', createHealthRoutes({ readiness, environment }));
+  app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
+  app.onError((error, c) => {
+    log.error({ err: error, req: { method: c.req.method, url: c.req.path } }, 'request failed');
+    return c.json({ error: 'internal error' }, 500);
+  });
+  return app;
+}
+
+/** Declares the device service's two readiness checks; returns their setters. */
+export function defineDeviceChecks(readiness: Readiness) {
+  return {
+    setSerial: readiness.define('serial', { initial: 'disconnected', ready: ['connected', 'emulator'] }),
+    setBackend: readiness.define('backend', { initial: 'disconnected', ready: ['connected'] }),
+  };
+}

@@ -1,0 +1,84 @@
+// Device service entry point: reads the environment, opens the serial port (or emulator), connects, listens.
+import { randomUUID } from 'node:crypto';
+import { SerialPort } from 'serialport';
+import { createReadiness } from '../lib/readiness.ts';
+import { logReadinessChanges } from '../lib/readiness-log.ts';
+import { createLogger } from '../lib/logger.ts';
+import { startServer } from '../lib/serve.ts';
+import { closeHttpServer, installGracefulShutdown } from '../lib/shutdown.ts';
+import { runMain } from '../lib/run-main.ts';
+import { createApp, defineDeviceChecks } from './app.ts';
+import { readDeviceConfig } from './config.ts';
+import { createReadingQueue } from './reading-queue.ts';
+import { createBackendLink } from './backend-link.ts';
+import { createSerialLink } from './serial-link.ts';
+import { createEmulator, EMULATOR_PATH } from './emulator.ts';
+
+runMain('device', async function main() {
+  const config = readDeviceConfig(process.env);
+  const log = createLogger({ name: 'device', environment: config.environment, level: config.logLevel });
+
+  const readiness = createReadiness();
+  const { setSerial, setBackend } = defineDeviceChecks(readiness);
+  logReadinessChanges(readiness, log);
+  const app = createApp({ readiness, environment: config.environment, log });
+  // Listen first: a port in use is a one-line exit before any device or socket is touched.
+  const server = await startServer({ fetch: app.fetch, port: config.port, host: config.host });
+
+  const session = randomUUID();
+  const queue = createReadingQueue({ deviceId: config.deviceId, session, log });
+  const backend = createBackendLink({ url: config.socketUrl, deviceId: config.deviceId, session, queue, log, onState: setBackend });
+
+  // Local mode has no USB device: the emulator stands in even when SERIAL_PATH is set.
+  const emulator = config.environment === 'local' ? createEmulator({ baudRate: config.baudRate }) : undefined;
+  const path = emulator ? EMULATOR_PATH : config.serialPath!;
+  const serial = createSerialLink({
+    createPort: emulator ? emulator.createPort : () => new SerialPort({ path, baudRate: config.baudRate, autoOpen: false }),
+    path,
+    openState: emulator ? 'emulator' : 'connected',
+    onState: setSerial,
+    onLine: (line) => backend.deliver(queue.push(line)),
+    log,
+  });
+
+  backend.start();
+  serial.start();
+  const address = server.address();
+  log.info(
+    {
+      port: typeof address === 'object' && address ? address.port : config.port,
+      host: config.host ?? 'all interfaces',
+      serial: emulator ? 'emulator' : path,
+      baudRate: config.baudRate,
+      backend: config.socketUrl,
+      deviceId: config.deviceId,
+      session,
+    },
+    'device service listening',
+  );
+
+  installGracefulShutdown({
+    log,
+    readiness,
+    delayMs: config.shutdownDelayMs,
+    steps: [
+      { name: 'http server', run: () => closeHttpServer(server) },
+      {
+        name: 'serial port',
+        run: async () => {
+          emulator?.stop();
+          await serial.close();
+        },
+      },
+      {
+        name: 'backend socket',
+        run: async () => {
+          await backend.close();
+          queue.flush();
+          // Nothing is lost silently: readings the backend never acknowledged are counted on the way out.
+          if (queue.size > 0) log.warn({ unacked: queue.size, firstSeq: queue.pending()[0]?.seq }, `${queue.size} reading(s) not acknowledged by the backend are lost at shutdown`);
+        },
+      },
+    ],
+  });
+});

@@ -1,0 +1,37 @@
+// Test helper: the real backend (against the MongoDB stand-in) and the real device service as processes.
+import { spawnService, type Service } from '../../test/helpers/spawn-service.ts';
+
+/** The backend at debug level, so each stored reading is a `reading stored` JSON line on its stdout. */
+export function startBackend(mongoUrl: string, port?: number): Promise<Service> {
+  return spawnService('backend/main.ts', { env: { MONGODB_URI: `${mongoUrl}/app`, LOG_LEVEL: 'debug' }, port });
+}
+
+export function startDevice(env: Record<string, string | undefined>): Promise<Service> {
+  return spawnService('device/main.ts', { env });
+}
+
+/** Every stdout line as JSON (throws on the first line that is not, naming it). */
+export function jsonLines(service: Service): Array<Record<string, any>> {
+  return service.stdout.map((line) => {
+    try {
+      return JSON.parse(line) as Record<string, any>;
+    } catch {
+      throw new Error(`not a JSON log line: ${line}`);
+    }
+  });
+}
+
+export interface Stored {
+  session: string;
+  seq: number;
+  value: string;
+}
+
+/** The readings a backend process stored, in the order it stored them. */
+export const storedReadings = (backend: Service): Stored[] =>
+  jsonLines(backend)
+    .filter((line) => line.msg === 'reading stored')
+    .map(({ session, seq, value }) => ({ session, seq, value }));
+
+/** The `time` (epoch ms) of the first log line with this message, if any yet. */
+export const logTime = (service: Service, msg: string): number | undefined => jsonLines(service).find((line) => line.msg === msg)?.time;

@@ -1,0 +1,52 @@
+// The device service refuses bad settings with one line on stderr and exit code 1, before touching anything.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createServer } from 'node:net';
+import { spawnService } from './helpers/spawn-service.ts';
+import { stopAll } from './helpers/spawn-process.ts';
+
+test.after.each(() => stopAll());
+
+async function expectConfigError(env: Record<string, string | undefined>, message: RegExp) {
+  const device = await spawnService('device/main.ts', { env, waitPath: false });
+  const code = await device.waitExit(15_000);
+  assert.is(code, 1, `exit code for ${JSON.stringify(env)}`);
+  const errors = device.stderr.filter(Boolean);
+  assert.is(errors.length, 1, `one line, got:\n${errors.join('\n')}`);
+  assert.match(errors[0]!, message);
+  assert.not.match(errors[0]!, /\bat \S+:\d+/, 'no stack trace');
+  assert.equal(device.stdout.filter(Boolean), [], 'nothing logged before the error');
+}
+
+test('missing SERIAL_PATH outside local mode', async () => {
+  await expectConfigError({ NODE_ENV: 'production', SERIAL_PATH: undefined }, /^device: SERIAL_PATH is not set: set it to the serial device .* or set NODE_ENV=local/);
+});
+
+test('an unset NODE_ENV means production, where SERIAL_PATH is required', async () => {
+  await expectConfigError({ NODE_ENV: undefined, SERIAL_PATH: undefined }, /^device: SERIAL_PATH is not set/);
+});
+
+test('SERIAL_BAUD_RATE=fast', async () => {
+  await expectConfigError({ SERIAL_PATH: '/dev/ttyUSB0', SERIAL_BAUD_RATE: 'fast' }, /^device: SERIAL_BAUD_RATE=fast is not valid: expected a whole number/);
+});
+
+test('PORT=70000', async () => {
+  await expectConfigError({ SERIAL_PATH: '/dev/ttyUSB0', PORT: '70000' }, /^device: PORT=70000 is not valid: expected a port number from 0 to 65535$/);
+});
+
+test('BACKEND_URL that is not an http(s) URL', async () => {
+  await expectConfigError({ NODE_ENV: 'local', BACKEND_URL: 'ftp://backend' }, /^device: BACKEND_URL=ftp:\/\/backend is not valid/);
+});
+
+test('a port already in use', async () => {
+  const blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  const { port } = blocker.address() as { port: number };
+  try {
+    await expectConfigError({ NODE_ENV: 'local', PORT: String(port) }, /already in use/);
+  } finally {
+    await new Promise((resolve) => blocker.close(resolve));
+  }
+});
+
+test.run();
