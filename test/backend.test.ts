@@ -96,7 +96,7 @@ test('SIGTERM: readiness 503 shutting_down while health stays 200 during the dra
   backend.signal('SIGTERM');
   const ready = await waitFor(async () => {
     const r = await status(`${backend.url}/api/ready`);
-    return r.status === 503 && r;
+    return r.status === 503 ? r : undefined;
   }, { timeout: 1000, what: 'readiness 503 after SIGTERM' });
   assert.is(ready.body.status, 'shutting_down');
   assert.is((await status(`${backend.url}/api/health`)).status, 200);
