@@ -9,7 +9,7 @@ import { EXIT_ERROR, EXIT_PASS, SmokeError } from './smoke-error.ts';
 export async function main(rawArgs: string[], state: SmokeState): Promise<number> {
   if (rawArgs.includes('--help') || rawArgs.includes('-h')) {
     const usage = await renderUsage(smokeCommand);
-    state.io.out(state.io.colors.enabled ? usage : stripAnsi(usage));
+    state.io.out((state.io.colors.enabled ? usage : stripAnsi(usage)).replace(/[ \t]+$/gm, ''));
     state.io.out('\nExit codes: 0 all probes passed, 1 one or more probes failed, 2 the run could not happen.');
     return EXIT_PASS;
   }

@@ -20,7 +20,7 @@ const LAUNCH_TIMEOUT_MS = 30_000;
 
 export const smokeCommand = defineCommand({
   meta: {
-    name: 'smoke',
+    name: 'npx tsx smoke/cli.ts',
     description: 'Probe backend health and readiness, the device service when given, and load the frontend in headless Chromium',
   },
   args: smokeArgs,
@@ -38,7 +38,7 @@ export const smokeCommand = defineCommand({
     const browser = launching.then(
       (launched) => launched.browser,
       (error: Error) => {
-        const why = error.message.split('\n')[0]!.slice(0, 200);
+        const why = error.message.split('\n')[0]!.replace(/\s+/g, ' ').trim().slice(0, 200);
         throw new SmokeError(`could not launch Chromium at ${config.chromePath}: ${why}; ${INSTALL_HINT}`, { cause: error });
       },
     );

@@ -41,6 +41,9 @@ export function checkRawArgs(rawArgs: string[]): void {
     const quoted = /'([^']+)'/.exec(message)?.[1] ?? '';
     if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new SmokeError(`unknown option ${quoted} (run with --help to list the options)`);
     if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') throw new SmokeError(`unexpected argument "${quoted}" (options take the form --name value)`);
+    const flag = /'(--?[a-z]+)/.exec(message)?.[1] ?? 'an option';
+    if (/does not take an argument/.test(message)) throw new SmokeError(`${flag} takes no value`);
+    if (/argument missing|ambiguous/.test(message)) throw new SmokeError(`${flag} needs a value (write ${flag}=-x for one starting with "-")`);
     throw new SmokeError(message.split('. ')[0]!.replace(/\.$/, ''));
   }
 }
@@ -67,17 +70,20 @@ export function resolveConfig(options: RawOptions, env: NodeJS.ProcessEnv = proc
   };
 }
 
+const EXAMPLES: Record<string, string> = { '--frontend': DEFAULTS.frontend, '--backend': DEFAULTS.backend, '--device': 'http://localhost:3003' };
+
 function _url(given: string | undefined, flag: string, fromEnv?: string, envName?: string, fallback?: string): string {
+  const example = `expected e.g. ${EXAMPLES[flag]}`;
   // An empty variable (common in CI templates) counts as unset.
   const [value, source] = given !== undefined ? [given, flag] : fromEnv ? [fromEnv, envName!] : [fallback!, 'default'];
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new SmokeError(`${source} "${value}" is not a valid URL (expected e.g. http://localhost:3001)`);
+    throw new SmokeError(`${source} "${value}" is not a valid URL (${example})`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new SmokeError(`${source} "${value}" must be an http:// or https:// URL (expected e.g. http://localhost:3001)`);
+    throw new SmokeError(`${source} "${value}" must be an http:// or https:// URL (${example})`);
   }
   if (!url.hostname) throw new SmokeError(`${source} "${value}" has no host`);
   return url.href;

@@ -68,7 +68,8 @@ async function _getFromAnyAddress(url: URL, deadline: number, timeout: number, m
       if (!code || !TRY_NEXT.has(code)) throw error instanceof ProbeFailure ? error : new ProbeFailure(describeNetworkError(error, url));
       refused.push(family === 6 ? `[${address}]` : address);
       if (refused.length === addresses.length) {
-        throw new ProbeFailure(`${describeNetworkError(error, url)} (tried ${refused.join(', ')} port ${_port(url)})`);
+        const tried = refused.length > 1 ? ` (tried ${refused.join(', ')})` : '';
+        throw new ProbeFailure(`${describeNetworkError(error, url)}${tried}`);
       }
     }
   }
@@ -138,5 +139,3 @@ function _withDeadline<T>(promise: Promise<T>, deadline: number, timeout: number
   });
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
-
-const _port = (url: URL) => url.port || (url.protocol === 'https:' ? '443' : '80');

@@ -11,7 +11,8 @@ export function describeNetworkError(error: unknown, url: URL): string {
     return `TLS certificate of ${where} rejected: ${_firstLine(message)}`;
   }
   if (code === 'EPROTO' || code.startsWith('ERR_SSL') || /ssl|tls/i.test(message)) {
-    return `TLS handshake with ${where} failed (is it plain http?): ${_firstLine(message)}`;
+    const openssl = /SSL routines:[^:]*:([^:]+)/.exec(message)?.[1];
+    return `TLS handshake with ${where} failed (is it plain http?): ${openssl ?? _firstLine(message)}`;
   }
   if (code.startsWith('HPE_')) return `invalid HTTP response from ${where}: ${_firstLine(message)}`;
   return `${code ? `${code}: ` : ''}${_firstLine(message)}`;
