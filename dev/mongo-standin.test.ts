@@ -2,7 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { connect, type Socket } from 'node:net';
-import { BSON, type Document } from 'bson';
+import { BSON, Long, ObjectId, type Document } from 'bson';
 import {
   MongoClient,
   MongoServerError,
@@ -221,6 +221,17 @@ test('OP_MSG: exhaust streaming chains replies with moreToCome; checksums, seque
   assert.is(second.replies.length, 1);
   assert.is(second.replies[0]!.responseTo, 11);
   assert.equal(second.replies[0]!.doc, { ok: 1 });
+});
+
+test('OP_MSG: a hello naming another topologyVersion (a restarted server) is answered at once', async () => {
+  const { port } = await standin();
+  const { socket, replies } = await raw(port);
+  const stale = { processId: new ObjectId(), counter: Long.fromNumber(0) };
+  const asked = Date.now();
+  socket.write(opMsg(3, 0, { hello: 1, topologyVersion: stale, maxAwaitTimeMS: 3000, $db: 'admin' }));
+  await waitFor(() => replies.length === 1, { timeout: 2000, what: 'an immediate hello reply' });
+  assert.ok(replies[0]!.at - asked < 1000, `answered after ${replies[0]!.at - asked} ms`);
+  assert.ok(!replies[0]!.doc.topologyVersion.processId.equals(stale.processId), 'the reply names the current processId');
 });
 
 // --- the CLI, as a real process ------------------------------------------------------------------------

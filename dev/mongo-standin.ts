@@ -114,29 +114,28 @@ export async function startMongoStandin({ port = 0, host = '127.0.0.1' } = {}): 
   }
 
   // The awaitable hello: a client that already knows our topologyVersion is answered after maxAwaitTimeMS
-  // (nothing here ever changes); with exhaustAllowed, the reply carries moreToCome and another follows every
-  // maxAwaitTimeMS without being asked, until the socket closes — mongod's streaming monitor protocol.
+  // (nothing here ever changes), one with an older one at once; with exhaustAllowed the reply carries
+  // moreToCome and another follows every maxAwaitTimeMS unasked until the socket closes — mongod's streaming.
   function answerHello(conn: Connection, request: Request, name: string): void {
     const { command } = request;
-    const known = command.topologyVersion as { processId?: ObjectId; counter?: unknown } | undefined;
-    const waitMs = Number(command.maxAwaitTimeMS);
-    const awaitable =
-      known != null &&
-      Number.isFinite(waitMs) &&
+    const known = command.topologyVersion as { processId?: unknown; counter?: unknown } | undefined;
+    const waitMs = Math.max(0, Number(command.maxAwaitTimeMS));
+    if (known == null || !Number.isFinite(waitMs)) return void send(conn, request, helloReply(conn, command, name));
+    const current =
       known.processId instanceof ObjectId &&
       known.processId.equals(topologyVersion.processId) &&
-      Long.fromValue(known.counter as Long | number).equals(topologyVersion.counter);
-    if (!awaitable) return void send(conn, request, helloReply(conn, command, name));
+      (typeof known.counter === 'number' || Long.isLong(known.counter)) &&
+      Long.fromValue(known.counter).equals(topologyVersion.counter);
     const stream = request.opCode === OP_MSG && (request.flags & EXHAUST_ALLOWED) !== 0;
     let respondTo = request.requestId;
-    const tick = () => {
+    const tick = (delay: number) => {
       conn.timer = setTimeout(() => whenAwake(() => {
         if (conn.socket.destroyed) return;
         respondTo = send(conn, { ...request, requestId: respondTo }, helloReply(conn, command, name), stream);
-        if (stream) tick();
-      }), Math.max(0, waitMs));
+        if (stream) tick(waitMs);
+      }), delay);
     };
-    tick();
+    tick(current ? waitMs : 0);
   }
 
   /** Writes one reply in the request's protocol and returns its requestID (the next streamed reply answers it). */
