@@ -1,0 +1,120 @@
+// A real backend process (on the MongoDB stand-in) is killed, restarted and SIGSTOPped under a running device
+// service reading a socat pty: the device's readiness follows within the bounds, and every line still arrives
+// at the backend in order, once.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Service } from './helpers/spawn-service.ts';
+import { stopAll } from './helpers/spawn-process.ts';
+import { sleep, waitFor } from './helpers/deadline.ts';
+import { startMongoStandin, type MongoStandin } from '../dev/mongo-standin.ts';
+import { ptyDir, removePtyDir, startPtyPair, type PtyPair } from '../device/testing/pty-pair.ts';
+import { watchReadiness, type ReadinessWatch } from '../device/testing/readiness-watch.ts';
+import { logTime, startBackend, startDevice, storedReadings } from '../device/testing/services.ts';
+
+const test = suite('device ↔ real backend');
+let mongo: MongoStandin;
+let dir: string;
+let pty: PtyPair;
+let device: Service;
+let watch: ReadinessWatch;
+/** Every backend process started, in order: a restarted backend has its own stdout. */
+const backends: Service[] = [];
+const written: string[] = [];
+const backend = () => backends.at(-1)!;
+
+test.before(async () => {
+  mongo = await startMongoStandin();
+  dir = ptyDir();
+  pty = await startPtyPair(dir);
+  backends.push(await startBackend(mongo.url));
+  device = await startDevice({ SERIAL_PATH: pty.devicePath, BACKEND_URL: backend().url });
+  watch = watchReadiness(device.url);
+});
+
+test.after(async () => {
+  await watch?.stop();
+  await stopAll();
+  await mongo?.close();
+  removePtyDir(dir);
+});
+
+function writeLines(prefix: string, count: number) {
+  const lines = Array.from({ length: count }, (_, i) => `${prefix}-${i + 1}`);
+  written.push(...lines);
+  pty.write(lines.map((line) => `${line}\n`).join(''));
+}
+
+/** Every backend's stored readings, concatenated: what the system as a whole has stored. */
+const allStored = () => backends.flatMap(storedReadings);
+
+async function expectAllWrittenStoredOnce(timeout = 5000) {
+  await waitFor(() => allStored().length >= written.length, { timeout, what: `${written.length} readings stored` });
+  await sleep(300); // a duplicate would show up just after
+  const stored = allStored();
+  assert.equal(stored.map((r) => r.value), written, 'every line, in order, once');
+  assert.equal(stored.map((r) => r.seq), written.map((_, i) => i + 1), 'sequence numbers 1..N without gaps or repeats');
+  assert.is(new Set(stored.map((r) => r.session)).size, 1, 'one device session');
+}
+
+const since = () => Date.now();
+const backendIs = (state: string) => (o: { checks: Record<string, string> }) => o.checks.backend === state;
+
+test('ready (200) once the pty and the backend are connected; lines arrive in order', async () => {
+  const ready = await watch.until((o) => o.status === 200, { since: 0, timeout: 5000, what: 'device ready' });
+  assert.equal(ready.checks, { serial: 'connected', backend: 'connected' });
+  writeLines('first', 20);
+  await expectAllWrittenStoredOnce();
+});
+
+test('backend killed → disconnected within 250 ms; back → connected within 3 s; the gap arrives in order, once', async () => {
+  await sleep(300); // let the last acks land, so nothing is in flight at the kill
+  const killedAt = since();
+  backend().signal('SIGKILL');
+  const down = await watch.until(backendIs('disconnected'), { since: killedAt, timeout: 5000, what: 'backend disconnected' });
+  const downMs = down.at - killedAt;
+  assert.is(down.status, 503);
+  assert.is(down.checks.serial, 'connected');
+  assert.ok(downMs < 250, `disconnected ${downMs} ms after SIGKILL`);
+
+  writeLines('while-killed', 10);
+  await sleep(3000); // away long enough for the reconnect backoff to reach its cap
+  assert.is(watch.latest()?.checks.backend, 'disconnected');
+  const port = backend().port;
+  await backend().waitExit(2000);
+  backends.push(await startBackend(mongo.url, port));
+  const listeningAt = logTime(backend(), 'backend listening')!;
+  assert.type(listeningAt, 'number');
+  const up = await watch.until(backendIs('connected'), { since: listeningAt, timeout: 6000, what: 'backend reconnected' });
+  const upMs = up.at - listeningAt;
+  assert.ok(upMs < 3000, `connected ${upMs} ms after the backend listened`);
+  assert.is(up.status, 200);
+
+  writeLines('after-restart', 5);
+  await expectAllWrittenStoredOnce();
+  assert.ok(storedReadings(backend()).some((r) => r.value === 'while-killed-1'), 'the gap went to the new backend');
+  console.log(`  measured (real backend): SIGKILL → disconnected in ${downMs} ms; listening → connected in ${upMs} ms`);
+});
+
+test('backend SIGSTOPped → disconnected within 5 s; SIGCONT → connected within 3 s; nothing lost or doubled', async () => {
+  await watch.until((o) => o.status === 200, { since: 0, timeout: 5000, what: 'device ready' });
+  await sleep(1500); // a few heartbeats answered first
+  const stoppedAt = since();
+  backend().signal('SIGSTOP');
+  writeLines('while-stopped', 5); // sent into a socket nobody reads
+  const down = await watch.until(backendIs('disconnected'), { since: stoppedAt, timeout: 10_000, what: 'silent backend noticed' });
+  const downMs = down.at - stoppedAt;
+  assert.ok(downMs < 5000, `disconnected ${downMs} ms after SIGSTOP`);
+  assert.ok(downMs > 1500, `disconnected after only ${downMs} ms: a heartbeat miss needs 2.5 s of silence`);
+  writeLines('still-stopped', 5);
+  await sleep(2500);
+
+  const continuedAt = since();
+  backend().signal('SIGCONT');
+  const up = await watch.until(backendIs('connected'), { since: continuedAt, timeout: 6000, what: 'backend reconnected after SIGCONT' });
+  const upMs = up.at - continuedAt;
+  assert.ok(upMs < 3000, `connected ${upMs} ms after SIGCONT`);
+  await expectAllWrittenStoredOnce();
+  console.log(`  measured (real backend): SIGSTOP → disconnected in ${downMs} ms; SIGCONT → connected in ${upMs} ms`);
+});
+
+test.run();
