@@ -1,0 +1,115 @@
+// One child of the local stack: its output prefixed with its name, its last lines kept, stopped with its whole group.
+import { spawn } from 'node:child_process';
+
+export interface ChildExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface StackChild {
+  name: string;
+  pid: number;
+  /** Set once the process has exited. */
+  readonly exit: ChildExit | undefined;
+  exited: Promise<ChildExit>;
+  /** Its last `count` log entries, one line each (a pretty-printed entry's fields folded in), request logs left out. */
+  lastLines(count?: number): string[];
+  /** SIGTERM to its process group, SIGKILL after `graceMs`; resolves once it has exited. */
+  stop(graceMs: number): Promise<ChildExit>;
+}
+
+export interface ChildOptions {
+  name: string;
+  command: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  /** Where each prefixed line goes (stdout in the stack). */
+  print: (line: string) => void;
+  /** Put before each line; default `name     | `. The smoke's lines go out bare. */
+  prefix?: string;
+}
+
+const KEEP_LINES = 400;
+// The stack's own readiness polls fill a service's log with access lines; they explain nothing.
+const ACCESS_LOG = /request completed|GET \/(api\/ready)? \d{3}/;
+const ANSI = /\u001b\[[0-9;]*m/g;
+
+export function startChild({ name, command, args, env, cwd, print, prefix = `${name.padEnd(8)} | ` }: ChildOptions): StackChild {
+  // Its own process group: a terminal's Ctrl-C reaches only the stack, which then stops children in order.
+  const child = spawn(command, args, { env, cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const tail: string[] = [];
+  let exit: ChildExit | undefined;
+  const relay = () => {
+    let partial = '';
+    return (chunk: Buffer) => {
+      const parts = (partial + chunk.toString('utf8')).split('\n');
+      partial = parts.pop() ?? '';
+      for (const line of parts) {
+        print(prefix + line);
+        tail.push(line.replace(ANSI, ''));
+        if (tail.length > KEEP_LINES) tail.shift();
+      }
+    };
+  };
+  child.stdout.on('data', relay());
+  child.stderr.on('data', relay());
+  const exited = new Promise<ChildExit>((resolve) => {
+    child.on('exit', (code, signal) => resolve((exit = { code, signal })));
+    child.on('error', (error) => {
+      tail.push(`cannot start ${command}: ${error.message}`);
+      resolve((exit = { code: null, signal: null }));
+    });
+  });
+  const signalGroup = (signal: NodeJS.Signals) => {
+    try {
+      if (child.pid) process.kill(-child.pid, signal);
+    } catch {
+      /* the group is already gone */
+    }
+  };
+  return {
+    name,
+    pid: child.pid ?? -1,
+    get exit() {
+      return exit;
+    },
+    exited,
+    lastLines: (count = 5) => lastEntries(tail, count),
+    async stop(graceMs) {
+      if (exit) return exit;
+      signalGroup('SIGTERM');
+      const timer = setTimeout(() => signalGroup('SIGKILL'), graceMs);
+      const result = await exited;
+      clearTimeout(timer);
+      signalGroup('SIGKILL'); // anything the child itself started and left behind in its group
+      return result;
+    },
+  };
+}
+
+/** Last resort when the stack itself dies: no child of ours outlives it. */
+export function killGroupsNow(children: Iterable<StackChild>): void {
+  for (const child of children) {
+    if (child.exit || child.pid < 0) continue;
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }
+}
+
+/** Folds indented continuation lines (pino-pretty fields) into the entry they belong to. */
+function lastEntries(lines: string[], count: number): string[] {
+  const entries: string[] = [];
+  for (const line of lines) {
+    if (line.trim() === '') continue;
+    if (/^\s|^[}\]]/.test(line) && entries.length > 0) entries[entries.length - 1] += ` ${line.trim()}`;
+    else entries.push(line.trim());
+  }
+  return entries
+    .filter((entry) => !ACCESS_LOG.test(entry))
+    .slice(-count)
+    .map((entry) => (entry.length > 300 ? `${entry.slice(0, 299)}…` : entry));
+}

@@ -1,0 +1,50 @@
+// Waits, under one deadline, until every service answers 200 on its readiness address; a crash ends the wait at once.
+import type { StackChild } from './stack-child.ts';
+import { StackError } from './stack-error.ts';
+
+export interface ReadyTarget {
+  child: StackChild;
+  url: string;
+}
+
+const POLL_MS = 250;
+const REQUEST_TIMEOUT_MS = 2000;
+
+/** `until` is the stack's overall deadline (epoch ms); `limitMs` the setting it came from, for the message. */
+export async function waitUntilReady(targets: ReadyTarget[], watched: StackChild[], until: number, limitMs: number): Promise<void> {
+  const last = new Map<ReadyTarget, string>();
+  const pending = new Set(targets);
+  while (pending.size > 0) {
+    for (const child of watched) {
+      if (child.exit) {
+        const how = child.exit.code !== null ? `code ${child.exit.code}` : `signal ${child.exit.signal}`;
+        throw new StackError(child.name, `exited (${how}) before the stack was ready`, child.lastLines());
+      }
+    }
+    if (Date.now() >= until) {
+      const target = [...pending][0]!;
+      const seen = last.get(target) ?? 'no answer yet';
+      throw new StackError(target.child.name, `not ready within ${limitMs} ms (${target.url}: ${seen})`, target.child.lastLines());
+    }
+    await Promise.all(
+      [...pending].map(async (target) => {
+        const answer = await probe(target.url);
+        if (answer === true) pending.delete(target);
+        else last.set(target, answer);
+      }),
+    );
+    if (pending.size > 0) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+/** True on HTTP 200; otherwise what was seen, for the "never ready" reason. */
+async function probe(url: string): Promise<true | string> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    const body = (await response.text()).replace(/\s+/g, ' ').slice(0, 160);
+    return response.status === 200 ? true : `HTTP ${response.status} ${body}`;
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause?.code;
+    return cause ?? (error as Error).message;
+  }
+}

@@ -1,0 +1,113 @@
+// Brings the local stack up in order (database, then backend, device and frontend), smokes it, and stops it.
+import { startChild, type StackChild } from './stack-child.ts';
+import { baseUrl, root, type StackConfig } from './stack-config.ts';
+import { startDatabase, type Database } from './stack-database.ts';
+import { StackError } from './stack-error.ts';
+import { anyFreePort, portProblem } from './stack-ports.ts';
+import { waitUntilReady } from './stack-ready.ts';
+
+export interface Urls {
+  backend: string;
+  device: string;
+  frontend: string;
+}
+
+export interface StackIo {
+  out: (line: string) => void;
+  err: (line: string) => void;
+}
+
+const STOP_GRACE_MS = 10_000;
+
+export function createStack(config: StackConfig, env: NodeJS.ProcessEnv, io: StackIo) {
+  const children: StackChild[] = [];
+  let database: Database | undefined;
+  const tsx = ['--import', 'tsx'];
+  const start = (name: string, command: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}, prefix?: string) => {
+    const child = startChild({ name, command, args, cwd: root, env: { ...env, ...extraEnv }, print: io.out, ...(prefix === undefined ? {} : { prefix }) });
+    children.push(child);
+    if (child.pid > 0 && name !== 'smoke') io.out(`stack: ${name} started (pid ${child.pid})`);
+    return child;
+  };
+  const urls: Urls = {
+    backend: baseUrl(config.host, config.backendPort),
+    device: baseUrl(config.host, config.devicePort),
+    frontend: baseUrl(config.host, config.frontendPort),
+  };
+
+  async function up(): Promise<Urls> {
+    const ports: Array<[string, number, string]> = [
+      ['backend', config.backendPort, 'BACKEND_PORT'],
+      ['device', config.devicePort, 'DEVICE_PORT'],
+      ['frontend', config.frontendPort, 'FRONTEND_PORT'],
+    ];
+    if (!config.mongodbUri && config.mongoPort !== undefined) ports.push(['database', config.mongoPort, 'MONGO_PORT']);
+    for (const [name, port, variable] of ports) {
+      const problem = await portProblem(port, name === 'database' ? '127.0.0.1' : config.host);
+      if (problem) throw new StackError(name, `cannot start: ${problem} (stop what uses it, or set ${variable})`);
+    }
+    const deadline = Date.now() + config.readyTimeoutMs;
+    database = await startDatabase({
+      uri: config.mongodbUri,
+      port: config.mongoPort ?? (await anyFreePort()),
+      path: env.PATH,
+      deadlineMs: config.readyTimeoutMs,
+      start: (name, command, args) => start(name, command, args),
+    });
+    io.out(`stack: ${database.note}`);
+    const host = config.host === undefined ? {} : { HOST: config.host };
+    const backend = start('backend', process.execPath, [...tsx, 'backend/main.ts'], {
+      ...host, NODE_ENV: 'local', PORT: String(config.backendPort), MONGODB_URI: database.uri,
+    });
+    const device = start('device', process.execPath, [...tsx, 'device/main.ts'], {
+      ...host, NODE_ENV: 'local', PORT: String(config.devicePort), BACKEND_URL: urls.backend,
+    });
+    const frontend = start('frontend', process.execPath, [...tsx, 'frontend/main.ts'], {
+      ...host, NODE_ENV: 'local', PORT: String(config.frontendPort), BACKEND_URL: urls.backend, DEVICE_URL: urls.device,
+    });
+    await waitUntilReady(
+      [
+        { child: backend, url: `${urls.backend}/api/ready` },
+        { child: device, url: `${urls.device}/api/ready` },
+        { child: frontend, url: `${urls.frontend}/` },
+      ],
+      [...children],
+      deadline,
+      config.readyTimeoutMs,
+    );
+    return urls;
+  }
+
+  /** Runs the smoke CLI with --device; its lines are printed as they are, and its exit code returned. */
+  async function smoke(): Promise<number> {
+    const args = [...tsx, 'smoke/cli.ts', '--frontend', urls.frontend, '--backend', urls.backend, '--device', urls.device];
+    args.push('--artifacts', config.artifacts, '--timeout', String(config.probeTimeoutMs));
+    const child = start('smoke', process.execPath, args, {}, '');
+    const { code } = await child.exited;
+    children.splice(children.indexOf(child), 1);
+    return code ?? 2;
+  }
+
+  /** Resolves with the first service that exits on its own while the stack runs. */
+  function firstExit(): Promise<StackError> {
+    return Promise.race(
+      children.map((child) =>
+        child.exited.then(({ code, signal }) => new StackError(child.name, `stopped unexpectedly (${code !== null ? `code ${code}` : `signal ${signal}`})`, child.lastLines())),
+      ),
+    );
+  }
+
+  /** Stops every child, newest first, so nothing is left running; true when each exited cleanly. */
+  async function down(): Promise<boolean> {
+    let clean = true;
+    for (const child of [...children].reverse()) {
+      const wasRunning = !child.exit;
+      const { code, signal } = await child.stop(STOP_GRACE_MS);
+      if (wasRunning && code !== 0 && signal !== 'SIGTERM') clean = false;
+    }
+    await database?.cleanup();
+    return clean;
+  }
+
+  return { up, smoke, firstExit, down, children, urls };
+}

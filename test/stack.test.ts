@@ -1,0 +1,145 @@
+// `npm start`: the real four parts on free ports, the smoke's five PASS lines, clean exits, and fast failures.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { waitFor } from './helpers/deadline.ts';
+import { freePort } from './helpers/free-port.ts';
+import { listen } from './helpers/listen.ts';
+import { spawnProcess, stopAll, type Spawned } from './helpers/spawn-process.ts';
+import { root } from './helpers/spawn-service.ts';
+import { portProblem } from '../dev/stack-ports.ts';
+
+const test = suite('stack');
+const artifacts = mkdtempSync(join(tmpdir(), 'stack-test-'));
+const seenPids: number[] = [];
+
+async function stackEnv(extra: Record<string, string> = {}) {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    BACKEND_PORT: String(await freePort()),
+    DEVICE_PORT: String(await freePort()),
+    FRONTEND_PORT: String(await freePort()),
+    MONGO_PORT: String(await freePort()),
+    SMOKE_ARTIFACTS: artifacts,
+    ...extra,
+  };
+  for (const key of ['MONGODB_URI', 'HOST', 'PORT', 'STACK_READY_TIMEOUT_MS']) if (!(key in extra)) delete env[key];
+  return env;
+}
+
+/** The pids the stack announced (`stack: backend started (pid N)`), by name. */
+function childPids(proc: Spawned): Map<string, number> {
+  const pids = new Map<string, number>();
+  for (const line of proc.stdout) {
+    const match = /^stack: (\w+) started \(pid (\d+)\)$/.exec(line);
+    if (match) pids.set(match[1]!, Number(match[2]));
+  }
+  seenPids.push(...pids.values());
+  return pids;
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+const output = (proc: Spawned) => proc.lines.join('\n');
+const PROBES = ['[HEALTH] backend', '[READY] backend', '[HEALTH] device', '[READY] device', '[LOAD] frontend'];
+
+test.after.each(async () => {
+  await stopAll();
+  for (const pid of seenPids.splice(0)) if (alive(pid)) process.kill(pid, 'SIGKILL'); // never leave a service behind
+});
+test.after(() => rmSync(artifacts, { recursive: true, force: true }));
+
+test('npm start -- --once: four parts up, five PASS lines, smoke: PASS (5/5), exit 0, nothing left running', async () => {
+  const env = await stackEnv();
+  const proc = spawnProcess('npm', ['start', '--', '--once'], { cwd: root, env });
+  const code = await proc.waitExit(180_000);
+  assert.is(code, 0, output(proc));
+  const probeLines = proc.stdout.filter((line) => /^\[\w+\] \w+ \.\.\. /.test(line));
+  assert.equal(probeLines.map((line) => line.split(' ... ')[0]), PROBES, output(proc));
+  for (const line of probeLines) assert.match(line, / \.\.\. PASS \(\d+ms\)/);
+  assert.ok(proc.stdout.includes('smoke: PASS (5/5)'), output(proc));
+  assert.ok(proc.stdout.some((line) => /^stack: database: .*(stand-in, not a database|mongod from)/.test(line)), 'the database is announced');
+  assert.ok(proc.stdout.some((line) => line.startsWith('backend  | ')), 'service output is prefixed with its name');
+  const pids = childPids(proc);
+  assert.equal([...pids.keys()].sort(), ['backend', 'database', 'device', 'frontend']);
+  for (const [name, pid] of pids) assert.not.ok(alive(pid), `${name} (pid ${pid}) still running`);
+  for (const key of ['BACKEND_PORT', 'DEVICE_PORT', 'FRONTEND_PORT', 'MONGO_PORT']) {
+    assert.is(await portProblem(Number(env[key])), undefined, `${key} ${env[key]} is free again`);
+  }
+});
+
+test('a port already in use: fails fast naming the service and the port, starts nothing', async () => {
+  const env = await stackEnv();
+  const taken = await listen((_, res) => res.end('someone else'));
+  env.DEVICE_PORT = String(taken.port);
+  try {
+    const started = Date.now();
+    const proc = spawnProcess(process.execPath, ['--import', 'tsx', 'dev/stack.ts', '--once'], { cwd: root, env });
+    const code = await proc.waitExit(30_000);
+    const ms = Date.now() - started;
+    assert.is(code, 3, output(proc));
+    assert.ok(proc.stderr.includes(`stack: device cannot start: port ${taken.port} is already in use (stop what uses it, or set DEVICE_PORT)`), output(proc));
+    assert.equal(childPids(proc).size, 0, 'no child was started');
+    assert.ok(ms < 15_000, `failed fast (${ms} ms)`);
+  } finally {
+    await taken.close();
+  }
+});
+
+test('a service that crashes: one line naming it, its last log lines, every child stopped, exit 3', async () => {
+  const proc = spawnProcess(process.execPath, ['--import', 'tsx', 'dev/stack.ts', '--once'], {
+    cwd: root,
+    env: await stackEnv({ MONGODB_URI: 'not-a-uri' }),
+  });
+  const code = await proc.waitExit(60_000);
+  assert.is(code, 3, output(proc));
+  const reason = proc.stderr.findIndex((line) => line === 'stack: backend exited (code 1) before the stack was ready');
+  assert.ok(reason >= 0, output(proc));
+  assert.match(proc.stderr.slice(reason + 1).join('\n'), /last log lines of backend:\n {4}backend: MONGODB_URI=not-a-uri is not valid/);
+  const pids = childPids(proc);
+  assert.equal([...pids.keys()].sort(), ['backend', 'device', 'frontend'], 'MONGODB_URI given: no database child');
+  for (const [name, pid] of pids) assert.not.ok(alive(pid), `${name} (pid ${pid}) still running`);
+});
+
+test('a service that never becomes ready: the deadline names it and what it last answered', async () => {
+  const closed = await freePort();
+  const proc = spawnProcess(process.execPath, ['--import', 'tsx', 'dev/stack.ts', '--once'], {
+    cwd: root,
+    env: await stackEnv({ MONGODB_URI: `mongodb://127.0.0.1:${closed}/app`, STACK_READY_TIMEOUT_MS: '6000' }),
+  });
+  const code = await proc.waitExit(60_000);
+  assert.is(code, 3, output(proc));
+  assert.match(output(proc), /^stack: backend not ready within 6000 ms \(http:\/\/127\.0\.0\.1:\d+\/api\/ready: HTTP 503 .*disconnected/m);
+  for (const [name, pid] of childPids(proc)) assert.not.ok(alive(pid), `${name} (pid ${pid}) still running`);
+});
+
+for (const [signal, toGroup] of [['SIGINT', true], ['SIGTERM', false]] as const) {
+  test(`running until ${signal}${toGroup ? ' to the terminal group (Ctrl-C)' : ''}: every child stopped, exit 0`, async () => {
+    const proc = spawnProcess(process.execPath, ['--import', 'tsx', 'dev/stack.ts'], { cwd: root, env: await stackEnv() });
+    await waitFor(() => proc.stdout.some((line) => line.startsWith('stack: running (smoke exit 0)')), {
+      timeout: 120_000,
+      interval: 100,
+      what: 'the stack running after its smoke',
+    });
+    const pids = childPids(proc);
+    assert.is(pids.size, 4);
+    for (const [name, pid] of pids) assert.ok(alive(pid), `${name} runs until the signal`);
+    if (toGroup) process.kill(-proc.pid, signal);
+    else proc.signal(signal);
+    const code = await proc.waitExit(30_000);
+    assert.is(code, 0, output(proc));
+    assert.ok(proc.stdout.includes('stack: stopped (exit 0)'), output(proc));
+    assert.not.match(output(proc), /did not stop cleanly/);
+    for (const [name, pid] of pids) assert.not.ok(alive(pid), `${name} (pid ${pid}) still running`);
+  });
+}
+
+test.run();
