@@ -1,0 +1,49 @@
+// /api/ready req/s: ours (state pushed by driver events) vs Express + terminus pinging the database per request.
+import type { Scenario } from './scenario.ts';
+import { median } from './scenario.ts';
+import { load, fmt, type LoadResult } from './load.ts';
+import { spawnService } from '../test/helpers/spawn-service.ts';
+import { startMongoProcess } from '../test/helpers/mongo-process.ts';
+import { freePort } from '../test/helpers/free-port.ts';
+import { stopAll } from '../test/helpers/spawn-process.ts';
+import { waitFor } from '../test/helpers/deadline.ts';
+
+const readyVsTerminus: Scenario = async ({ quick }) => {
+  const rounds = quick ? 2 : 5;
+  const seconds = quick ? 2 : 5;
+  try {
+    // One stand-in for both, so both readiness checks talk to the same database process.
+    const mongo = await startMongoProcess(await freePort());
+    const ours = await spawnService('backend/main.ts', { env: { MONGODB_URI: mongo.uri } });
+    const terminus = await spawnService('bench/fixtures/terminus-ready-server.ts', { env: { MONGODB_URI: mongo.uri } });
+    const urls = { ours: `${ours.url}/api/ready`, terminus: `${terminus.url}/api/ready` };
+    for (const url of Object.values(urls)) {
+      await waitFor(async () => (await fetch(url)).status === 200, { timeout: 10_000, what: `${url} ready` });
+      await load(url, { seconds: 1 }); // warm-up
+    }
+    const results = { ours: [] as LoadResult[], terminus: [] as LoadResult[] };
+    for (let round = 0; round < rounds; round++) {
+      const order = round % 2 ? (['terminus', 'ours'] as const) : (['ours', 'terminus'] as const);
+      for (const who of order) results[who].push(await load(urls[who], { seconds }));
+    }
+    const rps = { ours: median(results.ours.map((r) => r.rps)), terminus: median(results.terminus.map((r) => r.rps)) };
+    const p99 = { ours: median(results.ours.map((r) => r.p99)), terminus: median(results.terminus.map((r) => r.p99)) };
+    const failures = (who: 'ours' | 'terminus') => results[who].reduce((n, r) => n + r.errors + r.non2xx, 0);
+    const note = (who: 'ours' | 'terminus') => (failures(who) ? `, ${failures(who)} errors/non-2xx` : '');
+    const ratio = rps.ours / rps.terminus;
+    return [
+      {
+        scenario: `/api/ready req/s vs a database ping per request (autocannon, 50 conns, ${rounds}×${seconds}s)`,
+        baseline: `Express + terminus ${fmt(rps.terminus)} req/s, p99 ${p99.terminus} ms${note('terminus')}`,
+        ours: `${fmt(rps.ours)} req/s, p99 ${p99.ours} ms${note('ours')}`,
+        ratio: `${ratio.toFixed(2)}×`,
+        target: '≥ 2×',
+        ok: ratio >= 2 && failures('ours') === 0,
+      },
+    ];
+  } finally {
+    await stopAll();
+  }
+};
+
+export default readyVsTerminus;
