@@ -4,9 +4,11 @@ import * as assert from 'uvu/assert';
 import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './helpers/free-port.ts';
 import { listen, type Listening } from './helpers/listen.ts';
 import { spawnProcess, stopAll } from './helpers/spawn-process.ts';
 import { root } from './helpers/spawn-service.ts';
+import { portProblem } from '../dev/stack-ports.ts';
 
 const test = suite('trailer');
 const dir = mkdtempSync(join(tmpdir(), 'trailer-test-'));
@@ -64,12 +66,11 @@ async function targets({ ready = 200 } = {}) {
   return ['--backend', backend.url, '--frontend', frontend.url, '--artifacts', join(dir, 'artifacts'), '--timeout', '10000'];
 }
 
-async function trailer(args: string[], env: Record<string, string> = {}, path = `${bin}:/usr/bin:/bin`) {
-  const proc = spawnProcess(process.execPath, ['--import', 'tsx', 'smoke/trailer.ts', ...args], {
-    cwd: root,
-    env: { ...process.env, PATH: path, FAKE_RECORD: record, ...env },
-  });
-  const code = await proc.waitExit(90_000);
+async function trailer(args: string[], env: Record<string, string> = {}, path = `${bin}:/usr/bin:/bin`, limitMs = 90_000) {
+  const full: NodeJS.ProcessEnv = { ...process.env, PATH: path, FAKE_RECORD: record, ...env };
+  for (const key of ['MONGODB_URI', 'HOST', 'PORT']) delete full[key]; // the local stack must not pick these up
+  const proc = spawnProcess(process.execPath, ['--import', 'tsx', 'smoke/trailer.ts', ...args], { cwd: root, env: full });
+  const code = await proc.waitExit(limitMs);
   return { code, stdout: proc.stdout.filter(Boolean), stderr: proc.stderr.join('\n') };
 }
 
@@ -189,6 +190,16 @@ test('check: exit 0 for a good message, 1 with a one-line reason for a bad one, 
   const missing = await trailer(['check', join(dir, 'nope')]);
   assert.is(missing.code, 2);
   assert.match(missing.stderr, /cannot read .*nope: ENOENT/);
+});
+
+test("--local-stack without a runtime: SKIPPED with the reason and the local stack's 5/5, never PASS", async () => {
+  const ports = Object.fromEntries(
+    await Promise.all(['BACKEND_PORT', 'DEVICE_PORT', 'FRONTEND_PORT', 'MONGO_PORT'].map(async (key) => [key, String(await freePort())])),
+  );
+  const run = await trailer(['--local-stack'], { ...ports, SMOKE_ARTIFACTS: join(dir, 'local') }, empty, 240_000);
+  assert.is(run.code, 0, run.stderr);
+  assert.equal(run.stdout, ['smoke: SKIPPED — no container runtime (neither docker nor podman on PATH); local stack 5/5 PASS']);
+  for (const port of Object.values(ports)) assert.is(await portProblem(Number(port)), undefined, `port ${port} free again`);
 });
 
 test.run();
