@@ -52,10 +52,9 @@ export async function httpGet(url: string, { timeout, maxBytes = MAX_BYTES, maxR
 
 async function _getFromAnyAddress(url: URL, deadline: number, timeout: number, maxBytes: number): Promise<HttpResponse> {
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  let addresses: { address: string; family: number }[];
+  let addresses: Address[];
   try {
-    // `localhost` may be ::1, 127.0.0.1 or both; a server may listen on only one of them.
-    addresses = await _withDeadline(dnsLookup(host, { all: true, order: 'verbatim' }), deadline, timeout, `cannot resolve ${host}`);
+    addresses = await _withDeadline(_resolve(host), deadline, timeout, `cannot resolve ${host}`);
   } catch (error) {
     throw error instanceof ProbeFailure ? error : new ProbeFailure(describeNetworkError(error, url));
   }
@@ -74,6 +73,24 @@ async function _getFromAnyAddress(url: URL, deadline: number, timeout: number, m
     }
   }
   throw new ProbeFailure(`cannot resolve ${host}: no addresses`);
+}
+
+type Address = { address: string; family: number };
+const LOOPBACK: Address[] = [{ address: '::1', family: 6 }, { address: '127.0.0.1', family: 4 }];
+
+/**
+ * Every address of the host. A server may listen on ::1 only, 127.0.0.1 only or both, and /etc/hosts often
+ * lists just one of them for `localhost`; like browsers (RFC 6761), localhost names always include both loopbacks.
+ */
+async function _resolve(host: string): Promise<Address[]> {
+  const isLocal = host === 'localhost' || host.endsWith('.localhost');
+  const found = await dnsLookup(host, { all: true, order: 'verbatim' }).catch((error: unknown) => {
+    if (isLocal) return [];
+    throw error;
+  });
+  if (!isLocal) return found;
+  const all = [...found, ...LOOPBACK];
+  return all.filter((a, i) => all.findIndex((b) => b.address === a.address) === i);
 }
 
 function _requestOnce(url: URL, address: string, family: number, deadline: number, timeout: number, maxBytes: number) {

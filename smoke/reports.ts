@@ -1,6 +1,7 @@
 // The run as machine-readable files: --json, --junit, and a markdown table for the GitHub step summary.
 import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { describeFsError } from './fs-error.ts';
 import { SmokeError } from './smoke-error.ts';
 import type { ProbeResult, SmokeSummary } from './types.ts';
 
@@ -61,12 +62,12 @@ export async function writeReports(
       await mkdir(dirname(file), { recursive: true });
       await writeFile(file, text(s));
     } catch (error) {
-      throw new SmokeError(`cannot write ${flag} ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, { cause: error });
+      throw new SmokeError(`cannot write ${flag} ${file}: ${describeFsError(error)}`, { cause: error });
     }
   }
   if (env.GITHUB_STEP_SUMMARY) {
     await appendFile(env.GITHUB_STEP_SUMMARY, toStepSummary(s)).catch((error: Error) => {
-      warn(`smoke: warning: cannot append to GITHUB_STEP_SUMMARY (${error.message.split('\n')[0]})`);
+      warn(`smoke: warning: cannot append to GITHUB_STEP_SUMMARY ${env.GITHUB_STEP_SUMMARY}: ${describeFsError(error)}`);
     });
   }
 }

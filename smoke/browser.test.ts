@@ -1,0 +1,98 @@
+// Finding the system Chromium, and a launch that always leaves no process and no profile behind.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BrowserNotFoundError, chromiumArgs, findChromium, launchBrowser, type LaunchedBrowser } from './browser.ts';
+import { listen, type Listening } from '../test/helpers/listen.ts';
+import { waitFor, withDeadline } from '../test/helpers/deadline.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'smoke-browser-test-'));
+const fakeChrome = join(dir, 'chrome');
+writeFileSync(fakeChrome, '#!/bin/sh\nexit 1\n');
+chmodSync(fakeChrome, 0o755);
+let launched: LaunchedBrowser | undefined;
+let server: Listening | undefined;
+
+test.after(async () => {
+  await launched?.close();
+  await server?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+test('CHROME_PATH wins over PUPPETEER_EXECUTABLE_PATH, which wins over the usual paths', () => {
+  assert.is(findChromium({ CHROME_PATH: fakeChrome, PUPPETEER_EXECUTABLE_PATH: '/usr/bin/chromium' }), fakeChrome);
+  assert.is(findChromium({ PUPPETEER_EXECUTABLE_PATH: fakeChrome }), fakeChrome);
+  assert.is(findChromium({}, ['/nonexistent/a', fakeChrome]), fakeChrome);
+  assert.is(findChromium({}), '/usr/bin/chromium');
+});
+
+test('nothing found: one line with an install hint; a variable pointing nowhere is not silently skipped', () => {
+  assert.throws(() => findChromium({}, ['/nonexistent/a', '/nonexistent/b']), (e: Error) =>
+    e instanceof BrowserNotFoundError &&
+    e.message === 'no Chromium found (looked in /nonexistent/a, /nonexistent/b, ...); install Chromium (apt-get install chromium) or set CHROME_PATH to a Chrome/Chromium executable',
+  );
+  assert.throws(() => findChromium({ CHROME_PATH: join(dir, 'missing') }), (e: Error) =>
+    e.message.startsWith(`CHROME_PATH=${join(dir, 'missing')} is not an executable file; install Chromium`) && !e.message.includes('\n'),
+  );
+  // A file that exists but is not executable is not a browser either.
+  writeFileSync(join(dir, 'plain'), '');
+  assert.throws(() => findChromium({ PUPPETEER_EXECUTABLE_PATH: join(dir, 'plain') }), /PUPPETEER_EXECUTABLE_PATH=.* is not an executable file/);
+});
+
+test('flags: --no-sandbox only as root; the closed-network and container flags always', () => {
+  assert.ok(chromiumArgs({ root: true }).includes('--no-sandbox'));
+  assert.not.ok(chromiumArgs({ root: false }).includes('--no-sandbox'));
+  for (const flag of ['--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-gpu']) {
+    assert.ok(chromiumArgs({ root: false }).includes(flag), flag);
+  }
+});
+
+test('launchBrowser renders a page; close() ends the process and removes the temporary profile', async () => {
+  server = await listen((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>hello</h1>'));
+  launched = await withDeadline(launchBrowser(), 30_000, 'launching Chromium');
+  const { browser, userDataDir } = launched;
+  assert.ok(existsSync(userDataDir), 'profile exists while running');
+  const args = browser.process()?.spawnargs ?? [];
+  assert.ok(args.includes(`--user-data-dir=${userDataDir}`), args.join(' '));
+  assert.ok(args.includes('--disable-background-networking'));
+  const page = await browser.newPage();
+  await page.goto(server.url, { timeout: 10_000 });
+  assert.is(await page.$eval('h1', (h) => h.textContent), 'hello');
+  const pid = browser.process()!.pid!;
+  await withDeadline(launched.close(), 10_000, 'closing Chromium');
+  await launched.close(); // a second close is harmless
+  await waitFor(() => !alive(pid), { timeout: 5000, what: `Chromium ${pid} gone` });
+  assert.not.ok(existsSync(userDataDir), 'profile removed');
+  launched = undefined;
+});
+
+test('a browser that cannot start rejects and leaves no profile directory', async () => {
+  // os.tmpdir() reads TMPDIR on every call: a private one shows exactly what this launch left behind.
+  const privateTmp = join(dir, 'tmp');
+  mkdirSync(privateTmp);
+  const saved = process.env.TMPDIR;
+  process.env.TMPDIR = privateTmp;
+  try {
+    const launch = launchBrowser({ executablePath: fakeChrome, timeout: 5000 }).then(() => null, (e: Error) => e);
+    const error = await withDeadline(launch, 10_000, 'failed launch');
+    assert.instance(error, Error);
+    assert.match((error as Error).message, /Failed to launch the browser process/);
+  } finally {
+    if (saved === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = saved;
+  }
+  assert.equal(readdirSync(privateTmp), []);
+});
+
+test.run();

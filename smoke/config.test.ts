@@ -1,0 +1,87 @@
+// Options → config: environment fallbacks, defaults, and a one-line SmokeError for every bad value.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { checkRawArgs, DEFAULTS, resolveConfig, type RawOptions } from './config.ts';
+import { SmokeError } from './smoke-error.ts';
+
+const env = { CHROME_PATH: '/usr/bin/chromium' };
+
+function rejects(run: () => unknown, message: string) {
+  let error: unknown;
+  try {
+    run();
+  } catch (e) {
+    error = e;
+  }
+  assert.instance(error, SmokeError, `expected a SmokeError: ${message}`);
+  assert.is((error as Error).message, message);
+}
+
+test('defaults: frontend :3000, backend :3001, no device, ./smoke-artifacts, 10 s, no wait', () => {
+  const config = resolveConfig({}, env);
+  assert.equal(config, {
+    frontend: 'http://localhost:3000/',
+    backend: 'http://localhost:3001/',
+    device: null,
+    artifacts: './smoke-artifacts',
+    timeout: 10_000,
+    wait: 0,
+    json: null,
+    junit: null,
+    strict: false,
+    chromePath: '/usr/bin/chromium',
+  });
+  assert.is(DEFAULTS.timeout, 10_000);
+});
+
+test('SMOKE_FRONTEND_URL and SMOKE_BACKEND_URL fill in when the flags are absent; flags win', () => {
+  const fromEnv = { ...env, SMOKE_FRONTEND_URL: 'http://web.test:8080', SMOKE_BACKEND_URL: 'https://api.test/base' };
+  const config = resolveConfig({}, fromEnv);
+  assert.is(config.frontend, 'http://web.test:8080/');
+  assert.is(config.backend, 'https://api.test/base');
+  const flags = resolveConfig({ frontend: 'http://127.0.0.1:1', backend: 'http://127.0.0.1:2' }, fromEnv);
+  assert.is(flags.frontend, 'http://127.0.0.1:1/');
+  assert.is(flags.backend, 'http://127.0.0.1:2/');
+  // An empty variable, as CI templates often produce, counts as unset.
+  assert.is(resolveConfig({}, { ...env, SMOKE_BACKEND_URL: '' }).backend, DEFAULTS.backend + '/');
+});
+
+test('the device service has no fallback: only --device turns its probes on', () => {
+  assert.is(resolveConfig({}, { ...env, SMOKE_DEVICE_URL: 'http://x.test' }).device, null);
+  assert.is(resolveConfig({ device: 'http://[::1]:3003' }, env).device, 'http://[::1]:3003/');
+});
+
+test('malformed URLs name their source', () => {
+  rejects(() => resolveConfig({ backend: 'localhost:3001' }, env), '--backend "localhost:3001" must be an http:// or https:// URL (expected e.g. http://localhost:3001)');
+  rejects(() => resolveConfig({ frontend: 'not a url' }, env), '--frontend "not a url" is not a valid URL (expected e.g. http://localhost:3000)');
+  rejects(() => resolveConfig({ device: 'ftp://x' }, env), '--device "ftp://x" must be an http:// or https:// URL (expected e.g. http://localhost:3003)');
+  rejects(() => resolveConfig({}, { ...env, SMOKE_FRONTEND_URL: 'http://' }), 'SMOKE_FRONTEND_URL "http://" is not a valid URL (expected e.g. http://localhost:3000)');
+});
+
+test('--timeout must be a positive whole number of ms; --wait may be 0', () => {
+  assert.is(resolveConfig({ timeout: '1500', wait: '0' }, env).timeout, 1500);
+  assert.is(resolveConfig({ wait: '30000' }, env).wait, 30_000);
+  for (const bad of ['abc', '0', '-5', '1.5', '10s', '', '1e3', '99999999999']) {
+    rejects(() => resolveConfig({ timeout: bad }, env), `--timeout must be a positive whole number of milliseconds, got "${bad}"`);
+  }
+  rejects(() => resolveConfig({ wait: '-1' }, env), '--wait must be a non-negative whole number of milliseconds, got "-1"');
+  rejects(() => resolveConfig({ artifacts: ' ' } as RawOptions, env), '--artifacts needs a non-empty value');
+});
+
+test('a missing browser is a configuration error with an install hint', () => {
+  rejects(
+    () => resolveConfig({}, { CHROME_PATH: '/nonexistent/chrome' }),
+    'CHROME_PATH=/nonexistent/chrome is not an executable file; install Chromium (apt-get install chromium) or set CHROME_PATH to a Chrome/Chromium executable',
+  );
+});
+
+test('raw argv: unknown options, stray arguments and missing values are rejected', () => {
+  checkRawArgs(['--backend', 'http://x', '--strict', '--timeout=5', '-h']);
+  rejects(() => checkRawArgs(['--bogus']), 'unknown option --bogus (run with --help to list the options)');
+  rejects(() => checkRawArgs(['--backnd', 'http://x']), 'unknown option --backnd (run with --help to list the options)');
+  rejects(() => checkRawArgs(['http://x']), 'unexpected argument "http://x" (options take the form --name value)');
+  rejects(() => checkRawArgs(['--timeout']), '--timeout needs a value (write --timeout=-x for one starting with "-")');
+  rejects(() => checkRawArgs(['--strict=yes']), '--strict takes no value');
+});
+
+test.run();

@@ -1,0 +1,45 @@
+// The exact probe, detail and final lines, and colour only when asked for a terminal.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { colorEnabled, createColors, stripAnsi } from './color.ts';
+import { detailLines, finalLine, probeLine } from './format.ts';
+import type { ProbeResult } from './types.ts';
+
+const plain = createColors(false);
+const tty = createColors(true);
+const ready: ProbeResult = { kind: 'READY', target: 'backend', url: 'http://x/api/ready', ok: false, ms: 8, reasons: ['HTTP 503 Service Unavailable', 'checks: database=disconnected'], attempts: 1 };
+const load: ProbeResult = { kind: 'LOAD', target: 'frontend', url: 'http://x/', ok: true, ms: 812, reasons: [], attempts: 1, screenshot: 'smoke-artifacts/frontend-ok.png', issues: ['console error: widget failed'] };
+
+test('probe lines have the exact spec form; LOAD ends with the screenshot', () => {
+  assert.is(probeLine({ ...ready, kind: 'HEALTH', ok: true, reasons: [] }, plain), '[HEALTH] backend ... PASS (8ms)');
+  assert.is(probeLine(ready, plain), '[READY] backend ... FAIL (8ms)');
+  assert.is(probeLine(load, plain), '[LOAD] frontend ... PASS (812ms) screenshot=smoke-artifacts/frontend-ok.png');
+  assert.is(probeLine({ ...load, ok: false, screenshot: null }, plain), '[LOAD] frontend ... FAIL (812ms) screenshot=none');
+});
+
+test('reasons (failures only) and page issues (always) go on indented lines', () => {
+  assert.equal(detailLines(ready, plain), ['    HTTP 503 Service Unavailable', '    checks: database=disconnected']);
+  assert.equal(detailLines({ ...ready, attempts: 7 }, plain).at(-1), '    gave up after 7 attempts');
+  assert.equal(detailLines(load, plain), ['    console error: widget failed']);
+  assert.equal(detailLines({ ...ready, ok: true, reasons: [] }, plain), []);
+});
+
+test('final line: PASS (passed/total) or FAIL (failed/total failed)', () => {
+  assert.is(finalLine({ ok: true, passed: 3, failed: 0, total: 3 }, plain), 'smoke: PASS (3/3)');
+  assert.is(finalLine({ ok: false, passed: 3, failed: 2, total: 5 }, plain), 'smoke: FAIL (2/5 failed)');
+});
+
+test('colour: only on a TTY, never with NO_COLOR or TERM=dumb; stripping it gives the exact line back', () => {
+  assert.ok(colorEnabled({ isTTY: true }, {}));
+  assert.not.ok(colorEnabled({ isTTY: false }, {}));
+  assert.not.ok(colorEnabled({}, {}));
+  assert.not.ok(colorEnabled({ isTTY: true }, { NO_COLOR: '1' }));
+  assert.not.ok(colorEnabled({ isTTY: true }, { TERM: 'dumb' }));
+  const coloured = probeLine(ready, tty);
+  assert.is(coloured, '[READY] backend ... \u001B[31mFAIL\u001B[39m (8ms)');
+  assert.is(stripAnsi(coloured), probeLine(ready, plain));
+  assert.is(stripAnsi(finalLine({ ok: true, passed: 3, failed: 0, total: 3 }, tty)), 'smoke: PASS (3/3)');
+  assert.not.match(finalLine({ ok: true, passed: 3, failed: 0, total: 3 }, plain), '\u001B');
+});
+
+test.run();

@@ -1,0 +1,73 @@
+// Health and readiness bodies judged against the spec: what passes, and the exact reason for what does not.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { judgeHealth, judgeReady } from './judge.ts';
+import type { HttpResponse } from './http-get.ts';
+
+const res = (status: number, body: unknown, type = 'application/json'): HttpResponse => ({
+  url: 'http://127.0.0.1:1/api/health',
+  status,
+  statusText: { 200: 'OK', 500: 'Internal Server Error', 503: 'Service Unavailable' }[status] ?? '',
+  headers: { 'content-type': type },
+  body: typeof body === 'string' ? body : JSON.stringify(body),
+});
+const health = { status: 'ok', timestamp: '2025-01-02T03:04:05.678Z', uptime: 12.5, environment: 'production' };
+const ready = { status: 'ready', timestamp: '2025-01-02T03:04:05.678Z', checks: { database: 'connected' } };
+
+test('a spec liveness body passes, with or without the optional database object', () => {
+  assert.equal(judgeHealth(res(200, health)), []);
+  assert.equal(judgeHealth(res(200, { ...health, database: { status: 'connected', name: 'app' } })), []);
+  assert.equal(judgeHealth(res(200, { ...health, uptime: 0, environment: 'local' })), []);
+});
+
+test('liveness: wrong status and wrong types are named field by field on one line', () => {
+  assert.equal(judgeHealth(res(200, { ...health, status: 'degraded' })), ['wrong body: status is "degraded" (string), expected "ok"']);
+  assert.equal(judgeHealth(res(200, { status: 'ok', timestamp: 1700000000, uptime: '12', environment: null })), [
+    'wrong body: timestamp is 1700000000 (number), expected an ISO 8601 date-time string; uptime is "12" (string), expected a number; environment is null (null), expected a string',
+  ]);
+  assert.equal(judgeHealth(res(200, { ...health, timestamp: 'yesterday' })), [
+    'wrong body: timestamp is "yesterday" (string), expected an ISO 8601 date-time string',
+  ]);
+  assert.equal(judgeHealth(res(200, { ...health, timestamp: '2025-13-45T99:99:99Z' })).length, 1);
+  assert.equal(judgeHealth(res(200, { status: 'ok' })), [
+    'wrong body: timestamp is missing, expected an ISO 8601 date-time string; uptime is missing, expected a number; environment is missing, expected a string',
+  ]);
+});
+
+test('liveness: HTML, non-objects and non-200 answers fail with what was received', () => {
+  assert.equal(judgeHealth(res(200, '<!doctype html><p>hi</p>', 'text/html')), ['body is not JSON (text/html): "<!doctype html><p>hi</p>"']);
+  assert.equal(judgeHealth(res(200, '', 'text/plain')), ['body is not JSON (text/plain): (empty)']);
+  assert.equal(judgeHealth(res(200, ['ok'])), ['body is JSON but not an object: "[\\"ok\\"]"']);
+  assert.equal(judgeHealth(res(200, 'null')), ['body is JSON but not an object: "null"']);
+  assert.equal(judgeHealth(res(500, 'boom', 'text/plain')), ['HTTP 500 Internal Server Error', 'body: "boom"']);
+  const long = judgeHealth(res(200, `<html>${'x'.repeat(500)}</html>`, 'text/html'))[0]!;
+  assert.ok(long.length < 140, long);
+});
+
+test('readiness: ready passes; 503 names the failing checks', () => {
+  assert.equal(judgeReady(res(200, ready)), []);
+  assert.equal(judgeReady(res(503, { status: 'not ready', checks: { database: 'disconnected' } })), [
+    'HTTP 503 Service Unavailable',
+    'checks: database=disconnected',
+  ]);
+  // Only the failing dependency is shown when another one is fine.
+  assert.equal(judgeReady(res(503, { status: 'degraded', checks: { serial: 'emulator', backend: 'disconnected' } })), [
+    'HTTP 503 Service Unavailable',
+    'checks: backend=disconnected',
+  ]);
+  assert.equal(judgeReady(res(503, 'Service Unavailable', 'text/plain')), ['HTTP 503 Service Unavailable', 'body: "Service Unavailable"']);
+});
+
+test('readiness: a 200 that is not "ready" or lacks checks fails', () => {
+  assert.equal(judgeReady(res(200, { ...ready, status: 'starting' })), [
+    'wrong body: status is "starting" (string), expected "ready"',
+    'checks: database=connected',
+  ]);
+  assert.equal(judgeReady(res(200, { status: 'ready' })), ['wrong body: checks is missing, expected an object']);
+  assert.equal(judgeReady(res(200, { status: 'ready', checks: ['database'] })), [
+    'wrong body: checks is ["database"] (array), expected an object',
+  ]);
+  assert.equal(judgeReady(res(200, health)), ['wrong body: status is "ok" (string), expected "ready"; checks is missing, expected an object']);
+});
+
+test.run();

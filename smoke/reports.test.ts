@@ -1,0 +1,87 @@
+// --json, --junit and the step summary, parsed back; writing to a bad path is a run error.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { toJson, toJunit, toStepSummary, writeReports } from './reports.ts';
+import { SmokeError } from './smoke-error.ts';
+import type { SmokeSummary } from './types.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'smoke-reports-test-'));
+test.after(() => rmSync(dir, { recursive: true, force: true }));
+
+const summary: SmokeSummary = {
+  ok: false,
+  passed: 2,
+  failed: 1,
+  total: 3,
+  ms: 1234,
+  startedAt: '2025-01-02T03:04:05.000Z',
+  probes: [
+    { kind: 'HEALTH', target: 'backend', url: 'http://b/api/health', ok: true, ms: 5, reasons: [], attempts: 1 },
+    { kind: 'READY', target: 'backend', url: 'http://b/api/ready', ok: false, ms: 6, reasons: ['HTTP 503 Service Unavailable', 'checks: database=disconnected'], attempts: 3 },
+    { kind: 'LOAD', target: 'frontend', url: 'http://f/?a=1&b=<2>', ok: true, ms: 700, reasons: [], attempts: 1, screenshot: 'a/frontend-ok.png', issues: ['console error: "x" | <y> & \u0007'] },
+  ],
+};
+
+test('JSON: every probe with kind, target, url, result, ms, reason', () => {
+  const parsed = JSON.parse(toJson(summary));
+  assert.equal(
+    { result: parsed.result, passed: parsed.passed, failed: parsed.failed, total: parsed.total, ms: parsed.ms },
+    { result: 'FAIL', passed: 2, failed: 1, total: 3, ms: 1234 },
+  );
+  assert.equal(parsed.probes[1], {
+    kind: 'READY', target: 'backend', url: 'http://b/api/ready', result: 'FAIL', ms: 6,
+    reason: 'HTTP 503 Service Unavailable; checks: database=disconnected',
+    reasons: ['HTTP 503 Service Unavailable', 'checks: database=disconnected'], attempts: 3,
+  });
+  assert.is(parsed.probes[0].reason, null);
+  assert.is(parsed.probes[2].screenshot, 'a/frontend-ok.png');
+  assert.equal(parsed.probes[2].issues, ['console error: "x" | <y> & \u0007']);
+});
+
+test('JUnit: one testcase per probe, failures carry the reason, text is escaped', () => {
+  const xml = toJunit(summary);
+  assert.match(xml, '<testsuite name="smoke" tests="3" failures="1" errors="0" time="1.234" timestamp="2025-01-02T03:04:05.000Z">');
+  assert.is(xml.match(/<testcase /g)?.length, 3);
+  assert.match(xml, '<testcase classname="smoke.backend" name="HEALTH backend" time="0.005"/>');
+  assert.match(xml, '<failure message="HTTP 503 Service Unavailable; checks: database=disconnected">');
+  assert.not.match(xml, '\u0007');
+  assert.not.match(xml, '<y>');
+});
+
+test('step summary: a heading with the final verdict and one table row per probe', () => {
+  const md = toStepSummary(summary);
+  const lines = md.trim().split('\n');
+  assert.is(lines[0], '### smoke: FAIL (1/3 failed)');
+  assert.is(lines.filter((l) => l.startsWith('| ')).length, 4);
+  assert.ok(lines.includes('| READY | backend | ❌ FAIL | 6 | HTTP 503 Service Unavailable; checks: database=disconnected |'));
+  assert.match(md, 'console error: "x" \\| <y>'); // a pipe in a cell would break the table
+});
+
+test('writeReports writes both files and appends (not overwrites) the step summary', async () => {
+  const json = join(dir, 'out/r.json');
+  const junit = join(dir, 'out/r.xml');
+  const stepSummary = join(dir, 'summary.md');
+  writeFileSync(stepSummary, 'earlier step\n');
+  const warnings: string[] = [];
+  await writeReports(summary, { json, junit }, { GITHUB_STEP_SUMMARY: stepSummary }, (l) => warnings.push(l));
+  assert.is(JSON.parse(readFileSync(json, 'utf8')).total, 3);
+  assert.match(readFileSync(junit, 'utf8'), '<testsuite name="smoke"');
+  assert.ok(readFileSync(stepSummary, 'utf8').startsWith('earlier step\n### smoke: FAIL'));
+  assert.equal(warnings, []);
+});
+
+test('an unwritable --json is a SmokeError; an unwritable step summary only warns', async () => {
+  writeFileSync(join(dir, 'file'), '');
+  const error = await writeReports(summary, { json: join(dir, 'file/r.json'), junit: null }, {}, () => {}).catch((e) => e);
+  assert.instance(error, SmokeError);
+  assert.is(error.message, `cannot write --json ${join(dir, 'file/r.json')}: EEXIST, a file is in the way`);
+  const warnings: string[] = [];
+  await writeReports(summary, { json: null, junit: null }, { GITHUB_STEP_SUMMARY: join(dir, 'file/x.md') }, (l) => warnings.push(l));
+  assert.is(warnings.length, 1);
+  assert.is(warnings[0], `smoke: warning: cannot append to GITHUB_STEP_SUMMARY ${join(dir, 'file/x.md')}: ENOTDIR, a file is in the way`);
+});
+
+test.run();
