@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { createApp } from './app.ts';
 import { healthyBody, readyBody, startFakeService, type FakeService } from './fake-service.ts';
 import type { StatusDocument } from './status-document.ts';
+import { withDeadline } from '../test/helpers/deadline.ts';
 
 let backend: FakeService;
 let lines: string[];
@@ -120,6 +121,25 @@ test('/status.json answers 200 even when every service is down', async () => {
   assert.is(doc.overall, 'degraded');
   assert.is(doc.services.backend.liveness, 'unreachable');
   assert.is(doc.services.device?.liveness, 'unreachable');
+});
+
+test('/status.json with a device service that accepts and never answers: 200 within the timeout, device unreachable', async () => {
+  const hung = await startFakeService({ '/api/health': 'hang', '/api/ready': 'hang' });
+  try {
+    const a = createApp({ backendUrl: backend.url, deviceUrl: hung.url, timeoutMs: 500, log: () => {} });
+    const started = Date.now();
+    const res = await withDeadline(Promise.resolve(a.request('/status.json')), 3000, '/status.json with a hung device service');
+    const took = Date.now() - started;
+    assert.is(res.status, 200);
+    assert.ok(took >= 480 && took < 1500, `answered after ${took} ms; the probe timeout is 500 ms`);
+    const doc = (await res.json()) as StatusDocument;
+    assert.equal([doc.services.device?.liveness, doc.services.device?.readiness], ['unreachable', 'unreachable']);
+    assert.is(doc.services.device?.problem, 'unreachable: no answer within 500 ms');
+    assert.is(doc.services.backend.readiness, 'ready');
+    assert.is(doc.overall, 'degraded');
+  } finally {
+    await hung.close();
+  }
 });
 
 test('one plain-text log line per request: time, method, path, status, duration; never JSON', async () => {

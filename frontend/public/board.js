@@ -44,7 +44,8 @@ function renderRow(row) {
     : row.iso
       ? el('time', { datetime: row.iso }, row.text)
       : el('span', { class: row.value ? 'reading-value' : undefined }, row.text);
-  return el('div', { class: row.check ? 'row check' : 'row' }, el('dt', null, row.label), el('dd', null, value));
+  const className = ['row', row.check && 'check', row.value && 'value'].filter(Boolean).join(' ');
+  return el('div', { class: className }, el('dt', null, row.label), el('dd', null, value));
 }
 
 function renderPanel(panel) {

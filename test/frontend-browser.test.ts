@@ -1,0 +1,158 @@
+// The status page in real Chromium against real backend, device and frontend processes (MongoDB is the stand-in).
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Page } from 'puppeteer-core';
+import { startMongoStandin, type MongoStandin } from '../dev/mongo-standin.ts';
+import { launchBrowser, type LaunchedBrowser } from '../smoke/browser.ts';
+import { REFRESH_MS } from '../frontend/public/board-view.js';
+import { spawnService, root, type Service } from './helpers/spawn-service.ts';
+import { stopAll } from './helpers/spawn-process.ts';
+
+const DEVICE_ID = 'emulator-test';
+const STATUS_TIMEOUT_MS = 1000;
+// Screenshots for a person to look at; the folder is git-ignored.
+const SHOTS = join(root, 'smoke-artifacts', 'frontend-browser');
+
+let mongo: MongoStandin | undefined;
+let launched: LaunchedBrowser | undefined;
+let backend: Service;
+let device: Service;
+let frontend: Service;
+let page: Page;
+const problems: string[] = [];
+
+test.before(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  mongo = await startMongoStandin();
+  backend = await spawnService('backend/main.ts', { env: { MONGODB_URI: `${mongo.url}/status` } });
+  device = await spawnService('device/main.ts', { env: { NODE_ENV: 'local', BACKEND_URL: backend.url, DEVICE_ID } });
+  frontend = await spawnService('frontend/main.ts', {
+    env: { BACKEND_URL: backend.url, DEVICE_URL: device.url, STATUS_TIMEOUT_MS: String(STATUS_TIMEOUT_MS) },
+    waitPath: '/',
+  });
+  launched = await launchBrowser();
+  page = await launched.browser.newPage();
+  await page.setViewport({ width: 1280, height: 800 });
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warn') problems.push(`console ${m.type()}: ${m.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`uncaught: ${String(error)}`));
+  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
+  page.on('response', (r) => {
+    if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`);
+  });
+});
+
+test.after(async () => {
+  await launched?.close();
+  await stopAll();
+  await mongo?.close();
+});
+
+/** The panel's verdict and its rows as label → text, read from the rendered page. */
+function readPanel(id: string) {
+  return page.evaluate((panelId) => {
+    const panel = document.querySelector(`[data-panel="${panelId}"]`);
+    const rows: Record<string, string> = {};
+    for (const row of panel?.querySelectorAll('.row') ?? []) {
+      rows[row.querySelector('dt')?.textContent ?? ''] = row.querySelector('dd')?.textContent ?? '';
+    }
+    return {
+      verdict: panel?.querySelector('.verdict')?.textContent ?? null,
+      tone: panel?.getAttribute('data-tone') ?? null,
+      rows,
+      note: panel?.querySelector('.note')?.textContent ?? null,
+    };
+  }, id);
+}
+
+const verdictIs = (id: string, text: string, timeout: number) =>
+  page.waitForFunction(
+    (panelId, wanted) => document.querySelector(`[data-panel="${panelId}"] .verdict`)?.textContent === wanted,
+    { timeout, polling: 50 },
+    id,
+    text,
+  );
+
+test('the page loads and shows both services ready, each check, uptime, environment and the latest reading', async () => {
+  const res = await page.goto(frontend.url, { waitUntil: 'load', timeout: 15_000 });
+  assert.is(res?.status(), 200);
+  assert.is(await page.$eval('h1', (h) => h.textContent), 'System status');
+  // The device needs a moment to open its emulated port and its socket to the backend.
+  await verdictIs('backend', 'Ready', 15_000);
+  await verdictIs('device', 'Ready', 15_000);
+  await page.waitForFunction((id) => document.querySelector('[data-panel="reading"]')?.textContent?.includes(id), { timeout: 15_000 }, DEVICE_ID);
+
+  const b = await readPanel('backend');
+  assert.is(b.tone, 'good');
+  assert.equal([b.rows.Liveness, b.rows.Readiness, b.rows.database, b.rows.Environment], ['OK', 'Ready', 'connected', 'production']);
+  assert.match(b.rows.Uptime ?? '', /^\d+ s$|^\d+ min \d+ s$/);
+  const d = await readPanel('device');
+  assert.equal([d.rows.serial, d.rows.backend, d.rows.Environment], ['emulator', 'connected', 'local']);
+  const r = await readPanel('reading');
+  assert.is(r.verdict, 'Device connected');
+  assert.is(r.rows.Device, DEVICE_ID);
+  assert.match(r.rows.Sequence ?? '', /^#\d+$/);
+  assert.ok((r.rows.Value ?? '').trim().length > 0, 'a reading value');
+  assert.is(await page.$eval('#summary', (s) => s.textContent), 'All services ready');
+  assert.match(await page.$eval('#refreshed', (t) => t.textContent ?? ''), /^\d\d:\d\d:\d\d$/);
+  await page.screenshot({ path: join(SHOTS, 'ready.png'), fullPage: true });
+  assert.equal(problems, []);
+});
+
+test('it refreshes itself: the check time moves on within two refresh periods', async () => {
+  const first = await page.$eval('#board', (m) => m.getAttribute('data-checked-at'));
+  await page.waitForFunction(
+    (before) => document.querySelector('#board')?.getAttribute('data-checked-at') !== before,
+    { timeout: REFRESH_MS * 2 + 2000, polling: 50 },
+    first,
+  );
+});
+
+test('at phone width nothing scrolls sideways', async () => {
+  await page.setViewport({ width: 360, height: 740 });
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  await page.screenshot({ path: join(SHOTS, 'phone.png'), fullPage: true });
+  await page.setViewport({ width: 1280, height: 800 });
+  assert.ok(overflow <= 0, `page is ${overflow}px wider than the 360px viewport`);
+});
+
+test('a killed backend shows as unreachable within one refresh, and the page keeps working', async () => {
+  backend.signal('SIGKILL');
+  await backend.waitExit(5000);
+  const killedAt = Date.now();
+  // One refresh period, plus one probe timeout in case the refresh was already under way, plus slack.
+  const limit = REFRESH_MS + STATUS_TIMEOUT_MS + 1500;
+  await verdictIs('backend', 'Unreachable', limit);
+  const took = Date.now() - killedAt;
+  const b = await readPanel('backend');
+  assert.is(b.tone, 'bad');
+  assert.equal([b.rows.Liveness, b.rows.Readiness], ['Unreachable', 'Unreachable']);
+  assert.is(b.note, 'unreachable: connection refused');
+  assert.match(await page.$eval('#summary', (s) => s.textContent ?? ''), /^Backend: unreachable/);
+  // The device service notices its socket to the backend is gone and reports itself not ready.
+  await verdictIs('device', 'Not ready', 10_000);
+  assert.is((await readPanel('device')).rows.backend, 'disconnected');
+  assert.is((await readPanel('reading')).verdict, 'Unavailable');
+  await page.screenshot({ path: join(SHOTS, 'backend-down.png'), fullPage: true });
+  assert.equal(problems, []);
+  console.log(`  backend shown unreachable ${took} ms after it was killed (limit ${limit} ms)`);
+});
+
+test('when the frontend itself goes away the page says so and keeps the last data, without a page error', async () => {
+  await frontend.stop();
+  await page.waitForFunction(() => document.querySelector('#summary')?.textContent?.startsWith('Status unavailable'), {
+    timeout: REFRESH_MS + 3000,
+    polling: 50,
+  });
+  assert.ok(await page.$eval('#board', (m) => m.hasAttribute('data-stale')));
+  assert.is((await readPanel('backend')).verdict, 'Unreachable', 'last data still shown');
+  // The browser reports the refused fetch itself; nothing else may appear.
+  const unexpected = problems.filter((p) => !/ERR_CONNECTION_REFUSED/.test(p));
+  assert.equal(unexpected, []);
+  assert.ok(problems.length > 0, 'the refused /status.json requests were seen');
+});
+
+test.run();

@@ -1,0 +1,94 @@
+// The frontend as a real process: settings errors, plain request lines, a page while the backend is down, clean exit.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawnService, root } from './helpers/spawn-service.ts';
+import { spawnProcess, stopAll } from './helpers/spawn-process.ts';
+import { freePort } from './helpers/free-port.ts';
+import { waitFor } from './helpers/deadline.ts';
+import { listen } from './helpers/listen.ts';
+import type { Server } from 'node:http';
+
+test.after.each(stopAll);
+
+async function closedPortUrl() {
+  return `http://127.0.0.1:${await freePort()}`;
+}
+
+test('serves the page and /status.json with the backend down, logging one plain line per request', async () => {
+  const down = await closedPortUrl();
+  const frontend = await spawnService('frontend/main.ts', { env: { BACKEND_URL: down, DEVICE_URL: '' }, waitPath: '/' });
+  const page = await fetch(`${frontend.url}/`);
+  assert.is(page.status, 200);
+  assert.match(await page.text(), /<h1>System status<\/h1>/);
+  const status = await fetch(`${frontend.url}/status.json`);
+  assert.is(status.status, 200);
+  const doc = (await status.json()) as { services: { backend: { liveness: string }; device: unknown } };
+  assert.is(doc.services.backend.liveness, 'unreachable');
+  assert.is(doc.services.device, null);
+  const line = await waitFor(() => frontend.stdout.find((l) => l.includes(' GET /status.json ')), { what: 'log line for /status.json' });
+  assert.match(line, /^\d{4}-\d\d-\d\dT[\d:.]+Z GET \/status\.json 200 \d+ms$/);
+  assert.match(frontend.stdout[0] ?? '', new RegExp(`^frontend listening on 127\\.0\\.0\\.1 port ${frontend.port}; backend ${down}, device not monitored`));
+  for (const l of frontend.lines) assert.not.ok(l.trimStart().startsWith('{'), `JSON-looking log line: ${l}`);
+});
+
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  test(`${signal}: exits 0 and says it stopped`, async () => {
+    const frontend = await spawnService('frontend/main.ts', { env: { BACKEND_URL: await closedPortUrl() }, waitPath: '/' });
+    frontend.signal(signal);
+    assert.is(await frontend.waitExit(5000), 0);
+    assert.ok(frontend.stdout.includes('frontend: stopped'), frontend.lines.join('\n'));
+    assert.equal(frontend.stderr.filter(Boolean), []);
+  });
+}
+
+test('SIGTERM while /status.json waits on a hung backend: the answer still arrives, then exit 0', async () => {
+  const hung = await listen(() => {}); // accepts, never answers
+  try {
+    const frontend = await spawnService('frontend/main.ts', {
+      env: { BACKEND_URL: hung.url, DEVICE_URL: '', STATUS_TIMEOUT_MS: '800' },
+      waitPath: '/',
+    });
+    const pending = fetch(`${frontend.url}/status.json`);
+    await waitFor(() => hasConnections(hung.server), { what: 'frontend probing the hung backend' });
+    frontend.signal('SIGTERM');
+    const res = await pending;
+    assert.is(res.status, 200);
+    const doc = (await res.json()) as { services: { backend: { problem: string } } };
+    assert.is(doc.services.backend.problem, 'unreachable: no answer within 800 ms');
+    assert.is(await frontend.waitExit(5000), 0);
+  } finally {
+    await hung.close();
+  }
+});
+
+function hasConnections(server: Server) {
+  return new Promise<boolean>((resolve) => server.getConnections((_, n) => resolve(n > 0)));
+}
+
+const badSettings: [Record<string, string>, string][] = [
+  [{ PORT: 'abc' }, 'frontend: PORT=abc is not valid: expected a port number from 0 to 65535'],
+  [{ BACKEND_URL: 'ftp://x' }, 'frontend: BACKEND_URL=ftp://x is not valid: expected a http: or https: URL'],
+  [{ STATUS_TIMEOUT_MS: 'soon' }, 'frontend: STATUS_TIMEOUT_MS=soon is not valid: expected a whole number from 50 to 60000'],
+];
+for (const [env, message] of badSettings) {
+  test(`bad setting ${Object.keys(env)[0]}: one line on stderr, exit 1`, async () => {
+    const proc = spawnProcess(process.execPath, ['--import', 'tsx', 'frontend/main.ts'], {
+      cwd: root,
+      env: { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env },
+    });
+    assert.is(await proc.waitExit(10_000), 1);
+    assert.equal(proc.stderr.filter(Boolean), [message]);
+  });
+}
+
+test('a port already in use: one line naming it, exit 1', async () => {
+  const first = await spawnService('frontend/main.ts', { env: { BACKEND_URL: await closedPortUrl() }, waitPath: '/' });
+  const second = spawnProcess(process.execPath, ['--import', 'tsx', 'frontend/main.ts'], {
+    cwd: root,
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(first.port) },
+  });
+  assert.is(await second.waitExit(10_000), 1);
+  assert.equal(second.stderr.filter(Boolean), [`frontend: 127.0.0.1 port ${first.port} is already in use: stop the other process or set PORT`]);
+});
+
+test.run();
