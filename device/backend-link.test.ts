@@ -25,9 +25,9 @@ test.after.each(async (ctx) => {
   ctx.states = [];
 });
 
-function startLink(ctx: Ctx, url: string, overrides: { pingIntervalMs?: number; silenceLimitMs?: number } = {}) {
+function startLink(ctx: Ctx, url: string, { limit }: { limit?: number } = {}) {
   ctx.sink = createLogSink();
-  ctx.queue = createReadingQueue({ deviceId: 'dev-1', session: 'session-1', log: ctx.sink.log });
+  ctx.queue = createReadingQueue({ deviceId: 'dev-1', session: 'session-1', log: ctx.sink.log, limit });
   ctx.link = createBackendLink({
     url,
     deviceId: 'dev-1',
@@ -35,7 +35,6 @@ function startLink(ctx: Ctx, url: string, overrides: { pingIntervalMs?: number; 
     queue: ctx.queue,
     log: ctx.sink.log,
     onState: (state) => ctx.states.push({ state, at: performance.now() }),
-    ...overrides,
   });
   ctx.link.start();
   return { queue: ctx.queue, link: ctx.link };
@@ -103,6 +102,24 @@ test('unacked readings are resent after a reconnect; the backend stores each onc
   const resent = ctx.backend.received.filter((m) => m.type === 'reading').map((m) => (m as { seq: number }).seq);
   assert.equal(resent, [1, 2, 3, 1, 2, 3]);
   assert.equal(ctx.backend.stored.map((r) => r.seq), [1, 2, 3]);
+});
+
+test('queue overflow while away: the oldest are dropped with a warning saying how many; the rest arrive', async (ctx) => {
+  ctx.backend = await startFakeBackend();
+  startLink(ctx, ctx.backend.url, { limit: 5 });
+  await connected(ctx);
+  await ctx.backend.kill();
+  await waitFor(() => lastState(ctx) === 'disconnected', { timeout: 2000, what: 'disconnected' });
+  for (let i = 1; i <= 8; i++) send(ctx, `v${i}`);
+  const warning = ctx.sink!.find('reading queue full');
+  assert.is(warning.length, 1);
+  assert.is(warning[0]!.level, 40);
+  assert.match(warning[0]!.msg, /dropped the 1 oldest/);
+  ctx.queue!.flush(); // reports the two dropped after the first warning
+  assert.equal(ctx.sink!.find('reading queue full').map((w) => w.dropped), [1, 2]);
+  await ctx.backend.restart();
+  await waitFor(() => ctx.backend!.stored.length === 5, { timeout: 5000, what: 'five stored' });
+  assert.equal(ctx.backend.stored.map((r) => r.seq), [4, 5, 6, 7, 8]);
 });
 
 test('a silent peer (socket open, nothing read) → disconnected within 5 s, then reconnects', async (ctx) => {
