@@ -70,7 +70,7 @@ export function startHammer(baseUrl: string, paths: string[], { concurrency = 8,
       return waitFor(
         () => {
           const sample = latest.get(path);
-          return sample && sample.sent >= since && sample.status === status && sample;
+          return sample !== undefined && sample.sent >= since && sample.status === status ? sample : undefined;
         },
         { timeout, interval: 5, what },
       );
