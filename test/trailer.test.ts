@@ -1,4 +1,4 @@
-// The commit trailer end to end: real trailer processes, with recording fake `docker` and `gh` first on PATH.
+// The commit trailer end to end: real trailer processes whose PATH holds only recording fake `docker` and `gh`.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -66,7 +66,7 @@ async function targets({ ready = 200 } = {}) {
   return ['--backend', backend.url, '--frontend', frontend.url, '--artifacts', join(dir, 'artifacts'), '--timeout', '10000'];
 }
 
-async function trailer(args: string[], env: Record<string, string> = {}, path = `${bin}:/usr/bin:/bin`, limitMs = 90_000) {
+async function trailer(args: string[], env: Record<string, string> = {}, path = bin, limitMs = 90_000) {
   const full: NodeJS.ProcessEnv = { ...process.env, PATH: path, FAKE_RECORD: record, ...env };
   for (const key of ['MONGODB_URI', 'HOST', 'PORT']) delete full[key]; // the local stack must not pick these up
   const proc = spawnProcess(process.execPath, ['--import', 'tsx', 'smoke/trailer.ts', ...args], { cwd: root, env: full });
