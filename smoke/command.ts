@@ -3,7 +3,7 @@ import { defineCommand } from 'citty';
 import { INSTALL_HINT, launchBrowser, type LaunchedBrowser } from './browser.ts';
 import { prepareArtifacts } from './artifacts.ts';
 import { resolveConfig, smokeArgs } from './config.ts';
-import { writeReports } from './reports.ts';
+import { checkReportPaths, writeReports } from './reports.ts';
 import { printFinal, runSmoke, type SmokeIo } from './run.ts';
 import { EXIT_FAIL, EXIT_PASS, SmokeError } from './smoke-error.ts';
 import type { SmokeConfig } from './types.ts';
@@ -29,6 +29,7 @@ export const smokeCommand = defineCommand({
     const { frontend, backend, device, artifacts, timeout, wait, json, junit, strict } = args;
     const config = resolveConfig({ frontend, backend, device, artifacts, timeout, wait, json, junit, strict }, state.env);
     await prepareArtifacts(config.artifacts);
+    await checkReportPaths(config);
     state.config = config;
     state.launching = launchBrowser({ executablePath: config.chromePath, timeout: LAUNCH_TIMEOUT_MS });
     state.launching.catch(() => {}); // awaited by the LOAD probe; this only silences an early unhandled rejection
@@ -38,7 +39,10 @@ export const smokeCommand = defineCommand({
     const browser = launching.then(
       (launched) => launched.browser,
       (error: Error) => {
-        const why = error.message.split('\n')[0]!.replace(/\s+/g, ' ').trim().slice(0, 200);
+        // Puppeteer's message is several lines; the first plus the browser's own first stderr line say enough.
+        const [first = '', ...rest] = error.message.split('\n');
+        const said = rest[rest.indexOf('stderr:') + 1]?.trim();
+        const why = `${first.replace(/\s+/g, ' ').trim()}${rest.includes('stderr:') && said ? ` (${said})` : ''}`.slice(0, 300);
         throw new SmokeError(`could not launch Chromium at ${config.chromePath}: ${why}; ${INSTALL_HINT}`, { cause: error });
       },
     );

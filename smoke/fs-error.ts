@@ -7,7 +7,7 @@ const WHY: Record<string, string> = {
   EACCES: 'permission denied',
   EPERM: 'operation not permitted',
   EROFS: 'read-only file system',
-  ENOENT: 'the parent cannot hold new entries',
+  ENOENT: 'no such directory, and it cannot be created there',
   ENOSPC: 'no space left on the device',
 };
 

@@ -92,15 +92,29 @@ function _recordIssues(page: Page, issues: string[]) {
   return { stop: () => void (recording = false) };
 }
 
-/** Writes the screenshot; returns null, or the reason it could not be taken. */
+/**
+ * Writes the screenshot; returns null, or the reason it could not be taken. After a failed navigation Chromium
+ * swaps in its error page, and a capture during the swap fails with "not attached", so it is retried briefly.
+ */
 async function _screenshot(page: Page, path: string, ms: number): Promise<string | null> {
+  const until = Date.now() + ms;
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<string>((resolve) => {
     timer = setTimeout(() => resolve(`screenshot not taken within ${ms}ms`), ms);
   });
-  const taken = page.screenshot({ path: path as `${string}.png` }).then(
-    () => null,
-    (error: Error) => `screenshot failed: ${error.message.split('\n')[0]}`,
-  );
+  const taken = (async () => {
+    for (;;) {
+      try {
+        await page.screenshot({ path: path as `${string}.png` });
+        return null;
+      } catch (error) {
+        const message = (error as Error).message.split('\n')[0]!;
+        if (!/not attached|detached|target closed|session closed/i.test(message) || Date.now() + 100 >= until) {
+          return `screenshot failed: ${message}`;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  })();
   return Promise.race([taken, late]).finally(() => clearTimeout(timer));
 }

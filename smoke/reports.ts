@@ -1,5 +1,5 @@
 // The run as machine-readable files: --json, --junit, and a markdown table for the GitHub step summary.
-import { appendFile, mkdir, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, open, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { describeFsError } from './fs-error.ts';
 import { SmokeError } from './smoke-error.ts';
@@ -47,6 +47,21 @@ export function toStepSummary(s: SmokeSummary): string {
   });
   const head = s.ok ? `smoke: PASS (${s.passed}/${s.total})` : `smoke: FAIL (${s.failed}/${s.total} failed)`;
   return [`### ${head}`, '', '| probe | target | result | ms | details |', '|---|---|---|---|---|', ...rows, '', ''].join('\n');
+}
+
+/** Fails before any probe runs when --json or --junit cannot be written, rather than after the whole run. */
+export async function checkReportPaths({ json, junit }: { json: string | null; junit: string | null }): Promise<void> {
+  for (const [flag, file] of [['--json', json], ['--junit', junit]] as const) {
+    if (!file) continue;
+    try {
+      const existed = await stat(file).then(() => true, () => false);
+      await mkdir(dirname(file), { recursive: true });
+      await (await open(file, 'a')).close();
+      if (!existed) await rm(file, { force: true });
+    } catch (error) {
+      throw new SmokeError(`cannot write ${flag} ${file}: ${describeFsError(error)}`, { cause: error });
+    }
+  }
 }
 
 /** Writes the files asked for; a file that cannot be written is a run error (exit 2), the summary only a warning. */

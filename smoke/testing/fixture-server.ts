@@ -34,7 +34,7 @@ export const behaviours: Record<string, Behaviour> = {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.write('{"status":"ok",');
   },
-  html: (_req, res) => html(res, 200, '<p>welcome</p>'),
+  html: (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><p>Welcome to nginx!</p>'),
   'not-object': (_req, res) => json(res, 200, ['ok']),
   'wrong-status': (_req, res, rest) =>
     json(res, 200, rest === '/api/ready' ? { ...readyBody(), status: 'starting' } : { ...healthBody(), status: 'degraded' }),

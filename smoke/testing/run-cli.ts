@@ -1,0 +1,73 @@
+// Runs the smoke CLI as a real process and returns its exit code, output lines and wall time.
+import { spawnProcess } from '../../test/helpers/spawn-process.ts';
+import { root } from '../../test/helpers/spawn-service.ts';
+import { withDeadline } from '../../test/helpers/deadline.ts';
+
+export interface CliRun {
+  code: number | string;
+  stdout: string[];
+  stderr: string[];
+  /** Wall time from spawn to the end of its output. */
+  ms: number;
+}
+
+// Variables the CLI reads; a test sets the ones it means and never inherits them from the shell or the runner.
+const SCRUB = ['SMOKE_FRONTEND_URL', 'SMOKE_BACKEND_URL', 'GITHUB_STEP_SUMMARY', 'NO_COLOR', 'FORCE_COLOR', 'CHROME_PATH', 'PUPPETEER_EXECUTABLE_PATH'];
+
+export function cliEnv(env: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const merged: Record<string, string | undefined> = { ...process.env };
+  for (const key of SCRUB) delete merged[key];
+  Object.assign(merged, env);
+  for (const key of Object.keys(merged)) if (merged[key] === undefined) delete merged[key];
+  return merged as NodeJS.ProcessEnv;
+}
+
+/** `command` lets a test wrap the CLI (e.g. in `script` for a terminal); it gets the node argv. */
+export async function runCli(
+  args: string[],
+  { env, deadline = 90_000, wrap }: { env?: Record<string, string | undefined>; deadline?: number; wrap?: (argv: string[]) => string[] } = {},
+): Promise<CliRun> {
+  const argv = [process.execPath, '--import', 'tsx', 'smoke/cli.ts', ...args];
+  const [command, ...rest] = wrap ? wrap(argv) : argv;
+  const started = Date.now();
+  const proc = spawnProcess(command!, rest, { cwd: root, env: cliEnv(env) });
+  // 'close' (not 'exit') so every line written before exiting has been read.
+  const closed = new Promise<void>((resolve) => proc.child.once('close', () => resolve()));
+  try {
+    await withDeadline(closed, deadline, `smoke ${args.join(' ')}`);
+  } finally {
+    await proc.stop();
+  }
+  return { code: await proc.exited, stdout: proc.stdout, stderr: proc.stderr, ms: Date.now() - started };
+}
+
+/** Runs at most `limit` jobs at once: Chromium launches are heavy on a two-core machine. */
+export function createPool(limit: number) {
+  let active = 0;
+  const queue: (() => void)[] = [];
+  return async function pooled<T>(job: () => Promise<T>): Promise<T> {
+    if (active >= limit) await new Promise<void>((resolve) => queue.push(resolve));
+    active++;
+    try {
+      return await job();
+    } finally {
+      active--;
+      queue.shift()?.();
+    }
+  };
+}
+
+/** Probe lines with their durations made comparable: `(123ms)` → `(Nms)`. */
+export const normalise = (lines: string[]) => lines.map((l) => (l.startsWith('[') ? l.replace(/ \(\d+ms\)/, ' (Nms)') : l));
+
+/** The duration printed on each probe line, by `KIND target`. */
+export function probeMs(lines: string[]): Map<string, number> {
+  const found = new Map<string, number>();
+  for (const line of lines) {
+    const m = /^\[(\w+)\] (\w+) \.\.\. (?:PASS|FAIL) \((\d+)ms\)/.exec(line);
+    if (m) found.set(`${m[1]} ${m[2]}`, Number(m[3]));
+  }
+  return found;
+}
+
+export const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);

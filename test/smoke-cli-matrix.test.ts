@@ -1,0 +1,252 @@
+// The smoke CLI as a real process against bad local servers and bad input: exit code, exact lines, reason,
+// screenshot file and time, for each case. Cases run a few at a time; each test awaits its own run.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createFixtureHandler } from '../smoke/testing/fixture-server.ts';
+import { createPool, normalise, PNG_SIGNATURE, probeMs, runCli, type CliRun } from '../smoke/testing/run-cli.ts';
+import { listen, type Listening } from './helpers/listen.ts';
+import { freePort } from './helpers/free-port.ts';
+import { stopAll } from './helpers/spawn-process.ts';
+
+const base = mkdtempSync(join(tmpdir(), 'smoke-matrix-'));
+const fx: Listening = await listen(createFixtureHandler());
+const refused = await freePort();
+const F = fx.url;
+const FP = fx.port;
+const fakeChrome = join(base, 'chrome-that-fails');
+writeFileSync(fakeChrome, '#!/bin/sh\necho "cannot open display" >&2\nexit 1\n');
+chmodSync(fakeChrome, 0o755);
+writeFileSync(join(base, 'a-file'), '');
+
+type Shot = 'ok' | 'fail' | 'error';
+/** One CLI process. `cases` are the bad inputs it covers: a backend case and a device case share a run. */
+interface Run {
+  cases: string[];
+  args: string[];
+  env?: Record<string, string>;
+  timeout: number;
+  code: 0 | 1 | 2;
+  stdout: string[];
+  /** Exact stderr lines, or a check on them. */
+  stderr?: string[] | ((lines: string[]) => void);
+  shot: Shot | null;
+}
+
+const nameOf = (run: Run) => run.cases.join('+');
+const dirOf = (run: Run) => join(base, nameOf(run));
+const probe = (kind: string, target: string, reasons: string[]) =>
+  reasons.length ? [`[${kind}] ${target} ... FAIL (Nms)`, ...reasons.map((r) => `    ${r}`)] : [`[${kind}] ${target} ... PASS (Nms)`];
+const load = (dir: string, shot: Shot, lines: string[]) => [
+  `[LOAD] frontend ... ${shot === 'ok' ? 'PASS' : 'FAIL'} (Nms) screenshot=${dir}/frontend-${shot}.png`,
+  ...lines.map((l) => `    ${l}`),
+];
+const backendOk = [...probe('HEALTH', 'backend', []), ...probe('READY', 'backend', [])];
+
+/** A bad HTTP service: its path under the fixture (or a full URL) and the reasons for HEALTH and READY ([] = PASS). */
+interface HttpCase {
+  name: string;
+  url: string;
+  health: string[];
+  ready?: string[];
+}
+const at = (path: string) => (path.startsWith('http') ? path : `${F}/${path}`);
+
+/** Backend and device service both bad, frontend healthy: LOAD passes, the HTTP probes fail as each case says. */
+function pair(backend: HttpCase, device: HttpCase, timeout = 1500): Run {
+  const lines = (c: HttpCase, target: string) => [...probe('HEALTH', target, c.health), ...probe('READY', target, c.ready ?? c.health)];
+  const failed = [backend.health, backend.ready ?? backend.health, device.health, device.ready ?? device.health].filter((r) => r.length).length;
+  const run: Run = {
+    cases: [backend.name, device.name],
+    args: ['--backend', at(backend.url), '--device', at(device.url), '--frontend', `${F}/`],
+    timeout,
+    code: 1,
+    stdout: [],
+    shot: 'ok',
+  };
+  run.stdout = [...lines(backend, 'backend'), ...lines(device, 'device'), ...load(dirOf(run), 'ok', []), `smoke: FAIL (${failed}/5 failed)`];
+  return run;
+}
+
+/** Backend healthy, frontend bad (or noisy): only LOAD can fail. */
+function frontend(name: string, url: string, shot: Shot, lines: string[], extra: Partial<Run> = {}): Run {
+  const run: Run = { cases: [name], args: ['--backend', `${F}/ok`, '--frontend', url], timeout: 1500, code: shot === 'ok' ? 0 : 1, stdout: [], shot, ...extra };
+  run.stdout = [...backendOk, ...load(dirOf(run), shot, lines), shot === 'ok' ? 'smoke: PASS (3/3)' : 'smoke: FAIL (1/3 failed)'];
+  return run;
+}
+
+/** A run that cannot happen: exit 2, one line on stderr, nothing on stdout, no screenshot. */
+const broken = (name: string, args: string[], line: string, env?: Record<string, string>): Run => ({
+  cases: [name],
+  args: ['--backend', `${F}/ok`, '--frontend', `${F}/`, ...args],
+  ...(env ? { env } : {}),
+  timeout: 1500,
+  code: 2,
+  stdout: [],
+  stderr: [line],
+  shot: null,
+});
+
+const hasStack = (message: string) => (lines: string[]) => {
+  assert.ok(lines.includes(`Error: ${message}`), `stack trace header in:\n${lines.join('\n')}`);
+  assert.ok(lines.some((l) => /^\s+at /.test(l)), 'stack frames on stderr');
+};
+const refusedReason = `connection refused at 127.0.0.1:${refused} (is the service running?)`;
+const HINT = 'install Chromium (apt-get install chromium) or set CHROME_PATH to a Chrome/Chromium executable';
+
+const runs: Run[] = [
+  pair(
+    { name: 'refused-port', url: `http://127.0.0.1:${refused}`, health: [refusedReason] },
+    { name: 'device-readiness-503', url: 'device-degraded', health: [], ready: ['HTTP 503 Service Unavailable', 'checks: backend=disconnected'] },
+  ),
+  pair(
+    { name: 'accept-and-hang', url: 'hang', health: ['no response within 800ms'] },
+    { name: 'slow-body', url: 'slow-body', health: ['body not complete within 800ms (15 bytes received)'] },
+    800,
+  ),
+  pair(
+    { name: 'html-200', url: 'html', health: ['body is not JSON (text/html): "<!doctype html><p>Welcome to nginx!</p>"'] },
+    {
+      name: 'json-wrong-status',
+      url: 'wrong-status',
+      health: ['wrong body: status is "degraded" (string), expected "ok"'],
+      ready: ['wrong body: status is "starting" (string), expected "ready"', 'checks: database=connected'],
+    },
+  ),
+  pair(
+    {
+      name: 'json-wrong-types',
+      url: 'wrong-types',
+      health: ['wrong body: timestamp is 1700000000 (number), expected an ISO 8601 date-time string; uptime is "12" (string), expected a number; environment is 5 (number), expected a string'],
+      ready: ['wrong body: status is "ok" (string), expected "ready"; checks is "fine" (string), expected an object'],
+    },
+    {
+      name: 'json-missing-fields',
+      url: 'missing-fields',
+      health: ['wrong body: timestamp is missing, expected an ISO 8601 date-time string; uptime is missing, expected a number; environment is missing, expected a string'],
+      ready: ['wrong body: status is "ok" (string), expected "ready"; checks is missing, expected an object'],
+    },
+  ),
+  pair(
+    { name: 'json-not-an-object', url: 'not-object', health: ['body is JSON but not an object: "[\\"ok\\"]"'] },
+    { name: 'http-500', url: 'error500', health: ['HTTP 500 Internal Server Error', 'body: "Internal Server Error: boom"'] },
+  ),
+  pair(
+    { name: 'backend-readiness-503', url: 'not-ready', health: [], ready: ['HTTP 503 Service Unavailable', 'checks: database=disconnected'] },
+    {
+      name: 'redirect-loop',
+      url: 'loop',
+      health: [`redirect loop: HTTP 302 from ${F}/loop/api/health back to ${F}/loop/api/health`],
+      ready: [`redirect loop: HTTP 302 from ${F}/loop/api/ready back to ${F}/loop/api/ready`],
+    },
+  ),
+  pair(
+    { name: 'redirect-elsewhere', url: 'elsewhere', health: ['redirected elsewhere: HTTP 302 to /login'] },
+    { name: 'huge-body', url: 'huge', health: ['body too large: more than 65536 bytes'] },
+  ),
+  pair(
+    { name: 'tls-to-plain-port', url: `https://127.0.0.1:${FP}/ok`, health: [`TLS handshake with 127.0.0.1:${FP} failed (is it plain http?): wrong version number`] },
+    { name: 'connection-reset', url: 'reset', health: [`connection reset by 127.0.0.1:${FP} before a complete response`] },
+  ),
+  frontend('frontend-500', `${F}/page500/`, 'fail', ['HTTP 500 Internal Server Error']),
+  frontend('page-throws', `${F}/throws/`, 'ok', ['page exception: boom from the page']),
+  frontend('page-throws-strict', `${F}/throws/`, 'fail', ['--strict: 1 page issue', 'page exception: boom from the page'], {
+    args: ['--backend', `${F}/ok`, '--frontend', `${F}/throws/`, '--strict'],
+  }),
+  frontend('console-error-strict', `${F}/console-error/`, 'fail', ['--strict: 1 page issue', 'console error: widget failed'], {
+    args: ['--backend', `${F}/ok`, '--frontend', `${F}/console-error/`, '--strict'],
+  }),
+  frontend('broken-image', `${F}/broken-image/`, 'ok', [`request failed: GET ${F}/broken-image/missing.png HTTP 404`]),
+  frontend('frontend-refused', `http://127.0.0.1:${refused}/`, 'error', [`net::ERR_CONNECTION_REFUSED at http://127.0.0.1:${refused}/`], {
+    stderr: hasStack(`net::ERR_CONNECTION_REFUSED at http://127.0.0.1:${refused}/`),
+  }),
+  frontend('frontend-hangs', `${F}/hang/`, 'fail', ['page did not finish loading within 1500ms']),
+  frontend('frontend-never-loads', `${F}/slow-page/`, 'fail', ['page did not finish loading within 1500ms']),
+  frontend('frontend-tls-to-plain-port', `https://127.0.0.1:${FP}/`, 'error', [`net::ERR_SSL_PROTOCOL_ERROR at https://127.0.0.1:${FP}/`], {
+    stderr: hasStack(`net::ERR_SSL_PROTOCOL_ERROR at https://127.0.0.1:${FP}/`),
+  }),
+  broken('malformed-backend', ['--backend', 'localhost:3001'], 'smoke: --backend "localhost:3001" must be an http:// or https:// URL (expected e.g. http://localhost:3001)'),
+  broken('malformed-frontend', ['--frontend', 'http://'], 'smoke: --frontend "http://" is not a valid URL (expected e.g. http://localhost:3000)'),
+  broken('malformed-device', ['--device', 'device:3003'], 'smoke: --device "device:3003" must be an http:// or https:// URL (expected e.g. http://localhost:3003)'),
+  {
+    ...broken('malformed-env-url', [], 'smoke: SMOKE_BACKEND_URL "not a url" is not a valid URL (expected e.g. http://localhost:3001)', { SMOKE_BACKEND_URL: 'not a url' }),
+    args: ['--frontend', `${F}/`],
+  },
+  broken('timeout-not-numeric', ['--timeout', 'abc'], 'smoke: --timeout must be a positive whole number of milliseconds, got "abc"'),
+  broken('timeout-zero', ['--timeout', '0'], 'smoke: --timeout must be a positive whole number of milliseconds, got "0"'),
+  broken('timeout-negative', ['--timeout=-5'], 'smoke: --timeout must be a positive whole number of milliseconds, got "-5"'),
+  broken('timeout-missing-value', ['--timeout'], 'smoke: --timeout needs a value (write --timeout=-x for one starting with "-")'),
+  broken('wait-not-numeric', ['--wait', 'soon'], 'smoke: --wait must be a non-negative whole number of milliseconds, got "soon"'),
+  broken('unknown-option', ['--bogus'], 'smoke: unknown option --bogus (run with --help to list the options)'),
+  broken('stray-argument', ['extra'], 'smoke: unexpected argument "extra" (options take the form --name value)'),
+  broken('artifacts-is-a-file', ['--artifacts', join(base, 'a-file')], `smoke: --artifacts ${join(base, 'a-file')} is not a writable directory: EEXIST, a file is in the way`),
+  broken('artifacts-under-a-file', ['--artifacts', join(base, 'a-file/shots')], `smoke: --artifacts ${join(base, 'a-file/shots')} is not a writable directory: ENOTDIR, a file is in the way`),
+  broken('json-unwritable', ['--json', join(base, 'a-file/r.json')], `smoke: cannot write --json ${join(base, 'a-file/r.json')}: EEXIST, a file is in the way`),
+  broken('browser-missing', [], `smoke: CHROME_PATH=/nonexistent/chromium is not an executable file; ${HINT}`, { CHROME_PATH: '/nonexistent/chromium' }),
+  {
+    ...broken('browser-fails-to-launch', [], `smoke: could not launch Chromium at ${fakeChrome}: Failed to launch the browser process: Code: 1 (cannot open display); ${HINT}`, { CHROME_PATH: fakeChrome }),
+    stdout: backendOk, // the HTTP probes ran while the launch was failing
+  },
+];
+
+const pool = createPool(3);
+const results = new Map<string, Promise<CliRun>>();
+for (const run of runs) {
+  const args = [...run.args];
+  // An explicit --timeout or --artifacts is what the case is about; otherwise give each run its own.
+  if (!args.some((a) => a.startsWith('--timeout'))) args.push('--timeout', String(run.timeout));
+  if (!args.some((a) => a.startsWith('--artifacts'))) args.push('--artifacts', dirOf(run));
+  const result = pool(() => runCli(args, { env: run.env ?? {} }));
+  result.catch(() => {}); // awaited by its test below
+  results.set(nameOf(run), result);
+}
+
+test.after(async () => {
+  await stopAll();
+  await fx.close();
+  rmSync(base, { recursive: true, force: true });
+});
+
+test('the matrix covers at least 25 cases', () => {
+  const names = runs.flatMap((r) => r.cases);
+  assert.ok(names.length >= 25, `${names.length} cases`);
+  assert.is(new Set(names).size, names.length);
+});
+
+for (const c of runs) {
+  test(`${nameOf(c)}: exit ${c.code}, exact lines, ${c.shot ? `frontend-${c.shot}.png` : 'no screenshot'}, within its timeout`, async () => {
+    const run = await results.get(nameOf(c))!;
+    const context = `\n--- stdout\n${run.stdout.join('\n')}\n--- stderr\n${run.stderr.join('\n')}`;
+    assert.is(run.code, c.code, `exit code${context}`);
+    assert.equal(normalise(run.stdout), c.stdout, `stdout${context}`);
+    // Piped output never carries colour, even without NO_COLOR.
+    assert.not.ok(run.stdout.some((l) => l.includes('\u001B')), 'no ANSI codes when piped');
+    if (typeof c.stderr === 'function') c.stderr(run.stderr);
+    else assert.equal(run.stderr, c.stderr ?? [], `stderr${context}`);
+
+    for (const shot of ['ok', 'fail', 'error'] as const) {
+      const file = join(dirOf(c), `frontend-${shot}.png`);
+      if (shot === c.shot) {
+        assert.ok(existsSync(file), `${file} written`);
+        assert.equal(readFileSync(file).subarray(0, 8), PNG_SIGNATURE, 'PNG signature');
+      } else assert.not.ok(existsSync(file), `${file} not written`);
+    }
+
+    // Every probe ends by its timeout: HTTP probes within a small margin, LOAD plus its screenshot.
+    const times = probeMs(run.stdout);
+    for (const [name, ms] of times) {
+      const limit = name.startsWith('LOAD') ? c.timeout + Math.max(c.timeout, 2000) + 2000 : c.timeout + 700;
+      assert.ok(ms <= limit, `${name} took ${ms}ms, over ${limit}ms`);
+    }
+    if (c.stdout.some((l) => l.includes(`within ${c.timeout}ms`))) {
+      assert.ok([...times.values()].some((ms) => ms >= c.timeout - 20), 'a timed-out probe reports at least its timeout');
+    }
+    // The whole process: Chromium start-up (slow with three at once on two busy cores) plus one timeout.
+    const bound = c.code === 2 && c.stdout.length === 0 ? 20_000 : c.timeout * 2 + 30_000;
+    assert.ok(run.ms < bound, `run took ${run.ms}ms, over ${bound}ms`);
+  });
+}
+
+test.run();
