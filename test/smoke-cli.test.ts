@@ -1,0 +1,252 @@
+// The smoke CLI as a real process against healthy local stand-ins: --help, env fallbacks, the 3- and 5-probe runs,
+// IPv4/IPv6 localhost, --wait on a late service, the JSON/JUnit/step-summary files, colour, and Chromium cleanup.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createServer, type RequestListener, type Server } from 'node:http';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createFixtureHandler, healthBody, readyBody } from '../smoke/testing/fixture-server.ts';
+import { cliEnv, normalise, PNG_SIGNATURE, runCli } from '../smoke/testing/run-cli.ts';
+import { launchBrowser } from '../smoke/browser.ts';
+import { listen, type Listening } from './helpers/listen.ts';
+import { freePort } from './helpers/free-port.ts';
+import { spawnProcess, stopAll } from './helpers/spawn-process.ts';
+import { root } from './helpers/spawn-service.ts';
+import { sleep, waitFor, withDeadline } from './helpers/deadline.ts';
+
+const base = mkdtempSync(join(tmpdir(), 'smoke-cli-'));
+const hits: string[] = [];
+const fixture = createFixtureHandler();
+const recording: RequestListener = (req, res) => {
+  hits.push(req.url ?? '');
+  fixture(req, res);
+};
+const servers: Listening[] = [];
+const late: Server[] = [];
+const serve = async (host = '127.0.0.1') => {
+  const s = await listen(recording, host);
+  servers.push(s);
+  return s;
+};
+const fx = await serve();
+const F = fx.url;
+
+test.after(async () => {
+  await stopAll();
+  await Promise.all(servers.map((s) => s.close()));
+  for (const s of late) s.closeAllConnections(), s.close();
+  rmSync(base, { recursive: true, force: true });
+});
+
+const dir = (name: string) => join(base, name);
+const png = (file: string) => readFileSync(file).subarray(0, 8).equals(PNG_SIGNATURE);
+const ok = (kind: string, target: string) => `[${kind}] ${target} ... PASS (Nms)`;
+const show = (r: { stdout: string[]; stderr: string[] }) => `\n--- stdout\n${r.stdout.join('\n')}\n--- stderr\n${r.stderr.join('\n')}`;
+/** Live processes whose command line mentions `text` (Chromium's carries its --user-data-dir). */
+const processesMentioning = (text: string) =>
+  readdirSync('/proc').filter((pid) => {
+    if (!/^\d+$/.test(pid)) return false;
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(text);
+    } catch {
+      return false;
+    }
+  });
+
+test('--help lists every option with its default and fallback, exit 0, no colour when piped', async () => {
+  const run = await runCli(['--help']);
+  assert.is(run.code, 0);
+  const text = run.stdout.join('\n');
+  assert.not.match(text, '\u001B');
+  for (const expected of [
+    /--frontend=<url>\s+frontend URL \(env SMOKE_FRONTEND_URL, default http:\/\/localhost:3000\)/,
+    /--backend=<url>\s+backend URL \(env SMOKE_BACKEND_URL, default http:\/\/localhost:3001\)/,
+    /--device=<url>\s+device-service URL \(no env fallback; device probes run only when given\)/,
+    /--artifacts=<dir>\s+directory for screenshots \(default \.\/smoke-artifacts\)/,
+    /--timeout=<ms>\s+deadline of each probe attempt in ms \(default 10000\)/,
+    /--wait=<ms>/,
+    /--json=<file>/,
+    /--junit=<file>/,
+    /--strict\s+fail LOAD/,
+    /Exit codes: 0 all probes passed, 1 one or more probes failed, 2 the run could not happen/,
+  ]) {
+    assert.match(text, expected);
+  }
+});
+
+test('no --device: three probes in order, smoke: PASS (3/3), Chromium and its profile gone afterwards', async () => {
+  const tmp = dir('tmp-3');
+  mkdirSync(tmp, { recursive: true });
+  hits.length = 0;
+  const run = await runCli(['--backend', `${F}/ok`, '--frontend', `${F}/`, '--artifacts', dir('three'), '--timeout', '5000'], { env: { TMPDIR: tmp } });
+  assert.is(run.code, 0, show(run));
+  assert.equal(normalise(run.stdout), [ok('HEALTH', 'backend'), ok('READY', 'backend'), `${ok('LOAD', 'frontend')} screenshot=${dir('three')}/frontend-ok.png`, 'smoke: PASS (3/3)']);
+  assert.equal(run.stderr, []);
+  assert.ok(png(join(dir('three'), 'frontend-ok.png')));
+  assert.equal(hits.sort(), ['/', '/ok/api/health', '/ok/api/ready']);
+  assert.equal(readdirSync(tmp).filter((n) => n.startsWith('smoke-chromium-')), [], 'temporary Chromium profile removed');
+  assert.equal(processesMentioning(tmp), [], 'no Chromium left running');
+});
+
+test('with --device: five probes, backend then device then frontend, smoke: PASS (5/5)', async () => {
+  const run = await runCli(['--backend', `${F}/ok`, '--device', `${F}/ok`, '--frontend', `${F}/`, '--artifacts', dir('five'), '--timeout', '5000']);
+  assert.is(run.code, 0, show(run));
+  assert.equal(normalise(run.stdout), [
+    ok('HEALTH', 'backend'),
+    ok('READY', 'backend'),
+    ok('HEALTH', 'device'),
+    ok('READY', 'device'),
+    `${ok('LOAD', 'frontend')} screenshot=${dir('five')}/frontend-ok.png`,
+    'smoke: PASS (5/5)',
+  ]);
+});
+
+test('SMOKE_BACKEND_URL and SMOKE_FRONTEND_URL are used when the flags are absent; flags win over them', async () => {
+  hits.length = 0;
+  const fromEnv = await runCli(['--artifacts', dir('env'), '--timeout', '5000'], { env: { SMOKE_BACKEND_URL: `${F}/ok`, SMOKE_FRONTEND_URL: `${F}/ok/` } });
+  assert.is(fromEnv.code, 0, show(fromEnv));
+  assert.is(fromEnv.stdout.at(-1), 'smoke: PASS (3/3)');
+  assert.equal(hits.sort(), ['/ok/', '/ok/api/health', '/ok/api/ready']);
+  const refused = await freePort();
+  const env = { SMOKE_BACKEND_URL: `http://127.0.0.1:${refused}`, SMOKE_FRONTEND_URL: `http://127.0.0.1:${refused}/` };
+  const flags = await runCli(['--backend', `${F}/ok`, '--frontend', `${F}/`, '--artifacts', dir('env-flags'), '--timeout', '5000'], { env });
+  assert.is(flags.code, 0, show(flags));
+  assert.is(flags.stdout.at(-1), 'smoke: PASS (3/3)');
+});
+
+test('localhost works for a service bound only to ::1 and one bound only to 127.0.0.1', async () => {
+  for (const host of ['::1', '127.0.0.1']) {
+    const s = await serve(host);
+    const url = `http://localhost:${s.port}`;
+    const run = await runCli(['--backend', `${url}/ok`, '--device', `${url}/ok`, '--frontend', `${url}/`, '--artifacts', dir(`lo-${host}`), '--timeout', '5000']);
+    assert.is(run.code, 0, `${host}${show(run)}`);
+    assert.is(run.stdout.at(-1), 'smoke: PASS (5/5)');
+  }
+});
+
+test('--wait: a stack that starts listening late, then is unready for a while, ends in PASS', async () => {
+  const port = await freePort();
+  const startedAt = Date.now();
+  let readyAt = Infinity;
+  // Nothing listens for 1.5 s; then readiness answers 503 for another second.
+  const timer = setTimeout(() => {
+    const server = createServer((req, res) => {
+      if (req.url === '/api/ready' && Date.now() < readyAt) {
+        return res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ ...readyBody({ database: 'disconnected' }), status: 'not ready' }));
+      }
+      if (req.url === '/api/health') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(healthBody()));
+      if (req.url === '/api/ready') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(readyBody()));
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>late but up</h1>');
+    });
+    late.push(server);
+    server.listen(port, '127.0.0.1', () => (readyAt = Date.now() + 1000));
+  }, 1500);
+  const url = `http://127.0.0.1:${port}`;
+  const run = await runCli(['--backend', url, '--frontend', `${url}/`, '--wait', '20000', '--timeout', '2000', '--artifacts', dir('wait')]);
+  clearTimeout(timer);
+  assert.is(run.code, 0, show(run));
+  assert.equal(normalise(run.stdout), [ok('HEALTH', 'backend'), ok('READY', 'backend'), `${ok('LOAD', 'frontend')} screenshot=${dir('wait')}/frontend-ok.png`, 'smoke: PASS (3/3)']);
+  assert.ok(Date.now() - startedAt >= 2400, 'it really waited for readiness');
+  assert.ok(Date.now() - startedAt < 20_000, 'and stopped waiting once ready');
+});
+
+test('--wait gives up at its deadline with the last attempt\'s reason and the attempt count', async () => {
+  const run = await runCli(['--backend', `${F}/not-ready`, '--frontend', `${F}/`, '--wait', '1500', '--timeout', '1000', '--artifacts', dir('wait-fail')]);
+  assert.is(run.code, 1, show(run));
+  const lines = normalise(run.stdout);
+  assert.equal(lines.slice(0, 3), [ok('HEALTH', 'backend'), '[READY] backend ... FAIL (Nms)', '    HTTP 503 Service Unavailable']);
+  assert.is(lines[3], '    checks: database=disconnected');
+  assert.match(lines[4]!, /^ {4}gave up after \d+ attempts$/);
+  assert.ok(Number(/(\d+) attempts/.exec(lines[4]!)![1]) >= 3, lines[4]);
+  assert.is(lines.at(-1), 'smoke: FAIL (1/3 failed)');
+  assert.ok(run.ms < 1500 + 1000 + 25_000, `took ${run.ms}ms`);
+});
+
+test('--json, --junit and GITHUB_STEP_SUMMARY: written, and they parse back to the same run', async () => {
+  const json = join(dir('reports'), 'out', 'smoke.json');
+  const junit = join(dir('reports'), 'out', 'smoke.xml');
+  const summary = join(base, 'step-summary.md');
+  writeFileSync(summary, '## earlier step\n');
+  const args = ['--backend', `${F}/not-ready`, '--frontend', `${F}/`, '--artifacts', dir('reports'), '--timeout', '5000', '--json', json, '--junit', junit];
+  const run = await runCli(args, { env: { GITHUB_STEP_SUMMARY: summary } });
+  assert.is(run.code, 1, show(run));
+
+  const report = JSON.parse(readFileSync(json, 'utf8'));
+  assert.equal([report.result, report.passed, report.failed, report.total], ['FAIL', 2, 1, 3]);
+  assert.equal(report.probes.map((p: { kind: string; target: string; result: string }) => `${p.kind} ${p.target} ${p.result}`), [
+    'HEALTH backend PASS',
+    'READY backend FAIL',
+    'LOAD frontend PASS',
+  ]);
+  assert.is(report.probes[1].url, `${F}/not-ready/api/ready`);
+  assert.is(report.probes[1].reason, 'HTTP 503 Service Unavailable; checks: database=disconnected');
+  assert.is(report.probes[2].screenshot, join(dir('reports'), 'frontend-ok.png'));
+  assert.ok(report.probes.every((p: { ms: unknown }) => typeof p.ms === 'number'));
+
+  // A real XML parser (Chromium's) reads the JUnit file back.
+  const launched = await withDeadline(launchBrowser(), 30_000, 'Chromium for XML parsing');
+  try {
+    const page = await launched.browser.newPage();
+    const parsed = await page.evaluate((xml) => {
+      const doc = new DOMParser().parseFromString(xml, 'application/xml');
+      if (doc.querySelector('parsererror')) return { error: doc.querySelector('parsererror')!.textContent };
+      const suite = doc.documentElement;
+      return {
+        suite: [suite.tagName, suite.getAttribute('tests'), suite.getAttribute('failures')],
+        cases: [...doc.querySelectorAll('testcase')].map((c) => [c.getAttribute('name'), c.querySelector('failure')?.getAttribute('message') ?? null]),
+      };
+    }, readFileSync(junit, 'utf8'));
+    assert.equal(parsed, {
+      suite: ['testsuite', '3', '1'],
+      cases: [
+        ['HEALTH backend', null],
+        ['READY backend', 'HTTP 503 Service Unavailable; checks: database=disconnected'],
+        ['LOAD frontend', null],
+      ],
+    });
+  } finally {
+    await launched.close();
+  }
+
+  const md = readFileSync(summary, 'utf8').split('\n');
+  assert.is(md[0], '## earlier step', 'appended, not overwritten');
+  assert.is(md[1], '### smoke: FAIL (1/3 failed)');
+  assert.is(md.filter((l) => l.startsWith('| ')).length, 4);
+  assert.ok(md.includes('| READY | backend | ❌ FAIL | ' + report.probes[1].ms + ' | HTTP 503 Service Unavailable; checks: database=disconnected |'));
+});
+
+test('colour on a terminal only: PASS is green on a TTY, plain with NO_COLOR; the text is otherwise identical', async () => {
+  const args = ['--backend', `${F}/ok`, '--frontend', `${F}/`, '--artifacts', dir('tty'), '--timeout', '5000'];
+  // `script` gives the CLI a pseudo-terminal as stdout, as a person at a shell would.
+  const wrap = (argv: string[]) => ['script', '-qfec', argv.map((a) => `'${a}'`).join(' '), '/dev/null'];
+  const coloured = await runCli(args, { wrap });
+  assert.is(coloured.code, 0, show(coloured));
+  const text = coloured.stdout.join('\n');
+  assert.match(text, '[HEALTH] backend ... \u001B[32mPASS\u001B[39m (');
+  assert.match(text, 'smoke: \u001B[32mPASS\u001B[39m (3/3)');
+  const plain = await runCli(args, { wrap, env: { NO_COLOR: '1' } });
+  assert.is(plain.code, 0, show(plain));
+  assert.not.match(plain.stdout.join('\n'), '\u001B');
+  assert.is(plain.stdout.map((l) => l.replace(/\r$/, '')).at(-1), 'smoke: PASS (3/3)');
+});
+
+test('SIGTERM mid-run closes Chromium, removes its profile and exits 143', async () => {
+  const tmp = dir('tmp-term');
+  mkdirSync(tmp, { recursive: true });
+  const args = ['--import', 'tsx', 'smoke/cli.ts', '--backend', `${F}/ok`, '--frontend', `${F}/hang/`, '--timeout', '60000', '--artifacts', dir('term')];
+  const proc = spawnProcess(process.execPath, args, { cwd: root, env: cliEnv({ TMPDIR: tmp }) });
+  // The profile directory appears once Chromium is starting; give the launch a moment to finish.
+  await waitFor(() => readdirSync(tmp).some((n) => n.startsWith('smoke-chromium-')) && processesMentioning(tmp).length > 0, { timeout: 30_000, what: 'Chromium running' });
+  await waitFor(() => proc.stdout.length >= 2, { timeout: 10_000, what: 'HTTP probe lines' });
+  await sleep(500);
+  proc.signal('SIGTERM');
+  const code = await proc.waitExit(15_000);
+  assert.is(code, 143, proc.lines.join('\n'));
+  assert.ok(proc.stderr.includes('smoke: interrupted by SIGTERM'));
+  await waitFor(() => processesMentioning(tmp).length === 0, { timeout: 5000, what: 'Chromium gone' });
+  assert.not.ok(readdirSync(tmp).some((n) => n.startsWith('smoke-chromium-')), 'profile removed');
+  assert.not.ok(existsSync(join(dir('term'), 'frontend-ok.png')));
+});
+
+test.run();
