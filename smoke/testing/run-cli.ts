@@ -22,12 +22,17 @@ export function cliEnv(env: Record<string, string | undefined> = {}): NodeJS.Pro
   return merged as NodeJS.ProcessEnv;
 }
 
-/** `command` lets a test wrap the CLI (e.g. in `script` for a terminal); it gets the node argv. */
-export async function runCli(
-  args: string[],
-  { env, deadline = 90_000, wrap }: { env?: Record<string, string | undefined>; deadline?: number; wrap?: (argv: string[]) => string[] } = {},
-): Promise<CliRun> {
-  const argv = [process.execPath, '--import', 'tsx', 'smoke/cli.ts', ...args];
+export interface RunOptions {
+  env?: Record<string, string | undefined>;
+  deadline?: number;
+  /** Wraps the node argv, e.g. in `script` to give the CLI a terminal. */
+  wrap?: (argv: string[]) => string[];
+  /** The script to run instead of the CLI (the benchmark's baseline). */
+  entry?: string;
+}
+
+export async function runCli(args: string[], { env, deadline = 90_000, wrap, entry = 'smoke/cli.ts' }: RunOptions = {}): Promise<CliRun> {
+  const argv = [process.execPath, '--import', 'tsx', entry, ...args];
   const [command, ...rest] = wrap ? wrap(argv) : argv;
   const started = Date.now();
   const proc = spawnProcess(command!, rest, { cwd: root, env: cliEnv(env) });

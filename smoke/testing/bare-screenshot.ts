@@ -1,0 +1,15 @@
+// The benchmark's baseline: launch the same Chromium with the same flags, load one page, screenshot it, close.
+// Usage: node --import tsx smoke/testing/bare-screenshot.ts <url> <file.png>
+import puppeteer from 'puppeteer-core';
+import { chromiumArgs, findChromium } from '../browser.ts';
+
+const [url, file] = process.argv.slice(2);
+const browser = await puppeteer.launch({ executablePath: findChromium(), headless: true, args: chromiumArgs() });
+try {
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1280, height: 800 });
+  await page.goto(url!, { waitUntil: 'load', timeout: 10_000 });
+  await page.screenshot({ path: file as `${string}.png` });
+} finally {
+  await browser.close();
+}
