@@ -1,63 +1,73 @@
-// The backend container's health check (spec 4.5): GET http://localhost:3001/api/health, exit 0 on 200, else 1.
-// Only node: imports, so the image can compile it to plain JavaScript and run it with bare `node` every 30 s
-// without loading tsx (see `npm run build:healthcheck`). It also runs through tsx, as the tests do.
-import { request, type RequestOptions } from 'node:http';
-import { lookup } from 'node:dns';
-import type { LookupAddress, LookupOptions } from 'node:dns';
+// The backend container's health check (spec 4.5): GET http://localhost:3001/api/health; exit 0 on 200, else 1.
+// It starts every 30 s, so it is built to start cheaply (bench/healthcheck.bench.ts measures it): the image
+// compiles it to CommonJS (`npm run build:healthcheck`) and runs /app/healthcheck.cjs with plain node, and it
+// speaks its one HTTP/1.1 exchange over node:net instead of loading node:http's client.
+// Only PORT is read (the tests set it; the device image reuses the check on 3003). Also runs through tsx.
+import { connect, type Socket } from 'node:net';
 
 const HOST = 'localhost';
 const PATH = '/api/health';
 const TIMEOUT_MS = 5000;
+// `localhost` is loopback by definition (RFC 6761), so no resolver is asked. IPv4 first: a backend on `::`
+// (dual-stack) or 0.0.0.0 accepts it; IPv6 next, for a backend bound to ::1 only.
+const LOOPBACKS = ['127.0.0.1', '::1'];
+// Errors that mean "nothing listens at this address", so the other loopback is worth a try.
+const TRY_NEXT = new Set(['ECONNREFUSED', 'EADDRNOTAVAIL', 'EAFNOSUPPORT', 'ENETUNREACH', 'EHOSTUNREACH']);
+// Status line and headers of a real answer fit easily; more without a status line is not HTTP.
+const MAX_HEAD_BYTES = 16 * 1024;
 
-// Only the tests set PORT; the container's backend listens on the default.
 const rawPort = process.env.PORT?.trim() || '3001';
 const port = /^\d{1,5}$/.test(rawPort) ? Number(rawPort) : NaN;
 if (!(port >= 1 && port <= 65535)) fail(`healthcheck: PORT=${rawPort} is not valid: expected a port number from 1 to 65535`);
 const target = `GET http://${HOST}:${port}${PATH}`;
 
-// One deadline for the whole exchange (connect, headers), not an idle timeout: a server that trickles bytes
-// must not keep the check alive past 5 s.
-const deadline = setTimeout(() => {
-  req.destroy();
+let socket: Socket | undefined;
+// One deadline for the whole exchange (connect and status line), not an idle timeout: a server that
+// trickles bytes must not keep the check alive past 5 s.
+setTimeout(() => {
+  socket?.destroy();
   fail(`healthcheck: ${target} timed out after ${TIMEOUT_MS} ms`);
 }, TIMEOUT_MS);
 
-// autoSelectFamily (on by default since Node 20, said here on purpose) is missing from @types/node 20's type.
-const options: RequestOptions & { autoSelectFamily: boolean } = {
-  host: HOST, port, path: PATH, method: 'GET', agent: false, lookup: bothLoopbacks, autoSelectFamily: true,
-};
-const req = request(options, function onResponse(res) {
-  clearTimeout(deadline);
-  if (res.statusCode === 200) process.exit(0);
-  fail(`healthcheck: ${target} answered status ${res.statusCode}`);
-});
-req.on('error', function onError(error) {
-  clearTimeout(deadline);
-  fail(`healthcheck: ${target} failed: ${describe(error)}`);
-});
-req.end();
+const errors: string[] = [];
+attempt(0);
 
-/**
- * `localhost` as the system resolves it, plus whichever of 127.0.0.1 and ::1 is missing: /etc/hosts often
- * lists only one, and the backend may listen on IPv4 only (HOST=0.0.0.0) or IPv6 only (HOST=::1).
- * With autoSelectFamily the socket then tries each address in turn.
- */
-function bothLoopbacks(hostname: string, options: LookupOptions, callback: (...args: any[]) => void): void {
-  lookup(hostname, { ...options, all: true }, (error, found) => {
-    const addresses: LookupAddress[] = error ? [] : [...found];
-    for (const loopback of [{ address: '127.0.0.1', family: 4 }, { address: '::1', family: 6 }]) {
-      if (!addresses.some((a) => a.address === loopback.address)) addresses.push(loopback);
-    }
-    if (options.all) callback(null, addresses);
-    else callback(null, addresses[0]!.address, addresses[0]!.family);
+function attempt(index: number): void {
+  const current = connect({ host: LOOPBACKS[index]!, port });
+  socket = current;
+  let head = '';
+  current.setEncoding('latin1');
+  // write, not end: many servers (node:http among them) close at once when the client half-closes.
+  current.on('connect', () => {
+    current.write(`GET ${PATH} HTTP/1.1\r\nHost: ${HOST}:${port}\r\nConnection: close\r\n\r\n`);
   });
-}
-
-/** When every address fails, Node reports an AggregateError whose own message is empty: name each try. */
-function describe(error: Error): string {
-  const inner = error instanceof AggregateError ? error.errors.filter((e): e is Error => e instanceof Error) : [];
-  if (inner.length > 0) return inner.map((e) => e.message).join('; ');
-  return error.message || (error as NodeJS.ErrnoException).code || String(error);
+  current.on('data', (chunk: string) => {
+    head += chunk;
+    for (;;) {
+      const lineEnd = head.indexOf('\r\n');
+      if (lineEnd === -1) {
+        if (head.length > MAX_HEAD_BYTES) fail(`healthcheck: ${target} failed: the answer is not HTTP`);
+        return;
+      }
+      const status = /^HTTP\/1\.[01] (\d{3})(?: |$)/.exec(head.slice(0, lineEnd))?.[1];
+      if (status === undefined) fail(`healthcheck: ${target} failed: the answer is not HTTP: ${JSON.stringify(head.slice(0, 40))}`);
+      // 1xx answers (103 Early Hints...) come before the real one: skip their header block.
+      if (status.startsWith('1') && status !== '101') {
+        const blockEnd = head.indexOf('\r\n\r\n');
+        if (blockEnd === -1) return;
+        head = head.slice(blockEnd + 4);
+        continue;
+      }
+      if (status === '200') process.exit(0);
+      fail(`healthcheck: ${target} answered status ${status}`);
+    }
+  });
+  current.on('end', () => fail(`healthcheck: ${target} failed: the connection closed before a status line`));
+  current.on('error', (error: NodeJS.ErrnoException) => {
+    errors.push(error.message);
+    if (index + 1 < LOOPBACKS.length && TRY_NEXT.has(error.code ?? '')) return attempt(index + 1);
+    fail(`healthcheck: ${target} failed: ${errors.join('; ')}`);
+  });
 }
 
 function fail(message: string): never {

@@ -2,6 +2,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { RequestListener } from 'node:http';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { listen, type Listening } from './helpers/listen.ts';
 import { freePort } from './helpers/free-port.ts';
 import { withDeadline } from './helpers/deadline.ts';
@@ -25,6 +26,7 @@ interface Seen {
 let compiling: Promise<Compiled> | undefined;
 const compiledFile = async () => (await (compiling ??= compileHealthcheck('healthcheck-test'))).file;
 let servers: Listening[] = [];
+let rawServers: Server[] = [];
 
 async function serve(handler: RequestListener, host = '127.0.0.1'): Promise<Listening & { seen: Seen[] }> {
   const seen: Seen[] = [];
@@ -34,6 +36,18 @@ async function serve(handler: RequestListener, host = '127.0.0.1'): Promise<List
   }, host);
   servers.push(server);
   return Object.assign(server, { seen });
+}
+
+/** A bare TCP server, for answers node:http would never send. */
+async function rawServer(onConnection: (socket: Socket) => void): Promise<{ port: number }> {
+  const server = createServer((socket) => {
+    socket.on('error', () => {}); // the check exits mid-exchange; a reset here is expected
+    socket.resume(); // discard the request, so the socket sees the check's exit and closes
+    onConnection(socket);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  rawServers.push(server);
+  return { port: (server.address() as AddressInfo).port };
 }
 
 const answer = (status: number): RequestListener => (_req, res) => {
@@ -64,7 +78,9 @@ for (const kind of ['compiled', 'tsx'] as const) {
   test.after.each(async () => {
     await stopAll();
     await Promise.all(servers.map((s) => s.close()));
+    await Promise.all(rawServers.map((s) => new Promise((resolve) => s.close(resolve))));
     servers = [];
+    rawServers = [];
   });
 
   test('200 → exit 0, silent, after GET /api/health on localhost', async () => {
@@ -115,6 +131,29 @@ for (const kind of ['compiled', 'tsx'] as const) {
     assert.is(server.seen.length, 1, 'the request reached the server, so this was the response timeout');
   });
 
+  test('103 Early Hints before the 200 → exit 0 (informational answers are skipped)', async () => {
+    const server = await serve((_req, res) => {
+      res.writeEarlyHints({ link: '</style.css>; rel=preload; as=style' });
+      setTimeout(() => res.writeHead(200).end('ok'), 50);
+    });
+    const run = await check({ PORT: String(server.port) });
+    assert.is(run.code, 0, run.stderr);
+  });
+
+  test('an answer that is not HTTP → exit 1 naming it, no hang', async () => {
+    const raw = await rawServer((socket) => socket.end('SSH-2.0-OpenSSH_9.6\r\n'));
+    const run = await check({ PORT: String(raw.port) });
+    assert.is(run.code, 1);
+    assert.match(run.stderr, /failed: the answer is not HTTP: "SSH-2\.0/);
+  });
+
+  test('a server that closes without answering → exit 1 naming it', async () => {
+    const raw = await rawServer((socket) => socket.end());
+    const run = await check({ PORT: String(raw.port) });
+    assert.is(run.code, 1);
+    assert.match(run.stderr, /failed: the connection closed before a status line$/);
+  });
+
   test('a bad PORT is one clear line and exit 1, not a stack trace', async () => {
     const run = await check({ PORT: 'http' });
     assert.is(run.code, 1);
@@ -134,12 +173,12 @@ trickle.after.each(async () => {
 });
 trickle.after(async () => (await compiling)?.remove());
 
-trickle('a server that sends a header byte every 500 ms still ends the check within 6 s', async () => {
+trickle('a server that sends its status line a byte every 500 ms still ends the check within 6 s', async () => {
   const timers: NodeJS.Timeout[] = [];
   const server = await serve((_req, res) => {
     const socket = res.socket!;
-    socket.write('HTTP/1.1 200 OK\r\n');
-    timers.push(setInterval(() => socket.writable && socket.write('x'), 500));
+    socket.write('HTTP/1.1 200 OK');
+    timers.push(setInterval(() => socket.writable && socket.write(' '), 500));
   });
   try {
     const run = await check({ PORT: String(server.port) });
