@@ -1,0 +1,65 @@
+# syntax=docker/dockerfile:1
+# Images for the three services, one target each:  docker build --target backend|device|frontend .
+# The services run from their TypeScript sources through tsx (a runtime dependency); only the health check
+# is compiled, because it starts every 30 s and bare `node` starts much faster than `node --import tsx`.
+ARG NODE_IMAGE=node:24-slim
+
+# Production dependencies only (tsx, hono, mongodb, serialport, ...).
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+
+# healthcheck.ts → dist/healthcheck.js, CommonJS, with the compiler from the lock file; the service images take
+# it as healthcheck.cjs, since package.json says "type": "module". Install scripts are skipped: tsc needs no
+# native modules, and this stage is thrown away.
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY healthcheck.ts ./
+RUN npm run build:healthcheck
+
+# What every service image shares. Files stay owned by root: the non-root user can run them, not change them.
+FROM ${NODE_IMAGE} AS base
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json ./
+COPY lib ./lib
+
+FROM base AS backend
+COPY backend ./backend
+COPY --from=build /app/dist/healthcheck.js ./healthcheck.cjs
+ENV PORT=3001
+EXPOSE 3001
+USER node
+HEALTHCHECK --interval=30s --timeout=10s --start-period=60s --start-interval=2s --retries=3 \
+  CMD ["node", "/app/healthcheck.cjs"]
+CMD ["node", "--import", "tsx", "backend/main.ts"]
+
+FROM base AS device
+# dialout: the group that owns serial devices (/dev/ttyUSB*, /dev/ttyACM*) passed in with --device.
+RUN usermod -aG dialout node
+COPY device ./device
+# The same compiled check: it reads PORT, so here it asks the device service's /api/health.
+COPY --from=build /app/dist/healthcheck.js ./healthcheck.cjs
+ENV PORT=3003
+EXPOSE 3003
+USER node
+HEALTHCHECK --interval=30s --timeout=10s --start-period=60s --start-interval=2s --retries=3 \
+  CMD ["node", "/app/healthcheck.cjs"]
+CMD ["node", "--import", "tsx", "device/main.ts"]
+
+FROM base AS frontend
+# curl: the frontend's health check is `curl -f http://localhost:3000`; the slim image has none.
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends curl ca-certificates \
+  && rm -rf /var/lib/apt/lists/*
+COPY frontend ./frontend
+ENV PORT=3000
+EXPOSE 3000
+USER node
+HEALTHCHECK --interval=30s --timeout=10s --start-period=40s --start-interval=2s --retries=3 \
+  CMD ["curl", "-f", "http://localhost:3000"]
+CMD ["node", "--import", "tsx", "frontend/main.ts"]

@@ -1,0 +1,201 @@
+// compose.yaml and the cloud override: valid against the Compose Specification schema, every value of the
+// spec's health-check table (4.5), the start-up order derived from depends_on (3.2), and the README's arithmetic.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Script } from 'node:vm';
+import { parse } from 'yaml';
+import { loadComposeSchema } from './infra/compose-schema.ts';
+import { parseDockerfile, type Step } from './infra/dockerfile-stages.ts';
+import { root } from './infra/compile-healthcheck.ts';
+
+interface Healthcheck {
+  test: string[];
+  interval: string;
+  timeout: string;
+  retries: number;
+  start_period: string;
+  start_interval?: string;
+}
+interface ComposeService {
+  profiles?: string[];
+  depends_on?: Record<string, { condition: string }>;
+  environment?: Record<string, string>;
+  ports?: string[];
+  healthcheck?: Healthcheck;
+  restart?: string;
+  image?: string;
+  build?: { context: string; target: string };
+  stop_grace_period?: string;
+  devices?: string[];
+}
+interface Compose {
+  services: Record<string, ComposeService>;
+}
+
+const read = (name: string) => readFileSync(join(root, name), 'utf8');
+const compose = parse(read('compose.yaml')) as Compose;
+const cloud = parse(read('compose.cloud.yaml')) as Compose;
+const checkSchema = loadComposeSchema();
+const service = (name: string): ComposeService => {
+  const found = compose.services[name];
+  if (!found) throw new Error(`compose.yaml has no service "${name}"`);
+  return found;
+};
+const seconds = (duration: string) => {
+  const match = /^(\d+)s$/.exec(duration);
+  if (!match) throw new Error(`expected a duration in whole seconds, got ${duration}`);
+  return Number(match[1]);
+};
+
+/** The services `docker compose up` starts (no profile), in an order where each comes after what it waits for. */
+function startOrder(services: Record<string, ComposeService>): string[] {
+  const names = Object.keys(services).filter((name) => !services[name]!.profiles);
+  const order: string[] = [];
+  const visit = (name: string, path: string[]) => {
+    if (order.includes(name)) return;
+    if (path.includes(name)) throw new Error(`depends_on cycle: ${[...path, name].join(' → ')}`);
+    for (const dependency of Object.keys(services[name]?.depends_on ?? {})) visit(dependency, [...path, name]);
+    order.push(name);
+  };
+  for (const name of names.sort()) visit(name, []);
+  return order;
+}
+
+// Spec 4.5, row by row; `test` is what each check runs.
+const SPEC_TABLE = {
+  database: { interval: '30s', timeout: '10s', retries: 3, start_period: '60s' },
+  backend: { interval: '30s', timeout: '10s', retries: 3, start_period: '60s' },
+  frontend: { interval: '30s', timeout: '10s', retries: 3, start_period: '40s' },
+} as const;
+
+test('compose.yaml and compose.cloud.yaml are valid Compose files (Compose Specification JSON schema)', () => {
+  assert.equal(checkSchema(compose), []);
+  assert.equal(checkSchema(cloud), []);
+});
+
+test('the schema check is real: a misspelt health-check key and a wrong type are rejected', () => {
+  const broken = structuredClone(compose);
+  (broken.services.backend!.healthcheck as unknown as Record<string, unknown>).start_intervall = '2s';
+  (broken.services.frontend as unknown as Record<string, unknown>).ports = '3000:3000';
+  const errors = checkSchema(broken);
+  assert.ok(errors.some((e) => e.includes('/services/backend/healthcheck') && e.includes('start_intervall')), errors.join('\n'));
+  assert.ok(errors.some((e) => e.includes('/services/frontend/ports')), errors.join('\n'));
+});
+
+test('every value of the spec 4.5 table: interval, timeout, retries, start_period', () => {
+  for (const [name, expected] of Object.entries(SPEC_TABLE)) {
+    const { interval, timeout, retries, start_period } = service(name).healthcheck!;
+    assert.equal({ interval, timeout, retries, start_period }, expected, name);
+  }
+});
+
+test('the checks themselves: mongosh ping, the compiled health-check script, curl -f on port 3000', () => {
+  const database = service('database').healthcheck!.test;
+  assert.equal(database.slice(0, 2), ['CMD', 'mongosh']);
+  const script = database[database.indexOf('--eval') + 1] ?? '';
+  assert.match(script, /db\.adminCommand\('ping'\)/);
+  new Script(script); // the mongosh expression is valid JavaScript
+  assert.equal(service('backend').healthcheck!.test, ['CMD', 'node', '/app/healthcheck.cjs']);
+  assert.equal(service('frontend').healthcheck!.test, ['CMD', 'curl', '-f', 'http://localhost:3000']);
+  assert.match(service('database').image ?? '', /^mongo:\d+(\.\d+)*$/, 'the official mongo image, pinned to a version');
+});
+
+test('the health checks match the images: same command and values as the Dockerfile HEALTHCHECK', () => {
+  const dockerfile = parseDockerfile(read('Dockerfile'));
+  for (const name of ['backend', 'frontend', 'device']) {
+    const step = dockerfile.stages.get(name)?.steps.find((s: Step) => s.keyword === 'HEALTHCHECK');
+    const check = service(name).healthcheck!;
+    assert.equal(['CMD', ...(step?.exec ?? [])], check.test, `${name} test`);
+    assert.equal(
+      { interval: step?.flags.interval, timeout: step?.flags.timeout, retries: Number(step?.flags.retries), start_period: step?.flags['start-period'], start_interval: step?.flags['start-interval'] },
+      { interval: check.interval, timeout: check.timeout, retries: check.retries, start_period: check.start_period, start_interval: check.start_interval },
+      `${name} values`,
+    );
+    assert.is(service(name).build?.target, name);
+  }
+});
+
+test('start-up order derived from depends_on is database → backend → frontend, each waiting for service_healthy', () => {
+  assert.equal(startOrder(compose.services), ['database', 'backend', 'frontend']);
+  assert.is(service('database').depends_on, undefined, 'the database waits for nothing');
+  assert.equal(service('backend').depends_on, { database: { condition: 'service_healthy' } });
+  assert.equal(service('frontend').depends_on, { backend: { condition: 'service_healthy' } });
+});
+
+test('unhealthy or crashed containers come back: restart unless-stopped everywhere', () => {
+  for (const [name, s] of Object.entries(compose.services)) assert.is(s.restart, 'unless-stopped', name);
+});
+
+test('start_interval is set and shorter than the interval on every check', () => {
+  for (const [name, s] of Object.entries(compose.services)) {
+    const check = s.healthcheck!;
+    assert.ok(check.start_interval, `${name} has start_interval`);
+    assert.ok(seconds(check.start_interval!) < seconds(check.interval), `${name}: ${check.start_interval} < ${check.interval}`);
+  }
+});
+
+test("the README's start-up arithmetic is what these values give", () => {
+  const order = startOrder(compose.services);
+  const sum = (f: (check: Healthcheck) => number) => order.reduce((total, name) => total + f(service(name).healthcheck!), 0);
+  const startPeriods = sum((c) => seconds(c.start_period)); // healthy only when each start period ends
+  const firstProbes = sum((c) => seconds(c.interval)); // Docker before 25: first probe one interval after start
+  const defaultStartInterval = order.length * 5; // Docker 25+: start_interval unset means 5 s
+  const withStartInterval = sum((c) => seconds(c.start_interval!));
+  assert.equal([startPeriods, firstProbes, defaultStartInterval, withStartInterval], [160, 90, 15, 6]);
+  const readme = read('README.md');
+  const section = readme.slice(readme.indexOf('## Containers and start-up order'), readme.indexOf('\n## ', readme.indexOf('## Containers and start-up order') + 3));
+  for (const figure of [startPeriods, firstProbes, defaultStartInterval, withStartInterval]) {
+    assert.ok(section.includes(`= ${figure} s`), `README section shows "= ${figure} s"`);
+  }
+});
+
+test('the backend reaches the database and the frontend the backend by service name', () => {
+  assert.match(service('backend').environment?.MONGODB_URI ?? '', /^mongodb:\/\/database:27017\/\w/);
+  assert.is(service('frontend').environment?.BACKEND_URL, 'http://backend:3001');
+  for (const name of ['device', 'device-serial']) assert.is(service(name).environment?.BACKEND_URL, 'http://backend:3001');
+});
+
+test('every environment variable set in compose.yaml is one the service reads', () => {
+  const sources: Record<string, string[]> = {
+    database: [],
+    backend: ['backend/main.ts', 'lib/env.ts'],
+    frontend: ['frontend/settings.ts', 'lib/env.ts'],
+    device: ['device/config.ts', 'lib/env.ts'],
+    'device-serial': ['device/config.ts', 'lib/env.ts'],
+  };
+  for (const [name, s] of Object.entries(compose.services)) {
+    const code = (sources[name] ?? []).map(read).join('\n');
+    for (const key of Object.keys(s.environment ?? {})) assert.ok(code.includes(`'${key}'`), `${name} sets ${key}, which its code never reads`);
+  }
+});
+
+test('graceful shutdown has room: stop_grace_period above the services\' 10 s exit limit', () => {
+  for (const name of ['backend', 'frontend', 'device', 'device-serial']) {
+    assert.ok(seconds(service(name).stop_grace_period ?? '10s') > 10, name);
+  }
+});
+
+test('the device service is optional: a profile for the emulator, another for a passed-through serial device', () => {
+  assert.equal(service('device').profiles, ['device']);
+  assert.is(service('device').environment?.NODE_ENV, 'local');
+  const serial = service('device-serial');
+  assert.equal(serial.profiles, ['device-serial']);
+  assert.is(serial.environment?.NODE_ENV, 'production');
+  assert.is(serial.environment?.SERIAL_PATH, '/dev/ttyUSB0');
+  assert.ok(serial.devices?.some((d) => d.endsWith(':/dev/ttyUSB0')), 'the host device is passed through');
+});
+
+test('local ports on loopback only; the cloud override publishes backend 8443 and frontend 80', () => {
+  assert.equal(service('backend').ports, ['127.0.0.1:3001:3001']);
+  assert.equal(service('frontend').ports, ['127.0.0.1:3000:3000']);
+  assert.equal(Object.keys(cloud.services).sort(), ['backend', 'frontend']);
+  assert.equal(cloud.services.backend?.ports, ['8443:3001']);
+  assert.equal(cloud.services.frontend?.ports, ['80:3000']);
+  // Compose appends port lists, so the post-deploy smoke still finds 3000 and 3001 on the runner.
+  const merged = [...(service('backend').ports ?? []), ...(cloud.services.backend?.ports ?? [])];
+  assert.ok(merged.includes('127.0.0.1:3001:3001') && merged.includes('8443:3001'));
+});
+
+test.run();

@@ -1,0 +1,139 @@
+// The Dockerfile, parsed with dockerfile-ast: Node 24 base, production-only install, non-root service targets,
+// the compiled health check, curl for the frontend's check, and a build context holding what each service imports.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseDockerfile, chain, type Stage, type Step } from './infra/dockerfile-stages.ts';
+import { importGraph } from './infra/import-graph.ts';
+import { createDockerignore } from './infra/dockerignore.ts';
+import { root } from './infra/compile-healthcheck.ts';
+
+const dockerfile = parseDockerfile(readFileSync(join(root, 'Dockerfile'), 'utf8'));
+const isIgnored = createDockerignore(readFileSync(join(root, '.dockerignore'), 'utf8'));
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  scripts: Record<string, string>;
+  dependencies: Record<string, string>;
+};
+
+const SERVICES = { backend: 3001, device: 3003, frontend: 3000 } as const;
+type Service = keyof typeof SERVICES;
+
+const stage = (name: string): Stage => {
+  const found = dockerfile.stages.get(name);
+  if (!found) throw new Error(`Dockerfile has no stage "${name}" (has: ${[...dockerfile.stages.keys()].join(', ')})`);
+  return found;
+};
+/** Every step a target runs, from the bottom of its chain up, in build order. */
+const stepsOf = (target: string): Step[] => chain(dockerfile, target).reverse().flatMap((s) => s.steps);
+const only = <T>(items: T[], what: string): T => {
+  assert.is(items.length, 1, `exactly one ${what}, found ${items.length}`);
+  return items[0]!;
+};
+const healthcheck = (target: Service) => only(stepsOf(target).filter((s) => s.keyword === 'HEALTHCHECK'), `HEALTHCHECK in ${target}`);
+/** COPY steps of a target as { source, destination, from }. */
+const copies = (target: string) =>
+  stepsOf(target)
+    .filter((s) => s.keyword === 'COPY')
+    .flatMap((s) => s.args.slice(0, -1).map((source) => ({ source, destination: s.args.at(-1)!, from: s.flags.from ?? null })));
+
+test('every stage starts from node:24-slim (the current LTS) or an earlier stage; BuildKit syntax pinned', () => {
+  assert.is(dockerfile.directives.syntax, 'docker/dockerfile:1');
+  assert.is(dockerfile.globalArgs.NODE_IMAGE, 'node:24-slim');
+  const seen: string[] = [];
+  for (const [name, { from }] of dockerfile.stages) {
+    assert.ok(from === '${NODE_IMAGE}' || seen.includes(from), `stage ${name} starts from ${from}`);
+    seen.push(name);
+  }
+});
+
+test('one target per service, each built on the shared base', () => {
+  for (const service of Object.keys(SERVICES)) {
+    assert.equal(chain(dockerfile, service).map((s) => s.name), [service, 'base'], `${service} → base`);
+  }
+});
+
+test('service images get production dependencies only: npm ci --omit=dev, and nothing else from node_modules', () => {
+  const install = only(stage('deps').steps.filter((s) => s.keyword === 'RUN' && s.args.includes('ci')), 'npm ci in deps');
+  assert.ok(install.args.includes('--omit=dev'), install.args.join(' '));
+  for (const service of Object.keys(SERVICES)) {
+    const modules = copies(service).filter((c) => c.source.includes('node_modules'));
+    assert.equal(modules, [{ source: '/app/node_modules', destination: './node_modules', from: 'deps' }]);
+    // Nothing from the build stage (which has dev dependencies) but the compiled check.
+    for (const c of copies(service).filter((c) => c.from === 'build')) assert.is(c.source, '/app/dist/healthcheck.js');
+  }
+});
+
+test('each service runs as the non-root node user, set after every RUN', () => {
+  for (const service of Object.keys(SERVICES)) {
+    const steps = stepsOf(service);
+    const users = steps.map((s, i) => ({ s, i })).filter(({ s }) => s.keyword === 'USER');
+    assert.ok(users.length > 0, `${service} sets USER`);
+    const last = users.at(-1)!;
+    assert.equal(last.s.args, ['node']);
+    const lastRun = steps.map((s) => s.keyword).lastIndexOf('RUN');
+    assert.ok(last.i > lastRun, `${service}: USER node comes after the last RUN`);
+  }
+});
+
+test('each service starts with node --import tsx <service>/main.ts on its default port', () => {
+  for (const [service, port] of Object.entries(SERVICES)) {
+    const steps = stepsOf(service);
+    assert.equal(only(steps.filter((s) => s.keyword === 'CMD'), `CMD in ${service}`).exec, ['node', '--import', 'tsx', `${service}/main.ts`]);
+    assert.equal(steps.filter((s) => s.keyword === 'EXPOSE').map((s) => s.args), [[String(port)]]);
+    assert.ok(steps.some((s) => s.keyword === 'ENV' && s.args.includes(`PORT=${port}`)), `${service} sets PORT=${port}`);
+  }
+});
+
+test('backend HEALTHCHECK: spec 4.5 values, running the compiled check with plain node', () => {
+  const check = healthcheck('backend');
+  assert.equal(check.flags, { interval: '30s', timeout: '10s', 'start-period': '60s', 'start-interval': '2s', retries: '3' });
+  assert.equal(check.exec, ['node', '/app/healthcheck.cjs']);
+  // The file it runs is the build stage's output of `npm run build:healthcheck`, compiled to CommonJS.
+  assert.ok(copies('backend').some((c) => c.from === 'build' && c.source === '/app/dist/healthcheck.js' && c.destination === './healthcheck.cjs'));
+  assert.ok(stage('build').steps.some((s) => s.keyword === 'RUN' && s.args.join(' ') === 'npm run build:healthcheck'));
+  assert.ok(stage('build').steps.some((s) => s.keyword === 'COPY' && s.args[0] === 'healthcheck.ts'));
+  const script = pkg.scripts['build:healthcheck'] ?? '';
+  assert.match(script, /--module commonjs\b/);
+  assert.match(script, /--outDir dist healthcheck\.ts$/);
+  assert.equal(stage('base').steps.filter((s) => s.keyword === 'WORKDIR').map((s) => s.args), [['/app']]);
+});
+
+test('frontend HEALTHCHECK: curl -f http://localhost:3000 with a 40 s start period, and curl is installed', () => {
+  const check = healthcheck('frontend');
+  assert.equal(check.flags, { interval: '30s', timeout: '10s', 'start-period': '40s', 'start-interval': '2s', retries: '3' });
+  assert.equal(check.exec, ['curl', '-f', 'http://localhost:3000']);
+  const install = stepsOf('frontend').find((s) => s.keyword === 'RUN' && s.args.includes('apt-get') && s.args.includes('install'));
+  assert.ok(install?.args.includes('curl'), 'apt-get install ... curl');
+});
+
+test('device: the same compiled check (it follows PORT), and the node user may open serial devices', () => {
+  assert.equal(healthcheck('device').exec, ['node', '/app/healthcheck.cjs']);
+  assert.ok(stepsOf('device').some((s) => s.keyword === 'RUN' && s.args.join(' ') === 'usermod -aG dialout node'));
+});
+
+test('each image holds every file its service imports, and every package it imports is a production dependency', () => {
+  for (const service of Object.keys(SERVICES)) {
+    const copied = copies(service).filter((c) => c.from === null).map((c) => c.source);
+    const graph = importGraph(root, `${service}/main.ts`);
+    assert.ok(graph.files.length > 3, `${service}: found its imports (${graph.files.length})`);
+    for (const file of graph.files) {
+      assert.ok(copied.some((source) => file === source || file.startsWith(`${source}/`)), `${service} imports ${file}, which no COPY brings in`);
+      assert.not.ok(isIgnored(file), `${service} imports ${file}, which .dockerignore leaves out`);
+    }
+    for (const name of graph.packages) {
+      assert.ok(name in pkg.dependencies, `${service} imports ${name}, which npm ci --omit=dev would not install`);
+    }
+  }
+});
+
+test('.dockerignore keeps local state and tests out of the build context, and keeps the sources in', () => {
+  for (const path of ['node_modules/hono/package.json', '.git/HEAD', '.env', '.env.production', '.tmp/x', 'dist/healthcheck.js', 'lib/env.test.ts', 'test/run.ts']) {
+    assert.ok(isIgnored(path), `${path} is left out`);
+  }
+  for (const path of ['package.json', 'package-lock.json', 'healthcheck.ts', 'lib/env.ts', 'backend/main.ts', 'frontend/public/index.html']) {
+    assert.not.ok(isIgnored(path), `${path} is sent`);
+  }
+});
+
+test.run();
