@@ -59,10 +59,13 @@ async function expectAllWrittenStoredOnce(timeout = 5000) {
 const since = () => Date.now();
 
 /** When the device itself flipped the check (its log line's time): the flip without the HTTP polling lag. */
-function flipLoggedAt(state: string, after: number): number {
-  const line = jsonLines(device).find((l) => l.msg === `readiness: backend is ${state}` && l.time >= after);
-  assert.ok(line, `the device logged "backend is ${state}"`);
-  return line!.time as number;
+async function flipLoggedAt(state: string, after: number): Promise<number> {
+  // The line may still be in the pipe when /api/ready already shows the state.
+  const line = await waitFor(() => jsonLines(device).find((l) => l.msg === `readiness: backend is ${state}` && l.time >= after), {
+    timeout: 3000,
+    what: `the device logging "backend is ${state}"`,
+  });
+  return line.time as number;
 }
 const backendIs = (state: string) => (o: { checks: Record<string, string> }) => o.checks.backend === state;
 
@@ -79,7 +82,7 @@ test('backend killed → disconnected within 250 ms; back → connected within 3
   backend().signal('SIGKILL');
   const down = await watch.until(backendIs('disconnected'), { since: killedAt, timeout: 5000, what: 'backend disconnected' });
   const downMs = down.at - killedAt;
-  const flipMs = flipLoggedAt('disconnected', killedAt) - killedAt;
+  const flipMs = (await flipLoggedAt('disconnected', killedAt)) - killedAt;
   assert.is(down.status, 503);
   assert.is(down.checks.serial, 'connected');
   assert.ok(flipMs < 250, `the device flipped ${flipMs} ms after SIGKILL`);
@@ -113,7 +116,7 @@ test('backend SIGSTOPped → disconnected within 5 s; SIGCONT → connected with
   writeLines('while-stopped', 5); // sent into a socket nobody reads
   const down = await watch.until(backendIs('disconnected'), { since: stoppedAt, timeout: 10_000, what: 'silent backend noticed' });
   const downMs = down.at - stoppedAt;
-  const flipMs = flipLoggedAt('disconnected', stoppedAt) - stoppedAt;
+  const flipMs = (await flipLoggedAt('disconnected', stoppedAt)) - stoppedAt;
   assert.ok(downMs < 5000, `disconnected ${downMs} ms after SIGSTOP`);
   assert.ok(downMs > 1500, `disconnected after only ${downMs} ms: a heartbeat miss needs 2.5 s of silence`);
   writeLines('still-stopped', 5);
