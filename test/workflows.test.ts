@@ -1,0 +1,220 @@
+// The GitHub Actions workflows: valid against the workflow schema (@action-validator/core), the spec 4.7 rules
+// for the post-deploy smoke, and the shell of the verdict and health-check steps run for real.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { validateWorkflow } from '@action-validator/core';
+import { smokeArgs } from '../smoke/config.ts';
+import { listen, type Listening } from './helpers/listen.ts';
+import { withDeadline } from './helpers/deadline.ts';
+import { spawnProcess, stopAll } from './helpers/spawn-process.ts';
+import { root } from './infra/compile-healthcheck.ts';
+
+interface WorkflowStep {
+  id?: string;
+  name?: string;
+  uses?: string;
+  run?: string;
+  if?: string;
+  env?: Record<string, string>;
+  with?: Record<string, string | number>;
+  'continue-on-error'?: boolean;
+}
+interface Workflow {
+  env?: Record<string, string>;
+  jobs: Record<string, { env?: Record<string, string>; steps: WorkflowStep[]; strategy?: { matrix?: Record<string, unknown[]> } }>;
+}
+
+const dir = join(root, '.github', 'workflows');
+const files = readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort();
+const text = (file: string) => readFileSync(join(dir, file), 'utf8');
+const load = (file: string) => parse(text(file)) as Workflow;
+const onlyJob = (workflow: Workflow) => {
+  const jobs = Object.values(workflow.jobs);
+  assert.is(jobs.length, 1, 'one job');
+  return jobs[0]!;
+};
+const indexOf = (steps: WorkflowStep[], match: (s: WorkflowStep) => boolean, what: string) => {
+  const index = steps.findIndex(match);
+  assert.ok(index >= 0, `a step that ${what}`);
+  return index;
+};
+/** `--flag value` pairs of a shell command, with line continuations joined. */
+const flags = (command: string) => {
+  const words = command.replace(/\\\n/g, ' ').split(/\s+/).filter(Boolean);
+  const found: Record<string, string> = {};
+  words.forEach((word, i) => {
+    if (word.startsWith('--')) found[word.slice(2)] = (words[i + 1] ?? '').replace(/^"|"$/g, '');
+  });
+  return found;
+};
+
+let servers: Listening[] = [];
+test.after.each(async () => {
+  await stopAll();
+  await Promise.all(servers.map((s) => s.close()));
+  servers = [];
+});
+
+/** Runs a step's shell as GitHub does (bash -e), in `cwd`, and returns its exit code and output. */
+async function runStep(step: WorkflowStep, cwd: string, env: Record<string, string>) {
+  const proc = spawnProcess('bash', ['-e', '-c', step.run ?? ''], { cwd, env: { ...process.env, ...env } });
+  await withDeadline(new Promise((resolve) => proc.child.once('close', resolve)), 20_000, `step "${step.name}"`);
+  return { code: await proc.exited, lines: proc.lines };
+}
+
+test('ci.yml, deploy-cloud.yml and deploy-dev.yml exist', () => {
+  assert.equal(files, ['ci.yml', 'deploy-cloud.yml', 'deploy-dev.yml']);
+});
+
+test('every workflow is valid against the GitHub Actions workflow schema', () => {
+  for (const file of files) assert.equal(validateWorkflow(text(file)).errors, [], file);
+});
+
+test('the schema check is real: an unknown job key is rejected', () => {
+  const broken = text('ci.yml').replace('    steps:\n', '    stepz:\n');
+  assert.ok(validateWorkflow(broken).errors.length > 0);
+});
+
+test('every action is pinned to a major version', () => {
+  for (const file of files) {
+    for (const step of onlyJob(load(file)).steps) if (step.uses) assert.match(step.uses, /^[\w.-]+\/[\w.-]+@v\d+$/, `${file}: ${step.uses}`);
+  }
+});
+
+test('ci.yml: install, typecheck and test on Node 20 and Node 24', () => {
+  const job = onlyJob(load('ci.yml'));
+  assert.equal(job.strategy?.matrix?.node, [20, 24]);
+  const setup = job.steps.find((s) => s.uses?.startsWith('actions/setup-node@'));
+  assert.is(setup?.with?.['node-version'], '${{ matrix.node }}');
+  const install = indexOf(job.steps, (s) => /^npm ci\b/.test(s.run ?? ''), 'runs npm ci');
+  const typecheck = indexOf(job.steps, (s) => s.run === 'npm run typecheck', 'typechecks');
+  const tests = indexOf(job.steps, (s) => s.run === 'npm test', 'runs the tests');
+  assert.ok(install < typecheck && typecheck < tests, 'in that order');
+});
+
+for (const [file, artifact, where] of [
+  ['deploy-cloud.yml', 'cloud-deploy-smoke-artifacts', 'the runner'],
+  ['deploy-dev.yml', 'dev-deploy-smoke-artifacts', 'the development host'],
+] as const) {
+  test(`${file}: advisory smoke step (id smoke, continue-on-error) with options the smoke CLI has`, () => {
+    const job = onlyJob(load(file));
+    const smokes = job.steps.filter((s) => (s.run ?? '').includes('smoke/cli.ts'));
+    assert.is(smokes.length, 1, 'one smoke step');
+    const smoke = smokes[0]!;
+    assert.is(smoke.id, 'smoke');
+    assert.is(smoke['continue-on-error'], true);
+    for (const name of Object.keys(flags(smoke.run!))) assert.ok(name in smokeArgs, `--${name} is a smoke CLI option`);
+    assert.match(smoke.run!, /set -o pipefail/, 'the exit code of the smoke, not of tee');
+  });
+
+  test(`${file}: screenshots uploaded as ${artifact}, kept 7 to 14 days, even when the smoke failed`, () => {
+    const job = onlyJob(load(file));
+    const smoke = indexOf(job.steps, (s) => s.id === 'smoke', 'is the smoke');
+    const upload = indexOf(job.steps, (s) => s.uses?.startsWith('actions/upload-artifact@') ?? false, 'uploads an artifact');
+    const step = job.steps[upload]!;
+    assert.ok(upload > smoke, 'after the smoke');
+    assert.is(step.if, 'always()');
+    assert.is(step.with?.name, artifact);
+    const days = Number(step.with?.['retention-days']);
+    assert.ok(days >= 7 && days <= 14, `retention-days ${days}`);
+    // The directory the smoke writes is the one uploaded.
+    const artifacts = flags(job.steps[smoke]!.run!).artifacts?.replace('$SMOKE_ARTIFACTS', job.env?.SMOKE_ARTIFACTS ?? '');
+    assert.is(String(step.with?.path).replace(/\/$/, ''), artifacts);
+  });
+
+  test(`${file}: the smoke verdict goes to the step summary (step run for real, PASS and FAIL)`, async () => {
+    const job = onlyJob(load(file));
+    const verdict = job.steps[indexOf(job.steps, (s) => (s.run ?? '').includes('GITHUB_STEP_SUMMARY'), 'writes the summary')]!;
+    assert.is(verdict.if, 'always()');
+    assert.is(verdict.env?.OUTCOME, '${{ steps.smoke.outcome }}');
+    const scratch = mkdtempSync(join(tmpdir(), 'workflow-step-'));
+    try {
+      const summary = join(scratch, 'summary.md');
+      writeFileSync(join(scratch, 'smoke.log'), '[HEALTH] backend ... FAIL (12ms)\nsmoke: FAIL (1/3 failed)\n');
+      const failed = await runStep(verdict, scratch, { GITHUB_STEP_SUMMARY: summary, OUTCOME: 'failure' });
+      assert.is(failed.code, 0, 'the verdict step itself never fails the job');
+      assert.match(readFileSync(summary, 'utf8'), /smoke: FAIL \(1\/3 failed\) — step failure\n$/);
+      assert.ok(failed.lines.includes('::warning title=Smoke (advisory)::smoke: FAIL (1/3 failed)'), failed.lines.join('\n'));
+      writeFileSync(join(scratch, 'smoke.log'), 'smoke: PASS (3/3)\n');
+      const passed = await runStep(verdict, scratch, { GITHUB_STEP_SUMMARY: summary, OUTCOME: 'success' });
+      assert.is(passed.code, 0);
+      assert.match(readFileSync(summary, 'utf8'), /smoke: PASS \(3\/3\) — step success\n$/);
+      assert.equal(passed.lines, []);
+      rmSync(join(scratch, 'smoke.log'));
+      const missing = await runStep(verdict, scratch, { GITHUB_STEP_SUMMARY: summary, OUTCOME: 'failure' });
+      assert.is(missing.code, 0);
+      assert.match(readFileSync(summary, 'utf8'), /no verdict line — step failure\n$/);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+
+  test(`${file}: deploys to ${where} before the smoke`, () => {
+    const job = onlyJob(load(file));
+    const smoke = indexOf(job.steps, (s) => s.id === 'smoke', 'is the smoke');
+    const up = indexOf(job.steps, (s) => /docker compose up|\$COMPOSE up/.test(s.run ?? ''), 'brings the stack up');
+    assert.ok(up < smoke);
+  });
+}
+
+test('deploy-cloud.yml: stack with the cloud override, 60 s sleep, smoke of runner-local 3000 and 3001', () => {
+  const workflow = load('deploy-cloud.yml');
+  const job = onlyJob(workflow);
+  assert.is(job.env?.COMPOSE, 'docker compose -f compose.yaml -f compose.cloud.yaml');
+  const up = indexOf(job.steps, (s) => /^\$COMPOSE up\b/.test(s.run ?? ''), 'starts the stack');
+  const sleep = indexOf(job.steps, (s) => s.run?.trim() === 'sleep 60', 'sleeps 60 s');
+  const smoke = indexOf(job.steps, (s) => s.id === 'smoke', 'is the smoke');
+  assert.ok(up < sleep && sleep < smoke, 'up, then the 60 s sleep, then the smoke');
+  const options = flags(job.steps[smoke]!.run!);
+  assert.is(options.frontend, 'http://localhost:3000');
+  assert.is(options.backend, 'http://localhost:3001');
+});
+
+test('deploy-cloud.yml: the deploy health check runs with the host and 3 tries, and is not advisory', () => {
+  const job = onlyJob(load('deploy-cloud.yml'));
+  const smoke = indexOf(job.steps, (s) => s.id === 'smoke', 'is the smoke');
+  const check = indexOf(job.steps, (s) => (s.run ?? '').includes('scripts/deploy-health-check.sh'), 'runs the deploy health check');
+  const step = job.steps[check]!;
+  assert.ok(check > smoke);
+  assert.is(step.run, 'bash scripts/deploy-health-check.sh "$DEPLOY_HOST" 3');
+  assert.is(step['continue-on-error'], undefined);
+  assert.is(step.if, undefined, 'runs only while the job is green, and fails it');
+});
+
+test('deploy-cloud.yml: that step, run for real, passes on a healthy backend and fails after 3 tries', async () => {
+  const job = onlyJob(load('deploy-cloud.yml'));
+  const step = job.steps.find((s) => (s.run ?? '').includes('scripts/deploy-health-check.sh'))!;
+  let requests = 0;
+  let status = 200;
+  const server = await listen((_req, res) => {
+    requests++;
+    res.writeHead(status).end();
+  });
+  servers.push(server);
+  const env = { DEPLOY_HOST: `127.0.0.1:${server.port}`, RETRY_DELAY_S: '0.05' };
+  const healthy = await runStep(step, root, env);
+  assert.is(healthy.code, 0, healthy.lines.join('\n'));
+  status = 503;
+  requests = 0;
+  const failing = await runStep(step, root, env);
+  assert.is(failing.code, 1);
+  assert.is(requests, 3);
+});
+
+test('deploy-dev.yml: private network joined and the serve configuration applied before the smoke, which goes through it', () => {
+  const job = onlyJob(load('deploy-dev.yml'));
+  const join = indexOf(job.steps, (s) => s.uses?.startsWith('tailscale/github-action@') ?? false, 'joins the tailnet');
+  const serve = indexOf(job.steps, (s) => /tailscale serve --bg --https=443 http:\/\/127\.0\.0\.1:3000/.test(s.run ?? ''), 'serves the frontend');
+  assert.match(job.steps[serve]!.run!, /tailscale serve --bg --https=8443 http:\/\/127\.0\.0\.1:3001/);
+  const smoke = indexOf(job.steps, (s) => s.id === 'smoke', 'is the smoke');
+  assert.ok(join < serve && serve < smoke);
+  const options = flags(job.steps[smoke]!.run!);
+  assert.is(options.frontend, 'https://$DEV_HOST');
+  assert.is(options.backend, 'https://$DEV_HOST:8443');
+});
+
+test.run();
