@@ -1,0 +1,162 @@
+// deploy/k8s: every manifest valid against the Kubernetes schemas (kubernetes-models), probes on the right
+// paths, shutdown timing that fits SHUTDOWN_DELAY_MS, resources, a restricted security context, MongoDB from a Secret.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { Deployment } from 'kubernetes-models/apps/v1';
+import { Namespace, Service } from 'kubernetes-models/v1';
+import type { IContainer, IProbe } from 'kubernetes-models/v1';
+import { root } from './infra/compile-healthcheck.ts';
+
+const dir = join(root, 'deploy', 'k8s');
+const read = (name: string) => readFileSync(join(dir, name), 'utf8');
+
+interface Kustomization {
+  namespace: string;
+  resources: string[];
+  images: { name: string; newTag?: string; newName?: string }[];
+}
+const kustomization = parseAllDocuments(read('kustomization.yaml'))[0]!.toJS() as Kustomization;
+
+type Manifest = { apiVersion: string; kind: string; metadata: { name: string; labels?: Record<string, string> } } & Record<string, any>;
+const manifests: Manifest[] = kustomization.resources.flatMap((file) => parseAllDocuments(read(file)).map((d) => d.toJS() as Manifest));
+
+const MODELS = {
+  'apps/v1/Deployment': Deployment,
+  'v1/Service': Service,
+  'v1/Namespace': Namespace,
+} as const;
+
+function validate(manifest: Manifest): void {
+  const Model = MODELS[`${manifest.apiVersion}/${manifest.kind}` as keyof typeof MODELS];
+  if (!Model) throw new Error(`no schema for ${manifest.apiVersion} ${manifest.kind}`);
+  new Model(manifest as never).validate();
+}
+
+const deployments = manifests.filter((m) => m.kind === 'Deployment');
+const deployment = (name: string) => {
+  const found = deployments.find((d) => d.metadata.name === name);
+  if (!found) throw new Error(`no Deployment ${name}`);
+  return found;
+};
+const container = (name: string): IContainer => deployment(name).spec.template.spec.containers[0];
+const env = (name: string) => Object.fromEntries((container(name).env ?? []).map((e) => [e.name, e.value ?? e.valueFrom]));
+const SERVICES = { backend: 3001, device: 3003, frontend: 3000 } as const;
+
+test('the kustomization lists every manifest in deploy/k8s, and each is valid against the Kubernetes schema', () => {
+  const files = readdirSync(dir).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml').sort();
+  assert.equal([...kustomization.resources].sort(), files);
+  assert.is(kustomization.namespace, 'service-health-kit');
+  assert.equal(manifests.map((m) => `${m.kind}/${m.metadata.name}`).sort(), [
+    'Deployment/backend', 'Deployment/device', 'Deployment/frontend',
+    'Namespace/service-health-kit',
+    'Service/backend', 'Service/device', 'Service/frontend',
+  ]);
+  for (const manifest of manifests) validate(manifest);
+});
+
+test('the schema check is real: a string where an integer belongs, and a Deployment without containers, are rejected', () => {
+  const wrongType = structuredClone(deployment('backend'));
+  wrongType.spec.template.spec.containers[0].livenessProbe.periodSeconds = '30s';
+  assert.throws(() => validate(wrongType), /periodSeconds must be integer/);
+  const noContainers = structuredClone(deployment('frontend'));
+  delete noContainers.spec.template.spec.containers;
+  assert.throws(() => validate(noContainers), /containers/);
+});
+
+test('each Service selects its Deployment\'s pods and targets the named container port', () => {
+  for (const [name, port] of Object.entries(SERVICES)) {
+    const service = manifests.find((m) => m.kind === 'Service' && m.metadata.name === name)!;
+    const pods = deployment(name).spec.template.metadata.labels as Record<string, string>;
+    for (const [key, value] of Object.entries(service.spec.selector as Record<string, string>)) assert.is(pods[key], value, `${name} selector ${key}`);
+    assert.equal(deployment(name).spec.selector.matchLabels, service.spec.selector);
+    assert.equal(container(name).ports, [{ name: 'http', containerPort: port }]);
+    assert.is(service.spec.ports[0].targetPort, 'http');
+  }
+});
+
+test('probes: liveness → /api/health, readiness → /api/ready (frontend: GET /), all on the http port', () => {
+  const paths = (probe: IProbe | undefined) => [probe?.httpGet?.path, probe?.httpGet?.port];
+  for (const name of ['backend', 'device']) {
+    assert.equal(paths(container(name).livenessProbe), ['/api/health', 'http'], `${name} liveness`);
+    assert.equal(paths(container(name).readinessProbe), ['/api/ready', 'http'], `${name} readiness`);
+    assert.equal(paths(container(name).startupProbe), ['/api/health', 'http'], `${name} startup`);
+  }
+  for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe'] as const) {
+    assert.equal(paths(container('frontend')[probe]), ['/', 'http'], `frontend ${probe}`);
+  }
+});
+
+test('liveness uses the spec 4.5 values; the startup probe covers the start period (60 s, frontend 40 s)', () => {
+  const startPeriod = { backend: 60, device: 60, frontend: 40 };
+  for (const [name, seconds] of Object.entries(startPeriod)) {
+    const { periodSeconds, timeoutSeconds, failureThreshold } = container(name).livenessProbe!;
+    assert.equal({ periodSeconds, timeoutSeconds, failureThreshold }, { periodSeconds: 30, timeoutSeconds: 10, failureThreshold: 3 }, name);
+    const startup = container(name).startupProbe!;
+    assert.is(startup.periodSeconds! * startup.failureThreshold!, seconds, `${name} startup window`);
+    assert.ok(startup.periodSeconds! < 30, `${name}: polls faster than the liveness interval while starting`);
+  }
+});
+
+test('shutdown fits: a readiness probe sees the 503 within SHUTDOWN_DELAY_MS, and the grace period outlasts the exit', () => {
+  const EXIT_LIMIT_MS = 10_000; // the services exit within 10 s of SIGTERM, delay included
+  for (const name of ['backend', 'device']) {
+    const delayMs = Number(env(name).SHUTDOWN_DELAY_MS);
+    const readiness = container(name).readinessProbe!;
+    assert.ok(delayMs >= readiness.periodSeconds! * readiness.failureThreshold! * 1000, `${name}: delay ${delayMs} ms covers a readiness probe`);
+    assert.ok(delayMs < EXIT_LIMIT_MS, `${name}: delay leaves time to drain`);
+    const graceMs = deployment(name).spec.template.spec.terminationGracePeriodSeconds * 1000;
+    assert.ok(graceMs > EXIT_LIMIT_MS, `${name}: grace ${graceMs} ms > ${EXIT_LIMIT_MS} ms`);
+  }
+  const statusTimeoutMs = Number(env('frontend').STATUS_TIMEOUT_MS ?? 1500);
+  assert.ok(deployment('frontend').spec.template.spec.terminationGracePeriodSeconds * 1000 > statusTimeoutMs + 5000);
+});
+
+test('resources: cpu and memory requests and limits on every container', () => {
+  for (const name of Object.keys(SERVICES)) {
+    const { requests, limits } = container(name).resources ?? {};
+    for (const key of ['cpu', 'memory']) {
+      assert.ok(requests?.[key] && limits?.[key], `${name} ${key} request and limit`);
+    }
+  }
+});
+
+test('non-root, read-only, no privileges: a pod the restricted Pod Security level admits', () => {
+  const namespace = manifests.find((m) => m.kind === 'Namespace')!;
+  assert.is(namespace.metadata.labels?.['pod-security.kubernetes.io/enforce'], 'restricted');
+  for (const name of Object.keys(SERVICES)) {
+    const pod = deployment(name).spec.template.spec;
+    assert.equal(pod.securityContext, { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, seccompProfile: { type: 'RuntimeDefault' } }, name);
+    assert.equal(container(name).securityContext, { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } }, name);
+    assert.is(pod.automountServiceAccountToken, false);
+    // tsx writes its cache under /tmp, so a read-only root needs a writable /tmp.
+    assert.equal(container(name).volumeMounts, [{ name: 'tmp', mountPath: '/tmp' }]);
+    assert.ok(pod.volumes.some((v: { name: string; emptyDir?: unknown }) => v.name === 'tmp' && v.emptyDir));
+  }
+  // uid 1000 is the `node` user the Dockerfile switches to.
+  assert.match(readFileSync(join(root, 'Dockerfile'), 'utf8'), /^USER node$/m);
+});
+
+test('MongoDB is external: the connection string comes from a Secret, never from a manifest', () => {
+  assert.equal(env('backend').MONGODB_URI, { secretKeyRef: { name: 'mongodb', key: 'MONGODB_URI' } });
+  for (const file of kustomization.resources) assert.not.match(read(file), /mongodb(\+srv)?:\/\//, file);
+});
+
+test('images come from the kustomization, and each service runs its own image', () => {
+  const names = kustomization.images.map((i) => i.name);
+  for (const name of Object.keys(SERVICES)) {
+    assert.is(container(name).image, `service-health-kit/${name}`);
+    assert.ok(names.includes(`service-health-kit/${name}`), `${name} image has a tag in the kustomization`);
+  }
+});
+
+test('the services find each other by Service name', () => {
+  assert.is(env('device').BACKEND_URL, 'http://backend:3001');
+  assert.is(env('frontend').BACKEND_URL, 'http://backend:3001');
+  assert.is(env('frontend').DEVICE_URL, 'http://device:3003');
+  assert.is(env('device').NODE_ENV, 'local', 'the emulator: no USB device on a cluster node');
+});
+
+test.run();
