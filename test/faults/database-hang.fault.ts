@@ -42,10 +42,10 @@ test(`${CYCLES} SIGSTOP/SIGCONT cycles under load: every /api/ready answer 200 o
     await sleep(SETTLE_MS);
     mongo.signal('SIGSTOP');
     timeline.mark(false, `SIGSTOP ${cycle}`, HANG_BOUND_MS);
-    await hammer.until(503, { since: performance.now(), timeout: 10_000, what: `SIGSTOP ${cycle}: /api/ready 503` });
+    await hammer.until(503, { since: performance.now(), timeout: 10_000, what: `SIGSTOP ${cycle}: /api/ready 503 (bound ${HANG_BOUND_MS} ms)` });
     mongo.signal('SIGCONT');
     timeline.mark(true, `SIGCONT ${cycle}`, BACK_BOUND_MS);
-    await hammer.until(200, { since: performance.now(), timeout: 8000, what: `SIGCONT ${cycle}: /api/ready 200` });
+    await hammer.until(200, { since: performance.now(), timeout: 8000, what: `SIGCONT ${cycle}: /api/ready 200 (bound ${BACK_BOUND_MS} ms)` });
     if (cycle === WARM_CYCLES) warm = footprint(backend.pid);
   }
   await sleep(SETTLE_MS + 1000);

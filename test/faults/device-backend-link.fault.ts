@@ -1,0 +1,96 @@
+// Fault: the backend under a running device service is killed and restarted 20 times, then SIGSTOPped, while
+// a sensor writes a line every 25 ms: the device's readiness follows, and every line is stored in order, once.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Service } from '../helpers/spawn-service.ts';
+import { sleep, waitFor } from '../helpers/deadline.ts';
+import { stopAll } from '../helpers/spawn-process.ts';
+import { startMongoStandin, type MongoStandin } from '../../dev/mongo-standin.ts';
+import { ptyDir, removePtyDir, startPtyPair, type PtyPair } from '../../device/testing/pty-pair.ts';
+import { startBackend, startDevice, storedReadings } from '../../device/testing/services.ts';
+import { startHammer, type Hammer } from './support/hammer.ts';
+import { createTimeline, judge } from './support/state-timeline.ts';
+import { createLineWriter, type LineWriter } from './support/line-writer.ts';
+import { readingProblems } from './support/stored-readings.ts';
+import { errorOutput } from './support/service-health.ts';
+import { describeLags } from './support/report.ts';
+
+const KILLS = 20;
+const HANGS = 3;
+// The device service's bounds for its backend socket (README, device service).
+const KILL_BOUND_MS = 250;
+const HANG_BOUND_MS = 5000;
+const BACK_BOUND_MS = 3000;
+const MARGIN = 1.6;
+// The device connects as soon as the backend listens, a moment before our health poll sees it answer.
+const LISTEN_EARLY_MS = 500;
+
+const test = suite('device ↔ backend link faults');
+let mongo: MongoStandin;
+let dir: string;
+let pty: PtyPair;
+let device: Service;
+let hammer: Hammer | undefined;
+let writer: LineWriter | undefined;
+const backends: Service[] = [];
+const backend = () => backends.at(-1)!;
+
+test.before(async () => {
+  mongo = await startMongoStandin();
+  dir = ptyDir();
+  pty = await startPtyPair(dir);
+  backends.push(await startBackend(mongo.url));
+  device = await startDevice({ SERIAL_PATH: pty.devicePath, BACKEND_URL: backend().url });
+  await waitFor(async () => (await fetch(`${device.url}/api/ready`)).status === 200, { timeout: 10_000, what: 'device ready' });
+});
+
+test.after(async () => {
+  writer?.stop();
+  await hammer?.stop();
+  await stopAll();
+  await mongo?.close();
+  removePtyDir(dir);
+});
+
+test(`backend killed ${KILLS}× and SIGSTOPped ${HANGS}× under load: device /api/ready 503 within ${KILL_BOUND_MS} ms (killed) / ${HANG_BOUND_MS} ms (hung), 200 within ${BACK_BOUND_MS} ms of its return; every line stored in order, once`, async () => {
+  hammer = startHammer(device.url, ['/api/ready'], { concurrency: 2 });
+  writer = createLineWriter(() => pty, 'line');
+  writer.start(25);
+  const timeline = createTimeline(true);
+  const port = backend().port;
+  for (let cycle = 1; cycle <= KILLS; cycle++) {
+    await sleep(500);
+    backend().signal('SIGKILL');
+    timeline.mark(false, `backend killed ${cycle}`, KILL_BOUND_MS);
+    const killedAt = performance.now();
+    await backend().exited;
+    await hammer.until(503, { since: killedAt, timeout: 5000, what: `kill ${cycle}: device /api/ready 503 (bound ${KILL_BOUND_MS} ms)` });
+    backends.push(await startBackend(mongo.url, port));
+    timeline.mark(true, `backend back ${cycle}`, BACK_BOUND_MS, LISTEN_EARLY_MS);
+    await hammer.until(200, { since: performance.now(), timeout: 10_000, what: `restart ${cycle}: device /api/ready 200 (bound ${BACK_BOUND_MS} ms)` });
+  }
+  for (let cycle = 1; cycle <= HANGS; cycle++) {
+    await sleep(1500); // a few pings answered first
+    backend().signal('SIGSTOP');
+    timeline.mark(false, `backend SIGSTOP ${cycle}`, HANG_BOUND_MS);
+    await hammer.until(503, { since: performance.now(), timeout: 10_000, what: `SIGSTOP ${cycle}: device /api/ready 503 (bound ${HANG_BOUND_MS} ms)` });
+    backend().signal('SIGCONT');
+    timeline.mark(true, `backend SIGCONT ${cycle}`, BACK_BOUND_MS);
+    await hammer.until(200, { since: performance.now(), timeout: 10_000, what: `SIGCONT ${cycle}: device /api/ready 200 (bound ${BACK_BOUND_MS} ms)` });
+  }
+  writer.stop();
+  const written = writer.written;
+  await waitFor(() => backends.flatMap(storedReadings).length >= written.length, { timeout: 15_000, what: `${written.length} readings stored` }).catch(() => {});
+  await sleep(500); // a duplicate would show up just after
+  const verdict = judge(await hammer.stop(), timeline.changes, MARGIN);
+  console.log(`    measured: ${written.length} lines written, ${backends.flatMap(storedReadings).length} stored by ${backends.length} backend processes; ${verdict.answers} readiness answers; ${describeLags(verdict.lags)}`);
+  assert.equal(readingProblems(backends, written), [], 'readings');
+  assert.equal(verdict.violations.slice(0, 5), [], `${verdict.violations.length} readiness answers missed their bound`);
+});
+
+test('the device service is still running with no error-level log line', () => {
+  assert.is(device.child.exitCode, null, 'device exited');
+  assert.equal(errorOutput(device), []);
+});
+
+test.run();

@@ -1,0 +1,85 @@
+// Fault: the serial pty under a running device service is removed and recreated 20 times under load: the
+// device's readiness follows within the bounds, and every line that reached the port is stored in order, once.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Service } from '../helpers/spawn-service.ts';
+import { sleep, waitFor } from '../helpers/deadline.ts';
+import { stopAll } from '../helpers/spawn-process.ts';
+import { startMongoStandin, type MongoStandin } from '../../dev/mongo-standin.ts';
+import { ptyDir, removePtyDir, startPtyPair, type PtyPair } from '../../device/testing/pty-pair.ts';
+import { startBackend, startDevice, storedReadings } from '../../device/testing/services.ts';
+import { startHammer, type Hammer } from './support/hammer.ts';
+import { createTimeline, judge } from './support/state-timeline.ts';
+import { createLineWriter } from './support/line-writer.ts';
+import { readingProblems } from './support/stored-readings.ts';
+import { errorOutput, footprint } from './support/service-health.ts';
+import { describeLags } from './support/report.ts';
+
+const CYCLES = 20;
+// The device service's bounds for its serial port (README, device service).
+const GONE_BOUND_MS = 1000;
+const BACK_BOUND_MS = 3000;
+const MARGIN = 1.6;
+const LINES_PER_CYCLE = 25;
+const FD_SLACK = 2;
+
+const test = suite('device serial link faults');
+let mongo: MongoStandin;
+let dir: string;
+let pty: PtyPair;
+let backend: Service;
+let device: Service;
+let hammer: Hammer | undefined;
+
+test.before(async () => {
+  mongo = await startMongoStandin();
+  dir = ptyDir();
+  pty = await startPtyPair(dir);
+  backend = await startBackend(mongo.url);
+  device = await startDevice({ SERIAL_PATH: pty.devicePath, BACKEND_URL: backend.url });
+  await waitFor(async () => (await fetch(`${device.url}/api/ready`)).status === 200, { timeout: 10_000, what: 'device ready' });
+});
+
+test.after(async () => {
+  await hammer?.stop();
+  await stopAll();
+  await mongo?.close();
+  removePtyDir(dir);
+});
+
+test(`serial pty removed and recreated ${CYCLES}× under load: device /api/ready 503 within ${GONE_BOUND_MS} ms, 200 within ${BACK_BOUND_MS} ms; every line stored in order, once; no leaked handles`, async () => {
+  hammer = startHammer(device.url, ['/api/ready'], { concurrency: 2 });
+  const writer = createLineWriter(() => pty, 'line');
+  const timeline = createTimeline(true);
+  const storedAll = (what: string) =>
+    waitFor(() => storedReadings(backend).length >= writer.written.length, { timeout: 5000, what: `${what}: ${writer.written.length} readings stored` });
+  let warmFds = 0;
+  for (let cycle = 1; cycle <= CYCLES; cycle++) {
+    writer.burst(LINES_PER_CYCLE);
+    // Lines still in the pty when it vanishes never reached the device; remove it only once they are stored.
+    await storedAll(`cycle ${cycle}`);
+    await pty.stop();
+    timeline.mark(false, `pty removed ${cycle}`, GONE_BOUND_MS);
+    await hammer.until(503, { since: performance.now() - 1, timeout: 5000, what: `pty removed ${cycle}: device /api/ready 503 (bound ${GONE_BOUND_MS} ms)` });
+    pty = await startPtyPair(dir);
+    timeline.mark(true, `pty recreated ${cycle}`, BACK_BOUND_MS);
+    await hammer.until(200, { since: performance.now(), timeout: 10_000, what: `pty recreated ${cycle}: device /api/ready 200 (bound ${BACK_BOUND_MS} ms)` });
+    if (cycle === 2) warmFds = footprint(device.pid).fds;
+  }
+  writer.burst(LINES_PER_CYCLE);
+  await storedAll('at the end');
+  await sleep(300); // a duplicate would show up just after
+  const fds = footprint(device.pid).fds;
+  const verdict = judge(await hammer.stop(), timeline.changes, MARGIN);
+  console.log(`    measured: ${writer.written.length} lines written and stored; ${verdict.answers} readiness answers; ${describeLags(verdict.lags)}; open handles ${warmFds} → ${fds}`);
+  assert.equal(readingProblems([backend], writer.written), [], 'readings');
+  assert.equal(verdict.violations.slice(0, 5), [], `${verdict.violations.length} readiness answers missed their bound`);
+  assert.ok(fds <= warmFds + FD_SLACK, `${fds} open handles after ${CYCLES} cycles, ${warmFds} after 2`);
+});
+
+test('the device service is still running with no error-level log line', () => {
+  assert.is(device.child.exitCode, null, 'device exited');
+  assert.equal(errorOutput(device), []);
+});
+
+test.run();

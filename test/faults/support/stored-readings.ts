@@ -1,0 +1,23 @@
+// Checks what the backends stored against what was written: every line, in order, once, in one device session.
+import type { Service } from '../../helpers/spawn-service.ts';
+import { storedReadings } from '../../../device/testing/services.ts';
+
+/** One line per problem (none: everything written was stored, in order, exactly once). */
+export function readingProblems(backends: Service[], written: string[]): string[] {
+  const stored = backends.flatMap(storedReadings);
+  const problems: string[] = [];
+  const sessions = new Set(stored.map((r) => r.session));
+  if (sessions.size !== 1) problems.push(`${sessions.size} device sessions, expected 1`);
+  const values = stored.map((r) => r.value);
+  const seen = new Set<string>();
+  const doubled = values.filter((v) => seen.has(v) || !seen.add(v));
+  if (doubled.length) problems.push(`${doubled.length} stored twice, first ${doubled[0]}`);
+  const missing = written.filter((line) => !seen.has(line));
+  if (missing.length) problems.push(`${missing.length} of ${written.length} lost, first ${missing[0]}`);
+  const order = new Map(written.map((line, i) => [line, i]));
+  const firstOutOfOrder = values.findIndex((v, i) => i > 0 && (order.get(v) ?? -1) < (order.get(values[i - 1]!) ?? -1));
+  if (firstOutOfOrder > 0) problems.push(`out of order at ${values[firstOutOfOrder]} (after ${values[firstOutOfOrder - 1]})`);
+  const badSeq = stored.findIndex((r, i) => r.seq !== i + 1);
+  if (badSeq >= 0) problems.push(`sequence number ${stored[badSeq]!.seq} at position ${badSeq + 1}`);
+  return problems;
+}
