@@ -1,6 +1,5 @@
 // Device service entry point: reads the environment, opens the serial port (or emulator), connects, listens.
 import { randomUUID } from 'node:crypto';
-import { destination } from 'pino';
 import { SerialPort } from 'serialport';
 import { createReadiness } from '../lib/readiness.ts';
 import { logReadinessChanges } from '../lib/readiness-log.ts';
@@ -17,10 +16,7 @@ import { createEmulator, EMULATOR_PATH } from './emulator.ts';
 
 runMain('device', async function main() {
   const config = readDeviceConfig(process.env);
-  // Synchronous JSON lines: pino's default asynchronous stdout lets its exit-time flush overtake a write still in
-  // flight, so the last lines before exit (the shutdown story) could come out of order.
-  const stream = config.environment === 'local' ? undefined : destination({ dest: 1, sync: true });
-  const log = createLogger({ name: 'device', environment: config.environment, level: config.logLevel, stream });
+  const log = createLogger({ name: 'device', environment: config.environment, level: config.logLevel });
 
   const readiness = createReadiness();
   const { setSerial, setBackend } = defineDeviceChecks(readiness);

@@ -1,5 +1,5 @@
 // The logger factory: JSON lines in production (and any unknown NODE_ENV), coloured text in `local`.
-import { pino, type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
+import { pino, destination, type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
 import pretty from 'pino-pretty';
 import { ConfigError } from './config-error.ts';
 
@@ -25,5 +25,6 @@ export function createLogger({ name, environment, level = 'info', stream }: Logg
     // Synchronous in-process pretty printing: no worker thread, nothing lost at exit.
     return pino(options, pretty({ colorize: !process.env.NO_COLOR, destination: stream ?? 1, sync: true }));
   }
-  return stream ? pino(options, stream) : pino(options);
+  // Synchronous stdout: the last lines before exit are neither lost nor reordered.
+  return pino(options, stream ?? destination({ dest: 1, sync: true }));
 }

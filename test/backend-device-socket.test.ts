@@ -64,7 +64,9 @@ test('malformed messages are ignored with a warning; the socket stays open', asy
   ws.send(JSON.stringify({ type: 'reading', seq: 'x' }));
   ws.send(reading(1));
   await waitFor(() => acks.length === 1, { timeout: 3000, what: 'one ack' });
-  const warnings = backend.stdout.map((l) => JSON.parse(l)).filter((l) => l.msg === 'ignored a malformed device message');
+  // The log lines travel through a pipe of their own: they may reach us after the ack does.
+  const malformed = () => backend.stdout.map((l) => JSON.parse(l)).filter((l) => l.msg === 'ignored a malformed device message');
+  const warnings = await waitFor(() => (malformed().length >= 2 ? malformed() : undefined), { timeout: 3000, what: 'two warnings' });
   assert.is(warnings.length, 2);
   assert.is(warnings[0].level, 40);
 });
