@@ -93,6 +93,8 @@ export async function launchBrowser(options: LaunchOptions = {}): Promise<Launch
       userDataDir,
       args: [...chromiumArgs(), ...(options.extraArgs ?? [])],
       timeout: options.timeout ?? 30_000,
+      // Puppeteer's default lets one stuck DevTools call wait 3 minutes; nothing here should take 30 s.
+      protocolTimeout: 30_000,
       // We close the browser ourselves in cleanup; puppeteer's own signal handlers would race it.
       handleSIGINT: false,
       handleSIGTERM: false,

@@ -1,9 +1,9 @@
 // One GET with a hard deadline, a body cap, same-path redirects only, and every address the host resolves to.
-import { lookup as dnsLookup } from 'node:dns/promises';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { describeNetworkError } from './network-error.ts';
+import { resolveHost, type Address } from './resolve-host.ts';
 
 export interface HttpResponse {
   url: string;
@@ -54,7 +54,7 @@ async function _getFromAnyAddress(url: URL, deadline: number, timeout: number, m
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   let addresses: Address[];
   try {
-    addresses = await _withDeadline(_resolve(host), deadline, timeout, `cannot resolve ${host}`);
+    addresses = await _withDeadline(resolveHost(host), deadline, timeout, `cannot resolve ${host}`);
   } catch (error) {
     throw error instanceof ProbeFailure ? error : new ProbeFailure(describeNetworkError(error, url));
   }
@@ -73,24 +73,6 @@ async function _getFromAnyAddress(url: URL, deadline: number, timeout: number, m
     }
   }
   throw new ProbeFailure(`cannot resolve ${host}: no addresses`);
-}
-
-type Address = { address: string; family: number };
-const LOOPBACK: Address[] = [{ address: '::1', family: 6 }, { address: '127.0.0.1', family: 4 }];
-
-/**
- * Every address of the host. A server may listen on ::1 only, 127.0.0.1 only or both, and /etc/hosts often
- * lists just one of them for `localhost`; like browsers (RFC 6761), localhost names always include both loopbacks.
- */
-async function _resolve(host: string): Promise<Address[]> {
-  const isLocal = host === 'localhost' || host.endsWith('.localhost');
-  const found = await dnsLookup(host, { all: true, order: 'verbatim' }).catch((error: unknown) => {
-    if (isLocal) return [];
-    throw error;
-  });
-  if (!isLocal) return found;
-  const all = [...found, ...LOOPBACK];
-  return all.filter((a, i) => all.findIndex((b) => b.address === a.address) === i);
 }
 
 function _requestOnce(url: URL, address: string, family: number, deadline: number, timeout: number, maxBytes: number) {

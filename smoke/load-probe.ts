@@ -2,6 +2,7 @@
 import { join } from 'node:path';
 import { TimeoutError, type Browser, type Page } from 'puppeteer-core';
 import { screenshotName, type Outcome } from './artifacts.ts';
+import { bounded, screenshot as capture, stopLoading } from './page-capture.ts';
 
 export interface LoadAttempt {
   ok: boolean;
@@ -22,17 +23,24 @@ export interface LoadOptions {
 
 const MAX_ISSUES = 20;
 const VIEWPORT = { width: 1280, height: 800 };
+const STUCK_SHOT_MS = 1500;
 
+/**
+ * The reported ms is the page's time to a verdict (loaded, failed, or the timeout), which is what a person
+ * reads from the line; the screenshot comes after, under its own bound, so a stuck page cannot hold the run.
+ */
 export async function loadProbe(browser: Browser, { url, timeout, artifacts, strict }: LoadOptions): Promise<LoadAttempt> {
-  const started = performance.now();
   const page = await browser.newPage();
   const issues: string[] = [];
   const recorder = _recordIssues(page, issues);
   const reasons: string[] = [];
   let outcome: Outcome = 'ok';
   let stack: string | undefined;
+  await page.setViewport(VIEWPORT);
+  const started = performance.now();
+  let shotWithin = Math.min(Math.max(timeout, 2000), 10_000);
+  let stuck = false;
   try {
-    await page.setViewport(VIEWPORT);
     const res = await page.goto(url, { waitUntil: 'load', timeout });
     if (!res) {
       outcome = 'fail';
@@ -46,6 +54,7 @@ export async function loadProbe(browser: Browser, { url, timeout, artifacts, str
     if (error instanceof TimeoutError) {
       outcome = 'fail';
       reasons.push(`page did not finish loading within ${timeout}ms`);
+      stuck = true;
     } else {
       outcome = 'error';
       reasons.push(message.split('\n')[0]!);
@@ -56,15 +65,23 @@ export async function loadProbe(browser: Browser, { url, timeout, artifacts, str
     outcome = 'fail';
     reasons.push(`--strict: ${issues.length} page issue${issues.length === 1 ? '' : 's'}`);
   }
-  recorder.stop();
+  const ms = Math.round(performance.now() - started);
+  recorder.stop(); // what the verdict saw; requests cut off by stopping the load below are ours, not the page's
+  if (stuck) {
+    // Stopping the load lets Chromium paint what arrived; some stuck documents (a JSON body that never
+    // ends) never paint at all, so the capture of a page known to be stuck gets only a short grace.
+    await bounded(stopLoading(page), 500);
+    shotWithin = STUCK_SHOT_MS;
+  }
   const screenshot = join(artifacts, screenshotName(outcome));
-  const shot = await _screenshot(page, screenshot, Math.min(Math.max(timeout, 2000), 10_000));
+  const shot = await capture(page, screenshot, shotWithin);
   if (shot) reasons.push(shot);
-  await page.close().catch(() => {});
+  // A renderer stuck on a hostile page may never confirm the close; the browser's close ends it anyway.
+  await bounded(page.close(), 1000);
   const shown = issues.length > MAX_ISSUES ? [...issues.slice(0, MAX_ISSUES), `... and ${issues.length - MAX_ISSUES} more`] : issues;
   return {
     ok: outcome === 'ok' && !shot,
-    ms: Math.round(performance.now() - started),
+    ms,
     reasons,
     issues: shown,
     screenshot: shot ? null : screenshot,
@@ -90,31 +107,4 @@ function _recordIssues(page: Page, issues: string[]) {
     }
   });
   return { stop: () => void (recording = false) };
-}
-
-/**
- * Writes the screenshot; returns null, or the reason it could not be taken. After a failed navigation Chromium
- * swaps in its error page, and a capture during the swap fails with "not attached", so it is retried briefly.
- */
-async function _screenshot(page: Page, path: string, ms: number): Promise<string | null> {
-  const until = Date.now() + ms;
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<string>((resolve) => {
-    timer = setTimeout(() => resolve(`screenshot not taken within ${ms}ms`), ms);
-  });
-  const taken = (async () => {
-    for (;;) {
-      try {
-        await page.screenshot({ path: path as `${string}.png` });
-        return null;
-      } catch (error) {
-        const message = (error as Error).message.split('\n')[0]!;
-        if (!/not attached|detached|target closed|session closed/i.test(message) || Date.now() + 100 >= until) {
-          return `screenshot failed: ${message}`;
-        }
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    }
-  })();
-  return Promise.race([taken, late]).finally(() => clearTimeout(timer));
 }
