@@ -33,6 +33,9 @@ const state: SmokeState = {
   },
 };
 
+// `smoke ... | head -1` closes the pipe early; that must not turn into a crash with a stack trace.
+process.stdout.on('error', () => {});
+
 // Chromium runs in its own process group: close it before leaving on Ctrl+C or a CI cancel.
 for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
   process.once(signal, () => {
