@@ -13,6 +13,7 @@ import { createReadingQueue } from './reading-queue.ts';
 import { createBackendLink } from './backend-link.ts';
 import { createSerialLink } from './serial-link.ts';
 import { createEmulator, EMULATOR_PATH } from './emulator.ts';
+import { deviceIdentity } from './device-identity.ts';
 
 runMain('device', async function main() {
   const config = readDeviceConfig(process.env);
@@ -39,6 +40,7 @@ runMain('device', async function main() {
     onState: setSerial,
     onLine: (line) => backend.deliver(queue.push(line)),
     log,
+    ...(emulator ? {} : { identify: deviceIdentity }),
   });
 
   backend.start();

@@ -5,6 +5,9 @@ import { createSerialLink, type SerialLink } from './serial-link.ts';
 import { createEmulator } from './emulator.ts';
 import { SerialPort } from 'serialport';
 import { createBackoff } from './backoff.ts';
+import { deviceIdentity } from './device-identity.ts';
+import { symlinkSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
 import { createLogSink } from './testing/log-sink.ts';
 import { ptyDir, removePtyDir, startPtyPair, type PtyPair } from './testing/pty-pair.ts';
 import { waitFor } from '../test/helpers/deadline.ts';
@@ -34,7 +37,7 @@ test.after.each(async (ctx) => {
   removePtyDir(ctx.dir);
 });
 
-function startLink(ctx: Ctx, path: string, sink = createLogSink()) {
+function startLink(ctx: Ctx, path: string, sink = createLogSink(), identify?: typeof deviceIdentity) {
   ctx.link = createSerialLink({
     createPort: () => new SerialPort({ path, baudRate: 9600, autoOpen: false }),
     path,
@@ -43,6 +46,7 @@ function startLink(ctx: Ctx, path: string, sink = createLogSink()) {
     onLine: (line) => ctx.lines.push(line),
     log: sink.log,
     backoff: createBackoff({ initialMs: 100, maxMs: 2000 }),
+    ...(identify ? { identify } : {}),
   });
   ctx.link.start();
   return sink;
@@ -120,6 +124,33 @@ test('the emulator feeds lines through the same link with state "emulator"', asy
     assert.is(lastState(ctx), 'disconnected');
   } finally {
     emulator.stop();
+  }
+});
+
+test('a path that now names another device is reopened, even though the old device still reads fine', async (ctx) => {
+  // serialport spins on 0-byte reads from a hung-up tty and never reports it; the identity watch is the guard.
+  // Here the old pty stays healthy and silent, so only the watch can notice that the path moved.
+  const first = await startPtyPair(ctx.dir);
+  const secondDir = ptyDir();
+  try {
+    const second = await startPtyPair(secondDir);
+    const path = join(ctx.dir, 'sensor');
+    symlinkSync(first.devicePath, path);
+    startLink(ctx, path, createLogSink(), deviceIdentity);
+    await waitFor(() => lastState(ctx) === 'connected', { timeout: 3000, what: 'serial connected' });
+    first.write('from first\n');
+    await waitFor(() => ctx.lines.includes('from first'), { timeout: 3000, what: 'line from the first device' });
+    const moved = performance.now();
+    symlinkSync(second.devicePath, `${path}.new`);
+    renameSync(`${path}.new`, path); // atomically: the path now names the second device
+    await waitFor(() => stateAfter(ctx, 'disconnected', moved), { timeout: 1000, what: 'disconnected after the path moved' });
+    await waitFor(() => stateAfter(ctx, 'connected', moved), { timeout: 3000, what: 'reconnected to the new device' });
+    second.write('from second\n');
+    await waitFor(() => ctx.lines.includes('from second'), { timeout: 3000, what: 'line from the second device' });
+    await first.stop();
+    await second.stop();
+  } finally {
+    removePtyDir(secondDir);
   }
 });
 

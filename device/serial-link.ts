@@ -18,6 +18,13 @@ export interface SerialLinkOptions {
   onLine: (line: string) => void;
   log: Logger;
   backoff?: Backoff;
+  /**
+   * Names the device now at `path` (undefined when there is none). While the port is open it is asked every
+   * `watchMs`: serialport treats a 0-byte read as "try again" and spins on it, and a hung-up tty (pty far end
+   * gone, some USB unplugs) answers every read with 0 bytes, so a vanished device can otherwise go unnoticed.
+   */
+  identify?: (path: string) => string | undefined;
+  watchMs?: number;
 }
 
 export interface SerialLink {
@@ -26,9 +33,20 @@ export interface SerialLink {
   close(): Promise<void>;
 }
 
-export function createSerialLink({ createPort, path, openState, onState, onLine, log, backoff = createBackoff() }: SerialLinkOptions): SerialLink {
+export function createSerialLink({
+  createPort,
+  path,
+  openState,
+  onState,
+  onLine,
+  log,
+  backoff = createBackoff(),
+  identify,
+  watchMs = 250,
+}: SerialLinkOptions): SerialLink {
   let current: Port | undefined;
   let retryTimer: NodeJS.Timeout | undefined;
+  let watchTimer: NodeJS.Timeout | undefined;
   let closing = false;
   /** Set when an open port is lost, so the reopen can say how long it was away. */
   let downSince: number | undefined;
@@ -39,6 +57,28 @@ export function createSerialLink({ createPort, path, openState, onState, onLine,
     const level = backoff.attempts === 1 ? 'warn' : 'debug';
     log[level]({ path, reason, retryInMs: delayMs, attempt: backoff.attempts }, `serial port ${path} unavailable: ${reason}; retrying`);
     retryTimer = setTimeout(attempt, delayMs);
+  }
+
+  /** Marks the port lost at once and retries; the port's own close event is then ignored. */
+  function lose(port: Port, reason: string) {
+    if (current !== port) return;
+    current = undefined;
+    clearInterval(watchTimer);
+    downSince = performance.now();
+    onState('disconnected');
+    if (!closing) retry(reason);
+    if (port.isOpen) port.close(() => {}); // closing the descriptor also ends serialport's spinning read
+  }
+
+  function watch(port: Port) {
+    if (!identify) return;
+    const openedAs = identify(path);
+    clearInterval(watchTimer);
+    watchTimer = setInterval(function checkDevice() {
+      const now = identify(path);
+      if (now !== openedAs) lose(port, now === undefined ? `${path} is gone` : `${path} is now another device`);
+    }, watchMs);
+    watchTimer.unref();
   }
 
   function attempt() {
@@ -55,12 +95,7 @@ export function createSerialLink({ createPort, path, openState, onState, onLine,
     // A vanished device (USB unplugged, pty far end gone) surfaces as a failed read, which serialport turns
     // into 'close' with a DisconnectedError: that is the moment readiness must change.
     port.on('close', function portClosed(error: (Error & { disconnected?: boolean }) | null) {
-      if (current !== port) return;
-      current = undefined;
-      downSince = performance.now();
-      onState('disconnected');
-      if (closing) return;
-      retry(error?.disconnected ? `disconnected (${error.message})` : 'closed');
+      lose(port, error?.disconnected ? `disconnected (${error.message})` : 'closed');
     });
     port.open(function opened(error) {
       if (error) {
@@ -74,6 +109,7 @@ export function createSerialLink({ createPort, path, openState, onState, onLine,
       }
       const attempts = backoff.attempts;
       backoff.reset();
+      watch(port);
       onState(openState);
       const downMs = downSince === undefined ? undefined : Math.round(performance.now() - downSince);
       downSince = undefined;
@@ -89,6 +125,7 @@ export function createSerialLink({ createPort, path, openState, onState, onLine,
     async close() {
       closing = true;
       clearTimeout(retryTimer);
+      clearInterval(watchTimer);
       const port = current;
       if (port?.isOpen) await new Promise<void>((resolve) => port.close(() => resolve()));
       onState('disconnected');
