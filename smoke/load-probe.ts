@@ -24,6 +24,7 @@ export interface LoadOptions {
 const MAX_ISSUES = 20;
 const VIEWPORT = { width: 1280, height: 800 };
 const STUCK_SHOT_MS = 1500;
+const SETTLE_MS = 300;
 
 /**
  * The reported ms is the page's time to a verdict (loaded, failed, or the timeout), which is what a person
@@ -61,6 +62,8 @@ export async function loadProbe(browser: Browser, { url, timeout, artifacts, str
       stack = trace ?? message;
     }
   }
+  // Puppeteer may emit a sub-request's response after the load event that followed it: let those settle.
+  if (outcome === 'ok') await recorder.settled(SETTLE_MS);
   if (strict && issues.length && outcome === 'ok') {
     outcome = 'fail';
     reasons.push(`--strict: ${issues.length} page issue${issues.length === 1 ? '' : 's'}`);
@@ -92,6 +95,14 @@ export async function loadProbe(browser: Browser, { url, timeout, artifacts, str
 /** Console errors, uncaught exceptions and failed sub-requests; the page's own navigation is judged separately. */
 function _recordIssues(page: Page, issues: string[]) {
   let recording = true;
+  const pending = new Set<unknown>();
+  let onSettled: (() => void) | undefined;
+  const settle = (req: unknown) => {
+    pending.delete(req);
+    if (pending.size === 0) onSettled?.();
+  };
+  page.on('request', (req) => void (!req.isNavigationRequest() && pending.add(req)));
+  page.on('requestfinished', settle);
   const add = (line: string) => recording && issues.push(line.replace(/\s+/g, ' ').trim().slice(0, 300));
   page.on('console', (msg) => {
     // Chromium also logs every failed sub-request to the console; those are listed once, as requests.
@@ -99,6 +110,7 @@ function _recordIssues(page: Page, issues: string[]) {
   });
   page.on('pageerror', (error) => add(`page exception: ${error instanceof Error ? error.message : String(error)}`));
   page.on('requestfailed', (req) => {
+    settle(req);
     if (!req.isNavigationRequest()) add(`request failed: ${req.method()} ${req.url()} ${req.failure()?.errorText ?? ''}`);
   });
   page.on('response', (res) => {
@@ -106,5 +118,10 @@ function _recordIssues(page: Page, issues: string[]) {
       add(`request failed: ${res.request().method()} ${res.url()} HTTP ${res.status()}`);
     }
   });
-  return { stop: () => void (recording = false) };
+  return {
+    stop: () => void (recording = false),
+    /** Resolves once every sub-request seen so far has finished or failed, or after `ms`. */
+    settled: (ms: number) =>
+      pending.size === 0 ? Promise.resolve() : bounded(new Promise<void>((resolve) => (onSettled = resolve)), ms),
+  };
 }
