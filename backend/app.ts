@@ -1,7 +1,7 @@
 // Builds the backend's Hono app: health and readiness, the device socket, and the devices list.
 import { Hono } from 'hono';
 import { createHealthRoutes } from '../lib/health-routes.ts';
-import { requestLog } from '../lib/request-log.ts';
+import { logRequests } from '../lib/request-log.ts';
 import { DEVICE_SOCKET_PATH } from '../lib/device-protocol.ts';
 import type { Readiness } from '../lib/readiness.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -18,7 +18,6 @@ export interface BackendDeps {
 
 export function createApp({ readiness, environment, log, databaseName, devices }: BackendDeps): Hono {
   const app = new Hono();
-  app.use(requestLog(log));
   app.route(
     '/',
     createHealthRoutes({
@@ -36,5 +35,5 @@ export function createApp({ readiness, environment, log, databaseName, devices }
     log.error({ err: error, req: { method: c.req.method, url: c.req.path } }, 'request failed');
     return c.json({ error: 'internal error' }, 500);
   });
-  return app;
+  return logRequests(app, log);
 }

@@ -1,7 +1,7 @@
 // Builds the device service's Hono app: liveness and readiness (serial + backend); never listens or reads env.
 import { Hono } from 'hono';
 import { createHealthRoutes } from '../lib/health-routes.ts';
-import { requestLog } from '../lib/request-log.ts';
+import { logRequests } from '../lib/request-log.ts';
 import type { Readiness } from '../lib/readiness.ts';
 import type { Logger } from '../lib/logger.ts';
 
@@ -14,14 +14,13 @@ export interface DeviceDeps {
 
 export function createApp({ readiness, environment, log }: DeviceDeps): Hono {
   const app = new Hono();
-  app.use(requestLog(log));
   app.route('/', createHealthRoutes({ readiness, environment }));
   app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
   app.onError((error, c) => {
     log.error({ err: error, req: { method: c.req.method, url: c.req.path } }, 'request failed');
     return c.json({ error: 'internal error' }, 500);
   });
-  return app;
+  return logRequests(app, log);
 }
 
 /** Declares the device service's two readiness checks; returns their setters. */

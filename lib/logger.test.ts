@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { Writable } from 'node:stream';
 import { Hono } from 'hono';
 import { createLogger } from './logger.ts';
-import { requestLog } from './request-log.ts';
+import { logRequests } from './request-log.ts';
 import { ConfigError } from './config-error.ts';
 
 /** A stream that collects every line written to it (pino's sink() pattern). */
@@ -67,12 +67,11 @@ function appWithLog(level: string) {
   const { stream, lines } = sink();
   const log = createLogger({ name: 'x', environment: 'production', level, stream });
   const app = new Hono();
-  app.use(requestLog(log));
   app.get('/api/health', (c) => c.json({ status: 'ok' }));
   app.get('/api/ready', (c) => c.json({ status: 'not_ready' }, 503));
   app.get('/things', (c) => c.text('x'));
   app.get('/boom', (c) => c.text('no', 500));
-  return { app, lines: () => lines.map((l) => JSON.parse(l)) };
+  return { app: logRequests(app, log), lines: () => lines.map((l) => JSON.parse(l)) };
 }
 
 test('requests are logged with req, status and response time', async () => {

@@ -1,25 +1,50 @@
 // Logs every HTTP request with `req`, status and response time; successful probes go at debug level.
-import type { MiddlewareHandler } from 'hono';
+import type { Hono } from 'hono';
 import type { Logger } from './logger.ts';
 
 const PROBE_PATHS = new Set(['/api/health', '/api/ready']);
 
-export function requestLog(log: Logger): MiddlewareHandler {
-  return async function logRequest(c, next) {
+/**
+ * Wraps `app.fetch` (which `app.request()` also goes through) rather than adding a middleware: a middleware
+ * matches every path, and two matched handlers take Hono off its single-handler fast path, which costs the
+ * probes about 10% of their throughput.
+ */
+export function logRequests<T extends Hono<any, any, any>>(app: T, log: Logger): T {
+  const fetch = app.fetch;
+  // Hono answers a single-handler route synchronously, and @hono/node-server writes a synchronous Response
+  // on a faster path than an awaited one: stay synchronous whenever the app is.
+  app.fetch = function fetchAndLog(request, env, executionCtx) {
     const started = performance.now();
-    await next();
-    const status = c.res.status;
-    const probe = PROBE_PATHS.has(c.req.path);
+    const result = fetch(request, env, executionCtx);
+    if (result instanceof Promise) return result.then((response) => logged(request, env, response, started));
+    return logged(request, env, result, started);
+  };
+  return app;
+
+  function logged(request: Request, env: unknown, response: Response, started: number): Response {
+    const path = pathOf(request, env);
+    const status = response.status;
+    const probe = PROBE_PATHS.has(path);
     // Orchestrators probe every few seconds: a passing probe is noise, a failing one is news.
     const level = probe && status < 400 ? 'debug' : status >= 500 && !probe ? 'error' : 'info';
-    if (!log.isLevelEnabled(level)) return;
-    log[level](
-      {
-        req: { method: c.req.method, url: c.req.path },
-        res: { statusCode: status },
-        responseTime: Math.round((performance.now() - started) * 100) / 100,
-      },
-      'request completed',
-    );
-  };
+    if (log.isLevelEnabled(level)) {
+      log[level](
+        {
+          req: { method: request.method, url: path },
+          res: { statusCode: status },
+          responseTime: Math.round((performance.now() - started) * 100) / 100,
+        },
+        'request completed',
+      );
+    }
+    return response;
+  }
+}
+
+/** The path without the query; from Node's raw request line when there is one (cheaper than parsing a URL). */
+function pathOf(request: Request, env: unknown): string {
+  const raw = (env as { incoming?: { url?: string } } | undefined)?.incoming?.url;
+  const url = raw ?? new URL(request.url).pathname;
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
 }
