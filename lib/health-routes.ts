@@ -1,12 +1,15 @@
 // GET/HEAD /api/health (liveness) and /api/ready (readiness), shared by the backend and the device service.
 import { Hono } from 'hono';
-import type { Readiness } from './readiness.ts';
+import type { Readiness, ReadinessSnapshot } from './readiness.ts';
 
 export interface HealthRoutesOptions {
   readiness: Readiness;
   /** NODE_ENV, already defaulted to `production`. */
   environment: string;
-  /** Extra liveness fields (the backend's `database`); must never do I/O. */
+  /**
+   * Extra liveness fields (the backend's `database`), derived from readiness state only: they are
+   * serialized once per readiness change, not per probe.
+   */
   details?: () => Record<string, unknown>;
 }
 
@@ -17,21 +20,33 @@ const OTHER_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'CO
 export function createHealthRoutes({ readiness, environment, details }: HealthRoutesOptions): Hono {
   const routes = new Hono();
 
+  const environmentJson = JSON.stringify(environment);
+  // The parts of both bodies that change only with readiness, serialized once per change.
+  let cachedFor: ReadinessSnapshot | undefined;
+  let detailsJson = '';
+  let checksJson = '';
+  const refresh = () => {
+    const snapshot = readiness.snapshot();
+    if (snapshot !== cachedFor) {
+      cachedFor = snapshot;
+      detailsJson = details ? JSON.stringify(details()).slice(1, -1) : '';
+      checksJson = JSON.stringify(snapshot.checks);
+    }
+    return snapshot;
+  };
+
   routes.on(['GET', 'HEAD'], '/api/health', function liveness() {
-    const body = {
-      status: 'ok',
-      timestamp: new Date().toISOString(),
-      uptime: process.uptime(),
-      environment,
-      ...details?.(),
-    };
-    return new Response(JSON.stringify(body), { status: 200, headers: HEADERS });
+    refresh();
+    const body =
+      `{"status":"ok","timestamp":"${new Date().toISOString()}","uptime":${process.uptime()},` +
+      `"environment":${environmentJson}${detailsJson ? `,${detailsJson}` : ''}}`;
+    return new Response(body, { status: 200, headers: HEADERS });
   });
 
   routes.on(['GET', 'HEAD'], '/api/ready', function readinessProbe() {
-    const { status, checks } = readiness.snapshot();
-    const body = { status, timestamp: new Date().toISOString(), checks };
-    return new Response(JSON.stringify(body), { status: status === 'ready' ? 200 : 503, headers: HEADERS });
+    const { status } = refresh();
+    const body = `{"status":"${status}","timestamp":"${new Date().toISOString()}","checks":${checksJson}}`;
+    return new Response(body, { status: status === 'ready' ? 200 : 503, headers: HEADERS });
   });
 
   // Only the other methods: a catch-all route would also match GET, and two matched handlers take Hono off
