@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs what running and testing need on a fresh Debian machine: Chromium (the smoke's LOAD probe),
+# socat (serial tests), curl (the frontend's container check), then the npm packages. Safe to run twice.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || need+=(chromium)
+command -v socat >/dev/null 2>&1 || need+=(socat)
+command -v curl >/dev/null 2>&1 || need+=(curl)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "installing: ${need[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+npm ci --no-audit --no-fund
