@@ -8,7 +8,7 @@ import { sleep, waitFor } from '../helpers/deadline.ts';
 import { stopAll } from '../helpers/spawn-process.ts';
 import { startHammer, type Hammer } from './support/hammer.ts';
 import { createTimeline, judge, type Verdict } from './support/state-timeline.ts';
-import { errorOutput, footprint, type Footprint } from './support/service-health.ts';
+import { footprint, testAftermath, type Footprint } from './support/service-health.ts';
 import { describeLags } from './support/report.ts';
 
 const CYCLES = 50;
@@ -61,15 +61,6 @@ test(`${CYCLES} kill/restart cycles under load: every /api/ready answer 200 or 5
   assert.equal(verdict.violations.slice(0, 5), [], `${verdict.violations.length} answers missed their bound`);
 });
 
-test(`afterwards the backend's memory is back within ${RSS_SLACK_MIB} MiB and its open handles within ${FD_SLACK} of the warm level`, () => {
-  console.log(`    measured: warm ${warm.rss.toFixed(1)} MiB / ${warm.fds} fds → after ${after.rss.toFixed(1)} MiB / ${after.fds} fds`);
-  assert.ok(after.rss <= warm.rss + RSS_SLACK_MIB, `resident memory ${after.rss.toFixed(1)} MiB, warm ${warm.rss.toFixed(1)} MiB`);
-  assert.ok(after.fds <= warm.fds + FD_SLACK, `${after.fds} open handles, warm ${warm.fds}`);
-});
-
-test('the backend is still running with no error-level log line, crash or unhandled rejection', () => {
-  assert.is(backend.child.exitCode, null, 'backend exited');
-  assert.equal(errorOutput(backend), []);
-});
+testAftermath(test, () => ({ backend, warm, after }), { rssSlackMiB: RSS_SLACK_MIB, fdSlack: FD_SLACK });
 
 test.run();

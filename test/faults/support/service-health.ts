@@ -1,4 +1,6 @@
 // After a fault run: the process's memory and open handles against its warm level, and its log free of errors.
+import type { Test } from 'uvu';
+import * as assert from 'uvu/assert';
 import type { Spawned } from '../../helpers/spawn-process.ts';
 import { openFds, rssMiB } from './process-stats.ts';
 
@@ -19,4 +21,27 @@ export function errorOutput(proc: Spawned): string[] {
     }
   });
   return [...errors, ...proc.stderr.filter((line) => line.trim() !== '')];
+}
+
+/**
+ * Registers the two checks every database fault run ends with: memory and open handles back near the warm
+ * level, and the backend still running with nothing at error level. `state` is read when the checks run.
+ */
+export function testAftermath(
+  test: Test,
+  state: () => { backend: Spawned; warm: Footprint; after: Footprint },
+  { rssSlackMiB = 12, fdSlack = 2 } = {},
+): void {
+  test(`afterwards the backend's memory is back within ${rssSlackMiB} MiB and its open handles within ${fdSlack} of the warm level`, () => {
+    const { warm, after } = state();
+    console.log(`    measured: warm ${warm.rss.toFixed(1)} MiB / ${warm.fds} fds → after ${after.rss.toFixed(1)} MiB / ${after.fds} fds`);
+    assert.ok(after.rss <= warm.rss + rssSlackMiB, `resident memory ${after.rss.toFixed(1)} MiB, warm ${warm.rss.toFixed(1)} MiB`);
+    assert.ok(after.fds <= warm.fds + fdSlack, `${after.fds} open handles, warm ${warm.fds}`);
+  });
+
+  test('the backend is still running with no error-level log line, crash or unhandled rejection', () => {
+    const { backend } = state();
+    assert.is(backend.child.exitCode, null, 'backend exited');
+    assert.equal(errorOutput(backend), []);
+  });
 }
