@@ -4,6 +4,7 @@ import { createReadiness } from '../lib/readiness.ts';
 import { createLogger } from '../lib/logger.ts';
 import { readEnvironment, readInteger, readPort, readString } from '../lib/env.ts';
 import { ConfigError } from '../lib/config-error.ts';
+import { readDeviceToken } from '../lib/device-token.ts';
 import { startServer } from '../lib/serve.ts';
 import { closeHttpServer, installGracefulShutdown } from '../lib/shutdown.ts';
 import { runMain } from '../lib/run-main.ts';
@@ -11,6 +12,7 @@ import { logReadinessChanges } from '../lib/readiness-log.ts';
 import { createApp } from './app.ts';
 import { createDatabaseMonitor } from './database-monitor.ts';
 import { createDeviceHub } from './device-hub.ts';
+import { DEVICE_MAX_PAYLOAD } from '../lib/device-protocol.ts';
 import { databaseName, redactUri } from './mongo-uri.ts';
 
 runMain('backend', async function main() {
@@ -23,16 +25,28 @@ runMain('backend', async function main() {
   if (!/^mongodb(\+srv)?:\/\/[^/?#]+/i.test(uri)) {
     throw new ConfigError(`MONGODB_URI=${redactUri(uri)} is not valid: expected mongodb://host[:port]/database`);
   }
+  const deviceToken = readDeviceToken(env);
+  const socketsMax = readInteger(env, 'DEVICE_SOCKETS_MAX', 1000, { min: 1, max: 100_000 });
   const log = createLogger({ name: 'backend', environment, level: readString(env, 'LOG_LEVEL', 'info') });
 
   const readiness = createReadiness();
   const setDatabase = readiness.define('database', { initial: 'disconnected', ready: ['connected'] });
   logReadinessChanges(readiness, log);
   const database = createDatabaseMonitor({ uri, log, onState: setDatabase });
-  const devices = createDeviceHub({ log });
+  // Secure by default: without a token only local mode lets devices in; elsewhere every upgrade gets 401.
+  const openDeviceSocket = !deviceToken && environment === 'local';
+  if (!deviceToken) {
+    log.warn(
+      openDeviceSocket
+        ? 'DEVICE_TOKEN is not set: in local mode the device socket accepts devices without a token'
+        : 'DEVICE_TOKEN is not set: every device socket upgrade is refused (401); set DEVICE_TOKEN on the backend and the device service',
+    );
+  }
+  const devices = createDeviceHub({ log, token: deviceToken, open: openDeviceSocket, socketsMax });
   const app = createApp({ readiness, environment, log, databaseName: databaseName(uri), devices });
 
-  const websocket = new WebSocketServer({ noServer: true });
+  // A frame over 64 KiB closes its socket with 1009 (message too big) before it is buffered whole.
+  const websocket = new WebSocketServer({ noServer: true, maxPayload: DEVICE_MAX_PAYLOAD });
   const server = await startServer({ fetch: app.fetch, port, host, websocket });
   const address = server.address();
   log.info({ port: typeof address === 'object' && address ? address.port : port, host: host ?? 'all interfaces', database: redactUri(uri) }, 'backend listening');

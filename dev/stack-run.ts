@@ -1,4 +1,5 @@
 // Brings the local stack up in order (database, then backend, device and frontend), smokes it, and stops it.
+import { randomBytes } from 'node:crypto';
 import { startChild, type StackChild } from './stack-child.ts';
 import { baseUrl, root, type StackConfig } from './stack-config.ts';
 import { startDatabase, type Database } from './stack-database.ts';
@@ -56,11 +57,13 @@ export function createStack(config: StackConfig, env: NodeJS.ProcessEnv, io: Sta
     });
     io.out(`stack: ${database.note}`);
     const host = config.host === undefined ? {} : { HOST: config.host };
+    // A fresh device token for this stack only, known to its backend and its device service and nothing else.
+    const DEVICE_TOKEN = randomBytes(24).toString('base64url');
     const backend = start('backend', process.execPath, [...tsx, 'backend/main.ts'], {
-      ...host, NODE_ENV: 'local', PORT: String(config.backendPort), MONGODB_URI: database.uri,
+      ...host, NODE_ENV: 'local', PORT: String(config.backendPort), MONGODB_URI: database.uri, DEVICE_TOKEN,
     });
     const device = start('device', process.execPath, [...tsx, 'device/main.ts'], {
-      ...host, NODE_ENV: 'local', PORT: String(config.devicePort), BACKEND_URL: urls.backend,
+      ...host, NODE_ENV: 'local', PORT: String(config.devicePort), BACKEND_URL: urls.backend, DEVICE_TOKEN,
     });
     const frontend = start('frontend', process.execPath, [...tsx, 'frontend/main.ts'], {
       ...host, NODE_ENV: 'local', PORT: String(config.frontendPort), BACKEND_URL: urls.backend, DEVICE_URL: urls.device,

@@ -6,7 +6,7 @@ import type { Readiness } from '../lib/readiness.ts';
 import type { Logger } from '../lib/logger.ts';
 
 export interface DeviceDeps {
-  /** Holds `serial` (connected | emulator | disconnected) and `backend` (connected | disconnected). */
+  /** Holds `serial` (connected | emulator | disconnected) and `backend` (connected | disconnected | unauthorized). */
   readiness: Readiness;
   environment: string;
   log: Logger;
@@ -23,7 +23,7 @@ export function createApp({ readiness, environment, log }: DeviceDeps): Hono {
   return logRequests(app, log);
 }
 
-/** Declares the device service's two readiness checks; returns their setters. */
+/** Declares the device service's two readiness checks; returns their setters. `backend` is `unauthorized` while the backend refuses the token. */
 export function defineDeviceChecks(readiness: Readiness) {
   return {
     setSerial: readiness.define('serial', { initial: 'disconnected', ready: ['connected', 'emulator'] }),

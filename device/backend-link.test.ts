@@ -25,13 +25,14 @@ test.after.each(async (ctx) => {
   ctx.states = [];
 });
 
-function startLink(ctx: Ctx, url: string, { limit }: { limit?: number } = {}) {
+function startLink(ctx: Ctx, url: string, { limit, token }: { limit?: number; token?: string } = {}) {
   ctx.sink = createLogSink();
   ctx.queue = createReadingQueue({ deviceId: 'dev-1', session: 'session-1', log: ctx.sink.log, limit });
   ctx.link = createBackendLink({
     url,
     deviceId: 'dev-1',
     session: 'session-1',
+    token,
     queue: ctx.queue,
     log: ctx.sink.log,
     onState: (state) => ctx.states.push({ state, at: performance.now() }),
@@ -149,6 +150,25 @@ test('a backend that is not there yet: warns once, retries, connects when it app
   assert.match(ctx.sink!.find('unavailable')[0]!.reason, /ECONNREFUSED/);
   ctx.backend = await startFakeBackend(port);
   await connected(ctx, 3000);
+});
+
+test('a refused token: state unauthorized, one warning then debug lines, retries with backoff; accepted once the backend knows it', async (ctx) => {
+  ctx.backend = await startFakeBackend();
+  ctx.backend.token = 'the-backends-token-0123456789';
+  startLink(ctx, ctx.backend.url, { token: 'the-devices-token-0123456789' });
+  send(ctx, 'kept-1');
+  const refusals = () => ctx.sink!.find('backend refused the device token (401)');
+  await waitFor(() => refusals().length >= 3, { timeout: 5000, what: 'three refusals' });
+  assert.is(lastState(ctx), 'unauthorized');
+  assert.ok(ctx.states.every((s) => s.state === 'unauthorized'), JSON.stringify(ctx.states));
+  assert.equal(refusals().map((e) => e.level).slice(0, 3), [40, 20, 20]);
+  assert.is(ctx.sink!.find('unavailable').length, 0, 'a refusal is not reported as an absent backend');
+  assert.ok(refusals()[1]!.retryInMs > refusals()[0]!.retryInMs, 'backs off');
+  assert.is(ctx.backend.authorizations[0], 'Bearer the-devices-token-0123456789');
+  assert.not.ok(JSON.stringify(ctx.sink!.entries).includes('token-0123456789'), 'a token in the log');
+  ctx.backend.token = 'the-devices-token-0123456789';
+  await connected(ctx, 3000);
+  await waitFor(() => ctx.backend!.stored.length === 1, { timeout: 3000, what: 'the kept reading stored' });
 });
 
 test('close sends 1001 (going away) and stops reconnecting', async (ctx) => {

@@ -10,8 +10,11 @@ export interface BackendLinkOptions {
   url: string;
   deviceId: string;
   session: string;
+  /** DEVICE_TOKEN, sent as `Authorization: Bearer <token>` on the upgrade. */
+  token?: string;
   queue: ReadingQueue;
-  onState: (state: 'connected' | 'disconnected') => void;
+  /** `unauthorized`: the backend answered the upgrade with 401 (no token, or not its token). */
+  onState: (state: 'connected' | 'disconnected' | 'unauthorized') => void;
   log: Logger;
   backoff?: Backoff;
   /** How often to ping; a stopped (SIGSTOP) or cut-off backend closes no socket, only silence shows it. */
@@ -31,27 +34,33 @@ export interface BackendLink {
 }
 
 const GOING_AWAY = 1001;
+const UNAUTHORIZED = 401;
 
 export function createBackendLink(options: BackendLinkOptions): BackendLink {
-  const { url, deviceId, session, queue, onState, log, backoff = createBackoff({ initialMs: 100, maxMs: 2000 }) } = options;
+  const { url, deviceId, session, token, queue, onState, log, backoff = createBackoff({ initialMs: 100, maxMs: 2000 }) } = options;
+  const headers = token ? { Authorization: `Bearer ${token}` } : {};
   const { pingIntervalMs = 1000, silenceLimitMs = 2500, handshakeTimeoutMs = 2000 } = options;
   let socket: WebSocket | undefined;
   let retryTimer: NodeJS.Timeout | undefined;
   let closing = false;
   let downSince = Date.now();
+  // Warn about a refused token once per run of refusals; retries after that are debug lines.
+  let refusedInARow = 0;
 
   function connect() {
     retryTimer = undefined;
     if (closing) return;
-    const ws = new WebSocket(url, { handshakeTimeout: handshakeTimeoutMs, perMessageDeflate: false });
+    const ws = new WebSocket(url, { handshakeTimeout: handshakeTimeoutMs, perMessageDeflate: false, headers });
     socket = ws;
     let opened = false;
+    let refusedWith: number | undefined;
     let lastHeard = Date.now();
     let lastError: string | undefined;
     let heartbeat: NodeJS.Timeout | undefined;
 
     ws.on('open', function socketOpen() {
       opened = true;
+      refusedInARow = 0;
       lastHeard = Date.now();
       const attempts = backoff.attempts;
       backoff.reset();
@@ -80,6 +89,12 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
       if (ack) queue.ack(ack.seq);
       else log.debug({ data: data.toString().slice(0, 200) }, 'ignored a message from the backend');
     });
+    // The backend answered the upgrade with a plain HTTP response (401, 503 …) instead of a socket.
+    ws.on('unexpected-response', (_request, response) => {
+      refusedWith = response.statusCode;
+      response.resume();
+      ws.terminate();
+    });
     ws.on('error', (error) => {
       lastError = error.message;
     });
@@ -87,17 +102,22 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
       clearInterval(heartbeat);
       if (socket !== ws) return;
       socket = undefined;
-      onState('disconnected');
+      onState(refusedWith === UNAUTHORIZED ? 'unauthorized' : 'disconnected');
       if (closing) return;
       if (opened) {
         downSince = Date.now();
         log.warn({ url, code, reason: reason.toString() || lastError, unacked: queue.size }, 'backend socket closed; reconnecting');
       }
       const delayMs = backoff.next();
-      // While the backend stays away, say so once; the retries after that are only worth a debug line.
-      if (!opened) {
+      if (refusedWith === UNAUTHORIZED) {
+        refusedInARow += 1;
+        const level = refusedInARow === 1 ? 'warn' : 'debug';
+        log[level]({ url, tokenSent: token !== undefined, retryInMs: delayMs, attempt: backoff.attempts }, 'backend refused the device token (401)');
+      } else if (!opened) {
+        // While the backend stays away, say so once; the retries after that are only worth a debug line.
         const level = backoff.attempts === 1 ? 'warn' : 'debug';
-        log[level]({ url, reason: lastError ?? `closed with ${code}`, retryInMs: delayMs, attempt: backoff.attempts }, 'backend socket unavailable; retrying');
+        const reason = refusedWith ? `answered the upgrade with ${refusedWith}` : lastError ?? `closed with ${code}`;
+        log[level]({ url, reason, retryInMs: delayMs, attempt: backoff.attempts }, 'backend socket unavailable; retrying');
       }
       retryTimer = setTimeout(connect, delayMs);
     });

@@ -14,6 +14,7 @@ test('local mode needs nothing and uses the documented defaults', () => {
     serialPath: undefined,
     baudRate: 9600,
     deviceId: hostname(),
+    deviceToken: undefined,
     shutdownDelayMs: 0,
   });
 });
@@ -29,6 +30,7 @@ test('reads every setting', () => {
     DEVICE_ID: 'bench-7',
     SHUTDOWN_DELAY_MS: '5000',
     LOG_LEVEL: 'debug',
+    DEVICE_TOKEN: ' 0123456789abcdef0123\n',
   });
   assert.is(config.port, 4003);
   assert.is(config.host, '127.0.0.1');
@@ -38,6 +40,7 @@ test('reads every setting', () => {
   assert.is(config.deviceId, 'bench-7');
   assert.is(config.shutdownDelayMs, 5000);
   assert.is(config.logLevel, 'debug');
+  assert.is(config.deviceToken, '0123456789abcdef0123', 'surrounding whitespace is trimmed');
 });
 
 const rejects = (env: Record<string, string>, message: RegExp) => {
@@ -59,6 +62,27 @@ test('bad values are one-line ConfigErrors naming the variable', () => {
   rejects({ NODE_ENV: 'local', PORT: '70000' }, /^PORT=70000 is not valid/);
   rejects({ NODE_ENV: 'local', BACKEND_URL: 'backend:3001' }, /^BACKEND_URL=backend:3001 is not valid/);
   rejects({ NODE_ENV: 'local', SHUTDOWN_DELAY_MS: 'soon' }, /^SHUTDOWN_DELAY_MS=soon is not valid/);
+});
+
+test('a bad DEVICE_TOKEN is a one-line ConfigError that never quotes the token', () => {
+  const cases: Array<[string, RegExp]> = [
+    ['short-secret', /^DEVICE_TOKEN is too short \(12 characters\): use at least 16/],
+    ['0123456789 abcdef', /^DEVICE_TOKEN is not valid: it contains whitespace/],
+    ['0123456789\nabcdef', /^DEVICE_TOKEN is not valid: it contains whitespace/],
+    ['0123456789abcdef"', /^DEVICE_TOKEN is not valid: use letters, digits/],
+  ];
+  for (const [token, message] of cases) {
+    try {
+      readDeviceConfig({ NODE_ENV: 'local', DEVICE_TOKEN: token });
+      assert.unreachable(`accepted ${JSON.stringify(token)}`);
+    } catch (error) {
+      assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${error}`);
+      assert.match((error as Error).message, message);
+      assert.not.match((error as Error).message, /\n/);
+      assert.not.ok((error as Error).message.includes(token.trim().slice(0, 10)), 'the message quotes the token');
+    }
+  }
+  assert.is(readDeviceConfig({ NODE_ENV: 'local', DEVICE_TOKEN: ' \n ' }).deviceToken, undefined, 'blank is unset');
 });
 
 test.run();

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { ConfigError } from '../lib/config-error.ts';
 import { readEnvironment, readInteger, readPort, readString, readUrl } from '../lib/env.ts';
 import { DEVICE_SOCKET_PATH } from '../lib/device-protocol.ts';
+import { readDeviceToken } from '../lib/device-token.ts';
 
 export interface DeviceConfig {
   port: number;
@@ -15,6 +16,8 @@ export interface DeviceConfig {
   serialPath: string | undefined;
   baudRate: number;
   deviceId: string;
+  /** DEVICE_TOKEN, sent as `Authorization: Bearer …` on the upgrade; unset only against a local-mode backend. */
+  deviceToken: string | undefined;
   shutdownDelayMs: number;
 }
 
@@ -36,6 +39,7 @@ export function readDeviceConfig(env: Record<string, string | undefined>): Devic
     serialPath,
     baudRate: readInteger(env, 'SERIAL_BAUD_RATE', 9600, { min: 50, max: 4_000_000 }),
     deviceId: readString(env, 'DEVICE_ID', hostname()),
+    deviceToken: readDeviceToken(env),
     shutdownDelayMs: readInteger(env, 'SHUTDOWN_DELAY_MS', 0, { max: 60_000 }),
   };
 }

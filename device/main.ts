@@ -14,6 +14,10 @@ import { createBackendLink } from './backend-link.ts';
 import { createSerialLink } from './serial-link.ts';
 import { createEmulator, EMULATOR_PATH } from './emulator.ts';
 import { deviceIdentity } from './device-identity.ts';
+import { DEVICE_MAX_PAYLOAD } from '../lib/device-protocol.ts';
+
+// Leaves room in the backend's frame limit for the reading's JSON and escaping (a control character costs 6 bytes).
+const MAX_LINE_BYTES = DEVICE_MAX_PAYLOAD / 8;
 
 runMain('device', async function main() {
   const config = readDeviceConfig(process.env);
@@ -28,7 +32,10 @@ runMain('device', async function main() {
 
   const session = randomUUID();
   const queue = createReadingQueue({ deviceId: config.deviceId, session, log });
-  const backend = createBackendLink({ url: config.socketUrl, deviceId: config.deviceId, session, queue, log, onState: setBackend });
+  const backend = createBackendLink({ url: config.socketUrl, deviceId: config.deviceId, session, token: config.deviceToken, queue, log, onState: setBackend });
+  if (!config.deviceToken && config.environment !== 'local') {
+    log.warn('DEVICE_TOKEN is not set: only a local-mode backend without a token accepts this device');
+  }
 
   // Local mode has no USB device: the emulator stands in even when SERIAL_PATH is set.
   const emulator = config.environment === 'local' ? createEmulator({ baudRate: config.baudRate }) : undefined;
@@ -38,7 +45,14 @@ runMain('device', async function main() {
     path,
     openState: emulator ? 'emulator' : 'connected',
     onState: setSerial,
-    onLine: (line) => backend.deliver(queue.push(line)),
+    onLine: (line) => {
+      // A reading the backend would refuse (its frame over the backend's limit) would be resent forever.
+      if (Buffer.byteLength(line) > MAX_LINE_BYTES) {
+        log.warn({ bytes: Buffer.byteLength(line), limit: MAX_LINE_BYTES, start: line.slice(0, 100) }, `serial line longer than ${MAX_LINE_BYTES} bytes dropped`);
+        return;
+      }
+      backend.deliver(queue.push(line));
+    },
     log,
     ...(emulator ? {} : { identify: deviceIdentity }),
   });

@@ -7,6 +7,9 @@
 
 export const DEVICE_SOCKET_PATH = '/api/device/socket';
 
+/** The largest frame the backend accepts; a larger one closes the socket with 1009. */
+export const DEVICE_MAX_PAYLOAD = 64 * 1024;
+
 export interface HelloMessage {
   type: 'hello';
   deviceId: string;

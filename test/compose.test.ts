@@ -160,15 +160,23 @@ test('the backend reaches the database and the frontend the backend by service n
 test('every environment variable set in compose.yaml is one the service reads', () => {
   const sources: Record<string, string[]> = {
     database: [],
-    backend: ['backend/main.ts', 'lib/env.ts'],
+    backend: ['backend/main.ts', 'lib/env.ts', 'lib/device-token.ts'],
     frontend: ['frontend/settings.ts', 'lib/env.ts'],
-    device: ['device/config.ts', 'lib/env.ts'],
-    'device-serial': ['device/config.ts', 'lib/env.ts'],
+    device: ['device/config.ts', 'lib/env.ts', 'lib/device-token.ts'],
+    'device-serial': ['device/config.ts', 'lib/env.ts', 'lib/device-token.ts'],
   };
   for (const [name, s] of Object.entries(compose.services)) {
     const code = (sources[name] ?? []).map(read).join('\n');
     for (const key of Object.keys(s.environment ?? {})) assert.ok(code.includes(`'${key}'`), `${name} sets ${key}, which its code never reads`);
   }
+});
+
+test('the device token comes from the environment for backend and device alike, never from the file, and is not required', () => {
+  const raw = read('compose.yaml');
+  for (const name of ['backend', 'device', 'device-serial']) assert.is(service(name).environment?.DEVICE_TOKEN, '${DEVICE_TOKEN:-}', name);
+  assert.is(service('frontend').environment?.DEVICE_TOKEN, undefined);
+  // `${DEVICE_TOKEN:?…}` would fail every `docker compose up` without it, profiles or not.
+  assert.not.match(raw, /DEVICE_TOKEN:\?/);
 });
 
 test('graceful shutdown has room: stop_grace_period above the services\' 10 s exit limit', () => {

@@ -144,6 +144,11 @@ test('MongoDB is external: the connection string comes from a Secret, never from
   for (const file of kustomization.resources) assert.not.match(read(file), /mongodb(\+srv)?:\/\//, file);
 });
 
+test('the device token comes from one Secret shared by backend and device, never from a manifest', () => {
+  for (const name of ['backend', 'device']) assert.equal(env(name).DEVICE_TOKEN, { secretKeyRef: { name: 'device-token', key: 'DEVICE_TOKEN' } }, name);
+  assert.is(env('frontend').DEVICE_TOKEN, undefined);
+});
+
 test('images come from the kustomization, and each service runs its own image', () => {
   const names = kustomization.images.map((i) => i.name);
   for (const name of Object.keys(SERVICES)) {

@@ -16,6 +16,10 @@ export interface FakeBackend {
   readonly connections: number;
   /** When false, readings are recorded but not acked (the device must keep them). */
   acking: boolean;
+  /** When set, an upgrade without `Authorization: Bearer <token>` gets 401, as from the real backend. */
+  token: string | undefined;
+  /** The Authorization header of every upgrade attempt, in order (undefined: none sent). */
+  authorizations: Array<string | undefined>;
   /** Stops reading every socket (no pongs, no acks) while keeping it open: a SIGSTOPped peer. */
   silence(): void;
   /** Destroys every socket and stops listening: a killed process. */
@@ -36,7 +40,15 @@ export async function startFakeBackend(port = 0): Promise<FakeBackend> {
   const listen = (onPort: number) =>
     new Promise<number>((resolve, reject) => {
       server = createServer((_req, res) => res.writeHead(404).end());
-      wss = new WebSocketServer({ server, path: DEVICE_SOCKET_PATH });
+      wss = new WebSocketServer({
+        server,
+        path: DEVICE_SOCKET_PATH,
+        verifyClient: ({ req }, done) => {
+          fake.authorizations.push(req.headers.authorization);
+          if (fake.token === undefined || req.headers.authorization === `Bearer ${fake.token}`) done(true);
+          else done(false, 401);
+        },
+      });
       wss.on('connection', (ws) => {
         sockets.add(ws);
         ws.on('close', (code) => {
@@ -71,6 +83,8 @@ export async function startFakeBackend(port = 0): Promise<FakeBackend> {
       return sockets.size;
     },
     acking: true,
+    token: undefined,
+    authorizations: [],
     silence() {
       for (const ws of sockets) (ws as unknown as { _socket: import('node:net').Socket })._socket.pause();
     },

@@ -6,6 +6,12 @@ import { waitFor } from './deadline.ts';
 
 export const root = fileURLToPath(new URL('../../', import.meta.url));
 
+/**
+ * The DEVICE_TOKEN every spawned service gets unless a test sets its own (or `DEVICE_TOKEN: undefined`), so the
+ * backend and the device service trust each other as they do in a real deployment. Tests look for it in output.
+ */
+export const TEST_DEVICE_TOKEN = 'test-device-token-7c1e9a4b52d8f036';
+
 export interface Service extends Spawned {
   url: string;
   port: number;
@@ -28,6 +34,7 @@ export async function spawnService(entry: string, options: ServiceOptions = {}):
     LOG_LEVEL: 'info',
     HOST: '127.0.0.1',
     PORT: String(port),
+    DEVICE_TOKEN: TEST_DEVICE_TOKEN,
     ...options.env,
   };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];

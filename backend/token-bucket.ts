@@ -1,0 +1,21 @@
+// A token bucket: allows bursts up to `burst` messages and `perSecond` messages a second sustained.
+
+export interface TokenBucket {
+  /** Takes one token; false when the bucket is empty (the sender is over its rate). */
+  take(): boolean;
+}
+
+export function createTokenBucket({ perSecond, burst, now = () => performance.now() }: { perSecond: number; burst: number; now?: () => number }): TokenBucket {
+  let tokens = burst;
+  let last = now();
+  return {
+    take() {
+      const t = now();
+      tokens = Math.min(burst, tokens + ((t - last) / 1000) * perSecond);
+      last = t;
+      if (tokens < 1) return false;
+      tokens -= 1;
+      return true;
+    },
+  };
+}

@@ -1,0 +1,29 @@
+// Reads DEVICE_TOKEN, the secret the device service shows the backend on the socket upgrade; never echoes it.
+import { ConfigError } from './config-error.ts';
+import { readString } from './env.ts';
+
+export const DEVICE_TOKEN_MIN_LENGTH = 16;
+
+// RFC 6750's b64token: what may follow `Bearer ` in an Authorization header.
+const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+const HOW = 'e.g. `openssl rand -hex 32`';
+
+/**
+ * The token, or undefined when DEVICE_TOKEN is unset or blank. Leading and trailing whitespace (a newline from
+ * `$(cat file)` or a Secret written with `echo`) is trimmed; whitespace inside, other characters a bearer
+ * token cannot carry, or fewer than 16 characters are a ConfigError that names the problem, not the value.
+ */
+export function readDeviceToken(env: Record<string, string | undefined>): string | undefined {
+  const token = readString(env, 'DEVICE_TOKEN'); // trimmed; blank is unset
+  if (token === undefined) return undefined;
+  if (/\s/.test(token)) {
+    throw new ConfigError(`DEVICE_TOKEN is not valid: it contains whitespace; use letters, digits and - . _ ~ + / only (${HOW})`);
+  }
+  if (!B64TOKEN.test(token)) {
+    throw new ConfigError(`DEVICE_TOKEN is not valid: use letters, digits and - . _ ~ + / only, optionally ending in = (${HOW})`);
+  }
+  if (token.length < DEVICE_TOKEN_MIN_LENGTH) {
+    throw new ConfigError(`DEVICE_TOKEN is too short (${token.length} characters): use at least ${DEVICE_TOKEN_MIN_LENGTH} (${HOW})`);
+  }
+  return token;
+}

@@ -1,0 +1,46 @@
+// A warning for something that can happen thousands of times a second: the first occurrence is logged at
+// once, later ones are counted and logged as one summed line per interval, so a flood is not a log flood.
+import type { Logger } from './logger.ts';
+
+export interface SummedWarning {
+  /** Counts one occurrence; `fields` of the latest one go into the next line. */
+  note(fields?: Record<string, unknown>): void;
+  /** Logs what is counted but not yet reported, and stops the timer (on shutdown). */
+  flush(): void;
+}
+
+/** `message(count)` words the line, e.g. (n) => `ignored ${n} malformed device messages`. */
+export function createSummedWarning(log: Logger, message: (count: number) => string, { intervalMs = 5000 } = {}): SummedWarning {
+  let unreported = 0;
+  let total = 0;
+  let latest: Record<string, unknown> = {};
+  let timer: NodeJS.Timeout | undefined;
+
+  function report() {
+    if (unreported === 0) return;
+    log.warn({ ...latest, count: unreported, total }, message(unreported));
+    unreported = 0;
+  }
+  function tick() {
+    timer = undefined;
+    if (unreported === 0) return;
+    report();
+    timer = setTimeout(tick, intervalMs).unref();
+  }
+
+  return {
+    note(fields = {}) {
+      total += 1;
+      unreported += 1;
+      latest = fields;
+      if (timer) return;
+      report();
+      timer = setTimeout(tick, intervalMs).unref();
+    },
+    flush() {
+      clearTimeout(timer);
+      timer = undefined;
+      report();
+    },
+  };
+}
