@@ -5,9 +5,9 @@ import type { MiddlewareHandler } from 'hono';
 import type { WSContext, WSEvents } from 'hono/ws';
 import type { WebSocket } from 'ws';
 import type { Logger } from '../lib/logger.ts';
-import { parseDeviceMessage, type DeviceMessage, type ReadingMessage } from '../lib/device-protocol.ts';
+import { DEVICE_MESSAGE_RATE, parseDeviceMessage, type DeviceMessage, type ReadingMessage } from '../lib/device-protocol.ts';
 import { createSummedWarning } from '../lib/summed-warning.ts';
-import { createTokenBucket } from './token-bucket.ts';
+import { createTokenBucket } from '../lib/token-bucket.ts';
 import { createUpgradeGate } from './device-upgrade-gate.ts';
 
 export interface DeviceView {
@@ -52,7 +52,7 @@ const CLOSE_GRACE_MS = 1000;
 
 export function createDeviceHub(options: DeviceHubOptions): DeviceHub {
   const { log, token, open = false, socketsMax = 1000, helloTimeoutMs = 5000 } = options;
-  const { rate = { perSecond: 50, burst: 200 }, sendBufferMax = 64 * 1024 } = options;
+  const { rate = DEVICE_MESSAGE_RATE, sendBufferMax = 64 * 1024 } = options;
   const devices = new Map<string, DeviceRecord>();
   const sockets = new Set<WebSocket>();
   const gate = createUpgradeGate({ log, token, open, socketsMax });

@@ -25,7 +25,7 @@ test.after.each(async (ctx) => {
   ctx.states = [];
 });
 
-function startLink(ctx: Ctx, url: string, { limit, token }: { limit?: number; token?: string } = {}) {
+function startLink(ctx: Ctx, url: string, { limit, token, pace }: { limit?: number; token?: string; pace?: { perSecond: number; burst: number } } = {}) {
   ctx.sink = createLogSink();
   ctx.queue = createReadingQueue({ deviceId: 'dev-1', session: 'session-1', log: ctx.sink.log, limit });
   ctx.link = createBackendLink({
@@ -33,6 +33,7 @@ function startLink(ctx: Ctx, url: string, { limit, token }: { limit?: number; to
     deviceId: 'dev-1',
     session: 'session-1',
     token,
+    pace,
     queue: ctx.queue,
     log: ctx.sink.log,
     onState: (state) => ctx.states.push({ state, at: performance.now() }),
@@ -150,6 +151,25 @@ test('a backend that is not there yet: warns once, retries, connects when it app
   assert.match(ctx.sink!.find('unavailable')[0]!.reason, /ECONNREFUSED/);
   ctx.backend = await startFakeBackend(port);
   await connected(ctx, 3000);
+});
+
+test('a backlog goes out paced (burst, then the sustained rate), in order, so the backend\'s rate limit never closes the socket', async (ctx) => {
+  ctx.backend = await startFakeBackend();
+  ctx.backend.acking = false;
+  startLink(ctx, ctx.backend.url, { pace: { perSecond: 20, burst: 10 } });
+  for (let i = 1; i <= 40; i++) send(ctx, `v${i}`);
+  await connected(ctx);
+  const readings = () => ctx.backend!.received.filter((m) => m.type === 'reading').length;
+  await waitFor(() => readings() >= 9, { timeout: 2000, what: 'the burst' });
+  const burstAt = performance.now();
+  await sleep(500);
+  const inHalfASecond = readings() - 9;
+  // The burst (10, the hello included) and then 20 a second: about 10 more in 500 ms, never the whole backlog.
+  assert.ok(inHalfASecond >= 5 && inHalfASecond <= 14, `${inHalfASecond} readings in the 500 ms after the burst`);
+  await waitFor(() => readings() === 40, { timeout: 4000, what: 'all 40 sent' });
+  const tookMs = performance.now() - burstAt;
+  assert.ok(tookMs > 1200, `the backlog went out in ${tookMs} ms: not paced`);
+  assert.equal(ctx.backend.stored.map((r) => r.seq), Array.from({ length: 40 }, (_, i) => i + 1));
 });
 
 test('a refused token: state unauthorized, one warning then debug lines, retries with backoff; accepted once the backend knows it', async (ctx) => {

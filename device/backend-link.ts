@@ -1,6 +1,7 @@
 // The device's socket to the backend: sends readings, drops acked ones, heals itself, and reports its state.
 import WebSocket from 'ws';
-import { parseAck, type ReadingMessage } from '../lib/device-protocol.ts';
+import { DEVICE_SEND_PACE, parseAck, type ReadingMessage } from '../lib/device-protocol.ts';
+import { createTokenBucket } from '../lib/token-bucket.ts';
 import type { Logger } from '../lib/logger.ts';
 import { createBackoff, type Backoff } from './backoff.ts';
 import type { ReadingQueue } from './reading-queue.ts';
@@ -23,11 +24,13 @@ export interface BackendLinkOptions {
   silenceLimitMs?: number;
   /** A backend that accepts TCP but never answers the upgrade (stopped) must not stall reconnecting. */
   handshakeTimeoutMs?: number;
+  /** Messages a second (and burst) this link sends at most: under the backend's rate limit. */
+  pace?: { perSecond: number; burst: number };
 }
 
 export interface BackendLink {
   start(): void;
-  /** Sends a reading now if the socket is open; it stays queued until acked either way. */
+  /** Sends a reading if the socket is open and the pace allows (else soon after); it stays queued until acked. */
   deliver(reading: ReadingMessage): void;
   /** Closes the socket with 1001 (going away) and stops reconnecting. */
   close(): Promise<void>;
@@ -46,6 +49,29 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
   let downSince = Date.now();
   // Warn about a refused token once per run of refusals; retries after that are debug lines.
   let refusedInARow = 0;
+  // The backend closes a socket that sends faster than its limit, so a backlog after an outage goes out paced.
+  const bucket = createTokenBucket(options.pace ?? DEVICE_SEND_PACE);
+  let sentSeq = 0; // the highest sequence number written on the current socket
+  let pumpTimer: NodeJS.Timeout | undefined;
+
+  function pump() {
+    clearTimeout(pumpTimer);
+    pumpTimer = undefined;
+    const ws = socket;
+    if (!ws || ws.readyState !== WebSocket.OPEN) return;
+    for (;;) {
+      const [next] = queue.after(sentSeq, 1);
+      if (!next) return;
+      const waitMs = bucket.wait();
+      if (waitMs > 0) {
+        pumpTimer = setTimeout(pump, waitMs);
+        return;
+      }
+      bucket.take();
+      ws.send(JSON.stringify(next));
+      sentSeq = next.seq;
+    }
+  }
 
   function connect() {
     retryTimer = undefined;
@@ -65,11 +91,13 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
       const attempts = backoff.attempts;
       backoff.reset();
       // Everything not yet acked goes again, in order; the backend ignores sequence numbers it already stored.
-      const pending = queue.pending();
+      const resent = queue.size;
+      bucket.take();
       ws.send(JSON.stringify({ type: 'hello', deviceId, session }));
-      for (const reading of pending) ws.send(JSON.stringify(reading));
+      sentSeq = 0;
+      pump();
       onState('connected');
-      log.info({ url, attempts, downMs: Date.now() - downSince, resent: pending.length }, 'backend socket connected');
+      log.info({ url, attempts, downMs: Date.now() - downSince, resent }, 'backend socket connected');
       heartbeat = setInterval(function checkPeer() {
         const silentMs = Date.now() - lastHeard;
         if (silentMs > silenceLimitMs) {
@@ -101,6 +129,7 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
     ws.on('close', function socketClosed(code, reason) {
       clearInterval(heartbeat);
       if (socket !== ws) return;
+      clearTimeout(pumpTimer);
       socket = undefined;
       onState(refusedWith === UNAUTHORIZED ? 'unauthorized' : 'disconnected');
       if (closing) return;
@@ -129,12 +158,13 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
       downSince = Date.now();
       connect();
     },
-    deliver(reading) {
-      if (socket?.readyState === WebSocket.OPEN) socket.send(JSON.stringify(reading));
+    deliver() {
+      if (!pumpTimer) pump();
     },
     async close() {
       closing = true;
       clearTimeout(retryTimer);
+      clearTimeout(pumpTimer);
       const ws = socket;
       if (!ws) return;
       if (ws.readyState === WebSocket.CONNECTING) {

@@ -71,4 +71,16 @@ test('stays correct across many pushes and acks (head compaction)', () => {
   assert.is(queue.dropped, 0);
 });
 
+test('after(seq, max): the next unacknowledged readings above seq, across acks and drops', () => {
+  const queue = createReadingQueue({ ...options, log: createLogSink().log, limit: 5 });
+  assert.equal(queue.after(0, 3), []);
+  for (let i = 1; i <= 8; i++) queue.push(`v${i}`); // 1-3 dropped: 4..8 kept
+  assert.equal(queue.after(0, 2).map((r) => r.seq), [4, 5]);
+  assert.equal(queue.after(5, 10).map((r) => r.seq), [6, 7, 8]);
+  queue.ack(6);
+  assert.equal(queue.after(5, 10).map((r) => r.seq), [7, 8]);
+  assert.equal(queue.after(8, 10), []);
+  queue.flush();
+});
+
 test.run();

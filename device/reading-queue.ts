@@ -9,6 +9,8 @@ export interface ReadingQueue {
   ack(seq: number): number;
   /** Unacknowledged readings, oldest first. */
   pending(): ReadingMessage[];
+  /** Up to `max` unacknowledged readings numbered above `seq`, oldest first (O(max), not O(size)). */
+  after(seq: number, max: number): ReadingMessage[];
   readonly size: number;
   /** Readings dropped because the queue was full, since start. */
   readonly dropped: number;
@@ -90,6 +92,13 @@ export function createReadingQueue({ deviceId, session, log, limit = 10_000, war
       return before - size();
     },
     pending: () => items.slice(head),
+    after(seq, max) {
+      // Queued sequence numbers are consecutive, so the position of `seq + 1` is arithmetic.
+      const first = items[head];
+      if (!first) return [];
+      const start = head + Math.max(0, seq + 1 - first.seq);
+      return items.slice(start, start + Math.max(0, max));
+    },
     get size() {
       return size();
     },

@@ -10,6 +10,12 @@ export const DEVICE_SOCKET_PATH = '/api/device/socket';
 /** The largest frame the backend accepts; a larger one closes the socket with 1009. */
 export const DEVICE_MAX_PAYLOAD = 64 * 1024;
 
+/** Messages (and pings) a socket may send: beyond this token bucket the backend closes it with 1008. */
+export const DEVICE_MESSAGE_RATE = { perSecond: 50, burst: 200 };
+
+/** What the device service allows itself: under the backend's limit with room for its pings and network jitter. */
+export const DEVICE_SEND_PACE = { perSecond: 45, burst: 150 };
+
 export interface HelloMessage {
   type: 'hello';
   deviceId: string;
