@@ -22,6 +22,7 @@ export function jsonLines(service: Service): Array<Record<string, any>> {
 }
 
 export interface Stored {
+  deviceId: string;
   session: string;
   seq: number;
   value: string;
@@ -31,7 +32,7 @@ export interface Stored {
 export const storedReadings = (backend: Service): Stored[] =>
   jsonLines(backend)
     .filter((line) => line.msg === 'reading stored')
-    .map(({ session, seq, value }) => ({ session, seq, value }));
+    .map(({ deviceId, session, seq, value }) => ({ deviceId, session, seq, value }));
 
 /** The `time` (epoch ms) of the first log line with this message, if any yet. */
 export const logTime = (service: Service, msg: string): number | undefined => jsonLines(service).find((line) => line.msg === msg)?.time;

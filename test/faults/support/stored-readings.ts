@@ -2,9 +2,9 @@
 import type { Service } from '../../helpers/spawn-service.ts';
 import { storedReadings } from '../../../device/testing/services.ts';
 
-/** One line per problem (none: everything written was stored, in order, exactly once). */
-export function readingProblems(backends: Service[], written: string[]): string[] {
-  const stored = backends.flatMap(storedReadings);
+/** One line per problem (none: everything written was stored, in order, exactly once); `deviceId`: only its readings. */
+export function readingProblems(backends: Service[], written: string[], deviceId?: string): string[] {
+  const stored = backends.flatMap(storedReadings).filter((r) => deviceId === undefined || r.deviceId === deviceId);
   const problems: string[] = [];
   const sessions = new Set(stored.map((r) => r.session));
   if (sessions.size !== 1) problems.push(`${sessions.size} device sessions, expected 1`);
