@@ -35,5 +35,7 @@ export function createApp({ readiness, environment, log, databaseName, devices }
     log.error({ err: error, req: { method: c.req.method, url: c.req.path } }, 'request failed');
     return c.json({ error: 'internal error' }, 500);
   });
-  return logRequests(app, log);
+  // The device hub logs what matters about device sockets (connected, refused: once a minute per address, closed
+  // and why); thousands of refused upgrades must not each cost an info line.
+  return logRequests(app, log, { quietPaths: [DEVICE_SOCKET_PATH] });
 }

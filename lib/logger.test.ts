@@ -63,7 +63,7 @@ test('LOG_LEVEL filters, and a bad level is a ConfigError', () => {
   assert.throws(() => createLogger({ name: 'x', environment: 'production', level: 'loud' }), (e: unknown) => e instanceof ConfigError && /LOG_LEVEL=loud/.test((e as Error).message));
 });
 
-function appWithLog(level: string) {
+function appWithLog(level: string, options?: Parameters<typeof logRequests>[2]) {
   const { stream, lines } = sink();
   const log = createLogger({ name: 'x', environment: 'production', level, stream });
   const app = new Hono();
@@ -71,7 +71,7 @@ function appWithLog(level: string) {
   app.get('/api/ready', (c) => c.json({ status: 'not_ready' }, 503));
   app.get('/things', (c) => c.text('x'));
   app.get('/boom', (c) => c.text('no', 500));
-  return { app: logRequests(app, log), lines: () => lines.map((l) => JSON.parse(l)) };
+  return { app: logRequests(app, log, options), lines: () => lines.map((l) => JSON.parse(l)) };
 }
 
 test('requests are logged with req, status and response time', async () => {
@@ -95,6 +95,14 @@ test('passing probes go at debug; failing probes and errors do not hide', async 
   const debug = appWithLog('debug');
   await debug.app.request('/api/health');
   assert.equal(debug.lines().map((l) => [l.req.url, l.level]), [['/api/health', 20]]);
+});
+
+test('quiet paths go at debug whatever their status', async () => {
+  const { app, lines } = appWithLog('debug', { quietPaths: ['/things', '/boom'] });
+  await app.request('/things');
+  await app.request('/boom');
+  await app.request('/missing');
+  assert.equal(lines().map((l) => [l.req.url, l.level]), [['/things', 20], ['/boom', 20], ['/missing', 30]]);
 });
 
 test.run();

@@ -9,7 +9,9 @@ const PROBE_PATHS = new Set(['/api/health', '/api/ready']);
  * matches every path, and two matched handlers take Hono off its single-handler fast path, which costs the
  * probes about 10% of their throughput.
  */
-export function logRequests<T extends Hono<any, any, any>>(app: T, log: Logger): T {
+export function logRequests<T extends Hono<any, any, any>>(app: T, log: Logger, { quietPaths = [] }: { quietPaths?: string[] } = {}): T {
+  // Paths whose service logs what matters itself, rate-limited: each request there is only worth a debug line.
+  const quiet = new Set(quietPaths);
   const fetch = app.fetch;
   // Hono answers a single-handler route synchronously, and @hono/node-server writes a synchronous Response
   // on a faster path than an awaited one: stay synchronous whenever the app is.
@@ -26,7 +28,7 @@ export function logRequests<T extends Hono<any, any, any>>(app: T, log: Logger):
     const status = response.status;
     const probe = PROBE_PATHS.has(path);
     // Orchestrators probe every few seconds: a passing probe is noise, a failing one is news.
-    const level = probe && status < 400 ? 'debug' : status >= 500 && !probe ? 'error' : 'info';
+    const level = (probe && status < 400) || quiet.has(path) ? 'debug' : status >= 500 && !probe ? 'error' : 'info';
     if (log.isLevelEnabled(level)) {
       log[level](
         {

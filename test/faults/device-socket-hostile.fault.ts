@@ -26,6 +26,7 @@ const P99_BOUND_MS = 50;
 const RSS_SLACK_MIB = 16;
 /** Warning lines the whole attack may cost: each kind is logged once or summed, never once per message. */
 const WARNINGS_MAX = 25;
+const INFO_LINES_MAX = 50;
 const DEVICE_ID = 'real-device';
 /** Each attack once at a small scale, all at once, before the pre-attack memory level is taken. */
 const REHEARSAL: Record<string, number> = { unauthenticated: 100, silent: 20, garbage: 2000, oversize: 1, 'second-device': 1, slow: 20 };
@@ -199,7 +200,7 @@ test(`afterwards the backend's resident memory is back within ${RSS_SLACK_MIB} M
   assert.ok(after <= warm.rss + RSS_SLACK_MIB, `${mib(after)}, pre-attack ${mib(warm.rss)}`);
 });
 
-test(`the token appears in no output, and the attack cost at most ${WARNINGS_MAX} warning lines and none at error level`, async () => {
+test(`the token appears in no output, and the attack cost at most ${WARNINGS_MAX} warning lines, ${INFO_LINES_MAX} info lines and none at error level`, async () => {
   const devices = await (await fetch(`${backend.url}/api/devices`)).text();
   const outputs: Record<string, string> = {
     backend: backend.lines.join('\n'),
@@ -211,6 +212,10 @@ test(`the token appears in no output, and the attack cost at most ${WARNINGS_MAX
     assert.not.ok(output.includes(TEST_DEVICE_TOKEN) || output.includes(TEST_DEVICE_TOKEN.toUpperCase()), `the token appears in ${name}`);
   }
   const warnings = jsonLines(backend).filter((l) => l.level === 40);
+  // Info lines too: a refused upgrade is worth no access-log line at info (the warning above covers it).
+  const infoDuringAttack = jsonLines(backend).filter((l) => l.level === 30 && l.time >= attackStartedAt);
+  console.log(`    measured: ${infoDuringAttack.length} info lines from the backend during the attack`);
+  assert.ok(infoDuringAttack.length <= INFO_LINES_MAX, `${infoDuringAttack.length} info lines: ${[...new Set(infoDuringAttack.map((l) => l.msg))].join(' | ')}`);
   console.log(`    measured: ${warnings.length} warning lines from the backend: ${[...new Set(warnings.map((l) => String(l.msg).replace(/\d+/g, 'N')))].join(' | ')}`);
   assert.ok(warnings.length <= WARNINGS_MAX, `${warnings.length} warning lines`);
   assert.equal(errorOutput(backend), []);
