@@ -14,6 +14,8 @@ export interface SmokeState {
   config?: SmokeConfig;
   launching?: Promise<LaunchedBrowser>;
   code?: number;
+  /** A file-system check gave no answer; its call still holds a thread, so the CLI exits without waiting. */
+  stuck?: boolean;
 }
 
 const LAUNCH_TIMEOUT_MS = 30_000;
