@@ -42,7 +42,8 @@ export async function loadProbe(browser: Browser, { url, timeout, artifacts, str
   const reasons: string[] = [];
   let outcome: Outcome = 'ok';
   let stack: string | undefined;
-  const [, watch] = await Promise.all([page.setViewport(VIEWPORT), watchDocument(page)]);
+  // Watching the document is for the failure card only; a browser that refuses it must not fail the probe.
+  const [, watch] = await Promise.all([page.setViewport(VIEWPORT), watchDocument(page).catch(() => undefined)]);
   const started = performance.now();
   let shotWithin = Math.min(Math.max(timeout, 2000), 10_000);
   let stuck = false;
@@ -83,15 +84,16 @@ export async function loadProbe(browser: Browser, { url, timeout, artifacts, str
   }
   let screenshot: string | null = join(artifacts, screenshotName(outcome));
   const shot = await capture(page, screenshot, shotWithin);
-  const received = shot ? await answerOr(watch.receipt(), 1000, { summary: 'not known (the browser did not say in time)' }) : undefined;
-  await watch.detach();
+  const unknown = { summary: 'not known (the browser did not say)' };
+  const received = shot && watch ? await answerOr(watch.receipt(), 1000, unknown) : unknown;
+  await bounded(watch?.detach() ?? Promise.resolve(), 500);
   // A renderer stuck on a hostile page may never confirm the close; the browser's close ends it anyway.
   await bounded(page.close(), 1000);
   if (shot) {
     // No picture of the page: a card drawn in a fresh tab stands in for it, and the line says so.
     const name = screenshotName(outcome === 'ok' ? 'fail' : outcome);
     screenshot = join(artifacts, name);
-    const facts = { url, reasons: [...reasons, shot], ms, timeout, received: received!, at: new Date() };
+    const facts = { url, reasons: [...reasons, shot], ms, timeout, received, at: new Date() };
     const card = await writeFailureCard(browser, screenshot, facts, CARD_MS);
     if (!card) {
       reasons.push(`${shot}: the page could not be painted, so ${name} is a failure card (URL, reason, elapsed time, what was received), not the page`);
