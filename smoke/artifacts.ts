@@ -1,6 +1,7 @@
 // The artifacts directory: made and proven writable before any probe runs, with last run's screenshots cleared.
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { answerWithin, NoAnswerError } from './fs-answer.ts';
 import { describeFsError } from './fs-error.ts';
 import { SmokeError } from './smoke-error.ts';
 
@@ -11,13 +12,17 @@ const NAMES: Record<Outcome, string> = { ok: 'frontend-ok.png', fail: 'frontend-
 export const screenshotName = (outcome: Outcome) => NAMES[outcome];
 
 export async function prepareArtifacts(dir: string): Promise<void> {
-  try {
+  const check = async () => {
     await mkdir(dir, { recursive: true });
     // Write a file rather than trusting access(): root passes access checks on read-only mounts.
     const probe = join(dir, `.smoke-write-test-${process.pid}`);
     await writeFile(probe, '');
     await rm(probe, { force: true });
+  };
+  try {
+    await answerWithin(check(), `--artifacts ${dir}`);
   } catch (error) {
+    if (error instanceof NoAnswerError) throw error;
     throw new SmokeError(`--artifacts ${dir} is not a writable directory: ${describeFsError(error)}`, { cause: error });
   }
   // A stale frontend-fail.png next to a fresh frontend-ok.png would mislead whoever reads the artifacts.

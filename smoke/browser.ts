@@ -20,6 +20,13 @@ export const CHROMIUM_PATHS = [
 export const INSTALL_HINT =
   'install Chromium (apt-get install chromium) or set CHROME_PATH to a Chrome/Chromium executable';
 
+// Chromium's own words when its sandbox cannot start (no setuid helper, no unprivileged user namespaces).
+export const NO_USABLE_SANDBOX = /No usable sandbox/;
+
+export const SANDBOX_HINT =
+  "Chromium found no usable sandbox (\"No usable sandbox!\": unprivileged user namespaces are restricted here, as by AppArmor on Ubuntu 23.10+ and GitHub's ubuntu-24.04 runners); " +
+  'set CHROME_PATH to a browser whose sandbox works (e.g. /usr/bin/google-chrome), or run without the sandbox on purpose with --no-sandbox or SMOKE_NO_SANDBOX=1';
+
 export class BrowserNotFoundError extends Error {
   override name = 'BrowserNotFoundError';
 }
@@ -53,9 +60,10 @@ export function findChromium(env: NodeJS.ProcessEnv = process.env, candidates = 
  * Flags for headless runs in containers and CI. The background-networking, component-update and sync
  * flags matter on a closed network: without them Chromium dials out at start-up and gets refused.
  */
-export function chromiumArgs({ root = process.getuid?.() === 0 } = {}): string[] {
+export function chromiumArgs({ root = process.getuid?.() === 0, sandbox = true } = {}): string[] {
   return [
-    ...(root ? ['--no-sandbox'] : []), // the sandbox refuses to start as root
+    // The sandbox refuses to start as root; otherwise it goes off only when the user asked (--no-sandbox).
+    ...(root || !sandbox ? ['--no-sandbox'] : []),
     '--disable-dev-shm-usage', // /dev/shm is 64 MB in most containers
     '--disable-background-networking',
     '--disable-component-update',
@@ -71,6 +79,8 @@ export interface LaunchOptions {
   /** Launch deadline in ms. */
   timeout?: number;
   extraArgs?: string[];
+  /** False only when the user opted out of Chromium's sandbox by name; never switched off as a fallback. */
+  sandbox?: boolean;
 }
 
 export interface LaunchedBrowser {
@@ -91,7 +101,7 @@ export async function launchBrowser(options: LaunchOptions = {}): Promise<Launch
       executablePath,
       headless: true,
       userDataDir,
-      args: [...chromiumArgs(), ...(options.extraArgs ?? [])],
+      args: [...chromiumArgs({ sandbox: options.sandbox ?? true }), ...(options.extraArgs ?? [])],
       timeout: options.timeout ?? 30_000,
       // Puppeteer's default lets one stuck DevTools call wait 3 minutes; nothing here should take 30 s.
       protocolTimeout: 30_000,

@@ -3,6 +3,7 @@ import { renderUsage, runCommand } from 'citty';
 import { colorEnabled, createColors, stripAnsi } from './color.ts';
 import { closeBrowser, smokeCommand, type SmokeState } from './command.ts';
 import { checkRawArgs } from './config.ts';
+import { NoAnswerError } from './fs-answer.ts';
 import { EXIT_ERROR, EXIT_PASS, SmokeError } from './smoke-error.ts';
 
 // citty's runMain exits 1 on every error; the exit-code contract needs 2, so errors are mapped here.
@@ -18,6 +19,7 @@ export async function main(rawArgs: string[], state: SmokeState): Promise<number
     await runCommand(smokeCommand, { rawArgs, data: state });
     return state.code ?? EXIT_ERROR;
   } catch (error) {
+    if (error instanceof NoAnswerError) state.stuck = true;
     if (error instanceof SmokeError) state.io.err(`smoke: ${error.message}`);
     else state.io.err(`smoke: unexpected error\n${(error as Error)?.stack ?? String(error)}`);
     return EXIT_ERROR;
@@ -46,5 +48,7 @@ for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
 
 const code = await main(process.argv.slice(2), state);
 process.exitCode = code;
+// A file-system call that never answered still holds a libuv thread (and the event loop) open: leave now.
+if (state.stuck) process.exit(code);
 // Everything is closed by now; should a stray handle remain, it must not keep CI waiting.
 setTimeout(() => process.exit(code), 1000).unref();

@@ -1,6 +1,6 @@
 // The smoke command: setup (config, artifacts, start Chromium) → run (probes, reports) → cleanup (close Chromium).
 import { defineCommand } from 'citty';
-import { INSTALL_HINT, launchBrowser, type LaunchedBrowser } from './browser.ts';
+import { INSTALL_HINT, launchBrowser, NO_USABLE_SANDBOX, SANDBOX_HINT, type LaunchedBrowser } from './browser.ts';
 import { prepareArtifacts } from './artifacts.ts';
 import { resolveConfig, smokeArgs } from './config.ts';
 import { checkReportPaths, writeReports } from './reports.ts';
@@ -14,6 +14,8 @@ export interface SmokeState {
   config?: SmokeConfig;
   launching?: Promise<LaunchedBrowser>;
   code?: number;
+  /** A file-system check gave no answer; its call still holds a thread, so the CLI exits without waiting. */
+  stuck?: boolean;
 }
 
 const LAUNCH_TIMEOUT_MS = 30_000;
@@ -26,12 +28,14 @@ export const smokeCommand = defineCommand({
   args: smokeArgs,
   async setup({ args, data }) {
     const state = data as SmokeState;
-    const { frontend, backend, device, artifacts, timeout, wait, json, junit, strict } = args;
-    const config = resolveConfig({ frontend, backend, device, artifacts, timeout, wait, json, junit, strict }, state.env);
+    const { frontend, backend, device, artifacts, timeout, wait, json, junit, strict, sandbox } = args;
+    const config = resolveConfig({ frontend, backend, device, artifacts, timeout, wait, json, junit, strict, sandbox }, state.env);
     await prepareArtifacts(config.artifacts);
     await checkReportPaths(config);
     state.config = config;
-    state.launching = launchBrowser({ executablePath: config.chromePath, timeout: LAUNCH_TIMEOUT_MS });
+    // Opting out is said out loud: a run without the sandbox must never look like an ordinary one.
+    if (config.noSandbox && process.getuid?.() !== 0) state.io.err(`smoke: warning: Chromium runs without its sandbox (${config.noSandbox})`);
+    state.launching = launchBrowser({ executablePath: config.chromePath, timeout: LAUNCH_TIMEOUT_MS, sandbox: !config.noSandbox });
     state.launching.catch(() => {}); // awaited by the LOAD probe; this only silences an early unhandled rejection
   },
   async run({ data }) {
@@ -39,6 +43,9 @@ export const smokeCommand = defineCommand({
     const browser = launching.then(
       (launched) => launched.browser,
       (error: Error) => {
+        if (NO_USABLE_SANDBOX.test(error.message)) {
+          throw new SmokeError(`could not launch Chromium at ${config.chromePath}: ${SANDBOX_HINT}`, { cause: error });
+        }
         // Puppeteer's message is several lines; the first plus the browser's own first stderr line say enough.
         const [first = '', ...rest] = error.message.split('\n');
         const said = rest[rest.indexOf('stderr:') + 1]?.trim();

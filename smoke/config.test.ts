@@ -30,8 +30,20 @@ test('defaults: frontend :3000, backend :3001, no device, ./smoke-artifacts, 10 
     junit: null,
     strict: false,
     chromePath: '/usr/bin/chromium',
+    noSandbox: null,
   });
   assert.is(DEFAULTS.timeout, 10_000);
+});
+
+test("the sandbox goes off only by name: --no-sandbox, or SMOKE_NO_SANDBOX=1/true; 0/false/empty keep it", () => {
+  assert.is(resolveConfig({ sandbox: false }, env).noSandbox, '--no-sandbox');
+  assert.is(resolveConfig({ sandbox: true }, env).noSandbox, null);
+  for (const value of ['1', 'true', 'TRUE']) assert.is(resolveConfig({}, { ...env, SMOKE_NO_SANDBOX: value }).noSandbox, 'SMOKE_NO_SANDBOX=1', value);
+  for (const value of ['0', 'false', '']) assert.is(resolveConfig({}, { ...env, SMOKE_NO_SANDBOX: value }).noSandbox, null, value);
+  rejects(
+    () => resolveConfig({}, { ...env, SMOKE_NO_SANDBOX: 'yes' }),
+    'SMOKE_NO_SANDBOX="yes" is not valid: set it to 1 (or true) to run Chromium without its sandbox, 0 (or false) or unset to keep it',
+  );
 });
 
 test('SMOKE_FRONTEND_URL and SMOKE_BACKEND_URL fill in when the flags are absent; flags win', () => {

@@ -22,9 +22,14 @@ export const smokeArgs = {
   json: { type: 'string', valueHint: 'file', description: 'also write the results as JSON to this file' },
   junit: { type: 'string', valueHint: 'file', description: 'also write the results as JUnit XML to this file' },
   strict: { type: 'boolean', description: 'fail LOAD on any console error, uncaught page exception or failed request' },
+  sandbox: {
+    type: 'boolean',
+    description: "keep Chromium's sandbox on (the default; as root it cannot start and is off)",
+    negativeDescription: 'run Chromium without its sandbox, only where it cannot start (env SMOKE_NO_SANDBOX=1)',
+  },
 } as const satisfies ArgsDef;
 
-export type RawOptions = { [K in keyof typeof smokeArgs]?: K extends 'strict' ? boolean : string };
+export type RawOptions = { [K in keyof typeof smokeArgs]?: K extends 'strict' | 'sandbox' ? boolean : string };
 
 const MAX_MS = 2_147_483_647; // the largest delay a Node timer accepts
 
@@ -35,7 +40,9 @@ const MAX_MS = 2_147_483_647; // the largest delay a Node timer accepts
 export function checkRawArgs(rawArgs: string[]): void {
   const options = Object.fromEntries(Object.entries(smokeArgs).map(([name, def]) => [name, { type: def.type }]));
   try {
-    parseArgs({ args: rawArgs, options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false });
+    // citty reads --no-sandbox as sandbox=false; node's parser needs it spelled out.
+    const extra = { help: { type: 'boolean', short: 'h' }, 'no-sandbox': { type: 'boolean' } } as const;
+    parseArgs({ args: rawArgs, options: { ...options, ...extra }, strict: true, allowPositionals: false });
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException;
     const quoted = /'([^']+)'/.exec(message)?.[1] ?? '';
@@ -67,7 +74,16 @@ export function resolveConfig(options: RawOptions, env: NodeJS.ProcessEnv = proc
     junit: _nonEmpty(options.junit, '--junit') ?? null,
     strict: options.strict === true,
     chromePath,
+    noSandbox: options.sandbox === false ? '--no-sandbox' : _sandboxOff(env.SMOKE_NO_SANDBOX) ? 'SMOKE_NO_SANDBOX=1' : null,
   };
+}
+
+/** SMOKE_NO_SANDBOX: 1/true turns the sandbox off, 0/false/unset keeps it; anything else is an error, not a guess. */
+function _sandboxOff(value: string | undefined): boolean {
+  const v = value?.trim().toLowerCase() ?? '';
+  if (v === '1' || v === 'true') return true;
+  if (v === '' || v === '0' || v === 'false') return false;
+  throw new SmokeError(`SMOKE_NO_SANDBOX="${value}" is not valid: set it to 1 (or true) to run Chromium without its sandbox, 0 (or false) or unset to keep it`);
 }
 
 const EXAMPLES: Record<string, string> = { '--frontend': DEFAULTS.frontend, '--backend': DEFAULTS.backend, '--device': 'http://localhost:3003' };

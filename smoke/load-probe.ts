@@ -2,7 +2,10 @@
 import { join } from 'node:path';
 import { TimeoutError, type Browser, type Page } from 'puppeteer-core';
 import { screenshotName, type Outcome } from './artifacts.ts';
+import { watchDocument } from './document-receipt.ts';
+import { writeFailureCard } from './failure-card.ts';
 import { bounded, screenshot as capture, stopLoading } from './page-capture.ts';
+import { writePlaceholderPng } from './placeholder-png.ts';
 
 export interface LoadAttempt {
   ok: boolean;
@@ -25,6 +28,8 @@ const MAX_ISSUES = 20;
 const VIEWPORT = { width: 1280, height: 800 };
 const STUCK_SHOT_MS = 1500;
 const SETTLE_MS = 300;
+// Drawing the failure card: a fresh tab, a small page, one screenshot.
+const CARD_MS = 5000;
 
 /**
  * The reported ms is the page's time to a verdict (loaded, failed, or the timeout), which is what a person
@@ -37,7 +42,8 @@ export async function loadProbe(browser: Browser, { url, timeout, artifacts, str
   const reasons: string[] = [];
   let outcome: Outcome = 'ok';
   let stack: string | undefined;
-  await page.setViewport(VIEWPORT);
+  // Watching the document is for the failure card only; a browser that refuses it must not fail the probe.
+  const [, watch] = await Promise.all([page.setViewport(VIEWPORT), watchDocument(page).catch(() => undefined)]);
   const started = performance.now();
   let shotWithin = Math.min(Math.max(timeout, 2000), 10_000);
   let stuck = false;
@@ -76,20 +82,44 @@ export async function loadProbe(browser: Browser, { url, timeout, artifacts, str
     await bounded(stopLoading(page), 500);
     shotWithin = STUCK_SHOT_MS;
   }
-  const screenshot = join(artifacts, screenshotName(outcome));
+  let screenshot: string | null = join(artifacts, screenshotName(outcome));
   const shot = await capture(page, screenshot, shotWithin);
-  if (shot) reasons.push(shot);
+  const unknown = { summary: 'not known (the browser did not say)' };
+  const received = shot && watch ? await answerOr(watch.receipt(), 1000, unknown) : unknown;
+  await bounded(watch?.detach() ?? Promise.resolve(), 500);
   // A renderer stuck on a hostile page may never confirm the close; the browser's close ends it anyway.
   await bounded(page.close(), 1000);
+  if (shot) {
+    // No picture of the page: a card drawn in a fresh tab stands in for it, and the line says so.
+    const name = screenshotName(outcome === 'ok' ? 'fail' : outcome);
+    screenshot = join(artifacts, name);
+    const facts = { url, reasons: [...reasons, shot], ms, timeout, received, at: new Date() };
+    const card = await writeFailureCard(browser, screenshot, facts, CARD_MS);
+    if (!card) {
+      reasons.push(`${shot}: the page could not be painted, so ${name} is a failure card (URL, reason, elapsed time, what was received), not the page`);
+    } else if (await writePlaceholderPng(screenshot).then(() => true, () => false)) {
+      reasons.push(`${shot}; ${card}, so ${name} is a blank grey placeholder, not the page`);
+    } else {
+      reasons.push(shot, card);
+      screenshot = null;
+    }
+  }
   const shown = issues.length > MAX_ISSUES ? [...issues.slice(0, MAX_ISSUES), `... and ${issues.length - MAX_ISSUES} more`] : issues;
   return {
     ok: outcome === 'ok' && !shot,
     ms,
     reasons,
     issues: shown,
-    screenshot: shot ? null : screenshot,
+    screenshot,
     ...(stack ? { stack } : {}),
   };
+}
+
+/** `promise`'s value, or `fallback` when it does not settle well within `ms`. */
+async function answerOr<T>(promise: Promise<T>, ms: number, fallback: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<T>((resolve) => (timer = setTimeout(() => resolve(fallback), ms)));
+  return Promise.race([promise.catch(() => fallback), late]).finally(() => clearTimeout(timer));
 }
 
 /** Console errors, uncaught exceptions and failed sub-requests; the page's own navigation is judged separately. */

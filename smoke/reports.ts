@@ -1,6 +1,7 @@
 // The run as machine-readable files: --json, --junit, and a markdown table for the GitHub step summary.
 import { appendFile, mkdir, open, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { answerWithin, NoAnswerError } from './fs-answer.ts';
 import { describeFsError } from './fs-error.ts';
 import { SmokeError } from './smoke-error.ts';
 import type { ProbeResult, SmokeSummary } from './types.ts';
@@ -53,12 +54,16 @@ export function toStepSummary(s: SmokeSummary): string {
 export async function checkReportPaths({ json, junit }: { json: string | null; junit: string | null }): Promise<void> {
   for (const [flag, file] of [['--json', json], ['--junit', junit]] as const) {
     if (!file) continue;
-    try {
+    const check = async () => {
       const existed = await stat(file).then(() => true, () => false);
       await mkdir(dirname(file), { recursive: true });
       await (await open(file, 'a')).close();
       if (!existed) await rm(file, { force: true });
+    };
+    try {
+      await answerWithin(check(), `${flag} ${file}`);
     } catch (error) {
+      if (error instanceof NoAnswerError) throw error;
       throw new SmokeError(`cannot write ${flag} ${file}: ${describeFsError(error)}`, { cause: error });
     }
   }

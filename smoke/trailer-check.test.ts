@@ -1,7 +1,8 @@
-// The commit-msg check: accepts a message ending in one good trailer, rejects every other shape with a reason.
+// The commit-msg check: accepts one good trailer in git's trailer block, rejects every other shape with a reason.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { checkMessage, cleanMessage } from './trailer-check.ts';
+import { checkMessage } from './trailer-check.ts';
+import { parseMessage } from './trailer-block.ts';
 import { formatTrailer } from './trailer-format.ts';
 
 const body = 'Backend: report the database state in /api/ready\n\nReadiness reads the monitor state.\n\n';
@@ -30,7 +31,10 @@ test('accepts what formatTrailer writes, and ignores git comments and the --verb
   assert.is(line, 'smoke: FAIL — [HEALTH] backend: connection refused');
   const edited = `${body}${line}\n# Please enter the commit message.\n# ------------------------ >8 ------------------------\ndiff --git a/x b/x\n`;
   assert.is(checkMessage(edited), undefined);
-  assert.equal(cleanMessage('a\n# c\n\nb\n\n'), ['a', '', 'b']);
+  // As `git interpret-trailers --parse` reads it: b: 1 more
+  const parsed = parseMessage('a\n# c\n\nb: 1\n  more\n# d\n\n# e\n# ------------------------ >8 ------------------------\nx: y\n');
+  assert.equal(parsed.lines.map((l) => l.text), ['a', '# c', '', 'b: 1', '  more']);
+  assert.equal(parsed.trailers, [{ token: 'b', text: 'b: 1 more', number: 4 }]);
 });
 
 test('a subject that starts with "smoke:" is not a trailer', () => {
@@ -48,8 +52,42 @@ test('rejects duplicated trailers', () => {
   reject(`${body}smoke: FAIL — x\n\nsmoke: PASS — 3/3 probes against docker compose`, /2 smoke trailers/);
 });
 
-test('rejects a trailer that is not the last line', () => {
-  reject(`${body}smoke: SKIPPED — offline\nSigned-off-by: A <a@example.org>`, /line 5 must be the message's last line/);
+test('accepts the trailer anywhere in the final trailer block, as git reads it', () => {
+  const smoke = 'smoke: SKIPPED — offline';
+  for (const block of [
+    `${smoke}\nSigned-off-by: A <a@example.org>`, // git commit -s
+    `Co-authored-by: B <b@example.org>\n${smoke}\nSigned-off-by: A <a@example.org>`,
+    `${smoke}\nReviewed-by: C <c@example.org>\n  who read it twice`, // a continuation line
+    `Refs: #12\n# a comment git skips\n${smoke}`,
+    // not all trailers, but a git-generated one and at least a quarter of the lines are: still a block to git
+    `Reads the monitor state.\n${smoke}\nSigned-off-by: A <a@example.org>`,
+  ]) {
+    assert.is(checkMessage(body + block), undefined, block);
+  }
+  // The unfolded continuation is part of the trailer's value.
+  assert.is(checkMessage(`${body}smoke: FAIL — [READY] backend:\n  HTTP 503 Service Unavailable\nSigned-off-by: A <a@b>`), undefined);
+});
+
+test('rejects a trailer outside the final trailer block', () => {
+  reject(`${body}smoke: SKIPPED — offline\n\nSigned-off-by: A <a@example.org>`, /the smoke trailer on line 5 is not in the trailer block at the end of the message/);
+  // A last paragraph with prose and no git-generated trailer is no trailer block at all.
+  reject(`${body}Reads the monitor state.\nsmoke: SKIPPED — offline`, /line 5 "Reads the monitor state\." in its paragraph is not a `Token: value` line/);
+  // Too much prose for the quarter rule (2 trailers, 7 other lines), even with a sign-off.
+  reject(`${body}a\nb\nc\nd\ne\nf\ng\nsmoke: SKIPPED — offline\nSigned-off-by: A <a@b>`, /not a trailer to git/);
+  reject('Backend: readiness\nsmoke: SKIPPED — offline', /line 2 is part of the subject's paragraph/);
+});
+
+test('rejects two smoke trailers in the block, or one in it and one elsewhere', () => {
+  reject(`${body}smoke: SKIPPED — offline\nSigned-off-by: A <a@b>\nsmoke: SKIPPED — offline`, /^2 smoke trailers \(lines 5, 7\)/);
+  reject(`${body}smoke: FAIL — x\n\nsmoke: PASS — 3/3 probes against docker compose\nSigned-off-by: A <a@b>`, /^2 smoke trailers \(lines 5, 7\)/);
+});
+
+test('a continuation line belongs to the smoke trailer, so a PASS detail with one is refused', () => {
+  reject(`${body}smoke: PASS — 3/3 probes against docker compose\n  (cached)`, /PASS needs the compose target.*got "3\/3 probes against docker compose \(cached\)"/);
+});
+
+test('a subject that reads like a verdict is not a second trailer', () => {
+  assert.is(checkMessage('smoke: fail fast on a bad --timeout\n\nsmoke: SKIPPED — offline'), undefined);
 });
 
 test('rejects a trailer with no subject line', () => {

@@ -1,36 +1,50 @@
-// Checks a commit message ends with exactly one well-formed smoke trailer (the `check` subcommand and commit-msg hook).
+// Checks a commit message carries exactly one well-formed smoke trailer in git's trailer block (the `check` subcommand and commit-msg hook).
+import { COMMENT, parseMessage, separatorAt, type MessageLine, type ParsedMessage } from './trailer-block.ts';
 import { PASS_DETAIL, TRAILER_LINE } from './trailer-format.ts';
 
 // Lines that claim to be a smoke trailer; a subject such as "smoke: fix the probe" is not one.
 const TRAILER_LIKE = /^\s*smoke\s*:\s*(pass|fail|skipped)\b/i;
-const SMOKE_KEY = /^\s*smoke\s*:/i;
-// `git commit --verbose` appends the diff below this line; git drops it, and so do we.
-const SCISSORS = /^# -+ >8 -+$/;
+const WHERE = "git reads trailers only from the message's last paragraph, a block of `Token: value` lines";
 
-/** The message as git will store it: no comment lines, nothing below the scissors, no trailing blank lines. */
-export function cleanMessage(text: string): string[] {
-  const lines: string[] = [];
-  for (const raw of text.split('\n')) {
-    const line = raw.replace(/\r$/, '');
-    if (SCISSORS.test(line)) break;
-    if (!line.startsWith('#')) lines.push(line.trimEnd());
-  }
-  while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
-  return lines;
-}
-
-/** Undefined when the message is acceptable; otherwise a one-line reason. */
+/**
+ * Undefined when the message is acceptable; otherwise a one-line reason. Acceptable: exactly one smoke
+ * trailer, anywhere in the trailer block git finds at the end of the message (so `git commit -s` and
+ * `Co-authored-by:` lines may follow it), and no line elsewhere that looks like one.
+ */
 export function checkMessage(text: string): string | undefined {
-  const lines = cleanMessage(text);
-  const last = lines[lines.length - 1];
-  const claims = lines.flatMap((line, index) => (TRAILER_LIKE.test(line) || (index === lines.length - 1 && SMOKE_KEY.test(line)) ? [index + 1] : []));
-  if (claims.length === 0 || last === undefined) {
+  const message = parseMessage(text);
+  const inBlock = message.trailers.filter((trailer) => trailer.token.toLowerCase() === 'smoke');
+  const blockStarts = new Set(inBlock.map((trailer) => trailer.number));
+  // The subject is never a trailer to git; a subject such as "smoke: fail fast on ..." only counts when nothing else does.
+  const subject = inBlock.length > 0 ? message.lines[0]?.number : undefined;
+  const stray = message.lines
+    .filter((line) => TRAILER_LIKE.test(line.text) && !blockStarts.has(line.number) && line.number !== subject)
+    .map((line) => line.number);
+  const claims = [...new Set([...inBlock.map((trailer) => trailer.number), ...stray])].sort((a, b) => a - b);
+  if (claims.length === 0) {
     return 'no smoke trailer: end the message with a line `smoke: <PASS|FAIL|SKIPPED> — <detail>` (from npx tsx smoke/trailer.ts)';
   }
-  if (claims.length > 1) return `${claims.length} smoke trailers (lines ${claims.join(', ')}): keep exactly one, as the last line`;
-  if (claims[0] !== lines.length) return `the smoke trailer on line ${claims[0]} must be the message's last line`;
-  if (lines.length === 1) return 'the smoke trailer must follow a subject line, in the message body';
-  return checkLine(last);
+  if (claims.length > 1) return `${claims.length} smoke trailers (lines ${claims.join(', ')}): keep exactly one, in the trailer block at the end`;
+  const [trailer] = inBlock;
+  return trailer ? checkLine(trailer.text) : misplaced(message, claims[0]!);
+}
+
+/** Why a line that looks like the smoke trailer is not one to git. */
+function misplaced({ lines, subjectEnd, block }: ParsedMessage, line: number): string {
+  if (line === lines[0]?.number) return 'the smoke trailer must follow a subject line, in the message body';
+  if (line <= subjectEnd) return `the smoke trailer on line ${line} is part of the subject's paragraph: leave a blank line after the subject`;
+  const lastParagraph = lastParagraphStart(lines);
+  if (block || line < lastParagraph) return `the smoke trailer on line ${line} is not in the trailer block at the end of the message (${WHERE})`;
+  const prose = lines.find((l) => l.number >= lastParagraph && !l.text.startsWith(COMMENT) && !/^\s/.test(l.text) && separatorAt(l.text) < 1);
+  const why = prose ? `line ${prose.number} "${prose.text.slice(0, 60)}" in its paragraph is not a \`Token: value\` line` : 'its paragraph is not a trailer block';
+  return `the smoke trailer on line ${line} is not a trailer to git: ${why} (leave a blank line between the text and the trailers)`;
+}
+
+/** Number of the first line of the message's last paragraph. */
+function lastParagraphStart(lines: MessageLine[]): number {
+  let index = lines.length - 1;
+  while (index > 0 && lines[index - 1]!.text.trim() !== '') index--;
+  return lines[index]?.number ?? 0;
 }
 
 function checkLine(line: string): string | undefined {

@@ -1,5 +1,6 @@
 // Finds a usable container runtime: docker or podman on PATH, with a reachable daemon and a compose command.
-import { explain, runCommand } from './trailer-exec.ts';
+import { explain, runCommand, type CommandResult } from './trailer-exec.ts';
+import { runtimeCause } from './trailer-runtime-cause.ts';
 
 export type RuntimeCheck = { ok: true; runtime: string } | { ok: false; reason: string };
 
@@ -14,12 +15,14 @@ export async function detectRuntime(env: NodeJS.ProcessEnv, timeoutMs = PROBE_TI
     const info = await runCommand(runtime, ['info'], { env, timeoutMs });
     if (info.missing) continue;
     if (info.code !== 0) {
-      problems.push(`${runtime} daemon unreachable (${explain(`${runtime} info`, info, 'first', timeoutMs)})`);
+      // podman has no daemon of its own; its info fails for a remote connection or a broken rootless setup.
+      const what = runtime === 'podman' ? 'podman info failed' : `${runtime} daemon unreachable`;
+      problems.push(`${what} (${why(`${runtime} info`, info, timeoutMs)})`);
       continue;
     }
     const compose = await runCommand(runtime, ['compose', 'version'], { env, timeoutMs });
     if (compose.code !== 0) {
-      problems.push(`${runtime} compose unavailable (${explain(`${runtime} compose`, compose, 'first', timeoutMs)})`);
+      problems.push(`${runtime} compose unavailable (${why(`${runtime} compose`, compose, timeoutMs)})`);
       continue;
     }
     return { ok: true, runtime };
@@ -27,3 +30,7 @@ export async function detectRuntime(env: NodeJS.ProcessEnv, timeoutMs = PROBE_TI
   if (problems.length === 0) return { ok: false, reason: `no container runtime (neither ${RUNTIMES.join(' nor ')} on PATH)` };
   return { ok: false, reason: problems.join('; ') };
 }
+
+// A run that ended on its own is quoted by the line that says why; a timeout or a failed start is described.
+const why = (name: string, result: CommandResult, timeoutMs: number) =>
+  (result.code !== null && runtimeCause(result)) || explain(name, result, 'first', timeoutMs);

@@ -31,6 +31,8 @@ export interface SmokeConfig {
   junit: string | null;
   strict: boolean;
   chromePath: string;
+  /** How the user turned Chromium's sandbox off (`--no-sandbox` or `SMOKE_NO_SANDBOX=1`); null keeps it on. */
+  noSandbox: string | null;
 }
 
 export interface SmokeSummary {

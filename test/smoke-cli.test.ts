@@ -69,6 +69,7 @@ test('--help lists every option with its default and fallback, exit 0, no colour
     /--json=<file>/,
     /--junit=<file>/,
     /--strict\s+fail LOAD/,
+    /--no-sandbox\s+run Chromium without its sandbox, only where it cannot start \(env SMOKE_NO_SANDBOX=1\)/,
     /Exit codes: 0 all probes passed, 1 one or more probes failed, 2 the run could not happen/,
   ]) {
     assert.match(text, expected);

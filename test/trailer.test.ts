@@ -22,6 +22,12 @@ const servers: Listening[] = [];
 const FAKE_DOCKER = `#!/bin/sh
 printf '%s\\n' "docker $*" >> "$FAKE_RECORD"
 if [ "$1" = info ]; then
+  if [ -n "$FAKE_INFO_REPLAY" ]; then
+    # Builtins only: the PATH holds nothing but the fakes.
+    while IFS= read -r line; do printf '%s\\n' "$line"; done < "$FAKE_INFO_REPLAY.stdout"
+    while IFS= read -r line; do printf '%s\\n' "$line" >&2; done < "$FAKE_INFO_REPLAY.stderr"
+    read -r code < "$FAKE_INFO_REPLAY.exit"; exit "$code"
+  fi
   if [ -n "$FAKE_INFO_FAIL" ]; then echo "$FAKE_INFO_FAIL" >&2; exit 1; fi
   echo "Server Version: 27.3.1"; exit 0
 fi
@@ -108,6 +114,29 @@ test('docker present but its daemon unreachable: SKIPPED naming the daemon, only
   assert.is(run.code, 0, run.stderr);
   assert.equal(run.stdout, [`smoke: SKIPPED — docker daemon unreachable (${daemon})`]);
   assert.equal(recorded(), ['docker info'], 'no compose, no smoke, no gh for a SKIPPED trailer');
+});
+
+test('a failed `docker info` or `podman info` (recorded outputs): the trailer quotes the line that says why', async () => {
+  const fixtures = join(root, 'test/fixtures/docker-info');
+  const daemon = 'Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?';
+  const cases: [string, string][] = [
+    ['docker-20.10-no-daemon', `docker daemon unreachable (${daemon})`],
+    ['docker-20.10-permission-denied', 'docker daemon unreachable (Got permission denied while trying to connect to the Docker daemon socket at unix:///var/run/docker.sock: Get "http://%2Fvar%2Frun%2Fdocker.sock/v1.24/info": dial unix /var/run/docker.sock: connect: permission denied)'],
+    ['docker-26.1-no-daemon', `docker daemon unreachable (${daemon})`],
+    ['docker-28.2.2-no-daemon', `docker daemon unreachable (${daemon})`],
+    ['docker-28.2.2-permission-denied', 'docker daemon unreachable (permission denied while trying to connect to the Docker daemon socket at unix:///run/user/1000/docker.sock: Get "http://%2Frun%2Fuser%2F1000%2Fdocker.sock/v1.50/info": dial unix /run/user/1000/docker.sock: connect: permission denied)'],
+    ['podman-4.9-remote-refused', 'podman info failed (unable to connect to Podman socket: failed to connect: dial tcp 127.0.0.1:53771: connect: connection refused)'],
+    ['podman-4.3-rootless-no-newuidmap', 'podman info failed (cannot set up namespace using "/usr/bin/newuidmap": should have setuid or have filecaps setuid: exit status 1)'],
+  ];
+  for (const [name, reason] of cases) {
+    rmSync(bin, { recursive: true, force: true });
+    mkdirSync(bin, { recursive: true });
+    // The same fake answers as docker or as podman (then alone on the PATH, as when docker is not installed).
+    install(name.startsWith('podman') ? 'podman' : 'docker', FAKE_DOCKER.replaceAll('docker $*', `${name.split('-')[0]} $*`));
+    const run = await trailer([], { FAKE_INFO_REPLAY: join(fixtures, name) });
+    assert.is(run.code, 0, run.stderr);
+    assert.equal(run.stdout, [`smoke: SKIPPED — ${reason}`], name);
+  }
 });
 
 test('docker without the compose command: SKIPPED naming compose', async () => {

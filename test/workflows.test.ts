@@ -153,6 +153,25 @@ for (const [file, artifact, where] of [
     }
   });
 
+  test(`${file}: container logs dumped when the job failed and also when the advisory smoke failed`, () => {
+    const job = onlyJob(load(file));
+    const smoke = indexOf(job.steps, (s) => s.id === 'smoke', 'is the smoke');
+    const logs = indexOf(job.steps, (s) => /\blogs --no-color\b/.test(s.run ?? ''), 'dumps the container logs');
+    assert.ok(logs > smoke, 'after the smoke');
+    // continue-on-error keeps the job green, so failure() alone never sees an advisory smoke failure.
+    assert.is(job.steps[logs]!.if, "failure() || steps.smoke.outcome == 'failure'");
+    assert.match(job.steps[logs]!.run!, /\bps --all\b/, 'the containers\' state too');
+  });
+
+  test(`${file}: the smoke names its browser (the runner's Google Chrome) and never turns the sandbox off`, () => {
+    const job = onlyJob(load(file));
+    const smoke = job.steps.find((s) => s.id === 'smoke')!;
+    // /usr/bin/chromium has no usable sandbox on ubuntu-24.04 runners (AppArmor restricts user namespaces).
+    assert.is(smoke.env?.CHROME_PATH ?? job.env?.CHROME_PATH, '/usr/bin/google-chrome');
+    assert.not.match(smoke.run!, /--no-sandbox/);
+    assert.is(smoke.env?.SMOKE_NO_SANDBOX ?? job.env?.SMOKE_NO_SANDBOX, undefined);
+  });
+
   test(`${file}: deploys to ${where} before the smoke`, () => {
     const job = onlyJob(load(file));
     const smoke = indexOf(job.steps, (s) => s.id === 'smoke', 'is the smoke');

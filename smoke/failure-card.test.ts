@@ -1,0 +1,45 @@
+// The failure card's page and the last-resort placeholder: text is escaped, the PNG is well-formed.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { crc32, inflateSync } from 'node:zlib';
+import { cardHtml } from './failure-card.ts';
+import { placeholderPng } from './placeholder-png.ts';
+
+test('the card shows the URL, reasons, time and what arrived, with every piece of page text escaped', () => {
+  const html = cardHtml({
+    url: 'http://x/?a=<b>',
+    reasons: ['page did not finish loading within 1500ms', 'screenshot not taken within 1500ms'],
+    ms: 1507,
+    timeout: 1500,
+    received: { summary: 'HTTP 200 OK, application/json, 15 bytes of body (unfinished)', excerpt: '<script>alert(1)</script>' },
+    at: new Date('2026-01-02T03:04:05Z'),
+  });
+  assert.not.match(html, '<script>');
+  assert.match(html, '&#60;script&#62;alert(1)&#60;/script&#62;');
+  assert.match(html, 'http://x/?a=&#60;b&#62;');
+  assert.match(html, 'page did not finish loading within 1500ms<br>screenshot not taken within 1500ms');
+  assert.match(html, '1507 ms (timeout 1500 ms)');
+  assert.match(html, 'HTTP 200 OK, application/json, 15 bytes of body (unfinished)');
+  assert.match(html, '2026-01-02T03:04:05.000Z');
+  assert.match(html, 'not be painted');
+});
+
+test('the placeholder is a valid 320×200 greyscale PNG: signature, chunk CRCs, and the pixel rows', () => {
+  const png = placeholderPng();
+  assert.equal([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  const chunks: { type: string; data: Buffer }[] = [];
+  for (let at = 8; at < png.length; ) {
+    const length = png.readUInt32BE(at);
+    const type = png.subarray(at + 4, at + 8).toString('latin1');
+    const data = png.subarray(at + 8, at + 8 + length);
+    assert.is(png.readUInt32BE(at + 8 + length), crc32(png.subarray(at + 4, at + 8 + length)), `${type} CRC`);
+    chunks.push({ type, data });
+    at += 12 + length;
+  }
+  assert.equal(chunks.map((c) => c.type), ['IHDR', 'IDAT', 'IEND']);
+  const header = chunks[0]!.data;
+  assert.equal([header.readUInt32BE(0), header.readUInt32BE(4), header[8], header[9]], [320, 200, 8, 0]);
+  assert.is(inflateSync(chunks[1]!.data).length, 200 * (1 + 320));
+});
+
+test.run();
