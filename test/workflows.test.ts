@@ -107,7 +107,7 @@ test("ci.yml: the container tests run on the runner's Docker through scripts/con
   const run = indexOf(job.steps, (s) => (s.run ?? '').includes('npm run test:containers'), 'runs the container tests');
   assert.ok(install < run);
   const lines = job.steps[run]!.run!.trim().split('\n');
-  assert.equal(lines, ['eval "$(bash scripts/container-engine.sh)"', 'npm run test:containers'], 'the engine first, in the same shell');
+  assert.equal(lines, ['engine=$(bash scripts/container-engine.sh)', 'eval "$engine"', 'npm run test:containers'], 'the engine first, in the same shell');
 });
 
 for (const [file, artifact, where] of [
