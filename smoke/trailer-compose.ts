@@ -48,8 +48,8 @@ export async function composeTrailer(options: ComposeOptions): Promise<Trailer> 
     });
     if (up.code !== 0) return upFailed(runtime, up, upLimitMs);
     const frontend = options.targets.frontend ?? (await publishedUrl(runtime, compose, 'frontend', env));
-    const backend = options.targets.backend ?? (await publishedUrl(runtime, compose, 'backend', env));
     if (typeof frontend !== 'string') return frontend;
+    const backend = options.targets.backend ?? (await publishedUrl(runtime, compose, 'backend', env));
     if (typeof backend !== 'string') return backend;
     const smoke = await runSmoke({ frontend, backend }, { artifacts: options.artifacts, probeTimeoutMs: options.probeTimeoutMs, env });
     if (smoke.result === 'PASS') return { verdict: 'PASS', detail: passDetail(smoke.total, runtime) };
