@@ -22,8 +22,10 @@ test('the device image checks its health as uid 1000, exit 0', async () => {
   assert.is(await stack.inspect<string>('device', '.Config.User'), 'node');
   const id = await stack.docker(['exec', await stack.container('device'), 'id', '-u']);
   assert.is(id.stdout.trim(), '1000');
-  const log = await stack.inspect<{ ExitCode: number }[]>('device', '.State.Health.Log');
-  assert.ok(log.length > 0 && log.every((entry) => entry.ExitCode === 0), JSON.stringify(log));
+  // A check may find it still starting (a busy machine): it then failed only for not listening yet.
+  const log = await stack.inspect<{ ExitCode: number; Output: string }[]>('device', '.State.Health.Log');
+  assert.is(log.at(-1)?.ExitCode, 0, JSON.stringify(log));
+  for (const entry of log.filter((entry) => entry.ExitCode !== 0)) assert.match(entry.Output, /ECONNREFUSED/);
 });
 
 test('smoke from the host with the device: 5/5 PASS', async () => {

@@ -54,13 +54,16 @@ test('health checks: the backend image checks as uid 1000 with exit 0; the front
   // `docker exec` runs as the image's USER, as the HEALTHCHECK does.
   const id = await stack.docker(['exec', await stack.container('backend'), 'id', '-u']);
   assert.is(id.stdout.trim(), '1000');
+  // A check may find a service still starting (a busy machine): it then failed only for not listening yet.
   const backendLog = await stack.inspect<{ ExitCode: number; Output: string }[]>('backend', '.State.Health.Log');
-  assert.ok(backendLog.length > 0 && backendLog.every((entry) => entry.ExitCode === 0), JSON.stringify(backendLog));
+  assert.is(backendLog.at(-1)?.ExitCode, 0, JSON.stringify(backendLog));
+  for (const entry of backendLog.filter((entry) => entry.ExitCode !== 0)) assert.match(entry.Output, /ECONNREFUSED/);
   const frontendLog = await stack.inspect<{ ExitCode: number; Output: string }[]>('frontend', '.State.Health.Log');
-  assert.ok(frontendLog.length > 0, 'the frontend was checked');
+  assert.is(frontendLog.at(-1)?.ExitCode, 0, JSON.stringify(frontendLog));
   for (const entry of frontendLog) {
-    assert.is(entry.ExitCode, 0);
-    assert.is(entry.Output, '', 'no progress meter, no page in the health log');
+    // Quiet: nothing at all when it passes; curl's one error line when it does not.
+    if (entry.ExitCode === 0) assert.is(entry.Output, '', 'no progress meter, no page in the health log');
+    else assert.match(entry.Output, /^curl: \(\d+\) [^\n]*\n?$/);
   }
 });
 
