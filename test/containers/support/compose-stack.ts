@@ -114,8 +114,9 @@ export class ComposeStack {
       .map((event) => ({ service: event.Actor.Attributes['com.docker.compose.service'] ?? '?', action: event.Action, at: event.timeNano / 1e6 }));
   }
 
+  /** Containers, networks, volumes, and the images this project built (their layers stay in the build cache). */
   down(): Promise<CommandResult> {
-    return this.compose([...profileArgs(this.profiles), 'down', '--volumes', '--remove-orphans', '--timeout', '20']);
+    return this.compose([...profileArgs(this.profiles), 'down', '--volumes', '--remove-orphans', '--rmi', 'local', '--timeout', '20']);
   }
 }
 
