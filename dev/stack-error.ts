@@ -2,12 +2,13 @@
 
 export class StackError extends Error {
   override name = 'StackError';
-  constructor(
-    readonly service: string,
-    reason: string,
-    readonly lastLines: string[] = [],
-  ) {
+  readonly service: string;
+  readonly lastLines: string[];
+  // Plain fields, not parameter properties: those are not erasable syntax, and Node strips types only.
+  constructor(service: string, reason: string, lastLines: string[] = []) {
     super(`${service} ${reason}`);
+    this.service = service;
+    this.lastLines = lastLines;
   }
 
   /** The reason line, then the service's last lines indented below it. */

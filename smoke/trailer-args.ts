@@ -18,8 +18,9 @@ export interface ProduceOptions {
   localStack: boolean;
   composeFile?: string;
   waitTimeoutS: number;
-  frontend: string;
-  backend: string;
+  /** Probe these instead of the ports the trailer's own stack publishes (see trailer-compose.ts). */
+  frontend?: string;
+  backend?: string;
   artifacts: string;
   probeTimeoutMs: number;
 }
@@ -37,8 +38,8 @@ export function parseTrailerArgs(argv: string[]): TrailerArgs {
         'local-stack': { type: 'boolean', default: false },
         'compose-file': { type: 'string' },
         'wait-timeout': { type: 'string', default: '300' },
-        frontend: { type: 'string', default: 'http://127.0.0.1:3000' },
-        backend: { type: 'string', default: 'http://127.0.0.1:3001' },
+        frontend: { type: 'string' },
+        backend: { type: 'string' },
         artifacts: { type: 'string', default: join(root, 'smoke-artifacts', 'trailer') },
         timeout: { type: 'string', default: '15000' },
         help: { type: 'boolean', short: 'h', default: false },
@@ -65,8 +66,8 @@ export function parseTrailerArgs(argv: string[]): TrailerArgs {
     localStack: values['local-stack'],
     ...(composeFile ? { composeFile: isAbsolute(composeFile) ? composeFile : join(process.cwd(), composeFile) } : {}),
     waitTimeoutS: whole('--wait-timeout', values['wait-timeout'], 1, 3600),
-    frontend: url('--frontend', values.frontend),
-    backend: url('--backend', values.backend),
+    ...(values.frontend !== undefined ? { frontend: url('--frontend', values.frontend) } : {}),
+    ...(values.backend !== undefined ? { backend: url('--backend', values.backend) } : {}),
     artifacts: values.artifacts,
     probeTimeoutMs: whole('--timeout', values.timeout, 1, 600_000),
   };

@@ -1,4 +1,6 @@
 // The compose path of the trailer: bring the stack up healthy, smoke it, and always bring it down again.
+// The stack publishes on free ports of its own (host port 0; compose.yaml reads FRONTEND_PORT and BACKEND_PORT)
+// and the smoke probes the ports compose reports, so a developer's stack on 3000/3001 never makes it fail.
 import { explain, runCommand, type CommandResult } from './trailer-exec.ts';
 import { passDetail, type Trailer } from './trailer-format.ts';
 import { runSmoke, type SmokeTargets } from './trailer-smoke.ts';
@@ -9,7 +11,8 @@ export interface ComposeOptions {
   /** A project name of its own, so `down --volumes` never touches a developer's running stack. */
   project: string;
   waitTimeoutS: number;
-  targets: SmokeTargets;
+  /** Given addresses are probed as they are; a missing one is the port the stack published. */
+  targets: Partial<SmokeTargets>;
   artifacts: string;
   probeTimeoutMs: number;
   env: NodeJS.ProcessEnv;
@@ -19,13 +22,24 @@ export interface ComposeOptions {
 // Image builds come before the health wait; this bounds a build that never finishes.
 const BUILD_ALLOWANCE_MS = 15 * 60_000;
 const DOWN_TIMEOUT_MS = 120_000;
+const PORT_TIMEOUT_MS = 30_000;
+
+// The services the smoke probes, their container ports and the variables compose.yaml publishes them with.
+const PUBLISHED = {
+  frontend: { port: 3000, variable: 'FRONTEND_PORT' },
+  backend: { port: 3001, variable: 'BACKEND_PORT' },
+} as const;
 
 // Phrases of a pull or build that could not reach the network: the environment, not the change, is at fault.
 const OFFLINE = /dial tcp|no such host|i\/o timeout|TLS handshake timeout|network is unreachable|temporary failure in name resolution|connection refused.*registry|failed to resolve source metadata/i;
 
 export async function composeTrailer(options: ComposeOptions): Promise<Trailer> {
-  const { runtime, file, project, waitTimeoutS, env, warn } = options;
+  const { runtime, file, project, waitTimeoutS, warn } = options;
   const compose = ['compose', '-f', file, '-p', project];
+  const env = { ...options.env };
+  for (const [service, { variable }] of Object.entries(PUBLISHED)) {
+    if (options.targets[service as keyof typeof PUBLISHED] === undefined) env[variable] = '0';
+  }
   try {
     const upLimitMs = waitTimeoutS * 1000 + BUILD_ALLOWANCE_MS;
     const up = await runCommand(runtime, [...compose, 'up', '--build', '--detach', '--wait', '--wait-timeout', String(waitTimeoutS)], {
@@ -33,7 +47,11 @@ export async function composeTrailer(options: ComposeOptions): Promise<Trailer> 
       timeoutMs: upLimitMs,
     });
     if (up.code !== 0) return upFailed(runtime, up, upLimitMs);
-    const smoke = await runSmoke(options.targets, { artifacts: options.artifacts, probeTimeoutMs: options.probeTimeoutMs, env });
+    const frontend = options.targets.frontend ?? (await publishedUrl(runtime, compose, 'frontend', env));
+    if (typeof frontend !== 'string') return frontend;
+    const backend = options.targets.backend ?? (await publishedUrl(runtime, compose, 'backend', env));
+    if (typeof backend !== 'string') return backend;
+    const smoke = await runSmoke({ frontend, backend }, { artifacts: options.artifacts, probeTimeoutMs: options.probeTimeoutMs, env });
     if (smoke.result === 'PASS') return { verdict: 'PASS', detail: passDetail(smoke.total, runtime) };
     if (smoke.result === 'FAIL') return { verdict: 'FAIL', detail: smoke.first };
     return { verdict: 'SKIPPED', detail: `${smoke.problem} (against ${runtime} compose)` };
@@ -43,6 +61,19 @@ export async function composeTrailer(options: ComposeOptions): Promise<Trailer> 
       warn(`${runtime} compose down failed (${explain(`${runtime} compose down`, down, 'last', DOWN_TIMEOUT_MS)}); project ${project} may still be running`);
     }
   }
+}
+
+/** http://HOST:PORT where compose published the service, or a FAIL trailer saying why there is none. */
+async function publishedUrl(runtime: string, compose: string[], service: keyof typeof PUBLISHED, env: NodeJS.ProcessEnv): Promise<string | Trailer> {
+  const port = await runCommand(runtime, [...compose, 'port', service, String(PUBLISHED[service].port)], { env, timeoutMs: PORT_TIMEOUT_MS });
+  const address = /^(\S+):(\d+)\s*$/.exec(port.stdout.trim().split('\n')[0] ?? '');
+  if (port.code !== 0 || !address) {
+    const why = port.code === 0 ? `it printed "${port.stdout.trim()}"` : explain(`${runtime} compose port`, port, 'last', PORT_TIMEOUT_MS);
+    return { verdict: 'FAIL', detail: `${runtime} compose publishes no port ${PUBLISHED[service].port} for ${service} (${why})` };
+  }
+  // 0.0.0.0 / :: mean "every address": probe loopback, in the family compose named.
+  const host = address[1] === '0.0.0.0' ? '127.0.0.1' : address[1] === '::' || address[1] === '[::]' ? '[::1]' : address[1]!;
+  return `http://${host}:${address[2]}`;
 }
 
 function upFailed(runtime: string, up: CommandResult, limitMs: number): Trailer {

@@ -26,7 +26,7 @@ interface ComposeService {
   healthcheck?: Healthcheck;
   restart?: string;
   image?: string;
-  build?: { context: string; target: string };
+  build?: { context: string; target: string; args?: Record<string, string> };
   stop_grace_period?: string;
   devices?: string[];
 }
@@ -91,15 +91,22 @@ test('every value of the spec 4.5 table: interval, timeout, retries, start_perio
   }
 });
 
-test('the checks themselves: mongosh ping, the compiled health-check script, curl -f on port 3000', () => {
+test('the checks themselves: mongosh ping, the compiled health-check script, a quiet curl -f on port 3000', () => {
   const database = service('database').healthcheck!.test;
   assert.equal(database.slice(0, 2), ['CMD', 'mongosh']);
   const script = database[database.indexOf('--eval') + 1] ?? '';
   assert.match(script, /db\.adminCommand\('ping'\)/);
   new Script(script); // the mongosh expression is valid JavaScript
   assert.equal(service('backend').healthcheck!.test, ['CMD', 'node', '/app/healthcheck.cjs']);
-  assert.equal(service('frontend').healthcheck!.test, ['CMD', 'curl', '-f', 'http://localhost:3000']);
-  assert.match(service('database').image ?? '', /^mongo:\d+(\.\d+)*$/, 'the official mongo image, pinned to a version');
+  assert.equal(service('frontend').healthcheck!.test, ['CMD', 'curl', '-fsS', '-o', '/dev/null', 'http://localhost:3000']);
+});
+
+test('images: MONGO_IMAGE defaults to the official mongo, pinned; NODE_IMAGE reaches the build as the Dockerfile default', () => {
+  assert.match(service('database').image ?? '', /^\$\{MONGO_IMAGE:-mongo:\d+(\.\d+)*\}$/);
+  const dockerfileDefault = parseDockerfile(read('Dockerfile')).globalArgs.NODE_IMAGE;
+  for (const name of ['backend', 'frontend', 'device', 'device-serial']) {
+    assert.equal(service(name).build?.args, { NODE_IMAGE: `\${NODE_IMAGE:-${dockerfileDefault}}` }, name);
+  }
 });
 
 test('the health checks match the images: same command and values as the Dockerfile HEALTHCHECK', () => {
@@ -146,9 +153,11 @@ test("the README's start-up arithmetic is what these values give", () => {
   assert.equal([startPeriods, firstProbes, defaultStartInterval, withStartInterval], [160, 90, 15, 6]);
   const readme = read('README.md');
   const section = readme.slice(readme.indexOf('## Containers and start-up order'), readme.indexOf('\n## ', readme.indexOf('## Containers and start-up order') + 3));
-  for (const figure of [startPeriods, firstProbes, defaultStartInterval, withStartInterval]) {
+  // An Engine before 25 never gets to probe: compose refuses compose.yaml (firstProbes is what it would be).
+  for (const figure of [startPeriods, defaultStartInterval, withStartInterval]) {
     assert.ok(section.includes(`= ${figure} s`), `README section shows "= ${figure} s"`);
   }
+  assert.ok(section.includes("refused: `docker compose` stops with `can't set healthcheck.start_interval as feature require Docker Engine v25 or later`"));
 });
 
 test('the backend reaches the database and the frontend the backend by service name', () => {
@@ -195,15 +204,17 @@ test('the device service is optional: a profile for the emulator, another for a 
   assert.ok(serial.devices?.some((d) => d.endsWith(':/dev/ttyUSB0')), 'the host device is passed through');
 });
 
-test('local ports on loopback only; the cloud override publishes backend 8443 and frontend 80', () => {
-  assert.equal(service('backend').ports, ['127.0.0.1:3001:3001']);
-  assert.equal(service('frontend').ports, ['127.0.0.1:3000:3000']);
+test('local ports on loopback only (3000/3001/3003 unless FRONTEND_PORT/BACKEND_PORT/DEVICE_PORT say otherwise); the cloud override publishes backend 8443 and frontend 80', () => {
+  assert.equal(service('backend').ports, ['127.0.0.1:${BACKEND_PORT:-3001}:3001']);
+  assert.equal(service('frontend').ports, ['127.0.0.1:${FRONTEND_PORT:-3000}:3000']);
+  assert.equal(service('device').ports, ['127.0.0.1:${DEVICE_PORT:-3003}:3003']);
+  assert.equal(service('device-serial').ports, ['127.0.0.1:${DEVICE_PORT:-3003}:3003']);
   assert.equal(Object.keys(cloud.services).sort(), ['backend', 'frontend']);
-  assert.equal(cloud.services.backend?.ports, ['8443:3001']);
-  assert.equal(cloud.services.frontend?.ports, ['80:3000']);
+  assert.equal(cloud.services.backend?.ports, ['${PUBLIC_BACKEND_PORT:-8443}:3001']);
+  assert.equal(cloud.services.frontend?.ports, ['${PUBLIC_FRONTEND_PORT:-80}:3000']);
   // Compose appends port lists, so the post-deploy smoke still finds 3000 and 3001 on the runner.
   const merged = [...(service('backend').ports ?? []), ...(cloud.services.backend?.ports ?? [])];
-  assert.ok(merged.includes('127.0.0.1:3001:3001') && merged.includes('8443:3001'));
+  assert.ok(merged.includes('127.0.0.1:${BACKEND_PORT:-3001}:3001') && merged.includes('${PUBLIC_BACKEND_PORT:-8443}:3001'));
 });
 
 test.run();

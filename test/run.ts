@@ -1,5 +1,7 @@
 // Runs every test file in its own process with a deadline, then prints the plain totals line CI reads.
-// Usage: node --import tsx test/run.ts [faults] [filter]
+// Usage: node --import tsx test/run.ts [faults|containers] [filter]
+// Plain runs take *.test.ts; `faults` takes the fault suite (*.fault.ts), `containers` the tests against a
+// Docker Engine (*.container.ts, test/containers/), which need `eval "$(bash scripts/container-engine.sh)"` first.
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -7,8 +9,10 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const args = process.argv.slice(2);
-const faults = args[0] === 'faults';
-const filter = (faults ? args[1] : args[0]) ?? '';
+const SUFFIXES: Record<string, string> = { faults: '.fault.ts', containers: '.container.ts' };
+const mode = args[0] !== undefined && args[0] in SUFFIXES ? args[0] : undefined;
+const suffix = mode ? SUFFIXES[mode]! : '.test.ts';
+const filter = (mode ? args[1] : args[0]) ?? '';
 const FILE_DEADLINE_MS = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 240_000);
 const SKIP_DIRS = new Set(['node_modules', '.git', 'dist', 'smoke-artifacts']);
 
@@ -17,7 +21,7 @@ function findTests(dir: string, found: string[] = []): string[] {
     const path = join(dir, name);
     if (SKIP_DIRS.has(name) || name.startsWith('.')) continue;
     if (statSync(path).isDirectory()) findTests(path, found);
-    else if (name.endsWith(faults ? '.fault.ts' : '.test.ts')) found.push(relative(root, path));
+    else if (name.endsWith(suffix)) found.push(relative(root, path));
   }
   return found;
 }

