@@ -1,12 +1,15 @@
 // compose.yaml with `--profile device`: the device service (serial emulator) joins, its HEALTHCHECK runs as
 // uid 1000 and passes, and the smoke from the host gives 5/5 PASS against the published ports.
+import { randomBytes } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runCli } from '../../smoke/testing/run-cli.ts';
 import { ComposeStack } from './support/compose-stack.ts';
 
 const test = suite('device profile');
-const stack = new ComposeStack(import.meta.filename, ['compose.yaml'], { DEVICE_URL: 'http://device:3003' });
+// The backend refuses device sockets without the shared token, and the device would then not be ready.
+const DEVICE_TOKEN = randomBytes(24).toString('hex');
+const stack = new ComposeStack(import.meta.filename, ['compose.yaml'], { DEVICE_URL: 'http://device:3003', DEVICE_TOKEN });
 const PROFILES = ['device'];
 
 test.before(async () => {
