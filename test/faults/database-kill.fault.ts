@@ -48,9 +48,10 @@ test(`${CYCLES} kill/restart cycles under load: every /api/ready answer 200 or 5
     const killedAt = performance.now();
     await mongo.exited;
     await hammer.until(503, { since: killedAt, timeout: 5000, what: `kill ${cycle}: /api/ready 503 (bound ${KILL_BOUND_MS} ms)` });
-    mongo = await startMongoProcess(port);
-    timeline.mark(true, `restart ${cycle}`, BACK_BOUND_MS, 100);
-    await hammer.until(200, { since: performance.now(), timeout: 8000, what: `restart ${cycle}: /api/ready 200 (bound ${BACK_BOUND_MS} ms)` });
+    // The backend may reconnect before the stand-in's "listening" line reaches us: judged from the restart's start.
+    const restarting = performance.now();
+    mongo = await timeline.during(true, `restart ${cycle}`, BACK_BOUND_MS, () => startMongoProcess(port));
+    await hammer.until(200, { since: restarting, timeout: 8000, what: `restart ${cycle}: /api/ready 200 (bound ${BACK_BOUND_MS} ms)` });
     if (cycle === WARM_CYCLES) warm = footprint(backend.pid);
   }
   await sleep(SETTLE_MS + 1000);
