@@ -1,4 +1,5 @@
-// Runs a service's main: a configuration mistake prints one line and exits 1; anything else keeps its stack.
+// Runs a service's main: a configuration mistake prints one line and exits 1 (outside local mode also as one
+// fatal JSON line on stdout); anything else keeps its stack.
 import { pino } from 'pino';
 import { ConfigError } from './config-error.ts';
 import { readEnvironment } from './env.ts';
