@@ -278,6 +278,23 @@ test('CLI: a busy port is one line on stderr and exit 1', async () => {
   assert.equal(proc.stderr.filter(Boolean), [`mongo stand-in: cannot listen on 127.0.0.1:${busy.port}: the port is already in use`]);
 });
 
+for (const flag of ['--help', '-h']) {
+  test(`CLI: ${flag} prints the usage on stdout and exits 0`, async () => {
+    const proc = cli(flag);
+    assert.is(await proc.waitExit(15000), 0);
+    assert.is(proc.stdout[0], 'usage: mongo-standin [--port N] [--host H]');
+    assert.match(proc.stdout.join('\n'), /--port N .*\n.*--host H /);
+    assert.equal(proc.stderr.filter(Boolean), []);
+  });
+}
+
+test('CLI: an unknown option is one line on stderr with the usage, exit 1', async () => {
+  const proc = cli('--verbose');
+  assert.is(await proc.waitExit(15000), 1);
+  assert.equal(proc.stdout.filter(Boolean), []);
+  assert.equal(proc.stderr.filter(Boolean), ["mongo stand-in: Unknown option '--verbose'; usage: mongo-standin [--port N] [--host H]"]);
+});
+
 test('CLI: a bad --port is one line on stderr and exit 1', async () => {
   const proc = cli('--port', 'abc');
   assert.is(await proc.waitExit(15000), 1);

@@ -289,12 +289,23 @@ function readDocument(buffer: Buffer, at: number): Document {
   return BSON.deserialize(buffer.subarray(at, at + size), { promoteLongs: false });
 }
 
+const USAGE = [
+  'usage: mongo-standin [--port N] [--host H]',
+  '  a MongoDB wire-protocol stand-in for tests and `npm start`: it answers the driver and stores nothing',
+  '  --port N   port to listen on (default 0: any free port)',
+  '  --host H   address to listen on (default 127.0.0.1)',
+].join('\n');
+
 async function main(): Promise<void> {
-  let values: { port?: string; host?: string };
+  let values: { port?: string; host?: string; help?: boolean };
   try {
-    ({ values } = parseArgs({ options: { port: { type: 'string' }, host: { type: 'string' } } }));
+    ({ values } = parseArgs({ options: { port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }));
   } catch (error) {
     throw new ConfigError(`${(error as Error).message}; usage: mongo-standin [--port N] [--host H]`);
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
   }
   const port = Number(values.port ?? 0);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -309,4 +320,4 @@ async function main(): Promise<void> {
   process.once('SIGINT', stop);
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) runMain('mongo stand-in', main);
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) runMain('mongo stand-in', main, { jsonLog: false });

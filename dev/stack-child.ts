@@ -28,14 +28,22 @@ export interface ChildOptions {
   print: (line: string) => void;
   /** Put before each line; default `name     | `. The smoke's lines go out bare. */
   prefix?: string;
+  /** Lines (escape codes removed) it returns true for are kept in the tail but not printed. */
+  hide?: (line: string) => boolean;
 }
 
 const KEEP_LINES = 400;
 // The stack's own readiness polls fill a service's log with access lines; they explain nothing.
 const ACCESS_LOG = /request completed|GET \/(api\/ready)? \d{3}/;
 const ANSI = /\u001b\[[0-9;]*m/g;
+// One request's line below warning level: pino-pretty's `INFO (backend/12): request completed {…}`, or the
+// frontend's `2026-01-01T10:00:00.000Z GET /status.json 200 4ms` for any status below 500.
+const REQUEST_LINE = /^\[[\d:.]+\] (?:TRACE|DEBUG|INFO) \([^)]*\): request completed\b|^\d{4}-\d\d-\d\dT\S+Z [A-Z]+ \S+ [1-4]\d\d \d+ms$/;
 
-export function startChild({ name, command, args, env, cwd, print, prefix = `${name.padEnd(8)} | ` }: ChildOptions): StackChild {
+/** True for a request's access line that reports no failure (see REQUEST_LINE). */
+export const isRequestLine = (line: string) => REQUEST_LINE.test(line);
+
+export function startChild({ name, command, args, env, cwd, print, prefix = `${name.padEnd(8)} | `, hide }: ChildOptions): StackChild {
   // Its own process group: a terminal's Ctrl-C reaches only the stack, which then stops children in order.
   const child = spawn(command, args, { env, cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   const tail: string[] = [];
@@ -46,8 +54,9 @@ export function startChild({ name, command, args, env, cwd, print, prefix = `${n
       const parts = (partial + chunk.toString('utf8')).split('\n');
       partial = parts.pop() ?? '';
       for (const line of parts) {
-        print(prefix + line);
-        tail.push(line.replace(ANSI, ''));
+        const plain = line.replace(ANSI, '');
+        if (!hide?.(plain)) print(prefix + line);
+        tail.push(plain);
         if (tail.length > KEEP_LINES) tail.shift();
       }
     };

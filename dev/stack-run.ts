@@ -1,6 +1,6 @@
 // Brings the local stack up in order (database, then backend, device and frontend), smokes it, and stops it.
 import { randomBytes } from 'node:crypto';
-import { startChild, type StackChild } from './stack-child.ts';
+import { isRequestLine, startChild, type StackChild } from './stack-child.ts';
 import { baseUrl, root, type StackConfig } from './stack-config.ts';
 import { startDatabase, type Database } from './stack-database.ts';
 import { StackError } from './stack-error.ts';
@@ -16,6 +16,8 @@ export interface Urls {
 export interface StackIo {
   out: (line: string) => void;
   err: (line: string) => void;
+  /** Whether the services may colour their lines: the stack's stdout is a terminal and NO_COLOR is unset. */
+  colour: boolean;
 }
 
 const STOP_GRACE_MS = 10_000;
@@ -24,8 +26,16 @@ export function createStack(config: StackConfig, env: NodeJS.ProcessEnv, io: Sta
   const children: StackChild[] = [];
   let database: Database | undefined;
   const tsx = ['--import', 'tsx'];
+  // The children write into pipes, so they cannot see whether our stdout is a terminal: we tell them. Their
+  // pretty logs go one entry per line (each line gets a name prefix), in colour only for a terminal.
+  const childEnv: NodeJS.ProcessEnv = { LOG_SINGLE_LINE: '1', ...(io.colour ? {} : { NO_COLOR: '1' }) };
+  // Until the smoke is done, request lines are our own readiness polls and the smoke's: they say nothing.
+  let hideRequests = true;
+  const hide = (line: string) => hideRequests && isRequestLine(line);
   const start = (name: string, command: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}, prefix?: string) => {
-    const child = startChild({ name, command, args, cwd: root, env: { ...env, ...extraEnv }, print: io.out, ...(prefix === undefined ? {} : { prefix }) });
+    const child = startChild({
+      name, command, args, cwd: root, env: { ...env, ...childEnv, ...extraEnv }, print: io.out, hide, ...(prefix === undefined ? {} : { prefix }),
+    });
     children.push(child);
     if (child.pid > 0 && name !== 'smoke') io.out(`stack: ${name} started (pid ${child.pid})`);
     return child;
@@ -87,6 +97,7 @@ export function createStack(config: StackConfig, env: NodeJS.ProcessEnv, io: Sta
     args.push('--artifacts', config.artifacts, '--timeout', String(config.probeTimeoutMs));
     const child = start('smoke', process.execPath, args, {}, '');
     const { code } = await child.exited;
+    hideRequests = false;
     children.splice(children.indexOf(child), 1);
     return code ?? 2;
   }

@@ -37,7 +37,8 @@ try {
   throw error;
 }
 
-const stack = createStack(config, process.env, { out, err });
+const colour = process.stdout.isTTY === true && !process.env.NO_COLOR;
+const stack = createStack(config, process.env, { out, err, colour });
 let stopping = false;
 
 async function stop(code: number, why?: string): Promise<never> {

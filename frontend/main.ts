@@ -16,7 +16,7 @@ runMain('frontend', async function main() {
       `backend ${backendUrl}, device ${deviceUrl ?? 'not monitored (DEVICE_URL is empty)'}`,
   );
   handleSignals(server, timeoutMs + 5000);
-});
+}, { jsonLog: false }); // plain console output: the frontend is not a structured-log emitter
 
 function handleSignals(server: Server, hardLimitMs: number) {
   let stopping = false;

@@ -54,6 +54,34 @@ test('local mode is human-readable and coloured, not JSON', () => {
   assert.throws(() => JSON.parse(lines[0]!));
 });
 
+/** Runs `body` with these environment variables set (undefined: unset), restoring them after. */
+function withEnv(vars: Record<string, string | undefined>, body: () => void) {
+  const saved = Object.fromEntries(Object.keys(vars).map((key) => [key, process.env[key]]));
+  const apply = (values: Record<string, string | undefined>) => {
+    for (const [key, value] of Object.entries(values)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  };
+  apply(vars);
+  try {
+    body();
+  } finally {
+    apply(saved);
+  }
+}
+
+test('local mode with LOG_SINGLE_LINE=1 (inside npm start): each entry on one line, its fields included', () => {
+  const multi = sink();
+  const single = sink();
+  withEnv({ NO_COLOR: '1', LOG_SINGLE_LINE: undefined }, () => createLogger({ name: 'device', environment: 'local', stream: multi.stream }).info({ port: 3003, host: 'all' }, 'listening'));
+  withEnv({ NO_COLOR: '1', LOG_SINGLE_LINE: '1' }, () => createLogger({ name: 'device', environment: 'local', stream: single.stream }).info({ port: 3003, host: 'all' }, 'listening'));
+  assert.ok(multi.lines.length > 1, 'one line per field without it');
+  assert.is(single.lines.length, 1, single.lines.join('\n'));
+  assert.match(single.lines[0]!, /INFO \(device\/\d+\): listening \{"port":3003,"host":"all"\}$/);
+  assert.not.match(single.lines[0]!, '\u001b[', 'NO_COLOR: no escape codes');
+});
+
 test('LOG_LEVEL filters, and a bad level is a ConfigError', () => {
   const { stream, lines } = sink();
   const log = createLogger({ name: 'x', environment: 'production', level: 'warn', stream });

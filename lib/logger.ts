@@ -22,8 +22,10 @@ export function createLogger({ name, environment, level = 'info', stream }: Logg
   }
   const options = { name, level: level as LevelWithSilent, base: { pid: process.pid } };
   if (environment === 'local') {
-    // Synchronous in-process pretty printing: no worker thread, nothing lost at exit.
-    return pino(options, pretty({ colorize: !process.env.NO_COLOR, destination: stream ?? 1, sync: true }));
+    // Synchronous in-process pretty printing: no worker thread, nothing lost at exit. LOG_SINGLE_LINE=1 (set
+    // by `npm start`, which prefixes each line with the service's name) keeps each entry on one line.
+    const singleLine = process.env.LOG_SINGLE_LINE === '1';
+    return pino(options, pretty({ colorize: !process.env.NO_COLOR, singleLine, destination: stream ?? 1, sync: true }));
   }
   // Synchronous stdout: the last lines before exit are neither lost nor reordered.
   return pino(options, stream ?? destination({ dest: 1, sync: true }));

@@ -25,7 +25,7 @@ export function logRequests<T extends Hono<any, any, any>>(app: T, log: Logger, 
 
   function logged(request: Request, env: unknown, response: Response, started: number): Response {
     const path = pathOf(request, env);
-    const status = response.status;
+    const status = wireStatus(request, response);
     const probe = PROBE_PATHS.has(path);
     // Orchestrators probe every few seconds: a passing probe is noise, a failing one is news.
     const level = (probe && status < 400) || quiet.has(path) ? 'debug' : status >= 500 && !probe ? 'error' : 'info';
@@ -41,6 +41,16 @@ export function logRequests<T extends Hono<any, any, any>>(app: T, log: Logger, 
     }
     return response;
   }
+}
+
+/**
+ * @hono/node-server answers an accepted WebSocket upgrade with an empty 200 placeholder and then completes the
+ * handshake itself, so the client gets 101 Switching Protocols: log that. The header is read only for an
+ * empty 200, so the probes' fast path pays nothing.
+ */
+function wireStatus(request: Request, response: Response): number {
+  const upgraded = response.status === 200 && response.body === null && request.headers.get('upgrade')?.toLowerCase() === 'websocket';
+  return upgraded ? 101 : response.status;
 }
 
 /** The path without the query; from Node's raw request line when there is one (cheaper than parsing a URL). */

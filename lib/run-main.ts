@@ -1,13 +1,49 @@
-// Runs a service's main: a configuration mistake prints one line and exits 1; anything else keeps its stack.
+// Runs a service's main: a configuration mistake prints one line and exits 1 (outside local mode also as one
+// fatal JSON line on stdout); anything else keeps its stack.
+import { pino } from 'pino';
 import { ConfigError } from './config-error.ts';
+import { readEnvironment } from './env.ts';
 
-export function runMain(name: string, main: () => Promise<unknown>): void {
-  main().catch((error: unknown) => {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${name}: ${error.message}\n`);
-    } else {
-      process.stderr.write(`${name}: unexpected error\n${(error as Error)?.stack ?? String(error)}\n`);
-    }
-    process.exit(1);
-  });
+export interface RunMainOptions {
+  /**
+   * Also write the fatal error as a pino JSON line on stdout outside local mode, where log pipelines read
+   * stdout as JSON and would otherwise lose the one line that explains a crash loop. The frontend writes
+   * plain console output (it is not a structured-log emitter) and turns this off.
+   */
+  jsonLog?: boolean;
+  env?: Record<string, string | undefined>;
+  stdout?: { write(text: string): unknown };
+  stderr?: { write(text: string): unknown };
+  exit?: (code: number) => void;
+}
+
+export function runMain(name: string, main: () => Promise<unknown>, options: RunMainOptions = {}): void {
+  main().catch((error: unknown) => reportFatal(name, error, options));
+}
+
+/** The human line on stderr; outside local mode also one JSON line on stdout; then exit 1. */
+export function reportFatal(
+  name: string,
+  error: unknown,
+  { jsonLog = true, env = process.env, stdout = process.stdout, stderr = process.stderr, exit = process.exit }: RunMainOptions = {},
+): void {
+  const known = error instanceof ConfigError;
+  if (known) stderr.write(`${name}: ${error.message}\n`);
+  else stderr.write(`${name}: unexpected error\n${(error as Error)?.stack ?? String(error)}\n`);
+  if (jsonLog && readEnvironment(env) !== 'local') stdout.write(fatalLine(name, error, known));
+  exit(1);
+}
+
+/** The line pino's `fatal` would write (level 60): `code` is the error's code (or
+ * its cause's: EADDRINUSE), else its name. */
+function fatalLine(name: string, error: unknown, known: boolean): string {
+  const err = error instanceof Error ? error : new Error(String(error));
+  const cause = err.cause as NodeJS.ErrnoException | undefined;
+  const code = (err as NodeJS.ErrnoException).code ?? cause?.code ?? err.name;
+  let line = '';
+  const log = pino({ name, base: { pid: process.pid } }, { write: (text: string) => void (line += text) });
+  // A configuration mistake is explained by its message; only an unexpected error carries its stack.
+  if (known) log.fatal({ code }, err.message);
+  else log.fatal({ code, err }, err.message);
+  return line;
 }

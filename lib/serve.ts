@@ -24,8 +24,8 @@ export async function startServer({ fetch, port, host, websocket }: ServeOptions
     }
   }
   const where = `${host ?? 'all interfaces'} port ${port}`;
-  if (lastError?.code === 'EADDRINUSE') throw new ConfigError(`${where} is already in use: stop the other process or set PORT`);
-  if (lastError?.code === 'EACCES') throw new ConfigError(`no permission to listen on ${where}: use a port above 1023`);
+  if (lastError?.code === 'EADDRINUSE') throw new ConfigError(`${where} is already in use: stop the other process or set PORT`, { cause: lastError });
+  if (lastError?.code === 'EACCES') throw new ConfigError(`no permission to listen on ${where}: use a port above 1023`, { cause: lastError });
   throw new ConfigError(`cannot listen on ${where}: ${lastError?.message}`, { cause: lastError });
 }
 

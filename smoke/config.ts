@@ -108,7 +108,10 @@ function _url(given: string | undefined, flag: string, fromEnv?: string, envName
 function _ms(value: string | undefined, flag: string, min: 0 | 1): number | undefined {
   if (value === undefined) return undefined;
   const n = /^\d+$/.test(value.trim()) ? Number(value.trim()) : NaN;
-  if (!Number.isSafeInteger(n) || n < min || n > MAX_MS) {
+  if (n > MAX_MS) {
+    throw new SmokeError(`${flag} must be at most ${MAX_MS} milliseconds (about 24.8 days, the longest a timer waits), got "${value}"`);
+  }
+  if (!Number.isSafeInteger(n) || n < min) {
     const what = min === 1 ? 'a positive' : 'a non-negative';
     throw new SmokeError(`${flag} must be ${what} whole number of milliseconds, got "${value}"`);
   }

@@ -43,6 +43,15 @@ test('readings are acknowledged and stored once, in order; a resend is acknowled
   await waitFor(async () => (await devices())[0].connected === false, { timeout: 2000, what: 'device marked disconnected' });
 });
 
+test('the upgrade is logged with the status the device got: 101 Switching Protocols', async () => {
+  const { ws } = await connect();
+  const upgrade = () => backend.stdout.map((l) => JSON.parse(l)).find((l) => l.msg === 'request completed' && l.req.url === DEVICE_SOCKET_PATH);
+  const line = await waitFor(upgrade, { timeout: 2000, what: 'the upgrade request logged' });
+  assert.is(line.res.statusCode, 101);
+  assert.is(line.level, 30);
+  ws.close(1000);
+});
+
 test('a new session restarts the sequence', async () => {
   const { ws, messages } = await connect();
   ws.send(hello('dev-1', 'old'));

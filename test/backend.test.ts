@@ -154,12 +154,27 @@ test('HOST unset: listens on every interface, IPv4 and IPv6', async () => {
   assert.is((await status(`http://[::1]:${backend.port}/api/health`)).status, 200);
 });
 
-test('a port already in use: one line, exit 1', async () => {
+test('a port already in use: one line on stderr, the same as one fatal JSON line on stdout (production), exit 1', async () => {
   const first = await startBackend();
   const second = await spawnService('backend/main.ts', { port: first.port, waitPath: false });
   assert.is(await second.waitExit(10_000), 1);
   assert.match(second.stderr.join('\n'), /port \d+ is already in use/);
   assert.equal(second.stderr.filter(Boolean).length, 1);
+  // Log pipelines read stdout as JSON: the line that explains a crash loop must be there too.
+  const lines = second.stdout.filter(Boolean);
+  assert.is(lines.length, 1, second.stdout.join('\n'));
+  const fatal = JSON.parse(lines[0]!);
+  assert.equal([fatal.level, fatal.name, fatal.code], [60, 'backend', 'EADDRINUSE']);
+  assert.is(`backend: ${fatal.msg}`, second.stderr[0]);
+  assert.not.ok('stack' in fatal || 'err' in fatal, 'no stack for a configuration error');
+});
+
+test('a port already in use in local mode: the human line only', async () => {
+  const first = await startBackend();
+  const second = await spawnService('backend/main.ts', { port: first.port, waitPath: false, env: { NODE_ENV: 'local' } });
+  assert.is(await second.waitExit(10_000), 1);
+  assert.match(second.stderr.filter(Boolean).join('\n'), /^backend: 127\.0\.0\.1 port \d+ is already in use/);
+  assert.equal(second.stdout.filter(Boolean), []);
 });
 
 test.run();

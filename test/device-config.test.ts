@@ -1,4 +1,5 @@
-// The device service refuses bad settings with one line on stderr and exit code 1, before touching anything.
+// The device service refuses bad settings with one line on stderr (and, outside local mode, the same as a fatal
+// JSON line on stdout) and exit code 1, before touching anything.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer } from 'node:net';
@@ -15,7 +16,17 @@ async function expectConfigError(env: Record<string, string | undefined>, messag
   assert.is(errors.length, 1, `one line, got:\n${errors.join('\n')}`);
   assert.match(errors[0]!, message);
   assert.not.match(errors[0]!, /\bat \S+:\d+/, 'no stack trace');
-  assert.equal(device.stdout.filter(Boolean), [], 'nothing logged before the error');
+  const logged = device.stdout.filter(Boolean);
+  if (env.NODE_ENV === 'local') {
+    assert.equal(logged, [], 'local mode: the human line only');
+    return;
+  }
+  // Outside local mode log pipelines read stdout: the same error as one fatal pino JSON line, nothing before it.
+  assert.is(logged.length, 1, `one JSON line on stdout, got:\n${logged.join('\n')}`);
+  const fatal = JSON.parse(logged[0]!);
+  assert.equal([fatal.level, fatal.name, `device: ${fatal.msg}`], [60, 'device', errors[0]]);
+  assert.type(fatal.code, 'string');
+  assert.not.ok('err' in fatal || /\bat \S+:\d+/.test(logged[0]!), 'no stack for a configuration error');
 }
 
 test('missing SERIAL_PATH outside local mode', async () => {
@@ -44,6 +55,7 @@ test('a port already in use', async () => {
   const { port } = blocker.address() as { port: number };
   try {
     await expectConfigError({ NODE_ENV: 'local', PORT: String(port) }, /already in use/);
+    await expectConfigError({ NODE_ENV: 'production', SERIAL_PATH: '/dev/ttyUSB0', PORT: String(port) }, /already in use/);
   } finally {
     await new Promise((resolve) => blocker.close(resolve));
   }

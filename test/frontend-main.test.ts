@@ -89,6 +89,7 @@ test('a port already in use: one line naming it, exit 1', async () => {
   });
   assert.is(await second.waitExit(10_000), 1);
   assert.equal(second.stderr.filter(Boolean), [`frontend: 127.0.0.1 port ${first.port} is already in use: stop the other process or set PORT`]);
+  assert.equal(second.stdout.filter(Boolean), [], 'plain console output: no JSON fatal line from the frontend');
 });
 
 test.run();

@@ -25,9 +25,18 @@ async function stackEnv(extra: Record<string, string> = {}) {
     SMOKE_ARTIFACTS: artifacts,
     ...extra,
   };
-  for (const key of ['MONGODB_URI', 'HOST', 'PORT', 'STACK_READY_TIMEOUT_MS']) if (!(key in extra)) delete env[key];
+  // NO_COLOR too: the test runner sets it, and the stack must leave out colour on its own when piped.
+  for (const key of ['MONGODB_URI', 'HOST', 'PORT', 'STACK_READY_TIMEOUT_MS', 'NO_COLOR', 'FORCE_COLOR', 'LOG_SINGLE_LINE']) if (!(key in extra)) delete env[key];
   return env;
 }
+
+const MAX_LINES = 40;
+const ESC = '\u001b';
+/** The services' pino lines (`backend  | …`, `device   | …`), without the prefix. */
+const serviceLogLines = (lines: string[]) =>
+  lines.map((line) => line.replace(/\r$/, '')).filter((line) => /^(backend|device) +\| /.test(line)).map((line) => line.replace(/^\w+ +\| /, ''));
+/** One entry per line: each starts with pino-pretty's time and level, none is an indented field or a brace. */
+const PRETTY_ENTRY = /^(\u001b\[[\d;]*m)*\[\d\d:\d\d:\d\d\.\d{3}\] (\u001b\[[\d;]*m)*(INFO|WARN|ERROR|DEBUG)/;
 
 /** The pids the stack announced (`stack: backend started (pid N)`), by name. */
 function childPids(proc: Spawned): Map<string, number> {
@@ -68,12 +77,38 @@ test('npm start -- --once: four parts up, five PASS lines, smoke: PASS (5/5), ex
   assert.ok(proc.stdout.includes('smoke: PASS (5/5)'), output(proc));
   assert.ok(proc.stdout.some((line) => /^stack: database: .*(stand-in, not a database|mongod from)/.test(line)), 'the database is announced');
   assert.ok(proc.stdout.some((line) => line.startsWith('backend  | ')), 'service output is prefixed with its name');
+  // Piped (as `npm start -- --once | cat`): no escape codes, one line per log entry, and short.
+  assert.not.match(output(proc), ESC, 'no escape codes when piped');
+  const logLines = serviceLogLines(proc.lines);
+  assert.ok(logLines.length >= 4, output(proc));
+  for (const line of logLines) assert.match(line, PRETTY_ENTRY, `one line per entry: ${line}`);
+  assert.not.ok(proc.lines.some((line) => /request completed|GET \/\S* 200 \d+ms/.test(line)), 'the stack\'s own polls and the smoke\'s requests are not printed');
+  const count = proc.lines.length - (proc.lines.at(-1) === '' ? 1 : 0);
+  assert.ok(count <= MAX_LINES, `${count} lines printed, at most ${MAX_LINES}:\n${output(proc)}`);
   const pids = childPids(proc);
   assert.equal([...pids.keys()].sort(), ['backend', 'database', 'device', 'frontend']);
   for (const [name, pid] of pids) assert.not.ok(alive(pid), `${name} (pid ${pid}) still running`);
   for (const key of ['BACKEND_PORT', 'DEVICE_PORT', 'FRONTEND_PORT', 'MONGO_PORT']) {
     assert.is(await portProblem(Number(env[key])), undefined, `${key} ${env[key]} is free again`);
   }
+});
+
+test('on a terminal the services\' log lines are coloured, still one line per entry; NO_COLOR turns colour off', async () => {
+  // `script` gives the stack a pseudo-terminal as stdout, as a person at a shell would; its children stay piped.
+  const wrap = ['-qfec', `'${process.execPath}' --import tsx dev/stack.ts --once`, '/dev/null'];
+  const coloured = spawnProcess('script', wrap, { cwd: root, env: await stackEnv() });
+  assert.is(await coloured.waitExit(180_000), 0, output(coloured));
+  const lines = serviceLogLines(coloured.lines);
+  assert.ok(lines.length >= 4, output(coloured));
+  for (const line of lines) assert.match(line, PRETTY_ENTRY, `one line per entry: ${JSON.stringify(line)}`);
+  assert.ok(lines.every((line) => line.includes(ESC)), 'every service log line is coloured on a terminal');
+  childPids(coloured);
+
+  const plain = spawnProcess('script', wrap, { cwd: root, env: await stackEnv({ NO_COLOR: '1' }) });
+  assert.is(await plain.waitExit(180_000), 0, output(plain));
+  assert.ok(serviceLogLines(plain.lines).length >= 4, output(plain));
+  assert.not.match(output(plain), ESC, 'NO_COLOR: no escape codes even on a terminal');
+  childPids(plain);
 });
 
 test('a port already in use: fails fast naming the service and the port, starts nothing', async () => {

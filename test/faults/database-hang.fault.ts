@@ -8,7 +8,7 @@ import { sleep, waitFor } from '../helpers/deadline.ts';
 import { stopAll } from '../helpers/spawn-process.ts';
 import { startHammer, type Hammer } from './support/hammer.ts';
 import { createTimeline, judge, type Verdict } from './support/state-timeline.ts';
-import { footprint, testAftermath, type Footprint } from './support/service-health.ts';
+import { footprint, testAftermath, warmFootprint, type Footprint } from './support/service-health.ts';
 import { describeLags } from './support/report.ts';
 
 const CYCLES = 10;
@@ -46,7 +46,7 @@ test(`${CYCLES} SIGSTOP/SIGCONT cycles under load: every /api/ready answer 200 o
     mongo.signal('SIGCONT');
     timeline.mark(true, `SIGCONT ${cycle}`, BACK_BOUND_MS);
     await hammer.until(200, { since: performance.now(), timeout: 8000, what: `SIGCONT ${cycle}: /api/ready 200 (bound ${BACK_BOUND_MS} ms)` });
-    if (cycle === WARM_CYCLES) warm = footprint(backend.pid);
+    if (cycle === WARM_CYCLES) warm = await warmFootprint(backend.pid, () => hammer.samples.length);
   }
   await sleep(SETTLE_MS + 1000);
   after = footprint(backend.pid);

@@ -3,6 +3,7 @@ import type { Test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Spawned } from '../../helpers/spawn-process.ts';
 import { openFds, rssMiB } from './process-stats.ts';
+import { waitFor } from '../../helpers/deadline.ts';
 
 export interface Footprint {
   rss: number;
@@ -10,6 +11,19 @@ export interface Footprint {
 }
 
 export const footprint = (pid: number): Footprint => ({ rss: rssMiB(pid), fds: openFds(pid) });
+
+/**
+ * V8 sizes its heap over a service's first answers: a backend hammered on `/api/ready` with nothing wrong
+ * climbs ~10–15 MiB up to about 15,000 answers, then stays flat. A warm level taken before that (as on a
+ * loaded machine, where the fault cycles come round before the answers do) makes the climb look like a leak.
+ */
+export const WARM_ANSWERS = 20_000;
+
+/** The warm level, taken once the client has had at least WARM_ANSWERS answers (it keeps hammering meanwhile). */
+export async function warmFootprint(pid: number, answers: () => number): Promise<Footprint> {
+  await waitFor(() => answers() >= WARM_ANSWERS, { timeout: 120_000, interval: 50, what: `${WARM_ANSWERS} answers before the warm level` });
+  return footprint(pid);
+}
 
 /** Log lines at error level or above (pino level ≥ 50), and anything on stderr: a crash or unhandled rejection. */
 export function errorOutput(proc: Spawned): string[] {

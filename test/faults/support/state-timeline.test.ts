@@ -1,7 +1,8 @@
 // Unit tests for the fault suite's judge: it must catch late flips, flapping and socket errors.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { judge, type Change } from './state-timeline.ts';
+import { createTimeline, judge, type Change } from './state-timeline.ts';
+import { sleep } from '../../helpers/deadline.ts';
 import type { Sample } from './hammer.ts';
 
 const change = (at: number, up: boolean, what: string, boundMs: number, earlyMs = 0): Change => ({ at, up, what, boundMs, earlyMs });
@@ -37,6 +38,21 @@ test('socket errors and unexpected statuses are violations', () => {
 test('an answer may show a change made while it was in flight, or just before a restart was seen listening', () => {
   assert.equal(judge([answer(990, 503, 1005), answer(1950, 200, 1960)], changes, 1).violations, []);
   assert.is(judge([answer(1800, 200, 1810)], changes, 1).violations.length, 1);
+});
+
+test('a change an awaited step brings about may show while the step runs, yet a flip before the step began is a flap', async () => {
+  const timeline = createTimeline(true);
+  await sleep(20);
+  let seen: Sample | undefined;
+  // The device saw the pty go before `pty.stop()` returned: the issue's "\"start\" (#0): still 503" failure.
+  await timeline.during(false, 'pty removed 1', 1000, async () => {
+    await sleep(5);
+    seen = answer(performance.now(), 503, performance.now() + 1);
+    await sleep(20);
+  });
+  assert.equal(judge([seen!], timeline.changes, 1.6).violations, []);
+  const start = timeline.changes[0]!.at;
+  assert.equal(judge([answer(start + 10, 503, start + 11)], timeline.changes, 1.6).violations, ['"start" (#0): still 503 10 ms after it (bound 0 ms)']);
 });
 
 test.run();

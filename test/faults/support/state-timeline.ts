@@ -9,8 +9,8 @@ export interface Change {
   /** How long readiness may keep showing the previous state after this change. */
   boundMs: number;
   /**
-   * How long before `at` the new state may already show: a restarted process listens a moment before its
-   * "listening" line reaches us.
+   * How long before `at` the new state may already show: a pty is gone, or a restarted process listens, a
+   * moment before the awaited step that caused it returns (see `during`).
    */
   earlyMs: number;
 }
@@ -25,10 +25,24 @@ export interface Verdict {
 
 export function createTimeline(initialUp: boolean) {
   const changes: Change[] = [{ at: performance.now(), up: initialUp, what: 'start', boundMs: 0, earlyMs: 0 }];
+  const mark = (up: boolean, what: string, boundMs: number, earlyMs = 0) => {
+    changes.push({ at: performance.now(), up, what, boundMs, earlyMs });
+  };
   return {
     changes,
-    mark(up: boolean, what: string, boundMs: number, earlyMs = 0) {
-      changes.push({ at: performance.now(), up, what, boundMs, earlyMs });
+    /** A change that happens at this very moment: call it in the same tick as the signal that causes it. */
+    mark,
+    /**
+     * A change that `act` brings about at some moment while it runs (a pty removed, a process restarted and
+     * seen listening): the service may show it from the moment `act` begins, and must within `boundMs` of its
+     * end. Marking only after an awaited `act` would judge the answers that already show the change against
+     * the state before it.
+     */
+    async during<T>(up: boolean, what: string, boundMs: number, act: () => Promise<T>): Promise<T> {
+      const began = performance.now();
+      const result = await act();
+      mark(up, what, boundMs, performance.now() - began);
+      return result;
     },
   };
 }
