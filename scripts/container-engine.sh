@@ -11,7 +11,7 @@
 # under .tmp/docker/, and a dockerd of its own is started there (own data root, exec root, pid file and socket).
 # Where Docker Hub cannot be reached, it also builds the two base images compose.yaml needs, under names that
 # say they are local: a node:24-slim equivalent (debootstrap + Node 24 and npm from the npm registry) and a
-# MongoDB stand-in (dev/mongo-standin.ts). Running it again reuses all of it. Progress goes to stderr; a failure
+# MongoDB stand-in (dev/mongo-standin/). Running it again reuses all of it. Progress goes to stderr; a failure
 # is one line naming the step, exit 1, and a daemon started by this run is stopped again.
 set -euo pipefail
 
@@ -254,8 +254,9 @@ build_node_image() {
 build_mongo_image() {
   local context=$work/images/mongo-standin
   rm -rf "$context"
-  mkdir -p "$context/dev" "$context/lib" "$context/node_modules"
+  mkdir -p "$context/dev/mongo-standin" "$context/lib" "$context/node_modules"
   cp "$root/dev/mongo-standin.ts" "$context/dev/"
+  cp "$root/dev/mongo-standin/cli.ts" "$root/dev/mongo-standin/server.ts" "$context/dev/mongo-standin/"
   cp "$root/lib/config-error.ts" "$root/lib/run-main.ts" "$context/lib/"
   cp -r "$root/node_modules/bson" "$context/node_modules/" || fail "node_modules/bson is missing: run npm ci first"
   cp "$root/test/containers/images/mongosh-standin.ts" "$root/test/containers/images/mongo-standin.Dockerfile" "$context/"

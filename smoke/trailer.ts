@@ -3,11 +3,11 @@
 //   npx tsx smoke/trailer.ts [--issue N] [--local-stack] ...   exit 0 with a trailer, 2 without one
 //   npx tsx smoke/trailer.ts check <commit-message-file>      exit 0 if it ends with one good trailer, else 1
 import { readFile } from 'node:fs/promises';
-import { parseTrailerArgs, USAGE, UsageError } from './trailer-args.ts';
-import { checkMessage } from './trailer-check.ts';
-import { formatTrailer } from './trailer-format.ts';
-import { labelBlocked } from './trailer-label.ts';
-import { produceTrailer } from './trailer-produce.ts';
+import { parseTrailerArgs, USAGE, UsageError } from './trailer/args.ts';
+import { checkMessage } from './trailer/check.ts';
+import { formatTrailer } from './trailer/format.ts';
+import { labelBlocked } from './trailer/label.ts';
+import { produceTrailer } from './trailer/produce.ts';
 
 const warn = (line: string) => process.stderr.write(`trailer: ${line}\n`);
 

@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import type { Service } from './helpers/spawn-service.ts';
 import { stopAll } from './helpers/spawn-process.ts';
 import { sleep, waitFor } from './helpers/deadline.ts';
-import { startMongoStandin, type MongoStandin } from '../dev/mongo-standin.ts';
+import { startMongoStandin, type MongoStandin } from '../dev/mongo-standin/server.ts';
 import { ptyDir, removePtyDir, startPtyPair, type PtyPair } from '../device/testing/pty-pair.ts';
 import { watchReadiness, type ReadinessWatch } from '../device/testing/readiness-watch.ts';
 import { jsonLines, logTime, startBackend, startDevice, storedReadings } from '../device/testing/services.ts';

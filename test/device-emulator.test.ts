@@ -5,7 +5,7 @@ import type { Service } from './helpers/spawn-service.ts';
 import { stopAll } from './helpers/spawn-process.ts';
 import { waitFor } from './helpers/deadline.ts';
 import { freePort } from './helpers/free-port.ts';
-import { startMongoStandin, type MongoStandin } from '../dev/mongo-standin.ts';
+import { startMongoStandin, type MongoStandin } from '../dev/mongo-standin/server.ts';
 import { watchReadiness, type ReadinessWatch } from '../device/testing/readiness-watch.ts';
 import { startBackend, startDevice, storedReadings } from '../device/testing/services.ts';
 

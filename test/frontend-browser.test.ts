@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Page } from 'puppeteer-core';
-import { startMongoStandin, type MongoStandin } from '../dev/mongo-standin.ts';
+import { startMongoStandin, type MongoStandin } from '../dev/mongo-standin/server.ts';
 import { launchBrowser, type LaunchedBrowser } from '../smoke/browser.ts';
 import { REFRESH_MS } from '../frontend/public/board-view.js';
 import { spawnService, root, type Service } from './helpers/spawn-service.ts';

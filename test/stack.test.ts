@@ -9,7 +9,7 @@ import { freePort } from './helpers/free-port.ts';
 import { listen } from './helpers/listen.ts';
 import { spawnProcess, stopAll, type Spawned } from './helpers/spawn-process.ts';
 import { root } from './helpers/spawn-service.ts';
-import { portProblem } from '../dev/stack-ports.ts';
+import { portProblem } from '../dev/local-stack/ports.ts';
 
 const test = suite('stack');
 const artifacts = mkdtempSync(join(tmpdir(), 'stack-test-'));

@@ -8,7 +8,7 @@ import { freePort } from './helpers/free-port.ts';
 import { listen, type Listening } from './helpers/listen.ts';
 import { spawnProcess, stopAll } from './helpers/spawn-process.ts';
 import { root } from './helpers/spawn-service.ts';
-import { portProblem } from '../dev/stack-ports.ts';
+import { portProblem } from '../dev/local-stack/ports.ts';
 
 const test = suite('trailer');
 const dir = mkdtempSync(join(tmpdir(), 'trailer-test-'));

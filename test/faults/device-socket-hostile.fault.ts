@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { root, TEST_DEVICE_TOKEN, type Service } from '../helpers/spawn-service.ts';
 import { sleep, waitFor } from '../helpers/deadline.ts';
 import { spawnProcess, stopAll, type Spawned } from '../helpers/spawn-process.ts';
-import { startMongoStandin, type MongoStandin } from '../../dev/mongo-standin.ts';
+import { startMongoStandin, type MongoStandin } from '../../dev/mongo-standin/server.ts';
 import { ptyDir, removePtyDir, startPtyPair, type PtyPair } from '../../device/testing/pty-pair.ts';
 import { jsonLines, startBackend, startDevice, storedReadings } from '../../device/testing/services.ts';
 import { startHammer, type Hammer, type Sample } from './support/hammer.ts';

@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { spawnService, type Service } from '../helpers/spawn-service.ts';
 import { sleep, waitFor } from '../helpers/deadline.ts';
 import { stopAll } from '../helpers/spawn-process.ts';
-import { startMongoStandin, type MongoStandin } from '../../dev/mongo-standin.ts';
+import { startMongoStandin, type MongoStandin } from '../../dev/mongo-standin/server.ts';
 import { ptyDir, removePtyDir, startPtyPair } from '../../device/testing/pty-pair.ts';
 import { startBackend, startDevice } from '../../device/testing/services.ts';
 import { startHammer, type Hammer, type Sample } from './support/hammer.ts';

@@ -1,11 +1,12 @@
 // Brings the local stack up in order (database, then backend, device and frontend), smokes it, and stops it.
 import { randomBytes } from 'node:crypto';
-import { isRequestLine, startChild, type StackChild } from './stack-child.ts';
-import { baseUrl, root, type StackConfig } from './stack-config.ts';
-import { startDatabase, type Database } from './stack-database.ts';
-import { StackError } from './stack-error.ts';
-import { anyFreePort, portProblem } from './stack-ports.ts';
-import { waitUntilReady } from './stack-ready.ts';
+import { isRequestLine, startChild, type StackChild } from './child.ts';
+import { projectRoot as root } from '../../lib/project-root.ts';
+import { baseUrl, type StackConfig } from './config.ts';
+import { startDatabase, type Database } from './database.ts';
+import { StackError } from './error.ts';
+import { anyFreePort, portProblem } from './ports.ts';
+import { waitUntilReady } from './ready.ts';
 
 export interface Urls {
   backend: string;

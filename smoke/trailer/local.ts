@@ -1,8 +1,8 @@
 // Runs the local stack's one-shot smoke (`npm start -- --once`) as the extra check when compose is unavailable.
 import { join } from 'node:path';
-import { explain, runCommand } from './trailer-exec.ts';
-import { describeProbe, firstFailure, parseSmokeLines } from './trailer-report.ts';
-import { root } from './trailer-smoke.ts';
+import { explain, runCommand } from './exec.ts';
+import { describeProbe, firstFailure, parseSmokeLines } from './report.ts';
+import { projectRoot as root } from '../../lib/project-root.ts';
 
 export type LocalOutcome =
   | { result: 'PASS'; text: string }

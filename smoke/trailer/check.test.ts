@@ -1,9 +1,9 @@
 // The commit-msg check: accepts one good trailer in git's trailer block, rejects every other shape with a reason.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { checkMessage } from './trailer-check.ts';
-import { parseMessage } from './trailer-block.ts';
-import { formatTrailer } from './trailer-format.ts';
+import { checkMessage } from './check.ts';
+import { parseMessage } from './block.ts';
+import { formatTrailer } from './format.ts';
 
 const body = 'Backend: report the database state in /api/ready\n\nReadiness reads the monitor state.\n\n';
 const reject = (message: string, pattern: RegExp) => {

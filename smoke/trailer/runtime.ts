@@ -1,6 +1,6 @@
 // Finds a usable container runtime: docker or podman on PATH, with a reachable daemon and a compose command.
-import { explain, runCommand, type CommandResult } from './trailer-exec.ts';
-import { runtimeCause } from './trailer-runtime-cause.ts';
+import { explain, runCommand, type CommandResult } from './exec.ts';
+import { runtimeCause } from './runtime-cause.ts';
 
 export type RuntimeCheck = { ok: true; runtime: string } | { ok: false; reason: string };
 

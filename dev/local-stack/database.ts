@@ -4,9 +4,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { redactUri } from '../backend/mongo-uri.ts';
-import type { StackChild } from './stack-child.ts';
-import { StackError } from './stack-error.ts';
+import { redactUri } from '../../backend/mongo-uri.ts';
+import type { StackChild } from './child.ts';
+import { StackError } from './error.ts';
 
 export interface Database {
   uri: string;

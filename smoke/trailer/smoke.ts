@@ -2,11 +2,9 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { explain, runCommand } from './trailer-exec.ts';
-import { describeProbe, firstFailure, parseSmokeJson, parseSmokeLines, type ProbeOutcome } from './trailer-report.ts';
-
-export const root = fileURLToPath(new URL('../', import.meta.url));
+import { projectRoot as root } from '../../lib/project-root.ts';
+import { explain, runCommand } from './exec.ts';
+import { describeProbe, firstFailure, parseSmokeJson, parseSmokeLines, type ProbeOutcome } from './report.ts';
 
 export interface SmokeTargets {
   frontend: string;

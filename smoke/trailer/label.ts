@@ -1,6 +1,6 @@
 // Labels an issue `ralph:blocked` through the gh CLI, so the automated change agent's next iteration skips it.
-import { explain, runCommand } from './trailer-exec.ts';
-import { BLOCKED_LABEL } from './trailer-format.ts';
+import { explain, runCommand } from './exec.ts';
+import { BLOCKED_LABEL } from './format.ts';
 
 const GH_TIMEOUT_MS = 30_000;
 

@@ -1,9 +1,7 @@
 // The local stack's settings from the environment: ports, where the database comes from, deadlines, artifacts.
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { readInteger, readPort, readString } from '../lib/env.ts';
-
-export const root = fileURLToPath(new URL('../', import.meta.url));
+import { readInteger, readPort, readString } from '../../lib/env.ts';
+import { projectRoot } from '../../lib/project-root.ts';
 
 export interface StackConfig {
   backendPort: number;
@@ -30,7 +28,7 @@ export function readStackConfig(env: NodeJS.ProcessEnv): StackConfig {
     host: readString(env, 'HOST'),
     readyTimeoutMs: readInteger(env, 'STACK_READY_TIMEOUT_MS', 60_000, { min: 100, max: 600_000 }),
     probeTimeoutMs: readInteger(env, 'SMOKE_TIMEOUT_MS', 10_000, { min: 100, max: 600_000 }),
-    artifacts: readString(env, 'SMOKE_ARTIFACTS', join(root, 'smoke-artifacts', 'local')),
+    artifacts: readString(env, 'SMOKE_ARTIFACTS', join(projectRoot, 'smoke-artifacts', 'local')),
   };
 }
 

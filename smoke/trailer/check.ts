@@ -1,6 +1,6 @@
 // Checks a commit message carries exactly one well-formed smoke trailer in git's trailer block (the `check` subcommand and commit-msg hook).
-import { COMMENT, parseMessage, separatorAt, type MessageLine, type ParsedMessage } from './trailer-block.ts';
-import { PASS_DETAIL, TRAILER_LINE } from './trailer-format.ts';
+import { COMMENT, parseMessage, separatorAt, type MessageLine, type ParsedMessage } from './block.ts';
+import { PASS_DETAIL, TRAILER_LINE } from './format.ts';
 
 // Lines that claim to be a smoke trailer; a subject such as "smoke: fix the probe" is not one.
 const TRAILER_LIKE = /^\s*smoke\s*:\s*(pass|fail|skipped)\b/i;

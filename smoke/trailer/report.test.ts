@@ -1,7 +1,7 @@
 // Reading the smoke CLI's output: probe lines with their indented reasons, the verdict line, and the --json file.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { describeProbe, firstFailure, parseSmokeJson, parseSmokeLines } from './trailer-report.ts';
+import { describeProbe, firstFailure, parseSmokeJson, parseSmokeLines } from './report.ts';
 
 const failing = `[HEALTH] backend ... PASS (12ms)
 [READY] backend ... FAIL (8ms)

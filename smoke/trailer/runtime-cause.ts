@@ -1,5 +1,5 @@
 // The line of a failed `docker info` or `podman info` that says why, among warnings before it and summaries after it.
-import type { CommandResult } from './trailer-exec.ts';
+import type { CommandResult } from './exec.ts';
 
 // Lines that never explain the failure: docker's summary of its own errors, warnings, and blank lines.
 const NOISE = [/^errors pretty printing info$/i, /^WARNING:/, /\blevel=(warn|warning|info|debug)\b/];

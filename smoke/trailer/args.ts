@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { root } from './trailer-smoke.ts';
+import { projectRoot as root } from '../../lib/project-root.ts';
 
 export class UsageError extends Error {
   override name = 'UsageError';
@@ -18,7 +18,7 @@ export interface ProduceOptions {
   localStack: boolean;
   composeFile?: string;
   waitTimeoutS: number;
-  /** Probe these instead of the ports the trailer's own stack publishes (see trailer-compose.ts). */
+  /** Probe these instead of the ports the trailer's own stack publishes (see compose.ts). */
   frontend?: string;
   backend?: string;
   artifacts: string;

@@ -1,6 +1,6 @@
 // Waits, under one deadline, until every service answers 200 on its readiness address; a crash ends the wait at once.
-import type { StackChild } from './stack-child.ts';
-import { StackError } from './stack-error.ts';
+import type { StackChild } from './child.ts';
+import { StackError } from './error.ts';
 
 export interface ReadyTarget {
   child: StackChild;

@@ -1,12 +1,12 @@
 // Decides the trailer: compose when a runtime is usable, otherwise SKIPPED with the reason (and, if asked, the local stack).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ProduceOptions } from './trailer-args.ts';
-import { composeTrailer } from './trailer-compose.ts';
-import type { Trailer } from './trailer-format.ts';
-import { localStackSmoke } from './trailer-local.ts';
-import { detectRuntime } from './trailer-runtime.ts';
-import { root } from './trailer-smoke.ts';
+import type { ProduceOptions } from './args.ts';
+import { composeTrailer } from './compose.ts';
+import type { Trailer } from './format.ts';
+import { localStackSmoke } from './local.ts';
+import { detectRuntime } from './runtime.ts';
+import { projectRoot as root } from '../../lib/project-root.ts';
 
 export const COMPOSE_FILES = ['compose.yaml', 'compose.yml', 'docker-compose.yaml', 'docker-compose.yml'];
 export const COMPOSE_PROJECT = 'service-health-kit-smoke';

@@ -1,9 +1,9 @@
 // The compose path of the trailer: bring the stack up healthy, smoke it, and always bring it down again.
 // The stack publishes on free ports of its own (host port 0; compose.yaml reads FRONTEND_PORT and BACKEND_PORT)
 // and the smoke probes the ports compose reports, so a developer's stack on 3000/3001 never makes it fail.
-import { explain, runCommand, type CommandResult } from './trailer-exec.ts';
-import { passDetail, type Trailer } from './trailer-format.ts';
-import { runSmoke, type SmokeTargets } from './trailer-smoke.ts';
+import { explain, runCommand, type CommandResult } from './exec.ts';
+import { passDetail, type Trailer } from './format.ts';
+import { runSmoke, type SmokeTargets } from './smoke.ts';
 
 export interface ComposeOptions {
   runtime: string;

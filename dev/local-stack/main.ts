@@ -1,0 +1,79 @@
+// `npm start`: the whole system on this machine — database, backend, device (emulator), frontend — then the smoke's verdict.
+//
+//   npm start              keeps running until Ctrl-C or SIGTERM, then stops every child
+//   npm start -- --once    stops after the smoke and exits with the smoke's exit code
+// Exit codes: 0/1/2 the smoke's (pass / a probe failed / smoke error), 3 the stack did not come up or a
+// service stopped on its own, 2 bad arguments or settings, 130/143 interrupted by SIGINT/SIGTERM.
+import { ConfigError } from '../../lib/config-error.ts';
+import { killGroupsNow } from './child.ts';
+import { readStackConfig } from './config.ts';
+import { StackError } from './error.ts';
+import { createStack } from './run.ts';
+
+const EXIT_STACK = 3;
+const USAGE = 'usage: npm start [-- --once]   (settings: BACKEND_PORT, DEVICE_PORT, FRONTEND_PORT, MONGO_PORT, MONGODB_URI, HOST, STACK_READY_TIMEOUT_MS, SMOKE_TIMEOUT_MS, SMOKE_ARTIFACTS)';
+const out = (line: string) => process.stdout.write(`${line}\n`);
+const err = (line: string) => process.stderr.write(`${line}\n`);
+
+function fail(message: string, code: number): never {
+  err(message);
+  process.exit(code);
+}
+
+const args = process.argv.slice(2);
+if (args.includes('--help') || args.includes('-h')) {
+  out(USAGE);
+  process.exit(0);
+}
+const unknown = args.find((arg) => arg !== '--once');
+if (unknown !== undefined) fail(`stack: unknown argument "${unknown}"\n${USAGE}`, 2);
+const once = args.includes('--once');
+
+let config;
+try {
+  config = readStackConfig(process.env);
+} catch (error) {
+  if (error instanceof ConfigError) fail(`stack: ${error.message}`, 2);
+  throw error;
+}
+
+const colour = process.stdout.isTTY === true && !process.env.NO_COLOR;
+const stack = createStack(config, process.env, { out, err, colour });
+let stopping = false;
+
+async function stop(code: number, why?: string): Promise<never> {
+  if (stopping) return new Promise<never>(() => {});
+  stopping = true;
+  if (why) err(why);
+  const clean = await stack.down();
+  if (!clean) err('stack: some children did not stop cleanly (see their lines above)');
+  out(`stack: stopped (exit ${code})`);
+  process.exit(code);
+}
+
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    out(`stack: ${signal} received, stopping every child`);
+    void stop(once ? code : 0);
+  });
+}
+// If the stack itself crashes, its children must not outlive it.
+process.on('exit', () => killGroupsNow(stack.children));
+
+try {
+  const started = Date.now();
+  const urls = await stack.up();
+  if (stopping) await new Promise(() => {});
+  out(`stack: all four parts ready in ${((Date.now() - started) / 1000).toFixed(1)} s; running the smoke`);
+  const code = await stack.smoke();
+  if (once) await stop(code);
+  if (stopping) await new Promise(() => {});
+  out(`stack: running (smoke exit ${code}) — frontend ${urls.frontend}, backend ${urls.backend}, device ${urls.device}; Ctrl-C to stop`);
+  const crashed = await stack.firstExit();
+  if (!stopping) await stop(EXIT_STACK, crashed.report());
+} catch (error) {
+  if (stopping) await new Promise(() => {});
+  const report = error instanceof StackError ? error.report() : `stack: unexpected error\n${(error as Error)?.stack ?? String(error)}`;
+  await stop(EXIT_STACK, report);
+}

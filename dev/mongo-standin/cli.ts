@@ -1,0 +1,38 @@
+// The stand-in's command line: parses --port/--host, starts the server and stops it on SIGTERM/SIGINT.
+import { parseArgs } from 'node:util';
+import { ConfigError } from '../../lib/config-error.ts';
+import { runMain } from '../../lib/run-main.ts';
+import { startMongoStandin } from './server.ts';
+
+const USAGE = [
+  'usage: mongo-standin [--port N] [--host H]',
+  '  a MongoDB wire-protocol stand-in for tests and `npm start`: it answers the driver and stores nothing',
+  '  --port N   port to listen on (default 0: any free port)',
+  '  --host H   address to listen on (default 127.0.0.1)',
+].join('\n');
+
+async function main(): Promise<void> {
+  let values: { port?: string; host?: string; help?: boolean };
+  try {
+    ({ values } = parseArgs({ options: { port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }));
+  } catch (error) {
+    throw new ConfigError(`${(error as Error).message}; usage: mongo-standin [--port N] [--host H]`);
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const port = Number(values.port ?? 0);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ConfigError(`--port must be an integer from 0 to 65535, got "${values.port}"`);
+  }
+  const standin = await startMongoStandin({ port, host: values.host ?? '127.0.0.1' }).catch((error: Error) => {
+    throw new ConfigError(error.message, { cause: error });
+  });
+  process.stdout.write(`mongo stand-in listening on ${standin.url} (a stand-in, not a database)\n`);
+  const stop = () => void standin.close().then(() => process.exit(0));
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+runMain('mongo stand-in', main, { jsonLog: false });
