@@ -2,12 +2,11 @@
 // Usage: node --import tsx test/run.ts [faults|containers] [filter]
 // Plain runs take *.test.ts; `faults` takes the fault suite (*.fault.ts), `containers` the tests against a
 // Docker Engine (*.container.ts, test/containers/), which need `eval "$(bash scripts/container-engine.sh)"` first.
-import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { startProcess } from '../lib/child-process.ts';
+import { projectRoot as root } from '../lib/project-root.ts';
 
-const root = fileURLToPath(new URL('../', import.meta.url));
 const args = process.argv.slice(2);
 const SUFFIXES: Record<string, string> = { faults: '.fault.ts', containers: '.container.ts' };
 const mode = args[0] !== undefined && args[0] in SUFFIXES ? args[0] : undefined;
@@ -28,44 +27,38 @@ function findTests(dir: string, found: string[] = []): string[] {
 
 interface FileResult { file: string; passed: number; failed: number; ms: number }
 
-function runFile(file: string): Promise<FileResult> {
+async function runFile(file: string): Promise<FileResult> {
   const started = Date.now();
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', file], {
-      cwd: root,
-      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    let output = '';
-    const relay = (chunk: Buffer) => {
+  let output = '';
+  // Its own process group, so the deadline also stops whatever the test file started.
+  const child = startProcess(process.execPath, ['--import', 'tsx', file], {
+    cwd: root,
+    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+    group: true,
+    onOutput: (chunk) => {
       output += chunk.toString();
       process.stdout.write(chunk);
-    };
-    child.stdout.on('data', relay);
-    child.stderr.on('data', relay);
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      try { process.kill(-child.pid!, 'SIGKILL'); } catch { child.kill('SIGKILL'); }
-    }, FILE_DEADLINE_MS);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      // uvu prints "Total: N" and "Passed: N" once per process.
-      const total = Number(/Total:\s+(\d+)/.exec(output)?.[1] ?? NaN);
-      const passed = Number(/Passed:\s+(\d+)/.exec(output)?.[1] ?? NaN);
-      const ms = Date.now() - started;
-      if (timedOut) console.log(`\n✘ ${file}: killed after ${FILE_DEADLINE_MS} ms`);
-      if (Number.isNaN(total) || Number.isNaN(passed) || timedOut) {
-        if (!timedOut) console.log(`\n✘ ${file}: ended (code ${code}) without uvu totals`);
-        resolve({ file, passed: Number.isNaN(passed) ? 0 : passed, failed: Math.max(1, (total || 0) - (passed || 0)), ms });
-      } else {
-        const failed = total - passed + (code !== 0 && total === passed ? 1 : 0);
-        if (code !== 0 && total === passed) console.log(`\n✘ ${file}: exited with code ${code} after all tests passed`);
-        resolve({ file, passed, failed, ms });
-      }
-    });
+    },
   });
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    child.signal('SIGKILL');
+  }, FILE_DEADLINE_MS);
+  const { code } = await child.closed;
+  clearTimeout(timer);
+  // uvu prints "Total: N" and "Passed: N" once per process.
+  const total = Number(/Total:\s+(\d+)/.exec(output)?.[1] ?? NaN);
+  const passed = Number(/Passed:\s+(\d+)/.exec(output)?.[1] ?? NaN);
+  const ms = Date.now() - started;
+  if (timedOut) console.log(`\n✘ ${file}: killed after ${FILE_DEADLINE_MS} ms`);
+  if (Number.isNaN(total) || Number.isNaN(passed) || timedOut) {
+    if (!timedOut) console.log(`\n✘ ${file}: ended (code ${code}) without uvu totals`);
+    return { file, passed: Number.isNaN(passed) ? 0 : passed, failed: Math.max(1, (total || 0) - (passed || 0)), ms };
+  }
+  const failed = total - passed + (code !== 0 && total === passed ? 1 : 0);
+  if (code !== 0 && total === passed) console.log(`\n✘ ${file}: exited with code ${code} after all tests passed`);
+  return { file, passed, failed, ms };
 }
 
 const files = findTests(root).filter((f) => f.includes(filter));

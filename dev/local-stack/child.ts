@@ -1,10 +1,7 @@
 // One child of the local stack: its output prefixed with its name, its last lines kept, stopped with its whole group.
-import { spawn } from 'node:child_process';
+import { startProcess, type ProcessExit } from '../../lib/child-process.ts';
 
-export interface ChildExit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
+export type ChildExit = ProcessExit;
 
 export interface StackChild {
   name: string;
@@ -44,56 +41,33 @@ const REQUEST_LINE = /^\[[\d:.]+\] (?:TRACE|DEBUG|INFO) \([^)]*\): request compl
 export const isRequestLine = (line: string) => REQUEST_LINE.test(line);
 
 export function startChild({ name, command, args, env, cwd, print, prefix = `${name.padEnd(8)} | `, hide }: ChildOptions): StackChild {
-  // Its own process group: a terminal's Ctrl-C reaches only the stack, which then stops children in order.
-  const child = spawn(command, args, { env, cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   const tail: string[] = [];
-  let exit: ChildExit | undefined;
-  const relay = () => {
-    let partial = '';
-    return (chunk: Buffer) => {
-      const parts = (partial + chunk.toString('utf8')).split('\n');
-      partial = parts.pop() ?? '';
-      for (const line of parts) {
-        const plain = line.replace(ANSI, '');
-        if (!hide?.(plain)) print(prefix + line);
-        tail.push(plain);
-        if (tail.length > KEEP_LINES) tail.shift();
-      }
-    };
-  };
-  child.stdout.on('data', relay());
-  child.stderr.on('data', relay());
-  const exited = new Promise<ChildExit>((resolve) => {
-    child.on('exit', (code, signal) => resolve((exit = { code, signal })));
-    child.on('error', (error) => {
-      tail.push(`cannot start ${command}: ${error.message}`);
-      resolve((exit = { code: null, signal: null }));
-    });
-  });
-  const signalGroup = (signal: NodeJS.Signals) => {
-    try {
-      if (child.pid) process.kill(-child.pid, signal);
-    } catch {
-      /* the group is already gone */
+  const partial = { stdout: '', stderr: '' };
+  const relay = (chunk: Buffer, stream: 'stdout' | 'stderr') => {
+    const parts = (partial[stream] + chunk.toString('utf8')).split('\n');
+    partial[stream] = parts.pop() ?? '';
+    for (const line of parts) {
+      const plain = line.replace(ANSI, '');
+      if (!hide?.(plain)) print(prefix + line);
+      tail.push(plain);
+      if (tail.length > KEEP_LINES) tail.shift();
     }
   };
+  // Its own process group: a terminal's Ctrl-C reaches only the stack, which then stops children in order.
+  const child = startProcess(command, args, { env, cwd, group: true, onOutput: relay });
+  const exited = child.exited.then((exit) => {
+    if (exit.error) tail.push(`cannot start ${command}: ${exit.error.message}`);
+    return exit;
+  });
   return {
     name,
-    pid: child.pid ?? -1,
+    pid: child.pid,
     get exit() {
-      return exit;
+      return child.exit;
     },
     exited,
     lastLines: (count = 5) => lastEntries(tail, count),
-    async stop(graceMs) {
-      if (exit) return exit;
-      signalGroup('SIGTERM');
-      const timer = setTimeout(() => signalGroup('SIGKILL'), graceMs);
-      const result = await exited;
-      clearTimeout(timer);
-      signalGroup('SIGKILL'); // anything the child itself started and left behind in its group
-      return result;
-    },
+    stop: (graceMs) => child.stop(graceMs),
   };
 }
 

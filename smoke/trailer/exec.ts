@@ -1,53 +1,7 @@
-// Runs one external command from an argument list (never through a shell) under a time limit, keeping its output's tail.
-import { spawn } from 'node:child_process';
+// How the trailer explains a command that did not succeed; the commands themselves run through lib/child-process.ts.
+import type { CommandResult } from '../../lib/child-process.ts';
 
-export interface CommandResult {
-  /** Exit code; null when it was killed or never started. */
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  /** The executable was not found (ENOENT): treated as "not installed". */
-  missing: boolean;
-  timedOut: boolean;
-  /** Why it could not start, when it could not (other than missing). */
-  error?: string;
-}
-
-export interface CommandOptions {
-  timeoutMs: number;
-  env?: NodeJS.ProcessEnv;
-  cwd?: string;
-}
-
-// A compose build can print megabytes; only the end explains a failure.
-const KEEP_BYTES = 64 * 1024;
-const KILL_GRACE_MS = 5000;
-
-export function runCommand(command: string, args: string[], { timeoutMs, env = process.env, cwd }: CommandOptions): Promise<CommandResult> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { env, cwd, shell: false, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    let timedOut = false;
-    child.stdout.on('data', (chunk: Buffer) => (stdout = (stdout + chunk.toString('utf8')).slice(-KEEP_BYTES)));
-    child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-KEEP_BYTES)));
-    let killer: NodeJS.Timeout | undefined;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGTERM');
-      killer = setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS);
-    }, timeoutMs);
-    const finish = (result: Partial<CommandResult>) => {
-      clearTimeout(timer);
-      clearTimeout(killer);
-      resolve({ code: null, stdout, stderr, missing: false, timedOut, ...result });
-    };
-    child.on('error', (error: NodeJS.ErrnoException) =>
-      finish(error.code === 'ENOENT' ? { missing: true } : { error: error.message }),
-    );
-    child.on('close', (code) => finish({ code }));
-  });
-}
+export { runCommand, type CommandResult } from '../../lib/child-process.ts';
 
 const lines = (text: string) => text.split(/\r?\n/).map((line) => line.trim()).filter(Boolean);
 

@@ -1,0 +1,118 @@
+// The project's one way to run a child process from an argument list (never a shell): start it, watch its
+// output, stop it (optionally with its whole process group), or run it to the end under a time limit.
+import { spawn } from 'node:child_process';
+
+export interface ProcessExit {
+  /** Exit code; null when it was killed by a signal or never started. */
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Why it could not start, when it could not. */
+  error?: NodeJS.ErrnoException;
+}
+
+export interface ProcessOptions {
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /**
+   * Run it as the leader of its own process group and send every signal to that group, so that whatever it
+   * starts stops with it, and a terminal's Ctrl-C reaches only us (we then stop it in our own order).
+   */
+  group?: boolean;
+  /** Each chunk of its stdout and stderr, as it arrives. */
+  onOutput?: (chunk: Buffer, stream: 'stdout' | 'stderr') => void;
+}
+
+export interface ChildHandle {
+  /** -1 when it never started. */
+  pid: number;
+  /** Set once the process has exited. */
+  readonly exit: ProcessExit | undefined;
+  /** Resolves when the process has exited (its output may still be arriving). */
+  exited: Promise<ProcessExit>;
+  /** Resolves when the process has exited and its stdout and stderr are closed: all output has been seen. */
+  closed: Promise<ProcessExit>;
+  /** Sends a signal to it (to its group with `group`); a process that is already gone is not an error. */
+  signal(signal: NodeJS.Signals): void;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves once it has exited. */
+  stop(graceMs: number): Promise<ProcessExit>;
+}
+
+export function startProcess(command: string, args: string[], { env = process.env, cwd, group = false, onOutput }: ProcessOptions = {}): ChildHandle {
+  const child = spawn(command, args, { env, cwd, shell: false, detached: group, stdio: ['ignore', 'pipe', 'pipe'] });
+  let exit: ProcessExit | undefined;
+  child.stdout.on('data', (chunk: Buffer) => onOutput?.(chunk, 'stdout'));
+  child.stderr.on('data', (chunk: Buffer) => onOutput?.(chunk, 'stderr'));
+  // A child that cannot start emits 'error' and may or may not emit 'exit'/'close' after it: first one wins.
+  const failed = new Promise<ProcessExit>((resolve) =>
+    child.on('error', (error: NodeJS.ErrnoException) => resolve((exit ??= { code: null, signal: null, error }))),
+  );
+  const exited = Promise.race([failed, new Promise<ProcessExit>((resolve) => child.on('exit', (code, signal) => resolve((exit ??= { code, signal }))))]);
+  const closed = Promise.race([failed, new Promise<ProcessExit>((resolve) => child.on('close', (code, signal) => resolve(exit ?? { code, signal })))]);
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      if (group && child.pid) process.kill(-child.pid, name);
+      else child.kill(name);
+    } catch {
+      /* already gone */
+    }
+  };
+  return {
+    pid: child.pid ?? -1,
+    get exit() {
+      return exit;
+    },
+    exited,
+    closed,
+    signal,
+    async stop(graceMs) {
+      if (exit) return exit;
+      signal('SIGTERM');
+      const timer = setTimeout(() => signal('SIGKILL'), graceMs);
+      const result = await exited;
+      clearTimeout(timer);
+      if (group) signal('SIGKILL'); // anything the child itself started and left behind in its group
+      return result;
+    },
+  };
+}
+
+export interface CommandResult {
+  /** Exit code; null when it was killed or never started. */
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** The executable was not found (ENOENT): treated as "not installed". */
+  missing: boolean;
+  timedOut: boolean;
+  /** Why it could not start, when it could not (other than missing). */
+  error?: string;
+}
+
+export interface CommandOptions {
+  timeoutMs: number;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+}
+
+// A compose build can print megabytes; only the end explains a failure.
+const KEEP_BYTES = 64 * 1024;
+const KILL_GRACE_MS = 5000;
+
+/** Runs a command to its end (SIGTERM at `timeoutMs`, SIGKILL 5 s later), keeping the tail of its output. */
+export async function runCommand(command: string, args: string[], { timeoutMs, env, cwd }: CommandOptions): Promise<CommandResult> {
+  const output = { stdout: '', stderr: '' };
+  const child = startProcess(command, args, {
+    env,
+    cwd,
+    onOutput: (chunk, stream) => (output[stream] = (output[stream] + chunk.toString('utf8')).slice(-KEEP_BYTES)),
+  });
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    void child.stop(KILL_GRACE_MS);
+  }, timeoutMs);
+  const { code, error } = await child.closed;
+  clearTimeout(timer);
+  const failure = error === undefined ? {} : error.code === 'ENOENT' ? { missing: true } : { error: error.message };
+  return { code: error ? null : code, ...output, missing: false, timedOut, ...failure };
+}
