@@ -3,7 +3,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { answerWithin, NoAnswerError } from './fs-answer.ts';
 import { describeFsError } from './fs-error.ts';
-import { SmokeError } from './smoke-error.ts';
+import { CLIError } from '../lib/cli-error.ts';
 
 export type Outcome = 'ok' | 'fail' | 'error';
 
@@ -23,7 +23,7 @@ export async function prepareArtifacts(dir: string): Promise<void> {
     await answerWithin(check(), `--artifacts ${dir}`);
   } catch (error) {
     if (error instanceof NoAnswerError) throw error;
-    throw new SmokeError(`--artifacts ${dir} is not a writable directory: ${describeFsError(error)}`, { cause: error });
+    throw new CLIError(`--artifacts ${dir} is not a writable directory: ${describeFsError(error)}`, { cause: error });
   }
   // A stale frontend-fail.png next to a fresh frontend-ok.png would mislead whoever reads the artifacts.
   await Promise.all(Object.values(NAMES).map((name) => rm(join(dir, name), { force: true })));

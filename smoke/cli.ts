@@ -4,9 +4,13 @@ import { colorEnabled, createColors, stripAnsi } from './color.ts';
 import { closeBrowser, smokeCommand, type SmokeState } from './command.ts';
 import { checkRawArgs } from './config.ts';
 import { NoAnswerError } from './fs-answer.ts';
-import { EXIT_ERROR, EXIT_PASS, SmokeError } from './smoke-error.ts';
+import { CLIError } from '../lib/cli-error.ts';
+import { EXIT_ERROR, EXIT_PASS } from './exit-codes.ts';
 
-// citty's runMain exits 1 on every error; the exit-code contract needs 2, so errors are mapped here.
+// Why not citty's runMain (citty 0.2.2): it ends every error with process.exit(1), but 1 means "a probe failed"
+// here and a run that could not happen must exit 2; it prints the whole usage before each error instead of
+// one line. Its parser is also lenient (unknown options and missing values pass), so checkRawArgs (config.ts)
+// is the strict check, and errors map to exit codes here through CLIError (lib/cli-error.ts).
 export async function main(rawArgs: string[], state: SmokeState): Promise<number> {
   if (rawArgs.includes('--help') || rawArgs.includes('-h')) {
     const usage = await renderUsage(smokeCommand);
@@ -20,9 +24,9 @@ export async function main(rawArgs: string[], state: SmokeState): Promise<number
     return state.code ?? EXIT_ERROR;
   } catch (error) {
     if (error instanceof NoAnswerError) state.stuck = true;
-    if (error instanceof SmokeError) state.io.err(`smoke: ${error.message}`);
+    if (error instanceof CLIError) state.io.err(`smoke: ${error.message}`);
     else state.io.err(`smoke: unexpected error\n${(error as Error)?.stack ?? String(error)}`);
-    return EXIT_ERROR;
+    return error instanceof CLIError ? error.exitCode : EXIT_ERROR;
   }
 }
 

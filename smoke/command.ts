@@ -5,7 +5,8 @@ import { prepareArtifacts } from './artifacts.ts';
 import { resolveConfig, smokeArgs } from './config.ts';
 import { checkReportPaths, writeReports } from './reports.ts';
 import { printFinal, runSmoke, type SmokeIo } from './run.ts';
-import { EXIT_FAIL, EXIT_PASS, SmokeError } from './smoke-error.ts';
+import { CLIError } from '../lib/cli-error.ts';
+import { EXIT_FAIL, EXIT_PASS } from './exit-codes.ts';
 import type { SmokeConfig } from './types.ts';
 
 export interface SmokeState {
@@ -44,13 +45,13 @@ export const smokeCommand = defineCommand({
       (launched) => launched.browser,
       (error: Error) => {
         if (NO_USABLE_SANDBOX.test(error.message)) {
-          throw new SmokeError(`could not launch Chromium at ${config.chromePath}: ${SANDBOX_HINT}`, { cause: error });
+          throw new CLIError(`could not launch Chromium at ${config.chromePath}: ${SANDBOX_HINT}`, { cause: error });
         }
         // Puppeteer's message is several lines; the first plus the browser's own first stderr line say enough.
         const [first = '', ...rest] = error.message.split('\n');
         const said = rest[rest.indexOf('stderr:') + 1]?.trim();
         const why = `${first.replace(/\s+/g, ' ').trim()}${rest.includes('stderr:') && said ? ` (${said})` : ''}`.slice(0, 300);
-        throw new SmokeError(`could not launch Chromium at ${config.chromePath}: ${why}; ${INSTALL_HINT}`, { cause: error });
+        throw new CLIError(`could not launch Chromium at ${config.chromePath}: ${why}; ${INSTALL_HINT}`, { cause: error });
       },
     );
     const summary = await runSmoke(config, browser, io);

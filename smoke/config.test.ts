@@ -1,8 +1,8 @@
-// Options → config: environment fallbacks, defaults, and a one-line SmokeError for every bad value.
+// Options → config: environment fallbacks, defaults, and a one-line CLIError for every bad value.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { checkRawArgs, DEFAULTS, resolveConfig, type RawOptions } from './config.ts';
-import { SmokeError } from './smoke-error.ts';
+import { CLIError } from '../lib/cli-error.ts';
 
 const env = { CHROME_PATH: '/usr/bin/chromium' };
 
@@ -13,7 +13,7 @@ function rejects(run: () => unknown, message: string) {
   } catch (e) {
     error = e;
   }
-  assert.instance(error, SmokeError, `expected a SmokeError: ${message}`);
+  assert.instance(error, CLIError, `expected a CLIError: ${message}`);
   assert.is((error as Error).message, message);
 }
 

@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import type { ArgsDef } from 'citty';
 import { findChromium } from './browser.ts';
-import { SmokeError } from './smoke-error.ts';
+import { CLIError } from '../lib/cli-error.ts';
 import type { SmokeConfig } from './types.ts';
 
 export const DEFAULTS = {
@@ -46,12 +46,12 @@ export function checkRawArgs(rawArgs: string[]): void {
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException;
     const quoted = /'([^']+)'/.exec(message)?.[1] ?? '';
-    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new SmokeError(`unknown option ${quoted} (run with --help to list the options)`);
-    if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') throw new SmokeError(`unexpected argument "${quoted}" (options take the form --name value)`);
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new CLIError(`unknown option ${quoted} (run with --help to list the options)`);
+    if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') throw new CLIError(`unexpected argument "${quoted}" (options take the form --name value)`);
     const flag = /'(--?[a-z]+)/.exec(message)?.[1] ?? 'an option';
-    if (/does not take an argument/.test(message)) throw new SmokeError(`${flag} takes no value`);
-    if (/argument missing|ambiguous/.test(message)) throw new SmokeError(`${flag} needs a value (write ${flag}=-x for one starting with "-")`);
-    throw new SmokeError(message.split('. ')[0]!.replace(/\.$/, ''));
+    if (/does not take an argument/.test(message)) throw new CLIError(`${flag} takes no value`);
+    if (/argument missing|ambiguous/.test(message)) throw new CLIError(`${flag} needs a value (write ${flag}=-x for one starting with "-")`);
+    throw new CLIError(message.split('. ')[0]!.replace(/\.$/, ''));
   }
 }
 
@@ -60,7 +60,7 @@ export function resolveConfig(options: RawOptions, env: NodeJS.ProcessEnv = proc
     try {
       return findChromium(env);
     } catch (error) {
-      throw new SmokeError((error as Error).message, { cause: error });
+      throw new CLIError((error as Error).message, { cause: error });
     }
   })();
   return {
@@ -83,7 +83,7 @@ function _sandboxOff(value: string | undefined): boolean {
   const v = value?.trim().toLowerCase() ?? '';
   if (v === '1' || v === 'true') return true;
   if (v === '' || v === '0' || v === 'false') return false;
-  throw new SmokeError(`SMOKE_NO_SANDBOX="${value}" is not valid: set it to 1 (or true) to run Chromium without its sandbox, 0 (or false) or unset to keep it`);
+  throw new CLIError(`SMOKE_NO_SANDBOX="${value}" is not valid: set it to 1 (or true) to run Chromium without its sandbox, 0 (or false) or unset to keep it`);
 }
 
 const EXAMPLES: Record<string, string> = { '--frontend': DEFAULTS.frontend, '--backend': DEFAULTS.backend, '--device': 'http://localhost:3003' };
@@ -96,12 +96,12 @@ function _url(given: string | undefined, flag: string, fromEnv?: string, envName
   try {
     url = new URL(value);
   } catch {
-    throw new SmokeError(`${source} "${value}" is not a valid URL (${example})`);
+    throw new CLIError(`${source} "${value}" is not a valid URL (${example})`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new SmokeError(`${source} "${value}" must be an http:// or https:// URL (${example})`);
+    throw new CLIError(`${source} "${value}" must be an http:// or https:// URL (${example})`);
   }
-  if (!url.hostname) throw new SmokeError(`${source} "${value}" has no host`);
+  if (!url.hostname) throw new CLIError(`${source} "${value}" has no host`);
   return url.href;
 }
 
@@ -109,17 +109,17 @@ function _ms(value: string | undefined, flag: string, min: 0 | 1): number | unde
   if (value === undefined) return undefined;
   const n = /^\d+$/.test(value.trim()) ? Number(value.trim()) : NaN;
   if (n > MAX_MS) {
-    throw new SmokeError(`${flag} must be at most ${MAX_MS} milliseconds (about 24.8 days, the longest a timer waits), got "${value}"`);
+    throw new CLIError(`${flag} must be at most ${MAX_MS} milliseconds (about 24.8 days, the longest a timer waits), got "${value}"`);
   }
   if (!Number.isSafeInteger(n) || n < min) {
     const what = min === 1 ? 'a positive' : 'a non-negative';
-    throw new SmokeError(`${flag} must be ${what} whole number of milliseconds, got "${value}"`);
+    throw new CLIError(`${flag} must be ${what} whole number of milliseconds, got "${value}"`);
   }
   return n;
 }
 
 function _nonEmpty(value: string | undefined, flag: string): string | undefined {
   if (value === undefined) return undefined;
-  if (!value.trim()) throw new SmokeError(`${flag} needs a non-empty value`);
+  if (!value.trim()) throw new CLIError(`${flag} needs a non-empty value`);
   return value;
 }

@@ -1,12 +1,7 @@
-// The one error class for "the smoke run itself could not happen": it maps to exit code 2 and prints as one line.
+// The smoke CLI's exit codes; an error that stops the run is a CLIError (lib/cli-error.ts) and exits EXIT_ERROR.
+import { EXIT_USAGE } from '../lib/cli-error.ts';
 
 export const EXIT_PASS = 0;
 export const EXIT_FAIL = 1;
-export const EXIT_ERROR = 2;
-
-export class SmokeError extends Error {
-  override name = 'SmokeError';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-  }
-}
+/** The run itself could not happen: bad arguments or settings, Chromium missing, an unwritable report… */
+export const EXIT_ERROR = EXIT_USAGE;

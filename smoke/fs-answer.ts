@@ -1,10 +1,10 @@
 // File-system checks with a bound on the answer: some mounts never answer (Node's recursive mkdir spins forever on procfs).
-import { SmokeError } from './smoke-error.ts';
+import { CLIError } from '../lib/cli-error.ts';
 
 export const FS_ANSWER_MS = 3000;
 
 /** The check gave no answer in time. Its call still holds a libuv thread, so the CLI exits at once after saying so. */
-export class NoAnswerError extends SmokeError {
+export class NoAnswerError extends CLIError {
   override name = 'NoAnswerError';
 }
 

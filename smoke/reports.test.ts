@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { toJson, toJunit, toStepSummary, writeReports } from './reports.ts';
-import { SmokeError } from './smoke-error.ts';
+import { CLIError } from '../lib/cli-error.ts';
 import type { SmokeSummary } from './types.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'smoke-reports-test-'));
@@ -73,10 +73,10 @@ test('writeReports writes both files and appends (not overwrites) the step summa
   assert.equal(warnings, []);
 });
 
-test('an unwritable --json is a SmokeError; an unwritable step summary only warns', async () => {
+test('an unwritable --json is a CLIError; an unwritable step summary only warns', async () => {
   writeFileSync(join(dir, 'file'), '');
   const error = await writeReports(summary, { json: join(dir, 'file/r.json'), junit: null }, {}, () => {}).catch((e) => e);
-  assert.instance(error, SmokeError);
+  assert.instance(error, CLIError);
   assert.is(error.message, `cannot write --json ${join(dir, 'file/r.json')}: EEXIST, a file is in the way`);
   const warnings: string[] = [];
   await writeReports(summary, { json: null, junit: null }, { GITHUB_STEP_SUMMARY: join(dir, 'file/x.md') }, (l) => warnings.push(l));

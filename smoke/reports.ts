@@ -3,7 +3,7 @@ import { appendFile, mkdir, open, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { answerWithin, NoAnswerError } from './fs-answer.ts';
 import { describeFsError } from './fs-error.ts';
-import { SmokeError } from './smoke-error.ts';
+import { CLIError } from '../lib/cli-error.ts';
 import type { ProbeResult, SmokeSummary } from './types.ts';
 
 const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
@@ -64,7 +64,7 @@ export async function checkReportPaths({ json, junit }: { json: string | null; j
       await answerWithin(check(), `${flag} ${file}`);
     } catch (error) {
       if (error instanceof NoAnswerError) throw error;
-      throw new SmokeError(`cannot write ${flag} ${file}: ${describeFsError(error)}`, { cause: error });
+      throw new CLIError(`cannot write ${flag} ${file}: ${describeFsError(error)}`, { cause: error });
     }
   }
 }
@@ -82,7 +82,7 @@ export async function writeReports(
       await mkdir(dirname(file), { recursive: true });
       await writeFile(file, text(s));
     } catch (error) {
-      throw new SmokeError(`cannot write ${flag} ${file}: ${describeFsError(error)}`, { cause: error });
+      throw new CLIError(`cannot write ${flag} ${file}: ${describeFsError(error)}`, { cause: error });
     }
   }
   if (env.GITHUB_STEP_SUMMARY) {

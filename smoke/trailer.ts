@@ -3,7 +3,8 @@
 //   npx tsx smoke/trailer.ts [--issue N] [--local-stack] ...   exit 0 with a trailer, 2 without one
 //   npx tsx smoke/trailer.ts check <commit-message-file>      exit 0 if it ends with one good trailer, else 1
 import { readFile } from 'node:fs/promises';
-import { parseTrailerArgs, USAGE, UsageError } from './trailer/args.ts';
+import { CLIError } from '../lib/cli-error.ts';
+import { parseTrailerArgs, USAGE } from './trailer/args.ts';
 import { checkMessage } from './trailer/check.ts';
 import { formatTrailer } from './trailer/format.ts';
 import { labelBlocked } from './trailer/label.ts';
@@ -19,7 +20,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (args.command === 'check') {
     const text = await readFile(args.file, 'utf8').catch((error: NodeJS.ErrnoException) => {
-      throw new UsageError(`cannot read ${args.file}: ${error.code ?? error.message}`);
+      throw new CLIError(`cannot read ${args.file}: ${error.code ?? error.message}`);
     });
     const reason = checkMessage(text);
     if (reason === undefined) return 0;
@@ -35,8 +36,8 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => (process.exitCode = code),
   (error: unknown) => {
-    if (error instanceof UsageError) warn(`${error.message}\n${USAGE}`);
+    if (error instanceof CLIError) warn(`${error.message}\n${USAGE}`);
     else warn(`no trailer produced: ${(error as Error)?.stack ?? String(error)}`);
-    process.exitCode = 2;
+    process.exitCode = error instanceof CLIError ? error.exitCode : 2;
   },
 );

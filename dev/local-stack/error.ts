@@ -1,12 +1,16 @@
 // Why the local stack could not come up or stay up: the service, a one-line reason, and that service's last log lines.
+import { CLIError } from '../../lib/cli-error.ts';
 
-export class StackError extends Error {
+/** `npm start` exits with this when the stack did not come up or a service stopped on its own. */
+export const EXIT_STACK = 3;
+
+export class StackError extends CLIError {
   override name = 'StackError';
   readonly service: string;
   readonly lastLines: string[];
   // Plain fields, not parameter properties: those are not erasable syntax, and Node strips types only.
   constructor(service: string, reason: string, lastLines: string[] = []) {
-    super(`${service} ${reason}`);
+    super(`${service} ${reason}`, { exitCode: EXIT_STACK });
     this.service = service;
     this.lastLines = lastLines;
   }

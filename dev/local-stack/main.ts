@@ -4,13 +4,13 @@
 //   npm start -- --once    stops after the smoke and exits with the smoke's exit code
 // Exit codes: 0/1/2 the smoke's (pass / a probe failed / smoke error), 3 the stack did not come up or a
 // service stopped on its own, 2 bad arguments or settings, 130/143 interrupted by SIGINT/SIGTERM.
+import { EXIT_USAGE } from '../../lib/cli-error.ts';
 import { ConfigError } from '../../lib/config-error.ts';
 import { killGroupsNow } from './child.ts';
 import { readStackConfig } from './config.ts';
-import { StackError } from './error.ts';
+import { EXIT_STACK, StackError } from './error.ts';
 import { createStack } from './run.ts';
 
-const EXIT_STACK = 3;
 const USAGE = 'usage: npm start [-- --once]   (settings: BACKEND_PORT, DEVICE_PORT, FRONTEND_PORT, MONGO_PORT, MONGODB_URI, HOST, STACK_READY_TIMEOUT_MS, SMOKE_TIMEOUT_MS, SMOKE_ARTIFACTS)';
 const out = (line: string) => process.stdout.write(`${line}\n`);
 const err = (line: string) => process.stderr.write(`${line}\n`);
@@ -26,14 +26,14 @@ if (args.includes('--help') || args.includes('-h')) {
   process.exit(0);
 }
 const unknown = args.find((arg) => arg !== '--once');
-if (unknown !== undefined) fail(`stack: unknown argument "${unknown}"\n${USAGE}`, 2);
+if (unknown !== undefined) fail(`stack: unknown argument "${unknown}"\n${USAGE}`, EXIT_USAGE);
 const once = args.includes('--once');
 
 let config;
 try {
   config = readStackConfig(process.env);
 } catch (error) {
-  if (error instanceof ConfigError) fail(`stack: ${error.message}`, 2);
+  if (error instanceof ConfigError) fail(`stack: ${error.message}`, EXIT_USAGE);
   throw error;
 }
 

@@ -1,12 +1,9 @@
-// Parses the trailer's command line; a mistake is a UsageError with a one-line message (exit 2).
+// Parses the trailer's command line; a mistake is a CLIError with a one-line message (exit 2).
 import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { CLIError } from '../../lib/cli-error.ts';
 import { projectRoot as root } from '../../lib/project-root.ts';
-
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
 
 export const USAGE = `usage: npx tsx smoke/trailer.ts [--issue N] [--local-stack] [--compose-file FILE] [--wait-timeout S]
                                [--frontend URL] [--backend URL] [--artifacts DIR] [--timeout MS]
@@ -46,20 +43,20 @@ export function parseTrailerArgs(argv: string[]): TrailerArgs {
       },
     });
   } catch (error) {
-    throw new UsageError((error as Error).message.split('\n')[0]!);
+    throw new CLIError((error as Error).message.split('\n')[0]!);
   }
   const { values, positionals } = parsed;
   if (values.help) return { command: 'help' };
   if (positionals[0] === 'check') {
-    if (positionals.length !== 2) throw new UsageError('check takes exactly one argument: the commit message file');
+    if (positionals.length !== 2) throw new CLIError('check takes exactly one argument: the commit message file');
     return { command: 'check', file: positionals[1]! };
   }
-  if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}" (the only subcommand is check)`);
+  if (positionals.length > 0) throw new CLIError(`unexpected argument "${positionals[0]}" (the only subcommand is check)`);
   if (values.issue !== undefined && !/^[1-9]\d{0,9}$/.test(values.issue)) {
-    throw new UsageError(`--issue ${values.issue} is not valid: expected an issue number such as 42`);
+    throw new CLIError(`--issue ${values.issue} is not valid: expected an issue number such as 42`);
   }
   const composeFile = values['compose-file'];
-  if (composeFile !== undefined && !existsSync(composeFile)) throw new UsageError(`--compose-file ${composeFile} does not exist`);
+  if (composeFile !== undefined && !existsSync(composeFile)) throw new CLIError(`--compose-file ${composeFile} does not exist`);
   return {
     command: 'produce',
     ...(values.issue ? { issue: values.issue } : {}),
@@ -75,7 +72,7 @@ export function parseTrailerArgs(argv: string[]): TrailerArgs {
 
 function whole(name: string, raw: string, min: number, max: number): number {
   const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!(value >= min && value <= max)) throw new UsageError(`${name} ${raw} is not valid: expected a whole number from ${min} to ${max}`);
+  if (!(value >= min && value <= max)) throw new CLIError(`${name} ${raw} is not valid: expected a whole number from ${min} to ${max}`);
   return value;
 }
 
@@ -85,5 +82,5 @@ function url(name: string, raw: string): string {
   } catch {
     /* reported below */
   }
-  throw new UsageError(`${name} ${raw} is not valid: expected an http(s) URL such as http://localhost:3001`);
+  throw new CLIError(`${name} ${raw} is not valid: expected an http(s) URL such as http://localhost:3001`);
 }

@@ -1,0 +1,17 @@
+// The one error type of the project's command-line tools, in the style of citty's CLIError: a message that is
+// printed as one line, and the exit code the tool leaves with (2, a usage or setup mistake, unless told).
+//
+// The services keep lib/config-error.ts: a service's configuration mistake always exits 1 through
+// lib/run-main.ts, which also writes it as a fatal JSON log line; a CLI's error chooses its own exit code.
+
+export const EXIT_USAGE = 2;
+
+export class CLIError extends Error {
+  override name = 'CLIError';
+  readonly exitCode: number;
+  // A plain field, not a parameter property: those are not erasable syntax, and Node strips types only.
+  constructor(message: string, { exitCode = EXIT_USAGE, cause }: { exitCode?: number; cause?: unknown } = {}) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.exitCode = exitCode;
+  }
+}
