@@ -1,12 +1,19 @@
 // `npm run bench [-- --quick] [filter]`: runs every bench/*.bench.ts scenario and prints one table.
 import { readdirSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
 import type { BenchRow, Scenario } from './scenario.ts';
 
 const dir = fileURLToPath(new URL('./', import.meta.url));
-const args = process.argv.slice(2);
-const quick = args.includes('--quick');
-const filter = args.find((a) => !a.startsWith('--')) ?? '';
+let parsed;
+try {
+  parsed = parseArgs({ options: { quick: { type: 'boolean' } }, allowPositionals: true, strict: true });
+} catch (error) {
+  process.stderr.write(`bench: ${(error as Error).message.split('. ')[0]}\nusage: npm run bench [-- --quick] [filter]\n`);
+  process.exit(2);
+}
+const quick = parsed.values.quick === true;
+const filter = parsed.positionals[0] ?? '';
 const files = readdirSync(dir).filter((f) => f.endsWith('.bench.ts') && f.includes(filter)).sort();
 
 const rows: BenchRow[] = [];

@@ -4,6 +4,7 @@
 //   npm start -- --once    stops after the smoke and exits with the smoke's exit code
 // Exit codes: 0/1/2 the smoke's (pass / a probe failed / smoke error), 3 the stack did not come up or a
 // service stopped on its own, 2 bad arguments or settings, 130/143 interrupted by SIGINT/SIGTERM.
+import { parseArgs } from 'node:util';
 import { EXIT_USAGE } from '../../lib/cli-error.ts';
 import { ConfigError } from '../../lib/config-error.ts';
 import { killGroupsNow } from './child.ts';
@@ -20,14 +21,20 @@ function fail(message: string, code: number): never {
   process.exit(code);
 }
 
-const args = process.argv.slice(2);
-if (args.includes('--help') || args.includes('-h')) {
+let args;
+try {
+  ({ values: args } = parseArgs({ options: { once: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, strict: true }));
+} catch (error) {
+  // node's message quotes the offending argument: "Unknown option '--x'…", "Unexpected argument 'x'…".
+  const quoted = /'([^']+)'/.exec((error as Error).message)?.[1];
+  const unknown = process.argv.slice(2).find((arg) => arg === quoted || arg.startsWith(`${quoted}=`)) ?? quoted;
+  fail(`stack: unknown argument "${unknown}"\n${USAGE}`, EXIT_USAGE);
+}
+if (args.help) {
   out(USAGE);
   process.exit(0);
 }
-const unknown = args.find((arg) => arg !== '--once');
-if (unknown !== undefined) fail(`stack: unknown argument "${unknown}"\n${USAGE}`, EXIT_USAGE);
-const once = args.includes('--once');
+const once = args.once === true;
 
 let config;
 try {
