@@ -4,10 +4,10 @@ import { runMain } from '../lib/run-main.ts';
 import { startServer } from '../lib/serve.ts';
 import { closeHttpServer } from '../lib/shutdown.ts';
 import { createApp } from './app.ts';
-import { readSettings } from './settings.ts';
+import { readConfig } from './config.ts';
 
 runMain('frontend', async function main() {
-  const { port, host, backendUrl, deviceUrl, timeoutMs } = readSettings(process.env);
+  const { port, host, backendUrl, deviceUrl, timeoutMs } = readConfig(process.env);
   const app = createApp({ backendUrl, deviceUrl, timeoutMs, log: (line) => console.log(line) });
   const server = await startServer({ fetch: app.fetch, port, host });
   const { port: actual } = server.address() as { port: number };
