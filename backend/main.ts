@@ -1,33 +1,23 @@
-// Backend entry point: reads the environment, watches MongoDB, listens, and shuts down gracefully.
+// Backend entry point: reads its config, watches MongoDB, listens, and shuts down gracefully.
 import { WebSocketServer } from 'ws';
 import { createReadiness } from '../lib/readiness.ts';
 import { createLogger } from '../lib/logger.ts';
-import { readEnvironment, readInteger, readPort, readString } from '../lib/env.ts';
-import { ConfigError } from '../lib/config-error.ts';
-import { readDeviceToken } from '../lib/device-token.ts';
 import { startServer } from '../lib/serve.ts';
 import { closeHttpServer, installGracefulShutdown } from '../lib/shutdown.ts';
 import { runMain } from '../lib/run-main.ts';
 import { logReadinessChanges } from '../lib/readiness-log.ts';
 import { createApp } from './app.ts';
+import { readConfig } from './config.ts';
 import { createDatabaseMonitor } from './database-monitor.ts';
 import { createDeviceHub } from './device-hub.ts';
 import { DEVICE_MAX_PAYLOAD } from '../lib/device-protocol.ts';
 import { databaseName, redactUri } from './mongo-uri.ts';
 
 runMain('backend', async function main() {
-  const env = process.env;
-  const environment = readEnvironment(env);
-  const port = readPort(env, 'PORT', 3001);
-  const host = readString(env, 'HOST');
-  const delayMs = readInteger(env, 'SHUTDOWN_DELAY_MS', 0, { max: 60_000 });
-  const uri = readString(env, 'MONGODB_URI', 'mongodb://localhost:27017/app');
-  if (!/^mongodb(\+srv)?:\/\/[^/?#]+/i.test(uri)) {
-    throw new ConfigError(`MONGODB_URI=${redactUri(uri)} is not valid: expected mongodb://host[:port]/database`);
-  }
-  const deviceToken = readDeviceToken(env);
-  const socketsMax = readInteger(env, 'DEVICE_SOCKETS_MAX', 1000, { min: 1, max: 100_000 });
-  const log = createLogger({ name: 'backend', environment, level: readString(env, 'LOG_LEVEL', 'info') });
+  const config = readConfig(process.env);
+  const { environment, port, host, deviceToken } = config;
+  const uri = config.mongodbUri;
+  const log = createLogger({ name: 'backend', environment, level: config.logLevel });
 
   const readiness = createReadiness();
   const setDatabase = readiness.define('database', { initial: 'disconnected', ready: ['connected'] });
@@ -42,7 +32,7 @@ runMain('backend', async function main() {
         : 'DEVICE_TOKEN is not set: every device socket upgrade is refused (401); set DEVICE_TOKEN on the backend and the device service',
     );
   }
-  const devices = createDeviceHub({ log, token: deviceToken, open: openDeviceSocket, socketsMax });
+  const devices = createDeviceHub({ log, token: deviceToken, open: openDeviceSocket, socketsMax: config.deviceSocketsMax });
   const app = createApp({ readiness, environment, log, databaseName: databaseName(uri), devices });
 
   // A frame over 64 KiB closes its socket with 1009 (message too big) before it is buffered whole.
@@ -54,7 +44,7 @@ runMain('backend', async function main() {
   installGracefulShutdown({
     log,
     readiness,
-    delayMs,
+    delayMs: config.shutdownDelayMs,
     steps: [
       { name: 'device sockets', run: () => devices.closeAll() },
       { name: 'http server', run: () => closeHttpServer(server) },

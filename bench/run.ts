@@ -1,5 +1,6 @@
-// `npm run bench [-- --quick] [filter]`: runs every bench/*.bench.ts scenario and prints one table.
+// `npm run bench [-- --quick] [--write FILE] [filter]`: runs every bench/*.bench.ts scenario and prints one table.
 import { readdirSync } from 'node:fs';
+import { writeBenchReport } from './report.ts';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { BenchRow, Scenario } from './scenario.ts';
@@ -7,12 +8,20 @@ import type { BenchRow, Scenario } from './scenario.ts';
 const dir = fileURLToPath(new URL('./', import.meta.url));
 let parsed;
 try {
-  parsed = parseArgs({ options: { quick: { type: 'boolean' } }, allowPositionals: true, strict: true });
+  // --write FILE: also write the table, with the machine, Node version and date, to FILE (docs/performance.md).
+  parsed = parseArgs({ options: { quick: { type: 'boolean' }, write: { type: 'string' } }, allowPositionals: true, strict: true });
 } catch (error) {
-  process.stderr.write(`bench: ${(error as Error).message.split('. ')[0]}\nusage: npm run bench [-- --quick] [filter]\n`);
+  process.stderr.write(`bench: ${(error as Error).message.split('. ')[0]}
+usage: npm run bench [-- --quick] [--write FILE] [filter]
+`);
   process.exit(2);
 }
 const quick = parsed.values.quick === true;
+const writeTo = parsed.values.write;
+if (writeTo !== undefined && (writeTo === '' || writeTo.startsWith('--'))) {
+  console.error('bench: --write needs a file, e.g. --write docs/performance.md');
+  process.exit(2);
+}
 const filter = parsed.positionals[0] ?? '';
 const files = readdirSync(dir).filter((f) => f.endsWith('.bench.ts') && f.includes(filter)).sort();
 
@@ -29,7 +38,10 @@ for (const file of files) {
 
 const header = ['scenario', 'baseline', 'ours', 'ratio', 'target', 'met'];
 const table = rows.map((r) => [r.scenario, r.baseline, r.ours, r.ratio, r.target, r.ok === null ? '-' : r.ok ? 'yes' : 'NO']);
-console.log(`| ${header.join(' | ')} |`);
-console.log(`|${header.map(() => '---').join('|')}|`);
-for (const cells of table) console.log(`| ${cells.join(' | ')} |`);
-console.log(`\n${rows.length} rows, ${rows.filter((r) => r.ok === false).length} missed their target (node ${process.version}, ${quick ? 'quick' : 'full'} run)`);
+const lines = [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...table.map((cells) => `| ${cells.join(' | ')} |`)];
+const summary = `${rows.length} rows, ${rows.filter((r) => r.ok === false).length} missed their target (node ${process.version}, ${quick ? 'quick' : 'full'} run)`;
+console.log(`${lines.join('\n')}\n\n${summary}`);
+if (writeTo) {
+  writeBenchReport(writeTo, { table: lines, summary, quick, filter });
+  process.stderr.write(`bench: wrote ${writeTo}\n`);
+}

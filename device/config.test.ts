@@ -1,11 +1,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { hostname } from 'node:os';
-import { readDeviceConfig } from './config.ts';
+import { readConfig } from './config.ts';
 import { ConfigError } from '../lib/config-error.ts';
 
 test('local mode needs nothing and uses the documented defaults', () => {
-  assert.equal(readDeviceConfig({ NODE_ENV: 'local' }), {
+  assert.equal(readConfig({ NODE_ENV: 'local' }), {
     port: 3003,
     host: undefined,
     environment: 'local',
@@ -20,7 +20,7 @@ test('local mode needs nothing and uses the documented defaults', () => {
 });
 
 test('reads every setting', () => {
-  const config = readDeviceConfig({
+  const config = readConfig({
     NODE_ENV: 'production',
     PORT: '4003',
     HOST: '127.0.0.1',
@@ -45,7 +45,7 @@ test('reads every setting', () => {
 
 const rejects = (env: Record<string, string>, message: RegExp) => {
   try {
-    readDeviceConfig(env);
+    readConfig(env);
   } catch (error) {
     assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${error}`);
     assert.match((error as Error).message, message);
@@ -73,7 +73,7 @@ test('a bad DEVICE_TOKEN is a one-line ConfigError that never quotes the token',
   ];
   for (const [token, message] of cases) {
     try {
-      readDeviceConfig({ NODE_ENV: 'local', DEVICE_TOKEN: token });
+      readConfig({ NODE_ENV: 'local', DEVICE_TOKEN: token });
       assert.unreachable(`accepted ${JSON.stringify(token)}`);
     } catch (error) {
       assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${error}`);
@@ -82,7 +82,7 @@ test('a bad DEVICE_TOKEN is a one-line ConfigError that never quotes the token',
       assert.not.ok((error as Error).message.includes(token.trim().slice(0, 10)), 'the message quotes the token');
     }
   }
-  assert.is(readDeviceConfig({ NODE_ENV: 'local', DEVICE_TOKEN: ' \n ' }).deviceToken, undefined, 'blank is unset');
+  assert.is(readConfig({ NODE_ENV: 'local', DEVICE_TOKEN: ' \n ' }).deviceToken, undefined, 'blank is unset');
 });
 
 test.run();

@@ -21,7 +21,7 @@ export interface DeviceConfig {
   shutdownDelayMs: number;
 }
 
-export function readDeviceConfig(env: Record<string, string | undefined>): DeviceConfig {
+export function readConfig(env: Record<string, string | undefined>): DeviceConfig {
   const environment = readEnvironment(env);
   const backendUrl = readUrl(env, 'BACKEND_URL', 'http://localhost:3001');
   const serialPath = readString(env, 'SERIAL_PATH');

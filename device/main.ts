@@ -8,7 +8,7 @@ import { startServer } from '../lib/serve.ts';
 import { closeHttpServer, installGracefulShutdown } from '../lib/shutdown.ts';
 import { runMain } from '../lib/run-main.ts';
 import { createApp, defineDeviceChecks } from './app.ts';
-import { readDeviceConfig } from './config.ts';
+import { readConfig } from './config.ts';
 import { createReadingQueue } from './reading-queue.ts';
 import { createBackendLink } from './backend-link.ts';
 import { createSerialLink } from './serial-link.ts';
@@ -20,7 +20,7 @@ import { DEVICE_MAX_PAYLOAD } from '../lib/device-protocol.ts';
 const MAX_LINE_BYTES = DEVICE_MAX_PAYLOAD / 8;
 
 runMain('device', async function main() {
-  const config = readDeviceConfig(process.env);
+  const config = readConfig(process.env);
   const log = createLogger({ name: 'device', environment: config.environment, level: config.logLevel });
 
   const readiness = createReadiness();

@@ -1,7 +1,15 @@
 // Graceful shutdown on SIGTERM/SIGINT: readiness goes 503 at once, then drain, close in order, exit 0.
 import type { Server } from 'node:http';
-import type { Logger } from './logger.ts';
 import type { Readiness } from './readiness.ts';
+
+type Fields = Record<string, unknown>;
+
+/** What shutdown reports through: a pino Logger fits, and plainShutdownLog() gives plain console lines. */
+export interface ShutdownLog {
+  info(fields: Fields, message: string): void;
+  warn(fields: Fields, message: string): void;
+  error(fields: Fields, message: string): void;
+}
 
 export interface ShutdownStep {
   name: string;
@@ -9,8 +17,9 @@ export interface ShutdownStep {
 }
 
 export interface ShutdownOptions {
-  log: Logger;
-  readiness: Readiness;
+  log: ShutdownLog;
+  /** Set to shutting_down at the first signal; a service without readiness (the frontend) leaves it out. */
+  readiness?: Readiness;
   /** SHUTDOWN_DELAY_MS: time for load balancers to see the 503 before we stop accepting. */
   delayMs: number;
   /** Run in order after the drain delay (close sockets, the HTTP server, then dependencies). */
@@ -30,8 +39,8 @@ export function installGracefulShutdown({ log, readiness, delayMs, steps, timeou
       return;
     }
     stopping = true;
-    readiness.shutDown();
-    log.info({ signal, delayMs }, 'shutting down: readiness now reports shutting_down');
+    readiness?.shutDown();
+    log.info({ signal, delayMs }, readiness ? 'shutting down: readiness now reports shutting_down' : 'shutting down: finishing open requests');
     const timer = setTimeout(() => {
       log.error({ timeoutMs }, 'shutdown did not finish in time: exiting with code 1');
       exit(1);
@@ -46,13 +55,22 @@ export function installGracefulShutdown({ log, readiness, delayMs, steps, timeou
       }
     }
     clearTimeout(timer);
-    log.info('shutdown complete');
+    log.info({}, 'shutdown complete');
     exit(0);
   }
 
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
   return shutdown;
+}
+
+/** For a service whose logs are plain console lines: `<name>: <message> (key=value, …)`. */
+export function plainShutdownLog(name: string, write: (line: string) => void = console.log): ShutdownLog {
+  const line = (fields: Fields, message: string) => {
+    const details = Object.entries(fields).map(([key, value]) => `${key}=${value instanceof Error ? value.message : String(value)}`);
+    write(`${name}: ${message}${details.length ? ` (${details.join(', ')})` : ''}`);
+  };
+  return { info: line, warn: line, error: line };
 }
 
 /** Stops accepting, lets in-flight requests finish, and closes keep-alive connections as they go idle. */

@@ -169,8 +169,8 @@ test('the backend reaches the database and the frontend the backend by service n
 test('every environment variable set in compose.yaml is one the service reads', () => {
   const sources: Record<string, string[]> = {
     database: [],
-    backend: ['backend/main.ts', 'lib/env.ts', 'lib/device-token.ts'],
-    frontend: ['frontend/settings.ts', 'lib/env.ts'],
+    backend: ['backend/config.ts', 'lib/env.ts', 'lib/device-token.ts'],
+    frontend: ['frontend/config.ts', 'lib/env.ts'],
     device: ['device/config.ts', 'lib/env.ts', 'lib/device-token.ts'],
     'device-serial': ['device/config.ts', 'lib/env.ts', 'lib/device-token.ts'],
   };

@@ -137,6 +137,13 @@ test('each image holds every file its service imports, and every package it impo
   }
 });
 
+test('every production dependency is one a service imports: tools (smoke, dev, tests) keep theirs out of the images', () => {
+  const imported = new Set(Object.keys(SERVICES).flatMap((service) => importGraph(root, `${service}/main.ts`).packages));
+  for (const name of Object.keys(pkg.dependencies)) {
+    assert.ok(imported.has(name), `${name} is a production dependency no service imports: make it a devDependency`);
+  }
+});
+
 test('.dockerignore keeps local state and tests out of the build context, and keeps the sources in', () => {
   for (const path of ['node_modules/hono/package.json', '.git/HEAD', '.env', '.env.production', '.tmp/x', 'dist/healthcheck.js', 'lib/env.test.ts', 'test/run.ts']) {
     assert.ok(isIgnored(path), `${path} is left out`);

@@ -36,7 +36,8 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     const frontend = await spawnService('frontend/main.ts', { env: { BACKEND_URL: await closedPortUrl() }, waitPath: '/' });
     frontend.signal(signal);
     assert.is(await frontend.waitExit(5000), 0);
-    assert.ok(frontend.stdout.includes('frontend: stopped'), frontend.lines.join('\n'));
+    const said = frontend.stdout.filter((l) => l.startsWith('frontend: '));
+    assert.equal(said, [`frontend: shutting down: finishing open requests (signal=${signal}, delayMs=0)`, 'frontend: shutdown complete'], frontend.lines.join('\n'));
     assert.equal(frontend.stderr.filter(Boolean), []);
   });
 }

@@ -1,10 +1,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ConfigError } from '../lib/config-error.ts';
-import { readSettings } from './settings.ts';
+import { readConfig } from './config.ts';
 
 test('defaults: port 3000, every interface, backend :3001, device :3003, 1500 ms probes', () => {
-  assert.equal(readSettings({}), {
+  assert.equal(readConfig({}), {
     port: 3000,
     host: undefined,
     backendUrl: 'http://localhost:3001',
@@ -14,7 +14,7 @@ test('defaults: port 3000, every interface, backend :3001, device :3003, 1500 ms
 });
 
 test('every setting is read', () => {
-  const settings = readSettings({
+  const settings = readConfig({
     PORT: '8080',
     HOST: '127.0.0.1',
     BACKEND_URL: 'http://backend:3001',
@@ -31,9 +31,9 @@ test('every setting is read', () => {
 });
 
 test('an empty DEVICE_URL disables the device panel; an empty BACKEND_URL means the default', () => {
-  assert.is(readSettings({ DEVICE_URL: '' }).deviceUrl, undefined);
-  assert.is(readSettings({ DEVICE_URL: '  ' }).deviceUrl, undefined);
-  assert.is(readSettings({ BACKEND_URL: '' }).backendUrl, 'http://localhost:3001');
+  assert.is(readConfig({ DEVICE_URL: '' }).deviceUrl, undefined);
+  assert.is(readConfig({ DEVICE_URL: '  ' }).deviceUrl, undefined);
+  assert.is(readConfig({ BACKEND_URL: '' }).backendUrl, 'http://localhost:3001');
 });
 
 test('bad values are ConfigErrors that name the variable and the value', () => {
@@ -46,7 +46,7 @@ test('bad values are ConfigErrors that name the variable and the value', () => {
   ];
   for (const [env, message] of cases) {
     try {
-      readSettings(env);
+      readConfig(env);
       assert.unreachable(`accepted ${JSON.stringify(env)}`);
     } catch (error) {
       assert.instance(error, ConfigError, JSON.stringify(env));

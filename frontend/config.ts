@@ -1,9 +1,9 @@
-// The frontend's settings from the environment; a bad value is a ConfigError naming the variable.
+// The frontend's settings, read from an environment map; a bad value is a one-line ConfigError.
 import { readInteger, readPort, readString, readUrl } from '../lib/env.ts';
 
 type Env = Record<string, string | undefined>;
 
-export interface FrontendSettings {
+export interface FrontendConfig {
   port: number;
   /** Undefined: every interface. */
   host?: string;
@@ -13,7 +13,7 @@ export interface FrontendSettings {
   timeoutMs: number;
 }
 
-export function readSettings(env: Env): FrontendSettings {
+export function readConfig(env: Env): FrontendConfig {
   const deviceDisabled = env.DEVICE_URL !== undefined && env.DEVICE_URL.trim() === '';
   return {
     port: readPort(env, 'PORT', 3000),

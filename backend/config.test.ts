@@ -1,0 +1,74 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readConfig } from './config.ts';
+import { ConfigError } from '../lib/config-error.ts';
+
+test('defaults: port 3001, every interface, production, a local database, no device token', () => {
+  assert.equal(readConfig({}), {
+    port: 3001,
+    host: undefined,
+    environment: 'production',
+    logLevel: 'info',
+    mongodbUri: 'mongodb://localhost:27017/app',
+    deviceToken: undefined,
+    deviceSocketsMax: 1000,
+    shutdownDelayMs: 0,
+  });
+});
+
+test('reads every setting', () => {
+  assert.equal(
+    readConfig({
+      PORT: '4001',
+      HOST: '127.0.0.1',
+      NODE_ENV: 'local',
+      LOG_LEVEL: 'debug',
+      MONGODB_URI: 'mongodb+srv://cluster.example.net/shop',
+      DEVICE_TOKEN: ' 0123456789abcdef0123\n',
+      DEVICE_SOCKETS_MAX: '5',
+      SHUTDOWN_DELAY_MS: '2500',
+    }),
+    {
+      port: 4001,
+      host: '127.0.0.1',
+      environment: 'local',
+      logLevel: 'debug',
+      mongodbUri: 'mongodb+srv://cluster.example.net/shop',
+      deviceToken: '0123456789abcdef0123',
+      deviceSocketsMax: 5,
+      shutdownDelayMs: 2500,
+    },
+  );
+});
+
+const rejects = (env: Record<string, string>, message: RegExp) => {
+  try {
+    readConfig(env);
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${error}`);
+    assert.match((error as Error).message, message);
+    return;
+  }
+  assert.unreachable(`accepted ${JSON.stringify(env)}`);
+};
+
+test('bad values are ConfigErrors naming the variable', () => {
+  rejects({ PORT: 'http' }, /^PORT=http is not valid: expected a port number/);
+  rejects({ SHUTDOWN_DELAY_MS: '60001' }, /^SHUTDOWN_DELAY_MS=60001 is not valid: expected a whole number from 0 to 60000$/);
+  rejects({ DEVICE_SOCKETS_MAX: '0' }, /^DEVICE_SOCKETS_MAX=0 is not valid: expected a whole number from 1 to 100000$/);
+  rejects({ DEVICE_TOKEN: 'short' }, /^DEVICE_TOKEN is too short/);
+  rejects({ MONGODB_URI: 'localhost:27017' }, /^MONGODB_URI=localhost:27017 is not valid: expected mongodb:\/\/host/);
+});
+
+test('a rejected MONGODB_URI is reported without its password', () => {
+  try {
+    readConfig({ MONGODB_URI: 'postgres://app:hunter2secret@db/app' });
+    assert.unreachable('accepted a postgres URI');
+  } catch (error) {
+    assert.ok(error instanceof ConfigError);
+    assert.not.match((error as Error).message, /hunter2secret/);
+    assert.match((error as Error).message, /^MONGODB_URI=\S+ is not valid/);
+  }
+});
+
+test.run();

@@ -1,0 +1,43 @@
+// The backend's settings, read from an environment map; a bad value is a one-line ConfigError.
+import { ConfigError } from '../lib/config-error.ts';
+import { readEnvironment, readInteger, readPort, readString } from '../lib/env.ts';
+import { readDeviceToken } from '../lib/device-token.ts';
+import { redactUri } from './mongo-uri.ts';
+
+type Env = Record<string, string | undefined>;
+
+export interface BackendConfig {
+  port: number;
+  /** Undefined: every interface. */
+  host: string | undefined;
+  environment: string;
+  logLevel: string;
+  mongodbUri: string;
+  /** DEVICE_TOKEN devices must present on the socket upgrade; undefined when unset or blank. */
+  deviceToken: string | undefined;
+  /** DEVICE_SOCKETS_MAX: open device sockets above this are refused. */
+  deviceSocketsMax: number;
+  shutdownDelayMs: number;
+}
+
+export function readConfig(env: Env): BackendConfig {
+  // Read in the order the backend always has, so that with two bad values the same one is reported first.
+  const port = readPort(env, 'PORT', 3001);
+  const host = readString(env, 'HOST');
+  const shutdownDelayMs = readInteger(env, 'SHUTDOWN_DELAY_MS', 0, { max: 60_000 });
+  const mongodbUri = readString(env, 'MONGODB_URI', 'mongodb://localhost:27017/app');
+  if (!/^mongodb(\+srv)?:\/\/[^/?#]+/i.test(mongodbUri)) {
+    // Redacted: the rejected value may still carry a password.
+    throw new ConfigError(`MONGODB_URI=${redactUri(mongodbUri)} is not valid: expected mongodb://host[:port]/database`);
+  }
+  return {
+    port,
+    host,
+    environment: readEnvironment(env),
+    logLevel: readString(env, 'LOG_LEVEL', 'info'),
+    mongodbUri,
+    deviceToken: readDeviceToken(env),
+    deviceSocketsMax: readInteger(env, 'DEVICE_SOCKETS_MAX', 1000, { min: 1, max: 100_000 }),
+    shutdownDelayMs,
+  };
+}
