@@ -6,20 +6,21 @@ import { parseArgs } from 'node:util';
 import type { BenchRow, Scenario } from './scenario.ts';
 
 const dir = fileURLToPath(new URL('./', import.meta.url));
+const WRITE_NEEDS_A_FILE = 'bench: --write needs a file, e.g. --write docs/performance.md';
 let parsed;
 try {
   // --write FILE: also write the table, with the machine, Node version and date, to FILE (docs/performance.md).
   parsed = parseArgs({ options: { quick: { type: 'boolean' }, write: { type: 'string' } }, allowPositionals: true, strict: true });
 } catch (error) {
-  process.stderr.write(`bench: ${(error as Error).message.split('. ')[0]}
-usage: npm run bench [-- --quick] [--write FILE] [filter]
-`);
+  const message = (error as Error).message;
+  if (message.includes("'--write <value>' argument missing")) console.error(WRITE_NEEDS_A_FILE);
+  else process.stderr.write(`bench: ${message.split('. ')[0]}\nusage: npm run bench [-- --quick] [--write FILE] [filter]\n`);
   process.exit(2);
 }
 const quick = parsed.values.quick === true;
 const writeTo = parsed.values.write;
 if (writeTo !== undefined && (writeTo === '' || writeTo.startsWith('--'))) {
-  console.error('bench: --write needs a file, e.g. --write docs/performance.md');
+  console.error(WRITE_NEEDS_A_FILE);
   process.exit(2);
 }
 const filter = parsed.positionals[0] ?? '';
