@@ -1,4 +1,4 @@
-// The commit-msg hook with real git: installed as smoke/README.md says, it lets `git commit -s` and co-authored
+// The commit-msg hook with real git: installed as smoke/trailer/README.md says, it lets `git commit -s` and co-authored
 // commits through, refuses a misplaced or overclaiming trailer, and git itself reads the smoke line as a trailer.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -45,7 +45,7 @@ test.before(async () => {
   symlinkSync(join(root, 'node_modules'), join(repo, 'node_modules'));
   writeFileSync(join(repo, '.gitignore'), 'smoke\nnode_modules\n');
   assert.is((await git(['init', '-q', '-b', 'main'])).code, 0);
-  // The hook as smoke/README.md installs it.
+  // The hook as smoke/trailer/README.md installs it.
   writeFileSync(join(repo, '.git/hooks/commit-msg'), '#!/bin/sh\nexec npx tsx smoke/trailer.ts check "$1"\n');
   chmodSync(join(repo, '.git/hooks/commit-msg'), 0o755);
   change();
