@@ -17,7 +17,7 @@ import { describeLags } from './support/report.ts';
 
 const KILLS = 20;
 const HANGS = 3;
-// The device service's bounds for its backend socket (README, device service).
+// The device service's bounds for its backend socket (device/README.md).
 const KILL_BOUND_MS = 250;
 const HANG_BOUND_MS = 5000;
 const BACK_BOUND_MS = 3000;

@@ -16,7 +16,7 @@ import { errorOutput, footprint } from './support/service-health.ts';
 import { describeLags } from './support/report.ts';
 
 const CYCLES = 20;
-// The device service's bounds for its serial port (README, device service).
+// The device service's bounds for its serial port (device/README.md).
 const GONE_BOUND_MS = 1000;
 const BACK_BOUND_MS = 3000;
 const MARGIN = 1.6;
