@@ -1,8 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createReadingQueue } from './reading-queue.ts';
-import { createLogSink } from './testing/log-sink.ts';
-import { sleep } from '../test/helpers/deadline.ts';
+import { createLogSink } from '../test/support/log-sink.ts';
+import { sleep } from '../test/support/deadline.ts';
 
 const options = { deviceId: 'dev-1', session: 's-1' };
 

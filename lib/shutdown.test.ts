@@ -5,8 +5,8 @@ import { Agent, request } from 'node:http';
 import { createLogger } from './logger.ts';
 import { createReadiness } from './readiness.ts';
 import { closeHttpServer, installGracefulShutdown } from './shutdown.ts';
-import { listen } from '../test/helpers/listen.ts';
-import { withDeadline, sleep } from '../test/helpers/deadline.ts';
+import { listen } from '../test/support/listen.ts';
+import { withDeadline, sleep } from '../test/support/deadline.ts';
 
 const quietLog = () => createLogger({ name: 't', environment: 'production', stream: new Writable({ write: (_c, _e, done) => done() }) });
 

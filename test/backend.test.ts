@@ -1,11 +1,11 @@
 // The backend as a real process against the MongoDB stand-in as a real process: readiness follows the database.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawnService, type Service } from './helpers/spawn-service.ts';
-import { startMongoProcess, type MongoProcess } from './helpers/mongo-process.ts';
-import { freePort } from './helpers/free-port.ts';
-import { waitFor, sleep } from './helpers/deadline.ts';
-import { stopAll } from './helpers/spawn-process.ts';
+import { spawnService, type Service } from './support/spawn-service.ts';
+import { startMongoProcess, type MongoProcess } from './support/mongo-process.ts';
+import { freePort } from './support/free-port.ts';
+import { waitFor, sleep } from './support/deadline.ts';
+import { stopAll } from './support/spawn-process.ts';
 
 // The bounds; the tests allow a margin for a shared, noisy machine and print what they measured.
 const KILL_BOUND_MS = 250;

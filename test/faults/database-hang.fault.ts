@@ -1,11 +1,11 @@
 // Fault: the database is silently hung (SIGSTOP) and resumed 10 times while a client hammers /api/ready.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawnService, type Service } from '../helpers/spawn-service.ts';
-import { startMongoProcess } from '../helpers/mongo-process.ts';
-import { freePort } from '../helpers/free-port.ts';
-import { sleep, waitFor } from '../helpers/deadline.ts';
-import { stopAll } from '../helpers/spawn-process.ts';
+import { spawnService, type Service } from '../support/spawn-service.ts';
+import { startMongoProcess } from '../support/mongo-process.ts';
+import { freePort } from '../support/free-port.ts';
+import { sleep, waitFor } from '../support/deadline.ts';
+import { stopAll } from '../support/spawn-process.ts';
 import { startHammer, type Hammer } from './support/hammer.ts';
 import { createTimeline, judge, type Verdict } from './support/state-timeline.ts';
 import { footprint, testAftermath, warmFootprint, type Footprint } from './support/service-health.ts';

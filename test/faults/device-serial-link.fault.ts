@@ -2,12 +2,12 @@
 // device's readiness follows within the bounds, and every line that reached the port is stored in order, once.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Service } from '../helpers/spawn-service.ts';
-import { sleep, waitFor } from '../helpers/deadline.ts';
-import { stopAll } from '../helpers/spawn-process.ts';
+import type { Service } from '../support/spawn-service.ts';
+import { sleep, waitFor } from '../support/deadline.ts';
+import { stopAll } from '../support/spawn-process.ts';
 import { startMongoStandin, type MongoStandin } from '../../dev/mongo-standin.ts';
-import { ptyDir, removePtyDir, startPtyPair, type PtyPair } from '../../device/testing/pty-pair.ts';
-import { jsonLines, startBackend, startDevice, storedReadings } from '../../device/testing/services.ts';
+import { ptyDir, removePtyDir, startPtyPair, type PtyPair } from '../support/pty-pair.ts';
+import { jsonLines, startBackend, startDevice, storedReadings } from '../support/device-services.ts';
 import { startHammer, type Hammer } from './support/hammer.ts';
 import { createTimeline, judge } from './support/state-timeline.ts';
 import { createLineWriter } from './support/line-writer.ts';

@@ -5,12 +5,12 @@
 // and the token appears nowhere.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { root, TEST_DEVICE_TOKEN, type Service } from '../helpers/spawn-service.ts';
-import { sleep, waitFor } from '../helpers/deadline.ts';
-import { spawnProcess, stopAll, type Spawned } from '../helpers/spawn-process.ts';
+import { root, TEST_DEVICE_TOKEN, type Service } from '../support/spawn-service.ts';
+import { sleep, waitFor } from '../support/deadline.ts';
+import { spawnProcess, stopAll, type Spawned } from '../support/spawn-process.ts';
 import { startMongoStandin, type MongoStandin } from '../../dev/mongo-standin.ts';
-import { ptyDir, removePtyDir, startPtyPair, type PtyPair } from '../../device/testing/pty-pair.ts';
-import { jsonLines, startBackend, startDevice, storedReadings } from '../../device/testing/services.ts';
+import { ptyDir, removePtyDir, startPtyPair, type PtyPair } from '../support/pty-pair.ts';
+import { jsonLines, startBackend, startDevice, storedReadings } from '../support/device-services.ts';
 import { startHammer, type Hammer, type Sample } from './support/hammer.ts';
 import { createLineWriter, type LineWriter } from './support/line-writer.ts';
 import { readingProblems } from './support/stored-readings.ts';

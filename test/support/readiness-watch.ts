@@ -1,5 +1,5 @@
 // Test helper: polls a service's /api/ready every few ms and records each change, so flip times can be measured.
-import { sleep } from '../../test/helpers/deadline.ts';
+import { sleep } from './deadline.ts';
 
 export interface Observation {
   /** Date.now() when this state was first seen (the clock pino's `time` uses, so log times compare). */

@@ -1,6 +1,6 @@
 // Test support: a real HTTP server on a free loopback port whose routes answer, hang, stall or drop on demand.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { listen, type Listening } from '../test/helpers/listen.ts';
+import { listen, type Listening } from './listen.ts';
 
 export type FakeRoute =
   | { status: number; body: unknown }
