@@ -2,6 +2,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { listen, type Listening } from './listen.ts';
 
+export { healthyBody, readyBody } from './health-bodies.ts';
+
 export type FakeRoute =
   | { status: number; body: unknown }
   /** Accepts the request and never answers. */
@@ -18,15 +20,6 @@ export interface FakeService extends Listening {
   hits: string[];
 }
 
-export const healthyBody = (extra: Record<string, unknown> = {}) => ({
-  status: 'ok',
-  timestamp: new Date().toISOString(),
-  uptime: 125.5,
-  environment: 'production',
-  ...extra,
-});
-
-export const readyBody = (status: string, checks: Record<string, string>) => ({ status, timestamp: new Date().toISOString(), checks });
 
 export async function startFakeService(routes: Record<string, FakeRoute>): Promise<FakeService> {
   const hits: string[] = [];

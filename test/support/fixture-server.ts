@@ -1,5 +1,8 @@
 // One node:http handler standing in for backend, device service and frontend; the first path segment picks a behaviour.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { healthyBody, readyBody } from './health-bodies.ts';
+
+export { healthyBody, readyBody };
 
 type Behaviour = (req: IncomingMessage, res: ServerResponse, rest: string) => void;
 
@@ -10,16 +13,10 @@ const html = (res: ServerResponse, status: number, body: string) => {
   res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><html><head><title>t</title>
 <link rel="icon" href="data:,"></head><body>${body}</body></html>`);
 };
-export const healthBody = () => ({ status: 'ok', timestamp: new Date().toISOString(), uptime: process.uptime(), environment: 'test' });
-export const readyBody = (checks: Record<string, string> = { database: 'connected' }) => ({
-  status: 'ready',
-  timestamp: new Date().toISOString(),
-  checks,
-});
 
 /** A healthy service: health, readiness and a frontend page that loads cleanly. */
 const healthy: Behaviour = (_req, res, rest) => {
-  if (rest === '/api/health') return json(res, 200, healthBody());
+  if (rest === '/api/health') return json(res, 200, healthyBody());
   if (rest === '/api/ready') return json(res, 200, readyBody());
   if (rest === '/' || rest === '') return html(res, 200, '<h1 style="color:green">stack is up</h1>');
   json(res, 404, { error: 'not found' });
@@ -37,7 +34,7 @@ export const behaviours: Record<string, Behaviour> = {
   html: (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><p>Welcome to nginx!</p>'),
   'not-object': (_req, res) => json(res, 200, ['ok']),
   'wrong-status': (_req, res, rest) =>
-    json(res, 200, rest === '/api/ready' ? { ...readyBody(), status: 'starting' } : { ...healthBody(), status: 'degraded' }),
+    json(res, 200, rest === '/api/ready' ? { ...readyBody(), status: 'starting' } : { ...healthyBody(), status: 'degraded' }),
   'wrong-types': (_req, res) =>
     json(res, 200, { status: 'ok', timestamp: 1_700_000_000, uptime: '12', environment: 5, checks: 'fine' }),
   'missing-fields': (_req, res) => json(res, 200, { status: 'ok' }),

@@ -1,6 +1,19 @@
-// Test helper: a production (JSON) logger whose lines are collected and parsed, pino's sink() pattern.
+// Test support: the one log sink. `collectLines()` is a stream that keeps every line written to it (pino's sink()
+// pattern); `createLogSink()` puts a production (JSON) logger on it and parses what it writes.
 import { Writable } from 'node:stream';
 import { createLogger, type Logger } from '../../lib/logger.ts';
+
+/** A writable stream that keeps every non-empty line written to it, in order. */
+export function collectLines(): { stream: Writable; lines: string[] } {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(...chunk.toString().split('\n').filter(Boolean));
+      done();
+    },
+  });
+  return { stream, lines };
+}
 
 export interface LogSink {
   log: Logger;
@@ -10,7 +23,7 @@ export interface LogSink {
   find(text: string): Array<Record<string, any>>;
 }
 
-export function createLogSink(level = 'debug'): LogSink {
+export function createLogSink(level = 'debug', name = 'device'): LogSink {
   const entries: Array<Record<string, any>> = [];
   const stream = new Writable({
     write(chunk, _encoding, done) {
@@ -18,6 +31,6 @@ export function createLogSink(level = 'debug'): LogSink {
       done();
     },
   });
-  const log = createLogger({ name: 'device', environment: 'production', level, stream });
+  const log = createLogger({ name, environment: 'production', level, stream });
   return { log, entries, find: (text) => entries.filter((entry) => String(entry.msg).includes(text)) };
 }
