@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createApp } from './app.ts';
-import { healthyBody, readyBody, startFakeService, type FakeService } from '../test/support/fake-service.ts';
+import { healthyBody, readyBody, startFakeService, type FakeService } from '../test/support/fake-http-server.ts';
 import type { StatusDocument } from './status-document.ts';
 import { withDeadline } from '../test/support/deadline.ts';
 

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { checkService, joinUrl } from './service-status.ts';
-import { healthyBody, readyBody, startFakeService, type FakeService } from '../test/support/fake-service.ts';
+import { healthyBody, readyBody, startFakeService, type FakeService } from '../test/support/fake-http-server.ts';
 import { withDeadline } from '../test/support/deadline.ts';
 
 const open: FakeService[] = [];

@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createFixtureHandler } from './support/fixture-server.ts';
+import { createFixtureHandler } from './support/fake-http-server.ts';
 import { createPool, normalise, PNG_SIGNATURE, probeMs, runCli, type CliRun } from './support/run-smoke-cli.ts';
 import { listen, type Listening } from './support/listen.ts';
 import { freePort } from './support/free-port.ts';

@@ -6,7 +6,7 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createFixtureHandler, healthyBody, readyBody } from './support/fixture-server.ts';
+import { createFixtureHandler, healthyBody, readyBody } from './support/fake-http-server.ts';
 import { cliEnv, normalise, PNG_SIGNATURE, runCli } from './support/run-smoke-cli.ts';
 import { launchBrowser } from '../smoke/browser.ts';
 import { listen, type Listening } from './support/listen.ts';

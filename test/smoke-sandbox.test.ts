@@ -10,7 +10,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { createFixtureHandler } from './support/fixture-server.ts';
+import { createFixtureHandler } from './support/fake-http-server.ts';
 import { runCli, type CliRun } from './support/run-smoke-cli.ts';
 import { CHROMIUM_PATHS, findChromium } from '../smoke/browser.ts';
 import { listen } from './support/listen.ts';

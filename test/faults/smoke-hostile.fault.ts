@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listen, type Listening } from '../support/listen.ts';
-import { createFixtureHandler } from '../support/fixture-server.ts';
+import { createFixtureHandler } from '../support/fake-http-server.ts';
 import { createPool, probeMs, runCli, type CliRun } from '../support/run-smoke-cli.ts';
 import { startHostile, hostile, type HostileServer } from './support/hostile-servers.ts';
 

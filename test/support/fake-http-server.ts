@@ -1,6 +1,9 @@
-// One node:http handler standing in for backend, device service and frontend; the first path segment picks a behaviour.
+// Test support: the one fake HTTP server and its hostile modes. `createFixtureHandler()` stands in for backend,
+// device service and frontend at once, the first path segment picking a behaviour (the smoke CLI's fixture);
+// `startFakeService()` serves a route table a test changes between requests (the frontend's upstreams).
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { healthyBody, readyBody } from './health-bodies.ts';
+import { listen, type Listening } from './listen.ts';
 
 export { healthyBody, readyBody };
 
@@ -82,4 +85,40 @@ export function createFixtureHandler(extra: Record<string, Behaviour> = {}): Req
     if (!behaviour) return healthy(req, res, req.url ?? '/');
     behaviour(req, res, match?.[2] ?? '/');
   };
+}
+
+export type FakeRoute =
+  | { status: number; body: unknown }
+  /** Accepts the request and never answers. */
+  | 'hang'
+  /** Sends headers and part of a body, then nothing. */
+  | 'stall-body'
+  /** Closes the connection without an answer. */
+  | 'drop';
+
+export interface FakeService extends Listening {
+  /** Change behaviour between requests; a path not listed answers 404. */
+  routes: Record<string, FakeRoute>;
+  /** Paths requested so far, in order. */
+  hits: string[];
+}
+
+/** The route table's hostile modes are the fixture's own behaviours. */
+const hostileRoutes: Record<Exclude<FakeRoute, object>, Behaviour> = {
+  hang: behaviours.hang!,
+  'stall-body': behaviours['slow-body']!,
+  drop: behaviours.reset!,
+};
+
+export async function startFakeService(routes: Record<string, FakeRoute>): Promise<FakeService> {
+  const hits: string[] = [];
+  const service = { routes, hits } as FakeService;
+  const handler: RequestListener = (req, res) => {
+    const path = new URL(req.url ?? '/', 'http://fake').pathname;
+    hits.push(path);
+    const route = service.routes[path] ?? { status: 404, body: { error: 'not found' } };
+    if (typeof route === 'string') return hostileRoutes[route](req, res, path);
+    json(res, route.status, route.body);
+  };
+  return Object.assign(service, await listen(handler));
 }
