@@ -5,11 +5,11 @@ import * as assert from 'uvu/assert';
 import { WebSocketServer } from 'ws';
 import { createReadiness } from '../lib/readiness.ts';
 import { startServer } from '../lib/serve.ts';
-import { createLogSink } from '../device/testing/log-sink.ts';
+import { createLogSink } from '../test/support/log-sink.ts';
 import { createApp } from './app.ts';
 import { createDeviceHub } from './device-hub.ts';
-import { frame, OPCODE, rawUpgrade } from '../test/helpers/raw-device-socket.ts';
-import { waitFor } from '../test/helpers/deadline.ts';
+import { frame, OPCODE, rawUpgrade } from '../test/support/raw-device-socket.ts';
+import { waitFor } from '../test/support/deadline.ts';
 
 const TOKEN = 'in-process-token-0123456789';
 const LIMIT = 1_000_000; // readings: some 25 MB of acks, several times what the kernel can hold

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createLogSink } from '../device/testing/log-sink.ts';
+import { createLogSink } from '../test/support/log-sink.ts';
 import { createRefusalLog } from './refusal-log.ts';
 
 test('one warning per address per window; again once the window has passed', () => {

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { listen } from '../test/helpers/listen.ts';
+import { listen } from '../test/support/listen.ts';
 import { compileHealthcheck, root } from '../test/infra/compile-healthcheck.ts';
 import { median, type BenchRow, type Scenario } from './scenario.ts';
 

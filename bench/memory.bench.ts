@@ -5,11 +5,11 @@ import type { BenchRow, Scenario } from './scenario.ts';
 import { fmt } from './load.ts';
 import { msUntilStatus } from './readiness-timer.ts';
 import { rssMiB, mib } from '../test/faults/support/process-stats.ts';
-import { spawnService, root, type Service } from '../test/helpers/spawn-service.ts';
-import { startMongoProcess } from '../test/helpers/mongo-process.ts';
-import { freePort } from '../test/helpers/free-port.ts';
-import { sleep } from '../test/helpers/deadline.ts';
-import { stopAll } from '../test/helpers/spawn-process.ts';
+import { spawnService, root, type Service } from '../test/support/spawn-service.ts';
+import { startMongoProcess } from '../test/support/mongo-process.ts';
+import { freePort } from '../test/support/free-port.ts';
+import { sleep } from '../test/support/deadline.ts';
+import { stopAll } from '../test/support/spawn-process.ts';
 
 // Growth past the warm level that still counts as flat: the heap's own sawtooth on a busy machine.
 const FLAT_MIB = 8;

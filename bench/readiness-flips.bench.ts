@@ -2,11 +2,11 @@
 import type { BenchRow, Scenario } from './scenario.ts';
 import { median } from './scenario.ts';
 import { msUntilStatus, ms } from './readiness-timer.ts';
-import { spawnService, root } from '../test/helpers/spawn-service.ts';
-import { startMongoProcess, type MongoProcess } from '../test/helpers/mongo-process.ts';
-import { spawnProcess, stopAll } from '../test/helpers/spawn-process.ts';
-import { freePort } from '../test/helpers/free-port.ts';
-import { sleep, waitFor } from '../test/helpers/deadline.ts';
+import { spawnService, root } from '../test/support/spawn-service.ts';
+import { startMongoProcess, type MongoProcess } from '../test/support/mongo-process.ts';
+import { spawnProcess, stopAll } from '../test/support/spawn-process.ts';
+import { freePort } from '../test/support/free-port.ts';
+import { sleep, waitFor } from '../test/support/deadline.ts';
 
 const BOUNDS = { kill: 250, hang: 3000, back: 2000 };
 // The driver's first streaming heartbeat starts one interval (500 ms) after it connects: measure from steady state.

@@ -2,11 +2,11 @@
 import type { Scenario } from './scenario.ts';
 import { median } from './scenario.ts';
 import { load, fmt, type LoadResult } from './load.ts';
-import { spawnService } from '../test/helpers/spawn-service.ts';
-import { startMongoProcess } from '../test/helpers/mongo-process.ts';
-import { freePort } from '../test/helpers/free-port.ts';
-import { stopAll } from '../test/helpers/spawn-process.ts';
-import { waitFor } from '../test/helpers/deadline.ts';
+import { spawnService } from '../test/support/spawn-service.ts';
+import { startMongoProcess } from '../test/support/mongo-process.ts';
+import { freePort } from '../test/support/free-port.ts';
+import { stopAll } from '../test/support/spawn-process.ts';
+import { waitFor } from '../test/support/deadline.ts';
 
 const readyVsTerminus: Scenario = async ({ quick }) => {
   const rounds = quick ? 2 : 5;

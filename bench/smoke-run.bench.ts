@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchRow, Scenario } from './scenario.ts';
 import { median } from './scenario.ts';
-import { createFixtureHandler } from '../smoke/testing/fixture-server.ts';
-import { runCli } from '../smoke/testing/run-cli.ts';
-import { listen } from '../test/helpers/listen.ts';
-import { stopAll } from '../test/helpers/spawn-process.ts';
+import { createFixtureHandler } from '../test/support/fake-http-server.ts';
+import { runCli } from '../test/support/run-smoke-cli.ts';
+import { listen } from '../test/support/listen.ts';
+import { stopAll } from '../test/support/spawn-process.ts';
 
 const smokeRun: Scenario = async ({ quick }) => {
   const rounds = quick ? 3 : 9;
@@ -21,7 +21,7 @@ const smokeRun: Scenario = async ({ quick }) => {
     return run.ms;
   };
   const bare = async () => {
-    const run = await runCli([`${fx.url}/`, join(dir, 'bare.png')], { entry: 'smoke/testing/bare-screenshot.ts' });
+    const run = await runCli([`${fx.url}/`, join(dir, 'bare.png')], { entry: 'test/support/bare-screenshot.ts' });
     if (run.code !== 0) throw new Error(`bare script failed: ${run.stderr.join(' | ')}`);
     return run.ms;
   };

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createApp, defineDeviceChecks } from './app.ts';
 import { createReadiness } from '../lib/readiness.ts';
-import { createLogSink } from './testing/log-sink.ts';
+import { createLogSink } from '../test/support/log-sink.ts';
 
 function setup(environment = 'production') {
   const readiness = createReadiness();

@@ -3,9 +3,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createBackendLink, type BackendLink } from './backend-link.ts';
 import { createReadingQueue, type ReadingQueue } from './reading-queue.ts';
-import { createLogSink, type LogSink } from './testing/log-sink.ts';
-import { startFakeBackend, type FakeBackend } from './testing/fake-backend.ts';
-import { sleep, waitFor } from '../test/helpers/deadline.ts';
+import { createLogSink, type LogSink } from '../test/support/log-sink.ts';
+import { startFakeBackend, type FakeBackend } from '../test/support/fake-device-backend.ts';
+import { sleep, waitFor } from '../test/support/deadline.ts';
 
 interface Ctx {
   backend?: FakeBackend;

@@ -1,8 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createReadingQueue } from './reading-queue.ts';
-import { createLogSink } from './testing/log-sink.ts';
-import { sleep } from '../test/helpers/deadline.ts';
+import { createLogSink } from '../test/support/log-sink.ts';
+import { waitFor } from '../test/support/deadline.ts';
 
 const options = { deviceId: 'dev-1', session: 's-1' };
 
@@ -36,8 +36,7 @@ test('overflow drops the oldest and warns once with how many, then sums later dr
   for (let i = 5; i <= 9; i++) queue.push(`v${i}`);
   assert.equal(queue.pending().map((r) => r.seq), [7, 8, 9]);
   assert.is(sink.find('dropped').length, 1, 'later drops wait for the interval');
-  await sleep(120);
-  const warnings = sink.find('dropped');
+  const warnings = await waitFor(() => (sink.find('dropped').length >= 2 ? sink.find('dropped') : undefined), { timeout: 2000, what: 'the summed warning' });
   assert.is(warnings.length, 2);
   assert.is(warnings[1]!.dropped, 5);
   assert.is(warnings[1]!.droppedTotal, 6);

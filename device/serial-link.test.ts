@@ -8,10 +8,10 @@ import { createBackoff } from './backoff.ts';
 import { deviceIdentity } from './device-identity.ts';
 import { symlinkSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { createLogSink } from './testing/log-sink.ts';
-import { ptyDir, removePtyDir, startPtyPair, type PtyPair } from './testing/pty-pair.ts';
-import { waitFor } from '../test/helpers/deadline.ts';
-import { stopAll } from '../test/helpers/spawn-process.ts';
+import { createLogSink } from '../test/support/log-sink.ts';
+import { ptyDir, removePtyDir, startPtyPair, type PtyPair } from '../test/support/pty-pair.ts';
+import { waitFor } from '../test/support/deadline.ts';
+import { stopAll } from '../test/support/spawn-process.ts';
 
 interface Ctx {
   dir: string;

@@ -1,9 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createApp } from './app.ts';
-import { healthyBody, readyBody, startFakeService, type FakeService } from './fake-service.ts';
+import { healthyBody, readyBody, startFakeService, type FakeService } from '../test/support/fake-http-server.ts';
 import type { StatusDocument } from './status-document.ts';
-import { withDeadline } from '../test/helpers/deadline.ts';
+import { withDeadline } from '../test/support/deadline.ts';
 
 let backend: FakeService;
 let lines: string[];

@@ -1,8 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { checkService, joinUrl } from './service-status.ts';
-import { healthyBody, readyBody, startFakeService, type FakeService } from './fake-service.ts';
-import { withDeadline } from '../test/helpers/deadline.ts';
+import { healthyBody, readyBody, startFakeService, type FakeService } from '../test/support/fake-http-server.ts';
+import { withDeadline } from '../test/support/deadline.ts';
 
 const open: FakeService[] = [];
 const fake = async (...args: Parameters<typeof startFakeService>) => {

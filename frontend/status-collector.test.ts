@@ -1,8 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createStatusCollector } from './status-collector.ts';
-import { healthyBody, readyBody, startFakeService, type FakeService, type FakeRoute } from './fake-service.ts';
-import { withDeadline } from '../test/helpers/deadline.ts';
+import { healthyBody, readyBody, startFakeService, type FakeService, type FakeRoute } from '../test/support/fake-http-server.ts';
+import { withDeadline } from '../test/support/deadline.ts';
 
 const open: FakeService[] = [];
 const fake = async (routes: Record<string, FakeRoute>) => {

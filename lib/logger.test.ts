@@ -1,22 +1,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Writable } from 'node:stream';
 import { Hono } from 'hono';
 import { createLogger } from './logger.ts';
 import { logRequests } from './request-log.ts';
 import { ConfigError } from './config-error.ts';
+import { collectLines } from '../test/support/log-sink.ts';
 
-/** A stream that collects every line written to it (pino's sink() pattern). */
-function sink() {
-  const lines: string[] = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(...chunk.toString().split('\n').filter(Boolean));
-      done();
-    },
-  });
-  return { stream, lines };
-}
+const sink = collectLines;
 
 test('production writes one JSON object per line with a numeric level', () => {
   const { stream, lines } = sink();

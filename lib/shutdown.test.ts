@@ -1,14 +1,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Writable } from 'node:stream';
 import { Agent, request } from 'node:http';
-import { createLogger } from './logger.ts';
 import { createReadiness } from './readiness.ts';
 import { closeHttpServer, installGracefulShutdown } from './shutdown.ts';
-import { listen } from '../test/helpers/listen.ts';
-import { withDeadline, sleep } from '../test/helpers/deadline.ts';
+import { listen } from '../test/support/listen.ts';
+import { createLogSink } from '../test/support/log-sink.ts';
+import { withDeadline, sleep } from '../test/support/deadline.ts';
 
-const quietLog = () => createLogger({ name: 't', environment: 'production', stream: new Writable({ write: (_c, _e, done) => done() }) });
+const quietLog = () => createLogSink('info', 't').log;
 
 test('readiness flips at once; steps run in order after the delay; exit 0', async () => {
   const readiness = createReadiness();
@@ -23,6 +22,7 @@ test('readiness flips at once; steps run in order after the delay; exit 0', asyn
     steps: [
       { name: 'a', run: () => void events.push(`a@${Date.now() - started >= 190 ? 'after-delay' : 'early'}`) },
       { name: 'b', run: () => { throw new Error('b failed'); } },
+      // This sleep deliberately lets time pass: an async step is awaited before the next one.
       { name: 'c', run: async () => { await sleep(10); events.push('c'); } },
     ],
     exit: (code) => { exitCode = code; },
@@ -35,23 +35,28 @@ test('readiness flips at once; steps run in order after the delay; exit 0', asyn
 });
 
 test('exit 1 when the steps do not finish within the timeout', async () => {
-  let exitCode: number | undefined;
+  let exited!: (code: number) => void;
+  const exitCode = new Promise<number>((resolve) => (exited = resolve));
   const shutdown = installGracefulShutdown({
     log: quietLog(),
     readiness: createReadiness(),
     delayMs: 0,
     timeoutMs: 100,
     steps: [{ name: 'stuck', run: () => new Promise(() => {}) }],
-    exit: (code) => { exitCode = code; },
+    exit: (code) => exited(code),
   });
   void shutdown('SIGTERM');
-  await sleep(300);
-  assert.is(exitCode, 1);
+  assert.is(await withDeadline(exitCode, 2000, 'exit after the shutdown timeout'), 1);
 });
 
 test('closeHttpServer lets an in-flight request finish and closes idle keep-alive connections', async () => {
+  let slowArrived!: () => void;
+  const arrived = new Promise<void>((resolve) => (slowArrived = resolve));
   const server = await listen((req, res) => {
-    if (req.url === '/slow') setTimeout(() => res.end('done'), 300);
+    if (req.url === '/slow') {
+      slowArrived();
+      setTimeout(() => res.end('done'), 300); // deliberately slow: the request is in flight while the server closes
+    }
     else res.end('fast');
   });
   const agent = new Agent({ keepAlive: true });
@@ -65,7 +70,7 @@ test('closeHttpServer lets an in-flight request finish and closes idle keep-aliv
     });
   assert.is(await get('/fast'), 'fast'); // leaves an idle keep-alive connection open
   const slow = get('/slow');
-  await sleep(50);
+  await withDeadline(arrived, 2000, 'slow request reaching the server');
   const closed = closeHttpServer(server.server);
   assert.is(await withDeadline(slow, 2000, 'in-flight request'), 'done');
   await withDeadline(closed, 2000, 'server close despite keep-alive');

@@ -1,8 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createLogSink } from '../device/testing/log-sink.ts';
+import { createLogSink } from '../test/support/log-sink.ts';
 import { createSummedWarning } from './summed-warning.ts';
-import { sleep } from '../test/helpers/deadline.ts';
+import { sleep } from '../test/support/deadline.ts';
 
 test('the first occurrence at once, the rest summed into one line per interval, the remainder on flush', async () => {
   const sink = createLogSink();

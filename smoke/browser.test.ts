@@ -5,8 +5,8 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BrowserNotFoundError, chromiumArgs, findChromium, launchBrowser, type LaunchedBrowser } from './browser.ts';
-import { listen, type Listening } from '../test/helpers/listen.ts';
-import { waitFor, withDeadline } from '../test/helpers/deadline.ts';
+import { listen, type Listening } from '../test/support/listen.ts';
+import { waitFor, withDeadline } from '../test/support/deadline.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'smoke-browser-test-'));
 const fakeChrome = join(dir, 'chrome');

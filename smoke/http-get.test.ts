@@ -3,9 +3,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { RequestListener } from 'node:http';
 import { httpGet, ProbeFailure } from './http-get.ts';
-import { listen, type Listening } from '../test/helpers/listen.ts';
-import { freePort } from '../test/helpers/free-port.ts';
-import { withDeadline } from '../test/helpers/deadline.ts';
+import { listen, type Listening } from '../test/support/listen.ts';
+import { freePort } from '../test/support/free-port.ts';
+import { withDeadline } from '../test/support/deadline.ts';
 
 const servers: Listening[] = [];
 const serve = async (handler: RequestListener, host = '127.0.0.1') => {

@@ -2,11 +2,11 @@
 // nobody when DEVICE_TOKEN is unset outside local mode, at most DEVICE_SOCKETS_MAX at once (503 beyond).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawnService, TEST_DEVICE_TOKEN, type Service } from './helpers/spawn-service.ts';
-import { withDeadline, waitFor } from './helpers/deadline.ts';
-import { stopAll } from './helpers/spawn-process.ts';
-import { openSocket, upgrade, type Refused } from './helpers/device-socket.ts';
-import { jsonLines } from '../device/testing/services.ts';
+import { spawnService, TEST_DEVICE_TOKEN, type Service } from './support/spawn-service.ts';
+import { withDeadline, waitFor } from './support/deadline.ts';
+import { stopAll } from './support/spawn-process.ts';
+import { openSocket, upgrade, type Refused } from './support/device-socket.ts';
+import { jsonLines } from './support/device-services.ts';
 
 const test = suite('backend device socket access');
 const start = (env: Record<string, string | undefined> = {}) =>

@@ -2,11 +2,11 @@
 // socket; hello within 5 s; bounded frames and message rate; malformed messages summed; closed with 1001.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawnService, type Service } from './helpers/spawn-service.ts';
-import { withDeadline, waitFor } from './helpers/deadline.ts';
-import { stopAll } from './helpers/spawn-process.ts';
-import { openSocket } from './helpers/device-socket.ts';
-import { jsonLines } from '../device/testing/services.ts';
+import { spawnService, type Service } from './support/spawn-service.ts';
+import { withDeadline, waitFor } from './support/deadline.ts';
+import { stopAll } from './support/spawn-process.ts';
+import { openSocket } from './support/device-socket.ts';
+import { jsonLines } from './support/device-services.ts';
 import { DEVICE_SOCKET_PATH } from '../lib/device-protocol.ts';
 
 const test = suite('backend device socket');

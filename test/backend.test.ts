@@ -1,11 +1,11 @@
 // The backend as a real process against the MongoDB stand-in as a real process: readiness follows the database.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawnService, type Service } from './helpers/spawn-service.ts';
-import { startMongoProcess, type MongoProcess } from './helpers/mongo-process.ts';
-import { freePort } from './helpers/free-port.ts';
-import { waitFor, sleep } from './helpers/deadline.ts';
-import { stopAll } from './helpers/spawn-process.ts';
+import { spawnService, type Service } from './support/spawn-service.ts';
+import { startMongoProcess, type MongoProcess } from './support/mongo-process.ts';
+import { freePort } from './support/free-port.ts';
+import { waitFor, sleep } from './support/deadline.ts';
+import { stopAll } from './support/spawn-process.ts';
 
 // The issue's bounds; the tests allow a margin for a shared, noisy machine and print what they measured.
 const KILL_BOUND_MS = 250;
@@ -55,7 +55,7 @@ test('boots with the database down: health 200, ready 503, then 200 once the dat
   assert.is(ready.status, 503);
   assert.equal(ready.body.checks, { database: 'disconnected' });
   assert.is(ready.body.status, 'not_ready');
-  await sleep(1500); // it keeps trying and does not crash
+  await sleep(1500); // deliberately lets time pass: it keeps trying and does not crash
   assert.is(backend.child.exitCode, null);
   await startMongoProcess(mongoPort);
   await timeUntilReady(backend, 200, 5000);
@@ -81,7 +81,7 @@ test(`database silently hung (SIGSTOP) → 503 within ${HANG_BOUND_MS} ms; SIGCO
   const mongo = await startMongoProcess(mongoPort);
   const backend = await startBackend();
   await timeUntilReady(backend, 200, 5000);
-  await sleep(600); // steady state: a few heartbeats in
+  await sleep(600); // deliberately lets time pass: steady state, a few heartbeats in
   mongo.signal('SIGSTOP');
   report('SIGSTOP → 503', await timeUntilReady(backend, 503, 8000), HANG_BOUND_MS);
   assert.is((await status(`${backend.url}/api/health`)).status, 200, 'liveness stays 200 while the database hangs');
@@ -124,7 +124,8 @@ test('credentials in MONGODB_URI are never printed, in logs or bodies', async ()
   await startMongoProcess(mongoPort);
   const password = 'S3cr3t-Pa55';
   const backend = await startBackend({ MONGODB_URI: `mongodb://admin:${password}@127.0.0.1:${mongoPort}/orders?authSource=admin`, LOG_LEVEL: 'debug' });
-  await sleep(2500); // let the driver try (and fail) to authenticate against the stand-in
+  // Wait for the driver's failed attempt to be logged: that is the line most likely to carry the URI's secret.
+  await waitFor(() => backend.stdout.some((line) => line.includes('database unreachable')), { timeout: 15_000, what: 'a failed connection attempt logged' });
   const health = await fetch(`${backend.url}/api/health`).then((r) => r.text());
   const ready = await fetch(`${backend.url}/api/ready`).then((r) => r.text());
   await backend.stop();

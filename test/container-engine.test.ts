@@ -7,8 +7,8 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, wri
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnProcess, stopAll } from './helpers/spawn-process.ts';
-import { root } from './helpers/spawn-service.ts';
+import { spawnProcess, stopAll } from './support/spawn-process.ts';
+import { root } from './support/spawn-service.ts';
 
 const test = suite('container-engine.sh');
 const dir = mkdtempSync(join(tmpdir(), 'container-engine-test-'));

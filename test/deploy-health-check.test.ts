@@ -3,10 +3,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { RequestListener } from 'node:http';
-import { listen, type Listening } from './helpers/listen.ts';
-import { freePort } from './helpers/free-port.ts';
-import { withDeadline } from './helpers/deadline.ts';
-import { spawnProcess, stopAll } from './helpers/spawn-process.ts';
+import { listen, type Listening } from './support/listen.ts';
+import { freePort } from './support/free-port.ts';
+import { withDeadline } from './support/deadline.ts';
+import { spawnProcess, stopAll } from './support/spawn-process.ts';
 import { root } from './infra/compile-healthcheck.ts';
 
 const SCRIPT = 'scripts/deploy-health-check.sh';

@@ -3,49 +3,40 @@
 // at the backend in order, once.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Service } from './helpers/spawn-service.ts';
-import { stopAll } from './helpers/spawn-process.ts';
-import { sleep, waitFor } from './helpers/deadline.ts';
-import { startMongoStandin, type MongoStandin } from '../dev/mongo-standin/server.ts';
-import { ptyDir, removePtyDir, startPtyPair, type PtyPair } from '../device/testing/pty-pair.ts';
-import { watchReadiness, type ReadinessWatch } from '../device/testing/readiness-watch.ts';
-import { jsonLines, logTime, startBackend, startDevice, storedReadings } from '../device/testing/services.ts';
+import type { Service } from './support/spawn-service.ts';
+import { stopAll } from './support/spawn-process.ts';
+import { sleep, waitFor } from './support/deadline.ts';
+import { startDeviceStack, type DeviceStack } from './support/device-stack.ts';
+import { watchReadiness, type ReadinessWatch } from './support/readiness-watch.ts';
+import { jsonLines, logTime, storedReadings } from './support/device-services.ts';
 
 const test = suite('device ↔ real backend');
-let mongo: MongoStandin;
-let dir: string;
-let pty: PtyPair;
+let stack: DeviceStack;
 let device: Service;
 let watch: ReadinessWatch;
-/** Every backend process started, in order: a restarted backend has its own stdout. */
-const backends: Service[] = [];
 const written: string[] = [];
-const backend = () => backends.at(-1)!;
+const backend = () => stack.backend();
 
 test.before(async () => {
-  mongo = await startMongoStandin();
-  dir = ptyDir();
-  pty = await startPtyPair(dir);
-  backends.push(await startBackend(mongo.url));
-  device = await startDevice({ SERIAL_PATH: pty.devicePath, BACKEND_URL: backend().url });
+  stack = await startDeviceStack({ ready: false }); // the first test watches it become ready
+  device = stack.device;
   watch = watchReadiness(device.url);
 });
 
 test.after(async () => {
   await watch?.stop();
+  await stack?.stop();
   await stopAll();
-  await mongo?.close();
-  removePtyDir(dir);
 });
 
 function writeLines(prefix: string, count: number) {
   const lines = Array.from({ length: count }, (_, i) => `${prefix}-${i + 1}`);
   written.push(...lines);
-  pty.write(lines.map((line) => `${line}\n`).join(''));
+  stack.pty.write(lines.map((line) => `${line}\n`).join(''));
 }
 
 /** Every backend's stored readings, concatenated: what the system as a whole has stored. */
-const allStored = () => backends.flatMap(storedReadings);
+const allStored = () => stack.backends.flatMap(storedReadings);
 
 async function expectAllWrittenStoredOnce(timeout = 5000) {
   await waitFor(() => allStored().length >= written.length, { timeout, what: `${written.length} readings stored` });
@@ -92,9 +83,8 @@ test('backend killed → disconnected within 250 ms; back → connected within 3
   writeLines('while-killed', 10);
   await sleep(3000); // away long enough for the reconnect backoff to reach its cap
   assert.is(watch.latest()?.checks.backend, 'disconnected');
-  const port = backend().port;
   await backend().waitExit(2000);
-  backends.push(await startBackend(mongo.url, port));
+  await stack.restartBackend();
   const listeningAt = logTime(backend(), 'backend listening')!;
   assert.type(listeningAt, 'number');
   const up = await watch.until(backendIs('connected'), { since: listeningAt, timeout: 6000, what: 'backend reconnected' });

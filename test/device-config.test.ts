@@ -3,8 +3,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer } from 'node:net';
-import { spawnService } from './helpers/spawn-service.ts';
-import { stopAll } from './helpers/spawn-process.ts';
+import { spawnService } from './support/spawn-service.ts';
+import { stopAll } from './support/spawn-process.ts';
 
 test.after.each(() => stopAll());
 

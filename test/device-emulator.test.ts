@@ -1,13 +1,13 @@
 // Local mode: no port is opened, the emulator's readings reach a real backend, and logs are coloured text.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Service } from './helpers/spawn-service.ts';
-import { stopAll } from './helpers/spawn-process.ts';
-import { waitFor } from './helpers/deadline.ts';
-import { freePort } from './helpers/free-port.ts';
+import type { Service } from './support/spawn-service.ts';
+import { stopAll } from './support/spawn-process.ts';
+import { waitFor } from './support/deadline.ts';
+import { freePort } from './support/free-port.ts';
 import { startMongoStandin, type MongoStandin } from '../dev/mongo-standin/server.ts';
-import { watchReadiness, type ReadinessWatch } from '../device/testing/readiness-watch.ts';
-import { startBackend, startDevice, storedReadings } from '../device/testing/services.ts';
+import { watchReadiness, type ReadinessWatch } from './support/readiness-watch.ts';
+import { startBackend, startDevice, storedReadings } from './support/device-services.ts';
 
 let mongo: MongoStandin | undefined;
 let watch: ReadinessWatch | undefined;

@@ -1,12 +1,12 @@
 // Production logging and graceful shutdown of the real device service process.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Service } from './helpers/spawn-service.ts';
-import { stopAll } from './helpers/spawn-process.ts';
-import { waitFor } from './helpers/deadline.ts';
+import type { Service } from './support/spawn-service.ts';
+import { stopAll } from './support/spawn-process.ts';
+import { waitFor } from './support/deadline.ts';
 import { startMongoStandin, type MongoStandin } from '../dev/mongo-standin/server.ts';
-import { ptyDir, removePtyDir, startPtyPair, type PtyPair } from '../device/testing/pty-pair.ts';
-import { jsonLines, startBackend, startDevice, storedReadings } from '../device/testing/services.ts';
+import { ptyDir, removePtyDir, startPtyPair, type PtyPair } from './support/pty-pair.ts';
+import { jsonLines, startBackend, startDevice, storedReadings } from './support/device-services.ts';
 
 let mongo: MongoStandin;
 let dir: string;

@@ -2,13 +2,13 @@
 // and returning shows in the device's /api/ready within the bounds, and lines keep arriving in order.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Service } from './helpers/spawn-service.ts';
-import { stopAll } from './helpers/spawn-process.ts';
-import { sleep, waitFor } from './helpers/deadline.ts';
+import type { Service } from './support/spawn-service.ts';
+import { stopAll } from './support/spawn-process.ts';
+import { sleep, waitFor } from './support/deadline.ts';
 import { startMongoStandin, type MongoStandin } from '../dev/mongo-standin/server.ts';
-import { ptyDir, removePtyDir, startPtyPair, type PtyPair } from '../device/testing/pty-pair.ts';
-import { watchReadiness, type ReadinessWatch } from '../device/testing/readiness-watch.ts';
-import { jsonLines, startBackend, startDevice, storedReadings } from '../device/testing/services.ts';
+import { ptyDir, removePtyDir, startPtyPair, type PtyPair } from './support/pty-pair.ts';
+import { watchReadiness, type ReadinessWatch } from './support/readiness-watch.ts';
+import { jsonLines, startBackend, startDevice, storedReadings } from './support/device-services.ts';
 
 const test = suite('device serial (socat pty)');
 let mongo: MongoStandin;

@@ -2,10 +2,10 @@
 // the cause (`checks.backend = "unauthorized"`), the log says so once, and neither process prints a token.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawnService, TEST_DEVICE_TOKEN } from './helpers/spawn-service.ts';
-import { waitFor } from './helpers/deadline.ts';
-import { stopAll } from './helpers/spawn-process.ts';
-import { jsonLines } from '../device/testing/services.ts';
+import { spawnService, TEST_DEVICE_TOKEN } from './support/spawn-service.ts';
+import { waitFor } from './support/deadline.ts';
+import { stopAll } from './support/spawn-process.ts';
+import { jsonLines } from './support/device-services.ts';
 
 const test = suite('device token');
 test.after.each(() => stopAll());

@@ -7,8 +7,8 @@ import type { Page } from 'puppeteer-core';
 import { startMongoStandin, type MongoStandin } from '../dev/mongo-standin/server.ts';
 import { launchBrowser, type LaunchedBrowser } from '../smoke/browser.ts';
 import { REFRESH_MS } from '../frontend/public/board-view.js';
-import { spawnService, root, type Service } from './helpers/spawn-service.ts';
-import { stopAll } from './helpers/spawn-process.ts';
+import { spawnService, root, type Service } from './support/spawn-service.ts';
+import { stopAll } from './support/spawn-process.ts';
 
 const DEVICE_ID = 'emulator-test';
 const STATUS_TIMEOUT_MS = 1000;

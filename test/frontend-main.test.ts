@@ -1,11 +1,11 @@
 // The frontend as a real process: settings errors, plain request lines, a page while the backend is down, clean exit.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawnService, root } from './helpers/spawn-service.ts';
-import { spawnProcess, stopAll } from './helpers/spawn-process.ts';
-import { freePort } from './helpers/free-port.ts';
-import { waitFor } from './helpers/deadline.ts';
-import { listen } from './helpers/listen.ts';
+import { spawnService, root } from './support/spawn-service.ts';
+import { spawnProcess, stopAll } from './support/spawn-process.ts';
+import { freePort } from './support/free-port.ts';
+import { waitFor } from './support/deadline.ts';
+import { listen } from './support/listen.ts';
 import type { Server } from 'node:http';
 
 test.after.each(stopAll);

@@ -3,10 +3,10 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { RequestListener } from 'node:http';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { listen, type Listening } from './helpers/listen.ts';
-import { freePort } from './helpers/free-port.ts';
-import { withDeadline } from './helpers/deadline.ts';
-import { spawnProcess, stopAll } from './helpers/spawn-process.ts';
+import { listen, type Listening } from './support/listen.ts';
+import { freePort } from './support/free-port.ts';
+import { withDeadline } from './support/deadline.ts';
+import { spawnProcess, stopAll } from './support/spawn-process.ts';
 import { compileHealthcheck, root, type Compiled } from './infra/compile-healthcheck.ts';
 
 interface Run {

@@ -5,11 +5,11 @@ import * as assert from 'uvu/assert';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createFixtureHandler } from '../smoke/testing/fixture-server.ts';
-import { createPool, normalise, PNG_SIGNATURE, probeMs, runCli, type CliRun } from '../smoke/testing/run-cli.ts';
-import { listen, type Listening } from './helpers/listen.ts';
-import { freePort } from './helpers/free-port.ts';
-import { stopAll } from './helpers/spawn-process.ts';
+import { createFixtureHandler } from './support/fake-http-server.ts';
+import { createPool, normalise, PNG_SIGNATURE, probeMs, runCli, type CliRun } from './support/run-smoke-cli.ts';
+import { listen, type Listening } from './support/listen.ts';
+import { freePort } from './support/free-port.ts';
+import { stopAll } from './support/spawn-process.ts';
 import { FS_ANSWER_MS } from '../smoke/fs-answer.ts';
 
 const base = mkdtempSync(join(tmpdir(), 'smoke-matrix-'));

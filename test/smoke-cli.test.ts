@@ -6,14 +6,14 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createFixtureHandler, healthBody, readyBody } from '../smoke/testing/fixture-server.ts';
-import { cliEnv, normalise, PNG_SIGNATURE, runCli } from '../smoke/testing/run-cli.ts';
+import { createFixtureHandler, healthyBody, readyBody } from './support/fake-http-server.ts';
+import { cliEnv, normalise, PNG_SIGNATURE, runCli } from './support/run-smoke-cli.ts';
 import { launchBrowser } from '../smoke/browser.ts';
-import { listen, type Listening } from './helpers/listen.ts';
-import { freePort } from './helpers/free-port.ts';
-import { spawnProcess, stopAll } from './helpers/spawn-process.ts';
-import { root } from './helpers/spawn-service.ts';
-import { sleep, waitFor, withDeadline } from './helpers/deadline.ts';
+import { listen, type Listening } from './support/listen.ts';
+import { freePort } from './support/free-port.ts';
+import { spawnProcess, stopAll } from './support/spawn-process.ts';
+import { root } from './support/spawn-service.ts';
+import { waitFor, withDeadline } from './support/deadline.ts';
 
 const base = mkdtempSync(join(tmpdir(), 'smoke-cli-'));
 const hits: string[] = [];
@@ -134,9 +134,9 @@ test('--wait: a stack that starts listening late, then is unready for a while, e
   const timer = setTimeout(() => {
     const server = createServer((req, res) => {
       if (req.url === '/api/ready' && Date.now() < readyAt) {
-        return res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ ...readyBody({ database: 'disconnected' }), status: 'not ready' }));
+        return res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify(readyBody('not ready', { database: 'disconnected' })));
       }
-      if (req.url === '/api/health') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(healthBody()));
+      if (req.url === '/api/health') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(healthyBody()));
       if (req.url === '/api/ready') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(readyBody()));
       res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>late but up</h1>');
     });
@@ -237,10 +237,12 @@ test('SIGTERM mid-run closes Chromium, removes its profile and exits 143', async
   mkdirSync(tmp, { recursive: true });
   const args = ['--import', 'tsx', 'smoke/cli.ts', '--backend', `${F}/ok`, '--frontend', `${F}/hang/`, '--timeout', '60000', '--artifacts', dir('term')];
   const proc = spawnProcess(process.execPath, args, { cwd: root, env: cliEnv({ TMPDIR: tmp }) });
-  // The profile directory appears once Chromium is starting; give the launch a moment to finish.
+  // The profile directory appears once Chromium is starting; its request for the hanging page shows the launch is
+  // done and the run is mid-navigation, which is the moment SIGTERM must handle.
+  const pageRequestsBefore = hits.filter((url) => url === '/hang/').length;
   await waitFor(() => readdirSync(tmp).some((n) => n.startsWith('smoke-chromium-')) && processesMentioning(tmp).length > 0, { timeout: 30_000, what: 'Chromium running' });
   await waitFor(() => proc.stdout.length >= 2, { timeout: 10_000, what: 'HTTP probe lines' });
-  await sleep(500);
+  await waitFor(() => hits.filter((url) => url === '/hang/').length > pageRequestsBefore, { timeout: 30_000, what: 'Chromium requesting the page' });
   proc.signal('SIGTERM');
   const code = await proc.waitExit(15_000);
   assert.is(code, 143, proc.lines.join('\n'));

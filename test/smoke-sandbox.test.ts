@@ -1,7 +1,7 @@
 // Chromium with no usable sandbox: the exit-2 line says what to do, and the sandbox goes off only when asked.
 //
 // As root (this machine, the containers), the failure is real: the smoke runs as uid 1000 inside 32 nested user
-// namespaces (test/helpers/nested-userns.sh), where Chromium's namespace sandbox cannot start and Chromium itself
+// namespaces (test/support/nested-userns.sh), where Chromium's namespace sandbox cannot start and Chromium itself
 // prints "No usable sandbox!". Without root (a CI runner's user) that cannot be set up, so CHROME_PATH points at a
 // stub that prints Chromium's own line and exits 1, unless given --no-sandbox, when it runs the real browser.
 import { test } from 'uvu';
@@ -10,12 +10,12 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { createFixtureHandler } from '../smoke/testing/fixture-server.ts';
-import { runCli, type CliRun } from '../smoke/testing/run-cli.ts';
+import { createFixtureHandler } from './support/fake-http-server.ts';
+import { runCli, type CliRun } from './support/run-smoke-cli.ts';
 import { CHROMIUM_PATHS, findChromium } from '../smoke/browser.ts';
-import { listen } from './helpers/listen.ts';
-import { stopAll } from './helpers/spawn-process.ts';
-import { root } from './helpers/spawn-service.ts';
+import { listen } from './support/listen.ts';
+import { stopAll } from './support/spawn-process.ts';
+import { root } from './support/spawn-service.ts';
 
 const base = mkdtempSync(join(tmpdir(), 'smoke-sandbox-'));
 chmodSync(base, 0o777); // uid 1000 writes its profile, tsx cache and screenshots here
@@ -40,7 +40,7 @@ chmodSync(home, 0o777);
 /** One smoke run where Chromium's sandbox cannot start. */
 function smokeWithoutSandbox(extra: string[], env: Record<string, string> = {}): Promise<CliRun> {
   if (!real) return runCli(extra, { env: { CHROME_PATH: browser, ...env } });
-  const wrap = (argv: string[]) => ['sh', join(root, 'test/helpers/nested-userns.sh'), '32', 'env', `HOME=${home}`, `TMPDIR=${base}`, ...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...argv];
+  const wrap = (argv: string[]) => ['sh', join(root, 'test/support/nested-userns.sh'), '32', 'env', `HOME=${home}`, `TMPDIR=${base}`, ...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...argv];
   return runCli(extra, { wrap, env });
 }
 

@@ -4,11 +4,11 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { waitFor } from './helpers/deadline.ts';
-import { freePort } from './helpers/free-port.ts';
-import { listen } from './helpers/listen.ts';
-import { spawnProcess, stopAll, type Spawned } from './helpers/spawn-process.ts';
-import { root } from './helpers/spawn-service.ts';
+import { waitFor } from './support/deadline.ts';
+import { freePort } from './support/free-port.ts';
+import { listen } from './support/listen.ts';
+import { spawnProcess, stopAll, type Spawned } from './support/spawn-process.ts';
+import { root } from './support/spawn-service.ts';
 import { portProblem } from '../dev/local-stack/ports.ts';
 
 const test = suite('stack');

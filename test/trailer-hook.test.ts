@@ -5,8 +5,8 @@ import * as assert from 'uvu/assert';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnProcess, stopAll } from './helpers/spawn-process.ts';
-import { root } from './helpers/spawn-service.ts';
+import { spawnProcess, stopAll } from './support/spawn-process.ts';
+import { root } from './support/spawn-service.ts';
 
 const test = suite('trailer-hook');
 const dir = mkdtempSync(join(tmpdir(), 'trailer-hook-'));

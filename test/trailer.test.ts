@@ -4,10 +4,10 @@ import * as assert from 'uvu/assert';
 import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './helpers/free-port.ts';
-import { listen, type Listening } from './helpers/listen.ts';
-import { spawnProcess, stopAll } from './helpers/spawn-process.ts';
-import { root } from './helpers/spawn-service.ts';
+import { freePort } from './support/free-port.ts';
+import { listen, type Listening } from './support/listen.ts';
+import { spawnProcess, stopAll } from './support/spawn-process.ts';
+import { root } from './support/spawn-service.ts';
 import { portProblem } from '../dev/local-stack/ports.ts';
 
 const test = suite('trailer');

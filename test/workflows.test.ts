@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { validateWorkflow } from '@action-validator/core';
 import { smokeArgs } from '../smoke/config.ts';
-import { listen, type Listening } from './helpers/listen.ts';
-import { withDeadline } from './helpers/deadline.ts';
-import { spawnProcess, stopAll } from './helpers/spawn-process.ts';
+import { listen, type Listening } from './support/listen.ts';
+import { withDeadline } from './support/deadline.ts';
+import { spawnProcess, stopAll } from './support/spawn-process.ts';
 import { root } from './infra/compile-healthcheck.ts';
 
 interface WorkflowStep {

@@ -11,10 +11,10 @@ import {
   type ServerHeartbeatSucceededEvent,
 } from 'mongodb';
 import { startMongoStandin, type MongoStandin } from './server.ts';
-import { waitFor, withDeadline } from '../../test/helpers/deadline.ts';
-import { spawnProcess, stopAll } from '../../test/helpers/spawn-process.ts';
-import { freePort } from '../../test/helpers/free-port.ts';
-import { root } from '../../test/helpers/spawn-service.ts';
+import { waitFor, withDeadline } from '../../test/support/deadline.ts';
+import { spawnProcess, stopAll } from '../../test/support/spawn-process.ts';
+import { freePort } from '../../test/support/free-port.ts';
+import { root } from '../../test/support/spawn-service.ts';
 
 const standins: MongoStandin[] = [];
 const clients: MongoClient[] = [];

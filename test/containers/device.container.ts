@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runCli } from '../../smoke/testing/run-cli.ts';
+import { runCli } from '../support/run-smoke-cli.ts';
 import { ComposeStack } from './support/compose-stack.ts';
 
 const test = suite('device profile');

@@ -5,7 +5,7 @@
 // retries × (interval + timeout); for compose.yaml's 30 s / 10 s / 3 that is at most 2 minutes.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { waitFor } from '../helpers/deadline.ts';
+import { waitFor } from '../support/deadline.ts';
 import { ComposeStack } from './support/compose-stack.ts';
 
 const test = suite('sigstop');

@@ -3,8 +3,8 @@
 // The tests run in order against one stack of their own (project shk-test-stack-<pid>, free ports).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runCli } from '../../smoke/testing/run-cli.ts';
-import { waitFor } from '../helpers/deadline.ts';
+import { runCli } from '../support/run-smoke-cli.ts';
+import { waitFor } from '../support/deadline.ts';
 import { ComposeStack, status, type EngineEvent } from './support/compose-stack.ts';
 
 const test = suite('compose stack');

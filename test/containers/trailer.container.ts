@@ -4,8 +4,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer, type Server } from 'node:net';
 import { COMPOSE_PROJECT } from '../../smoke/trailer/produce.ts';
-import { spawnProcess, stopAll } from '../helpers/spawn-process.ts';
-import { root } from '../helpers/spawn-service.ts';
+import { spawnProcess, stopAll } from '../support/spawn-process.ts';
+import { root } from '../support/spawn-service.ts';
 import { runCommand } from '../../smoke/trailer/exec.ts';
 
 const test = suite('trailer against compose');

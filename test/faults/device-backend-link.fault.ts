@@ -2,12 +2,11 @@
 // a sensor writes a line every 25 ms: the device's readiness follows, and every line is stored in order, once.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Service } from '../helpers/spawn-service.ts';
-import { sleep, waitFor } from '../helpers/deadline.ts';
-import { stopAll } from '../helpers/spawn-process.ts';
-import { startMongoStandin, type MongoStandin } from '../../dev/mongo-standin/server.ts';
-import { ptyDir, removePtyDir, startPtyPair, type PtyPair } from '../../device/testing/pty-pair.ts';
-import { startBackend, startDevice, storedReadings } from '../../device/testing/services.ts';
+import type { Service } from '../support/spawn-service.ts';
+import { sleep, waitFor } from '../support/deadline.ts';
+import { stopAll } from '../support/spawn-process.ts';
+import { startDeviceStack, type DeviceStack } from '../support/device-stack.ts';
+import { storedReadings } from '../support/device-services.ts';
 import { startHammer, type Hammer } from './support/hammer.ts';
 import { createTimeline, judge } from './support/state-timeline.ts';
 import { createLineWriter, type LineWriter } from './support/line-writer.ts';
@@ -24,38 +23,29 @@ const BACK_BOUND_MS = 3000;
 const MARGIN = 1.6;
 
 const test = suite('device ↔ backend link faults');
-let mongo: MongoStandin;
-let dir: string;
-let pty: PtyPair;
+let stack: DeviceStack;
 let device: Service;
 let hammer: Hammer | undefined;
 let writer: LineWriter | undefined;
-const backends: Service[] = [];
-const backend = () => backends.at(-1)!;
+const backend = () => stack.backend();
 
 test.before(async () => {
-  mongo = await startMongoStandin();
-  dir = ptyDir();
-  pty = await startPtyPair(dir);
-  backends.push(await startBackend(mongo.url));
-  device = await startDevice({ SERIAL_PATH: pty.devicePath, BACKEND_URL: backend().url });
-  await waitFor(async () => (await fetch(`${device.url}/api/ready`)).status === 200, { timeout: 10_000, what: 'device ready' });
+  stack = await startDeviceStack();
+  device = stack.device;
 });
 
 test.after(async () => {
   writer?.stop();
   await hammer?.stop();
+  await stack?.stop();
   await stopAll();
-  await mongo?.close();
-  removePtyDir(dir);
 });
 
 test(`backend killed ${KILLS}× and SIGSTOPped ${HANGS}× under load: device /api/ready 503 within ${KILL_BOUND_MS} ms (killed) / ${HANG_BOUND_MS} ms (hung), 200 within ${BACK_BOUND_MS} ms of its return; every line stored in order, once`, async () => {
   hammer = startHammer(device.url, ['/api/ready'], { concurrency: 2 });
-  writer = createLineWriter(() => pty, 'line');
+  writer = createLineWriter(() => stack.pty, 'line');
   writer.start(25);
   const timeline = createTimeline(true);
-  const port = backend().port;
   for (let cycle = 1; cycle <= KILLS; cycle++) {
     await sleep(500);
     backend().signal('SIGKILL');
@@ -64,7 +54,7 @@ test(`backend killed ${KILLS}× and SIGSTOPped ${HANGS}× under load: device /ap
     await backend().exited;
     await hammer.until(503, { since: killedAt, timeout: 5000, what: `kill ${cycle}: device /api/ready 503 (bound ${KILL_BOUND_MS} ms)` });
     const restarting = performance.now();
-    backends.push(await timeline.during(true, `backend back ${cycle}`, BACK_BOUND_MS, () => startBackend(mongo.url, port)));
+    await timeline.during(true, `backend back ${cycle}`, BACK_BOUND_MS, () => stack.restartBackend());
     await hammer.until(200, { since: restarting, timeout: 10_000, what: `restart ${cycle}: device /api/ready 200 (bound ${BACK_BOUND_MS} ms)` });
   }
   for (let cycle = 1; cycle <= HANGS; cycle++) {
@@ -78,11 +68,11 @@ test(`backend killed ${KILLS}× and SIGSTOPped ${HANGS}× under load: device /ap
   }
   writer.stop();
   const written = writer.written;
-  await waitFor(() => backends.flatMap(storedReadings).length >= written.length, { timeout: 15_000, what: `${written.length} readings stored` }).catch(() => {});
+  await waitFor(() => stack.backends.flatMap(storedReadings).length >= written.length, { timeout: 15_000, what: `${written.length} readings stored` }).catch(() => {});
   await sleep(500); // a duplicate would show up just after
   const verdict = judge(await hammer.stop(), timeline.changes, MARGIN);
-  console.log(`    measured: ${written.length} lines written, ${backends.flatMap(storedReadings).length} stored by ${backends.length} backend processes; ${verdict.answers} readiness answers; ${describeLags(verdict.lags)}`);
-  assert.equal(readingProblems(backends, written), [], 'readings');
+  console.log(`    measured: ${written.length} lines written, ${stack.backends.flatMap(storedReadings).length} stored by ${stack.backends.length} backend processes; ${verdict.answers} readiness answers; ${describeLags(verdict.lags)}`);
+  assert.equal(readingProblems(stack.backends, written), [], 'readings');
   assert.equal(verdict.violations.slice(0, 5), [], `${verdict.violations.length} readiness answers missed their bound`);
 });
 

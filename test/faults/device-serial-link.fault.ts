@@ -2,12 +2,11 @@
 // device's readiness follows within the bounds, and every line that reached the port is stored in order, once.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Service } from '../helpers/spawn-service.ts';
-import { sleep, waitFor } from '../helpers/deadline.ts';
-import { stopAll } from '../helpers/spawn-process.ts';
-import { startMongoStandin, type MongoStandin } from '../../dev/mongo-standin/server.ts';
-import { ptyDir, removePtyDir, startPtyPair, type PtyPair } from '../../device/testing/pty-pair.ts';
-import { jsonLines, startBackend, startDevice, storedReadings } from '../../device/testing/services.ts';
+import type { Service } from '../support/spawn-service.ts';
+import { sleep, waitFor } from '../support/deadline.ts';
+import { stopAll } from '../support/spawn-process.ts';
+import { startDeviceStack, type DeviceStack } from '../support/device-stack.ts';
+import { jsonLines, storedReadings } from '../support/device-services.ts';
 import { startHammer, type Hammer } from './support/hammer.ts';
 import { createTimeline, judge } from './support/state-timeline.ts';
 import { createLineWriter } from './support/line-writer.ts';
@@ -24,32 +23,26 @@ const LINES_PER_CYCLE = 25;
 const FD_SLACK = 2;
 
 const test = suite('device serial link faults');
-let mongo: MongoStandin;
-let dir: string;
-let pty: PtyPair;
+let stack: DeviceStack;
 let backend: Service;
 let device: Service;
 let hammer: Hammer | undefined;
 
 test.before(async () => {
-  mongo = await startMongoStandin();
-  dir = ptyDir();
-  pty = await startPtyPair(dir);
-  backend = await startBackend(mongo.url);
-  device = await startDevice({ SERIAL_PATH: pty.devicePath, BACKEND_URL: backend.url });
-  await waitFor(async () => (await fetch(`${device.url}/api/ready`)).status === 200, { timeout: 10_000, what: 'device ready' });
+  stack = await startDeviceStack();
+  ({ device } = stack);
+  backend = stack.backend();
 });
 
 test.after(async () => {
   await hammer?.stop();
+  await stack?.stop();
   await stopAll();
-  await mongo?.close();
-  removePtyDir(dir);
 });
 
 test(`serial pty removed and recreated ${CYCLES}× under load: device /api/ready 503 within ${GONE_BOUND_MS} ms, 200 within ${BACK_BOUND_MS} ms; every line stored in order, once; no leaked handles`, async () => {
   hammer = startHammer(device.url, ['/api/ready'], { concurrency: 2 });
-  const writer = createLineWriter(() => pty, 'line');
+  const writer = createLineWriter(() => stack.pty, 'line');
   const timeline = createTimeline(true);
   const storedAll = (what: string) =>
     waitFor(() => storedReadings(backend).length >= writer.written.length, { timeout: 5000, what: `${what}: ${writer.written.length} readings stored` });
@@ -61,10 +54,10 @@ test(`serial pty removed and recreated ${CYCLES}× under load: device /api/ready
     // The device sees the pty go (and come back) before the awaited stop (start) returns to us: judged from
     // when the step began, not from when we saw it end.
     const removing = performance.now();
-    await timeline.during(false, `pty removed ${cycle}`, GONE_BOUND_MS, () => pty.stop());
+    await timeline.during(false, `pty removed ${cycle}`, GONE_BOUND_MS, () => stack.pty.stop());
     await hammer.until(503, { since: removing, timeout: 5000, what: `pty removed ${cycle}: device /api/ready 503 (bound ${GONE_BOUND_MS} ms)` });
     const recreating = performance.now();
-    pty = await timeline.during(true, `pty recreated ${cycle}`, BACK_BOUND_MS, () => startPtyPair(dir));
+    await timeline.during(true, `pty recreated ${cycle}`, BACK_BOUND_MS, () => stack.recreatePty());
     await hammer.until(200, { since: recreating, timeout: 10_000, what: `pty recreated ${cycle}: device /api/ready 200 (bound ${BACK_BOUND_MS} ms)` });
     if (cycle === 2) warmFds = footprint(device.pid).fds;
   }

@@ -5,12 +5,11 @@
 // and the token appears nowhere.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { root, TEST_DEVICE_TOKEN, type Service } from '../helpers/spawn-service.ts';
-import { sleep, waitFor } from '../helpers/deadline.ts';
-import { spawnProcess, stopAll, type Spawned } from '../helpers/spawn-process.ts';
-import { startMongoStandin, type MongoStandin } from '../../dev/mongo-standin/server.ts';
-import { ptyDir, removePtyDir, startPtyPair, type PtyPair } from '../../device/testing/pty-pair.ts';
-import { jsonLines, startBackend, startDevice, storedReadings } from '../../device/testing/services.ts';
+import { root, TEST_DEVICE_TOKEN, type Service } from '../support/spawn-service.ts';
+import { sleep, waitFor } from '../support/deadline.ts';
+import { spawnProcess, stopAll, type Spawned } from '../support/spawn-process.ts';
+import { startDeviceStack, type DeviceStack } from '../support/device-stack.ts';
+import { jsonLines, storedReadings } from '../support/device-services.ts';
 import { startHammer, type Hammer, type Sample } from './support/hammer.ts';
 import { createLineWriter, type LineWriter } from './support/line-writer.ts';
 import { readingProblems } from './support/stored-readings.ts';
@@ -32,9 +31,7 @@ const DEVICE_ID = 'real-device';
 const REHEARSAL: Record<string, number> = { unauthenticated: 100, silent: 20, garbage: 2000, oversize: 1, 'second-device': 1, slow: 20 };
 
 const test = suite('device socket under hostile clients');
-let mongo: MongoStandin;
-let dir: string;
-let pty: PtyPair;
+let stack: DeviceStack;
 let backend: Service;
 let device: Service;
 let hammer: Hammer | undefined;
@@ -48,21 +45,16 @@ let attackStartedAt = 0;
 let warm: Footprint;
 
 test.before(async () => {
-  mongo = await startMongoStandin();
-  dir = ptyDir();
-  pty = await startPtyPair(dir);
-  backend = await startBackend(mongo.url);
-  device = await startDevice({ SERIAL_PATH: pty.devicePath, BACKEND_URL: backend.url, DEVICE_ID });
-  await waitFor(async () => (await fetch(`${device.url}/api/ready`)).status === 200, { timeout: 10_000, what: 'device ready' });
-  await waitFor(async () => (await fetch(`${backend.url}/api/ready`)).status === 200, { timeout: 10_000, what: 'backend ready' });
+  stack = await startDeviceStack({ deviceEnv: { DEVICE_ID } });
+  ({ device } = stack);
+  backend = stack.backend();
 });
 
 test.after(async () => {
   writer?.stop();
   await hammer?.stop();
+  await stack?.stop();
   await stopAll();
-  await mongo?.close();
-  removePtyDir(dir);
 });
 
 function attacker(scenario: string, count: number): Spawned {
@@ -84,7 +76,7 @@ const p99 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.max(0, 
 
 test('the attack runs to the end against a running backend and device', async () => {
   hammer = startHammer(backend.url, ['/api/health', '/api/ready'], { concurrency: 2 });
-  writer = createLineWriter(() => pty, 'line');
+  writer = createLineWriter(() => stack.pty, 'line');
   writer.start(25);
   // The pre-attack level is taken warm: every code path the attack takes has run once at a small scale (JIT
   // code, ws and parser buffers are one-time costs, not what an attack leaves behind), and memory has settled.

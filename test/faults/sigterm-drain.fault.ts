@@ -1,12 +1,12 @@
 // Fault: SIGTERM while a client hammers the backend and the device service; nothing sent before it is lost.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawnService, type Service } from '../helpers/spawn-service.ts';
-import { sleep, waitFor } from '../helpers/deadline.ts';
-import { stopAll } from '../helpers/spawn-process.ts';
+import { spawnService, type Service } from '../support/spawn-service.ts';
+import { sleep, waitFor } from '../support/deadline.ts';
+import { stopAll } from '../support/spawn-process.ts';
 import { startMongoStandin, type MongoStandin } from '../../dev/mongo-standin/server.ts';
-import { ptyDir, removePtyDir, startPtyPair } from '../../device/testing/pty-pair.ts';
-import { startBackend, startDevice } from '../../device/testing/services.ts';
+import { ptyDir, removePtyDir, startPtyPair } from '../support/pty-pair.ts';
+import { startBackend, startDevice } from '../support/device-services.ts';
 import { startHammer, type Hammer, type Sample } from './support/hammer.ts';
 import { errorOutput } from './support/service-health.ts';
 

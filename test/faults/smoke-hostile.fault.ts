@@ -4,9 +4,9 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { listen, type Listening } from '../helpers/listen.ts';
-import { createFixtureHandler } from '../../smoke/testing/fixture-server.ts';
-import { createPool, probeMs, runCli, type CliRun } from '../../smoke/testing/run-cli.ts';
+import { listen, type Listening } from '../support/listen.ts';
+import { createFixtureHandler } from '../support/fake-http-server.ts';
+import { createPool, probeMs, runCli, type CliRun } from '../support/run-smoke-cli.ts';
 import { startHostile, hostile, type HostileServer } from './support/hostile-servers.ts';
 
 const TIMEOUT_MS = 2000;

@@ -2,7 +2,7 @@
 // published ports (host port 0), so it never meets a developer's stack on 3000/3001/3003 or another test's.
 import { basename } from 'node:path';
 import { explain, runCommand, type CommandResult } from '../../../smoke/trailer/exec.ts';
-import { root } from '../../helpers/spawn-service.ts';
+import { root } from '../../support/spawn-service.ts';
 
 // Generous bounds for commands; what a test asserts is a bound of its own, named there.
 const BUILD_TIMEOUT_MS = 10 * 60_000;

@@ -1,6 +1,6 @@
 // A client that hammers one or more URLs over keep-alive connections and records every answer or socket error.
 import { Agent, get } from 'node:http';
-import { waitFor } from '../../helpers/deadline.ts';
+import { waitFor } from '../../support/deadline.ts';
 
 export interface Sample {
   path: string;

@@ -1,5 +1,5 @@
 // Writes numbered lines into the far end of a serial pty, as the sensor would, and remembers every line written.
-import type { PtyPair } from '../../../device/testing/pty-pair.ts';
+import type { PtyPair } from '../../support/pty-pair.ts';
 
 export interface LineWriter {
   written: string[];

@@ -1,9 +1,9 @@
 // After a fault run: the process's memory and open handles against its warm level, and its log free of errors.
 import type { Test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Spawned } from '../../helpers/spawn-process.ts';
+import type { Spawned } from '../../support/spawn-process.ts';
 import { openFds, rssMiB } from './process-stats.ts';
-import { waitFor } from '../../helpers/deadline.ts';
+import { waitFor } from '../../support/deadline.ts';
 
 export interface Footprint {
   rss: number;

@@ -5,7 +5,7 @@ import { request } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
 import { DEVICE_SOCKET_PATH } from '../../../lib/device-protocol.ts';
-import { frame, OPCODE, rawUpgrade } from '../../helpers/raw-device-socket.ts';
+import { frame, OPCODE, rawUpgrade } from '../../support/raw-device-socket.ts';
 
 const [scenario, baseUrl, countArg] = process.argv.slice(2);
 const token = process.env.ATTACK_TOKEN ?? '';

@@ -2,7 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createTimeline, judge, type Change } from './state-timeline.ts';
-import { sleep } from '../../helpers/deadline.ts';
+import { sleep } from '../../support/deadline.ts';
 import type { Sample } from './hammer.ts';
 
 const change = (at: number, up: boolean, what: string, boundMs: number, earlyMs = 0): Change => ({ at, up, what, boundMs, earlyMs });

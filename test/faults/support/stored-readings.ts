@@ -1,6 +1,6 @@
 // Checks what the backends stored against what was written: every line, in order, once, in one device session.
-import type { Service } from '../../helpers/spawn-service.ts';
-import { storedReadings } from '../../../device/testing/services.ts';
+import type { Service } from '../../support/spawn-service.ts';
+import { storedReadings } from '../../support/device-services.ts';
 
 /** One line per problem (none: everything written was stored, in order, exactly once); `deviceId`: only its readings. */
 export function readingProblems(backends: Service[], written: string[], deviceId?: string): string[] {

@@ -1,5 +1,11 @@
-// One node:http handler standing in for backend, device service and frontend; the first path segment picks a behaviour.
+// Test support: the one fake HTTP server and its hostile modes. `createFixtureHandler()` stands in for backend,
+// device service and frontend at once, the first path segment picking a behaviour (the smoke CLI's fixture);
+// `startFakeService()` serves a route table a test changes between requests (the frontend's upstreams).
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { healthyBody, readyBody } from './health-bodies.ts';
+import { listen, type Listening } from './listen.ts';
+
+export { healthyBody, readyBody };
 
 type Behaviour = (req: IncomingMessage, res: ServerResponse, rest: string) => void;
 
@@ -10,16 +16,10 @@ const html = (res: ServerResponse, status: number, body: string) => {
   res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><html><head><title>t</title>
 <link rel="icon" href="data:,"></head><body>${body}</body></html>`);
 };
-export const healthBody = () => ({ status: 'ok', timestamp: new Date().toISOString(), uptime: process.uptime(), environment: 'test' });
-export const readyBody = (checks: Record<string, string> = { database: 'connected' }) => ({
-  status: 'ready',
-  timestamp: new Date().toISOString(),
-  checks,
-});
 
 /** A healthy service: health, readiness and a frontend page that loads cleanly. */
 const healthy: Behaviour = (_req, res, rest) => {
-  if (rest === '/api/health') return json(res, 200, healthBody());
+  if (rest === '/api/health') return json(res, 200, healthyBody());
   if (rest === '/api/ready') return json(res, 200, readyBody());
   if (rest === '/' || rest === '') return html(res, 200, '<h1 style="color:green">stack is up</h1>');
   json(res, 404, { error: 'not found' });
@@ -37,7 +37,7 @@ export const behaviours: Record<string, Behaviour> = {
   html: (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><p>Welcome to nginx!</p>'),
   'not-object': (_req, res) => json(res, 200, ['ok']),
   'wrong-status': (_req, res, rest) =>
-    json(res, 200, rest === '/api/ready' ? { ...readyBody(), status: 'starting' } : { ...healthBody(), status: 'degraded' }),
+    json(res, 200, rest === '/api/ready' ? { ...readyBody(), status: 'starting' } : { ...healthyBody(), status: 'degraded' }),
   'wrong-types': (_req, res) =>
     json(res, 200, { status: 'ok', timestamp: 1_700_000_000, uptime: '12', environment: 5, checks: 'fine' }),
   'missing-fields': (_req, res) => json(res, 200, { status: 'ok' }),
@@ -85,4 +85,40 @@ export function createFixtureHandler(extra: Record<string, Behaviour> = {}): Req
     if (!behaviour) return healthy(req, res, req.url ?? '/');
     behaviour(req, res, match?.[2] ?? '/');
   };
+}
+
+export type FakeRoute =
+  | { status: number; body: unknown }
+  /** Accepts the request and never answers. */
+  | 'hang'
+  /** Sends headers and part of a body, then nothing. */
+  | 'stall-body'
+  /** Closes the connection without an answer. */
+  | 'drop';
+
+export interface FakeService extends Listening {
+  /** Change behaviour between requests; a path not listed answers 404. */
+  routes: Record<string, FakeRoute>;
+  /** Paths requested so far, in order. */
+  hits: string[];
+}
+
+/** The route table's hostile modes are the fixture's own behaviours. */
+const hostileRoutes: Record<Exclude<FakeRoute, object>, Behaviour> = {
+  hang: behaviours.hang!,
+  'stall-body': behaviours['slow-body']!,
+  drop: behaviours.reset!,
+};
+
+export async function startFakeService(routes: Record<string, FakeRoute>): Promise<FakeService> {
+  const hits: string[] = [];
+  const service = { routes, hits } as FakeService;
+  const handler: RequestListener = (req, res) => {
+    const path = new URL(req.url ?? '/', 'http://fake').pathname;
+    hits.push(path);
+    const route = service.routes[path] ?? { status: 404, body: { error: 'not found' } };
+    if (typeof route === 'string') return hostileRoutes[route](req, res, path);
+    json(res, route.status, route.body);
+  };
+  return Object.assign(service, await listen(handler));
 }

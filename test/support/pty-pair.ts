@@ -2,8 +2,8 @@
 import { closeSync, existsSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnProcess, type Spawned } from '../../test/helpers/spawn-process.ts';
-import { waitFor } from '../../test/helpers/deadline.ts';
+import { spawnProcess, type Spawned } from './spawn-process.ts';
+import { waitFor } from './deadline.ts';
 
 export interface PtyPair {
   /** The end the device service opens (SERIAL_PATH). */

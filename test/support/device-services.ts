@@ -1,5 +1,5 @@
 // Test helper: the real backend (against the MongoDB stand-in) and the real device service as processes.
-import { spawnService, type Service } from '../../test/helpers/spawn-service.ts';
+import { spawnService, type Service } from './spawn-service.ts';
 
 /** The backend at debug level, so each stored reading is a `reading stored` JSON line on its stdout. */
 export function startBackend(mongoUrl: string, port?: number): Promise<Service> {

@@ -1,5 +1,5 @@
 // Test helper: polls a service's /api/ready every few ms and records each change, so flip times can be measured.
-import { sleep } from '../../test/helpers/deadline.ts';
+import { sleep, waitFor } from './deadline.ts';
 
 export interface Observation {
   /** Date.now() when this state was first seen (the clock pino's `time` uses, so log times compare). */
@@ -40,13 +40,11 @@ export function watchReadiness(baseUrl: string, intervalMs = 10): ReadinessWatch
     history,
     latest: () => history.at(-1),
     async until(test, { since, timeout, what }) {
-      const deadline = Date.now() + timeout;
-      while (Date.now() < deadline) {
-        const found = history.find((o) => o.at >= since && test(o));
-        if (found) return found;
-        await sleep(5);
+      try {
+        return await waitFor(() => history.find((o) => o.at >= since && test(o)), { timeout, interval: 5, what });
+      } catch (error) {
+        throw new Error(`${(error as Error).message}; last state seen: ${JSON.stringify(history.at(-1))}`);
       }
-      throw new Error(`${what}: not seen within ${timeout} ms (last: ${JSON.stringify(history.at(-1))})`);
     },
     async stop() {
       running = false;

@@ -1,7 +1,7 @@
 // The benchmark's baseline: launch the same Chromium with the same flags, load one page, screenshot it, close.
-// Usage: node --import tsx smoke/testing/bare-screenshot.ts <url> <file.png>
+// Usage: node --import tsx test/support/bare-screenshot.ts <url> <file.png>
 import puppeteer from 'puppeteer-core';
-import { chromiumArgs, findChromium } from '../browser.ts';
+import { chromiumArgs, findChromium } from '../../smoke/browser.ts';
 
 const [url, file] = process.argv.slice(2);
 const browser = await puppeteer.launch({ executablePath: findChromium(), headless: true, args: chromiumArgs() });

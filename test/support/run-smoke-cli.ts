@@ -1,7 +1,7 @@
 // Runs the smoke CLI as a real process and returns its exit code, output lines and wall time.
-import { spawnProcess } from '../../test/helpers/spawn-process.ts';
-import { root } from '../../test/helpers/spawn-service.ts';
-import { withDeadline } from '../../test/helpers/deadline.ts';
+import { spawnProcess } from './spawn-process.ts';
+import { root } from './spawn-service.ts';
+import { withDeadline } from './deadline.ts';
 
 export interface CliRun {
   code: number | string;

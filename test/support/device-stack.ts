@@ -1,0 +1,70 @@
+// Test support: the device stack the device tests and fault runs share — the MongoDB stand-in, a real backend on
+// it, a socat pty pair and a real device service reading that pty and sending to that backend.
+import { startMongoStandin, type MongoStandin } from '../../dev/mongo-standin/server.ts';
+import { ptyDir, removePtyDir, startPtyPair, type PtyPair } from './pty-pair.ts';
+import { startBackend, startDevice } from './device-services.ts';
+import { waitFor } from './deadline.ts';
+import type { Service } from './spawn-service.ts';
+
+export interface DeviceStack {
+  mongo: MongoStandin;
+  /** The current pty pair; `recreatePty()` replaces it at the same paths. */
+  pty: PtyPair;
+  device: Service;
+  /** Every backend process started, in order: a restarted backend has its own stdout. */
+  backends: Service[];
+  /** The backend started last. */
+  backend(): Service;
+  /** Starts a backend on the last one's port (after it was killed) and records it. */
+  restartBackend(): Promise<Service>;
+  /** Starts a new pty pair at the same paths (after `pty.stop()`), as when the adapter is plugged back in. */
+  recreatePty(): Promise<PtyPair>;
+  /** Stops the device, every backend, socat and the stand-in, and removes the pty links. */
+  stop(): Promise<void>;
+}
+
+export interface DeviceStackOptions {
+  /** Extra environment for the device service (SERIAL_PATH and BACKEND_URL are set here). */
+  deviceEnv?: Record<string, string | undefined>;
+  /** Wait until the device and the backend both answer /api/ready with 200 (default true). */
+  ready?: boolean;
+}
+
+export async function startDeviceStack({ deviceEnv = {}, ready = true }: DeviceStackOptions = {}): Promise<DeviceStack> {
+  const mongo = await startMongoStandin();
+  const dir = ptyDir();
+  const backends: Service[] = [];
+  const stack = { mongo, backends, backend: () => backends.at(-1)! } as DeviceStack;
+  try {
+    stack.pty = await startPtyPair(dir);
+    backends.push(await startBackend(mongo.url));
+    stack.device = await startDevice({ SERIAL_PATH: stack.pty.devicePath, BACKEND_URL: stack.backend().url, ...deviceEnv });
+  } catch (error) {
+    await Promise.all([...backends.map((b) => b.stop()), stack.pty?.stop()]);
+    await mongo.close();
+    removePtyDir(dir);
+    throw error;
+  }
+  stack.restartBackend = async () => {
+    const started = await startBackend(mongo.url, stack.backend().port);
+    backends.push(started);
+    return started;
+  };
+  stack.recreatePty = async () => (stack.pty = await startPtyPair(dir));
+  stack.stop = async () => {
+    await Promise.all([stack.device.stop(), ...backends.map((b) => b.stop()), stack.pty.stop()]);
+    await mongo.close();
+    removePtyDir(dir);
+  };
+  if (ready) {
+    try {
+      for (const [what, service] of [['device', stack.device], ['backend', stack.backend()]] as const) {
+        await waitFor(async () => (await fetch(`${service.url}/api/ready`)).status === 200, { timeout: 10_000, what: `${what} ready` });
+      }
+    } catch (error) {
+      await stack.stop();
+      throw error;
+    }
+  }
+  return stack;
+}
