@@ -95,7 +95,11 @@ test('bad settings: one line, exit 1, and the token is never quoted', async () =
     assert.is(await backend.waitExit(10_000), 1);
     assert.equal(backend.stderr.filter(Boolean).length, 1, backend.stderr.join('\n'));
     assert.ok(backend.stderr[0]!.startsWith(expected), backend.stderr[0]);
-    assert.equal(backend.stdout.filter(Boolean), []);
+    // Outside local mode the same error is also one level-60 JSON line on stdout, for log pipelines.
+    const fatal = backend.stdout.filter(Boolean).map((line) => JSON.parse(line));
+    assert.is(fatal.length, 1, backend.stdout.join('\n'));
+    assert.is(fatal[0].level, 60);
+    assert.is(backend.stderr[0], `backend: ${fatal[0].msg}`);
     if ('DEVICE_TOKEN' in env) assert.not.ok(backend.lines.join('\n').includes('Zq7Wk'), 'the token is quoted');
   }
   // Surrounding whitespace (a trailing newline from a file or a Secret) is trimmed, not refused.
