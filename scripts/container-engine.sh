@@ -257,7 +257,8 @@ build_mongo_image() {
   mkdir -p "$context/dev/mongo-standin" "$context/lib" "$context/node_modules"
   cp "$root/dev/mongo-standin.ts" "$context/dev/"
   cp "$root/dev/mongo-standin/cli.ts" "$root/dev/mongo-standin/server.ts" "$context/dev/mongo-standin/"
-  cp "$root/lib/config-error.ts" "$root/lib/run-main.ts" "$context/lib/"
+  # The stand-in's imports: lib/run-main.ts and what it imports (node's modules and bson aside).
+  cp "$root/lib/config-error.ts" "$root/lib/env.ts" "$root/lib/run-main.ts" "$context/lib/"
   cp -r "$root/node_modules/bson" "$context/node_modules/" || fail "node_modules/bson is missing: run npm ci first"
   cp "$root/test/containers/images/mongosh-standin.ts" "$root/test/containers/images/mongo-standin.Dockerfile" "$context/"
   printf '{"type":"module"}\n' >"$context/package.json"
