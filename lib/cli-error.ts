@@ -1,5 +1,6 @@
-// The one error type of the project's command-line tools, in the style of citty's CLIError: a message that is
-// printed as one line, and the exit code the tool leaves with (2, a usage or setup mistake, unless told).
+// The one error type of the project's command-line tools, in the style of citty's CLIError (citty itself is not
+// used: see smoke/cli.ts): a message that is printed as one line, and the exit code the tool leaves with (2, a
+// usage or setup mistake, unless told).
 //
 // The services keep lib/config-error.ts: a service's configuration mistake always exits 1 through
 // lib/run-main.ts, which also writes it as a fatal JSON log line; a CLI's error chooses its own exit code.

@@ -1,27 +1,25 @@
 // `npx tsx smoke/cli.ts [options]`: exit 0 all probes passed, 1 a probe failed, 2 the run itself could not happen.
-import { renderUsage, runCommand } from 'citty';
-import { colorEnabled, createColors, stripAnsi } from './color.ts';
-import { closeBrowser, smokeCommand, type SmokeState } from './command.ts';
-import { checkRawArgs } from './config.ts';
+import { colorEnabled, createColors } from './color.ts';
+import { closeBrowser, runSmokeCommand, type SmokeState } from './command.ts';
+import { parseSmokeArgs } from './config.ts';
 import { NoAnswerError } from './fs-answer.ts';
+import { renderUsage } from './usage.ts';
 import { CLIError } from '../lib/cli-error.ts';
 import { EXIT_ERROR, EXIT_PASS } from './exit-codes.ts';
 
-// Why not citty's runMain (citty 0.2.2): it ends every error with process.exit(1), but 1 means "a probe failed"
-// here and a run that could not happen must exit 2; it prints the whole usage before each error instead of
-// one line. Its parser is also lenient (unknown options and missing values pass), so checkRawArgs (config.ts)
-// is the strict check, and errors map to exit codes here through CLIError (lib/cli-error.ts).
+// Why not citty (0.2.2), which the design card names: its runMain ends every error with process.exit(1), but 1
+// means "a probe failed" here and a run that could not happen must exit 2; it prints the whole usage before each
+// error instead of one line; and its parser is lenient (unknown options and missing values pass). So the smoke,
+// like every tool here, parses with node:util parseArgs in strict mode (lib/parse-command-line.ts), renders its
+// own usage (usage.ts), and maps errors to exit codes here through CLIError (lib/cli-error.ts).
 export async function main(rawArgs: string[], state: SmokeState): Promise<number> {
-  if (rawArgs.includes('--help') || rawArgs.includes('-h')) {
-    const usage = await renderUsage(smokeCommand);
-    state.io.out((state.io.colors.enabled ? usage : stripAnsi(usage)).replace(/[ \t]+$/gm, ''));
-    state.io.out('\nExit codes: 0 all probes passed, 1 one or more probes failed, 2 the run could not happen.');
-    return EXIT_PASS;
-  }
   try {
-    checkRawArgs(rawArgs);
-    await runCommand(smokeCommand, { rawArgs, data: state });
-    return state.code ?? EXIT_ERROR;
+    const args = parseSmokeArgs(rawArgs);
+    if (args.help) {
+      state.io.out(renderUsage());
+      return EXIT_PASS;
+    }
+    return await runSmokeCommand(args.options, state);
   } catch (error) {
     if (error instanceof NoAnswerError) state.stuck = true;
     if (error instanceof CLIError) state.io.err(`smoke: ${error.message}`);

@@ -15,5 +15,3 @@ export function createColors(enabled: boolean): Colors {
   const paint = (open: number, close: number) => (text: string) => (enabled ? `\u001B[${open}m${text}\u001B[${close}m` : text);
   return { enabled, green: paint(32, 39), red: paint(31, 39), dim: paint(2, 22) };
 }
-
-export const stripAnsi = (text: string) => text.replace(/\u001B\[[0-9;]*m/g, '');

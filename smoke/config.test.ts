@@ -1,7 +1,7 @@
 // Options → config: environment fallbacks, defaults, and a one-line CLIError for every bad value.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { checkRawArgs, DEFAULTS, resolveConfig, type RawOptions } from './config.ts';
+import { DEFAULTS, parseSmokeArgs, resolveConfig, type RawOptions } from './config.ts';
 import { CLIError } from '../lib/cli-error.ts';
 
 const env = { CHROME_PATH: '/usr/bin/chromium' };
@@ -94,12 +94,31 @@ test('a missing browser is a configuration error with an install hint', () => {
 });
 
 test('raw argv: unknown options, stray arguments and missing values are rejected', () => {
-  checkRawArgs(['--backend', 'http://x', '--strict', '--timeout=5', '-h']);
-  rejects(() => checkRawArgs(['--bogus']), 'unknown option --bogus (run with --help to list the options)');
-  rejects(() => checkRawArgs(['--backnd', 'http://x']), 'unknown option --backnd (run with --help to list the options)');
-  rejects(() => checkRawArgs(['http://x']), 'unexpected argument "http://x" (options take the form --name value)');
-  rejects(() => checkRawArgs(['--timeout']), '--timeout needs a value (write --timeout=-x for one starting with "-")');
-  rejects(() => checkRawArgs(['--strict=yes']), '--strict takes no value');
+  assert.equal(parseSmokeArgs(['--backend', 'http://x', '--strict', '--timeout=5']), { help: false, options: { backend: 'http://x', strict: true, timeout: '5' } });
+  rejects(() => parseSmokeArgs(['--bogus']), 'unknown option --bogus (run with --help to list the options)');
+  rejects(() => parseSmokeArgs(['--backnd', 'http://x']), 'unknown option --backnd (run with --help to list the options)');
+  rejects(() => parseSmokeArgs(['http://x']), 'unexpected argument "http://x" (options take the form --name value)');
+  rejects(() => parseSmokeArgs(['--timeout']), '--timeout needs a value (write --timeout=-x for one starting with "-")');
+  rejects(() => parseSmokeArgs(['--json', '--strict']), '--json needs a value (write --json=-x for one starting with "-")');
+  rejects(() => parseSmokeArgs(['--strict=yes']), '--strict takes no value');
+  rejects(() => parseSmokeArgs(['--no-sandbox=1']), '--no-sandbox takes no value');
+  rejects(() => parseSmokeArgs(['--no-strict']), 'unknown option --no-strict (run with --help to list the options)');
+});
+
+test('--help or -h wins over any other argument, even a mistake on the same line', () => {
+  for (const argv of [['--help'], ['-h'], ['--backend', 'http://x', '-h'], ['--bogus', '--help'], ['--timeout', '--help']]) {
+    assert.equal(parseSmokeArgs(argv), { help: true }, argv.join(' '));
+  }
+});
+
+test('--no-sandbox turns the sandbox off in either order with --sandbox; the last of a repeated option wins', () => {
+  const sandboxOf = (argv: string[]) => (parseSmokeArgs(argv) as { options: RawOptions }).options.sandbox;
+  assert.is(sandboxOf(['--no-sandbox']), false);
+  assert.is(sandboxOf(['--sandbox', '--no-sandbox']), false);
+  assert.is(sandboxOf(['--no-sandbox', '--sandbox']), false);
+  assert.is(sandboxOf(['--sandbox']), true);
+  assert.is(sandboxOf([]), undefined);
+  assert.equal(parseSmokeArgs(['--backend', 'http://a', '--backend=http://b']), { help: false, options: { backend: 'http://b' } });
 });
 
 test.run();

@@ -1,8 +1,8 @@
-// The CLI's options, their environment fallbacks and defaults, and their validation into a SmokeConfig.
-import { parseArgs } from 'node:util';
-import type { ArgsDef } from 'citty';
+// The CLI's options (one table: the parser, the usage text and the environment fallbacks all read it), and their
+// validation into a SmokeConfig.
 import { findChromium } from './browser.ts';
 import { CLIError } from '../lib/cli-error.ts';
+import { parseCommandLine } from '../lib/parse-command-line.ts';
 import type { SmokeConfig } from './types.ts';
 
 export const DEFAULTS = {
@@ -12,48 +12,62 @@ export const DEFAULTS = {
   timeout: 10_000,
 } as const;
 
-export const smokeArgs = {
-  frontend: { type: 'string', valueHint: 'url', description: `frontend URL (env SMOKE_FRONTEND_URL, default ${DEFAULTS.frontend})` },
-  backend: { type: 'string', valueHint: 'url', description: `backend URL (env SMOKE_BACKEND_URL, default ${DEFAULTS.backend})` },
-  device: { type: 'string', valueHint: 'url', description: 'device-service URL (no env fallback; device probes run only when given)' },
-  artifacts: { type: 'string', valueHint: 'dir', description: `directory for screenshots (default ${DEFAULTS.artifacts})` },
-  timeout: { type: 'string', valueHint: 'ms', description: `deadline of each probe attempt in ms (default ${DEFAULTS.timeout})` },
-  wait: { type: 'string', valueHint: 'ms', description: 'retry failing probes until they pass or this many ms have passed (default 0: no retries)' },
-  json: { type: 'string', valueHint: 'file', description: 'also write the results as JSON to this file' },
-  junit: { type: 'string', valueHint: 'file', description: 'also write the results as JUnit XML to this file' },
-  strict: { type: 'boolean', description: 'fail LOAD on any console error, uncaught page exception or failed request' },
-  sandbox: {
-    type: 'boolean',
-    description: "keep Chromium's sandbox on (the default; as root it cannot start and is off)",
-    negativeDescription: 'run Chromium without its sandbox, only where it cannot start (env SMOKE_NO_SANDBOX=1)',
-  },
-} as const satisfies ArgsDef;
+export interface SmokeOption {
+  type: 'string' | 'boolean';
+  /** Shown as `--name=<hint>` in the usage. */
+  hint?: string;
+  description: string;
+  /** The variable read when the option is absent. */
+  env?: string;
+  /** What applies when neither the option nor its variable is given, as the usage shows it. */
+  default?: string | number;
+  /** Anything else the usage says in the same parentheses. */
+  note?: string;
+}
 
-export type RawOptions = { [K in keyof typeof smokeArgs]?: K extends 'strict' | 'sandbox' ? boolean : string };
+export const smokeArgs = {
+  frontend: { type: 'string', hint: 'url', description: 'frontend URL', env: 'SMOKE_FRONTEND_URL', default: DEFAULTS.frontend },
+  backend: { type: 'string', hint: 'url', description: 'backend URL', env: 'SMOKE_BACKEND_URL', default: DEFAULTS.backend },
+  device: { type: 'string', hint: 'url', description: 'device-service URL', note: 'no env fallback; device probes run only when given' },
+  artifacts: { type: 'string', hint: 'dir', description: 'directory for screenshots', default: DEFAULTS.artifacts },
+  timeout: { type: 'string', hint: 'ms', description: 'deadline of each probe attempt in ms', default: DEFAULTS.timeout },
+  wait: { type: 'string', hint: 'ms', description: 'retry failing probes until they pass or this many ms have passed', default: '0: no retries' },
+  json: { type: 'string', hint: 'file', description: 'also write the results as JSON to this file' },
+  junit: { type: 'string', hint: 'file', description: 'also write the results as JUnit XML to this file' },
+  strict: { type: 'boolean', description: 'fail LOAD on any console error, uncaught page exception or failed request' },
+  sandbox: { type: 'boolean', description: "keep Chromium's sandbox on", note: 'the default; as root it cannot start and is off' },
+  'no-sandbox': { type: 'boolean', description: 'run Chromium without its sandbox, only where it cannot start', env: 'SMOKE_NO_SANDBOX=1' },
+} as const satisfies Record<string, SmokeOption>;
+
+export type RawOptions = {
+  [K in Exclude<keyof typeof smokeArgs, 'no-sandbox'>]?: (typeof smokeArgs)[K]['type'] extends 'boolean' ? boolean : string;
+};
+
+export type SmokeArgs = { help: true } | { help: false; options: RawOptions };
+
+// Only the type goes to the parser: a default there would hide whether the option was given (env fallbacks).
+const PARSER_OPTIONS = {
+  ...(Object.fromEntries(Object.entries(smokeArgs).map(([name, { type }]) => [name, { type }])) as { [K in keyof typeof smokeArgs]: { type: (typeof smokeArgs)[K]['type'] } }),
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** Parses the argv strictly; an unknown option, a stray argument or a missing value is a CLIError (exit 2). */
+export function parseSmokeArgs(argv: string[]): SmokeArgs {
+  let values;
+  try {
+    ({ values } = parseCommandLine({ args: argv, options: PARSER_OPTIONS }));
+  } catch (error) {
+    // Asking for help wins over any other mistake on the same line: `smoke --bogus --help` shows the usage.
+    if (argv.includes('--help') || argv.includes('-h')) return { help: true };
+    throw error;
+  }
+  if (values.help) return { help: true };
+  const { help: _, 'no-sandbox': noSandbox, sandbox, ...rest } = values;
+  // --no-sandbox wins over --sandbox in either order: turning the sandbox off is never a side effect of order.
+  return { help: false, options: { ...rest, ...(noSandbox ? { sandbox: false } : sandbox !== undefined ? { sandbox } : {}) } };
+}
 
 const MAX_MS = 2_147_483_647; // the largest delay a Node timer accepts
-
-/**
- * citty accepts anything (unknown flags become values, typos pass silently), so check the raw argv strictly
- * first: an unknown option or a missing value is a configuration error, exit 2.
- */
-export function checkRawArgs(rawArgs: string[]): void {
-  const options = Object.fromEntries(Object.entries(smokeArgs).map(([name, def]) => [name, { type: def.type }]));
-  try {
-    // citty reads --no-sandbox as sandbox=false; node's parser needs it spelled out.
-    const extra = { help: { type: 'boolean', short: 'h' }, 'no-sandbox': { type: 'boolean' } } as const;
-    parseArgs({ args: rawArgs, options: { ...options, ...extra }, strict: true, allowPositionals: false });
-  } catch (error) {
-    const { code, message } = error as NodeJS.ErrnoException;
-    const quoted = /'([^']+)'/.exec(message)?.[1] ?? '';
-    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new CLIError(`unknown option ${quoted} (run with --help to list the options)`);
-    if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') throw new CLIError(`unexpected argument "${quoted}" (options take the form --name value)`);
-    const flag = /'(--?[a-z]+)/.exec(message)?.[1] ?? 'an option';
-    if (/does not take an argument/.test(message)) throw new CLIError(`${flag} takes no value`);
-    if (/argument missing|ambiguous/.test(message)) throw new CLIError(`${flag} needs a value (write ${flag}=-x for one starting with "-")`);
-    throw new CLIError(message.split('. ')[0]!.replace(/\.$/, ''));
-  }
-}
 
 export function resolveConfig(options: RawOptions, env: NodeJS.ProcessEnv = process.env): SmokeConfig {
   const chromePath = (() => {
@@ -64,8 +78,8 @@ export function resolveConfig(options: RawOptions, env: NodeJS.ProcessEnv = proc
     }
   })();
   return {
-    frontend: _url(options.frontend, '--frontend', env.SMOKE_FRONTEND_URL, 'SMOKE_FRONTEND_URL', DEFAULTS.frontend),
-    backend: _url(options.backend, '--backend', env.SMOKE_BACKEND_URL, 'SMOKE_BACKEND_URL', DEFAULTS.backend),
+    frontend: _url(options.frontend, '--frontend', env[smokeArgs.frontend.env], smokeArgs.frontend.env, DEFAULTS.frontend),
+    backend: _url(options.backend, '--backend', env[smokeArgs.backend.env], smokeArgs.backend.env, DEFAULTS.backend),
     device: options.device === undefined ? null : _url(options.device, '--device'),
     artifacts: _nonEmpty(options.artifacts, '--artifacts') ?? DEFAULTS.artifacts,
     timeout: _ms(options.timeout, '--timeout', 1) ?? DEFAULTS.timeout,

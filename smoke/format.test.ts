@@ -1,10 +1,11 @@
 // The exact probe, detail and final lines, and colour only when asked for a terminal.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { colorEnabled, createColors, stripAnsi } from './color.ts';
+import { colorEnabled, createColors } from './color.ts';
 import { detailLines, finalLine, probeLine } from './format.ts';
 import type { ProbeResult } from './types.ts';
 
+const stripAnsi = (text: string) => text.replace(/\u001B\[[0-9;]*m/g, '');
 const plain = createColors(false);
 const tty = createColors(true);
 const ready: ProbeResult = { kind: 'READY', target: 'backend', url: 'http://x/api/ready', ok: false, ms: 8, reasons: ['HTTP 503 Service Unavailable', 'checks: database=disconnected'], attempts: 1 };

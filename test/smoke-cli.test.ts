@@ -76,6 +76,24 @@ test('--help lists every option with its default and fallback, exit 0, no colour
   }
 });
 
+test('-h prints the same usage; asking for help wins over a mistake on the same line; a mistake alone is one line, exit 2', async () => {
+  const help = await runCli(['--help']);
+  for (const args of [['-h'], ['--bogus', '--help'], ['--timeout', '-h']]) {
+    const run = await runCli(args);
+    assert.is(run.code, 0, args.join(' '));
+    assert.equal(run.stdout, help.stdout, args.join(' '));
+    assert.equal(run.stderr, [], args.join(' '));
+  }
+  for (const [args, line] of [
+    [['--strict=yes'], 'smoke: --strict takes no value'],
+    [['--json', '--strict'], 'smoke: --json needs a value (write --json=-x for one starting with "-")'],
+  ] as const) {
+    const run = await runCli([...args]);
+    assert.is(run.code, 2, args.join(' '));
+    assert.equal([run.stdout, run.stderr], [[], [line]], args.join(' '));
+  }
+});
+
 test('no --device: three probes in order, smoke: PASS (3/3), Chromium and its profile gone afterwards', async () => {
   const tmp = dir('tmp-3');
   mkdirSync(tmp, { recursive: true });

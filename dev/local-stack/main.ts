@@ -4,9 +4,9 @@
 //   npm start -- --once    stops after the smoke and exits with the smoke's exit code
 // Exit codes: 0/1/2 the smoke's (pass / a probe failed / smoke error), 3 the stack did not come up or a
 // service stopped on its own, 2 bad arguments or settings, 130/143 interrupted by SIGINT/SIGTERM.
-import { parseArgs } from 'node:util';
-import { EXIT_USAGE } from '../../lib/cli-error.ts';
+import { CLIError, EXIT_USAGE } from '../../lib/cli-error.ts';
 import { ConfigError } from '../../lib/config-error.ts';
+import { parseCommandLine } from '../../lib/parse-command-line.ts';
 import { killGroupsNow } from './child.ts';
 import { readStackConfig } from './config.ts';
 import { EXIT_STACK, StackError } from './error.ts';
@@ -23,12 +23,10 @@ function fail(message: string, code: number): never {
 
 let args;
 try {
-  ({ values: args } = parseArgs({ options: { once: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, strict: true }));
+  ({ values: args } = parseCommandLine({ options: { once: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } }));
 } catch (error) {
-  // node's message quotes the offending argument: "Unknown option '--x'…", "Unexpected argument 'x'…".
-  const quoted = /'([^']+)'/.exec((error as Error).message)?.[1];
-  const unknown = process.argv.slice(2).find((arg) => arg === quoted || arg.startsWith(`${quoted}=`)) ?? quoted;
-  fail(`stack: unknown argument "${unknown}"\n${USAGE}`, EXIT_USAGE);
+  if (!(error instanceof CLIError)) throw error;
+  fail(`stack: ${error.message}\n${USAGE}`, error.exitCode);
 }
 if (args.help) {
   out(USAGE);

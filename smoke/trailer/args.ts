@@ -1,8 +1,8 @@
 // Parses the trailer's command line; a mistake is a CLIError with a one-line message (exit 2).
 import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { CLIError } from '../../lib/cli-error.ts';
+import { parseCommandLine } from '../../lib/parse-command-line.ts';
 import { projectRoot as root } from '../../lib/project-root.ts';
 
 export const USAGE = `usage: npx tsx smoke/trailer.ts [--issue N] [--local-stack] [--compose-file FILE] [--wait-timeout S]
@@ -25,27 +25,21 @@ export interface ProduceOptions {
 export type TrailerArgs = ProduceOptions | { command: 'check'; file: string } | { command: 'help' };
 
 export function parseTrailerArgs(argv: string[]): TrailerArgs {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        issue: { type: 'string' },
-        'local-stack': { type: 'boolean', default: false },
-        'compose-file': { type: 'string' },
-        'wait-timeout': { type: 'string', default: '300' },
-        frontend: { type: 'string' },
-        backend: { type: 'string' },
-        artifacts: { type: 'string', default: join(root, 'smoke-artifacts', 'trailer') },
-        timeout: { type: 'string', default: '15000' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-  } catch (error) {
-    throw new CLIError((error as Error).message.split('\n')[0]!);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseCommandLine({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      issue: { type: 'string' },
+      'local-stack': { type: 'boolean', default: false },
+      'compose-file': { type: 'string' },
+      'wait-timeout': { type: 'string', default: '300' },
+      frontend: { type: 'string' },
+      backend: { type: 'string' },
+      artifacts: { type: 'string', default: join(root, 'smoke-artifacts', 'trailer') },
+      timeout: { type: 'string', default: '15000' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
   if (values.help) return { command: 'help' };
   if (positionals[0] === 'check') {
     if (positionals.length !== 2) throw new CLIError('check takes exactly one argument: the commit message file');
