@@ -1,21 +1,27 @@
 // `npm run bench [-- --quick] [--write FILE] [filter]`: runs every bench/*.bench.ts scenario and prints one table.
 import { readdirSync } from 'node:fs';
 import { writeBenchReport } from './report.ts';
+import { CLIError } from '../lib/cli-error.ts';
+import { parseCommandLine } from '../lib/parse-command-line.ts';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import type { BenchRow, Scenario } from './scenario.ts';
 
 const dir = fileURLToPath(new URL('./', import.meta.url));
+const USAGE = 'usage: npm run bench [-- --quick] [--write FILE] [filter]';
 const WRITE_NEEDS_A_FILE = 'bench: --write needs a file, e.g. --write docs/performance.md';
 let parsed;
 try {
   // --write FILE: also write the table, with the machine, Node version and date, to FILE (docs/performance.md).
-  parsed = parseArgs({ options: { quick: { type: 'boolean' }, write: { type: 'string' } }, allowPositionals: true, strict: true });
+  const options = { quick: { type: 'boolean' }, write: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
+  parsed = parseCommandLine({ options, allowPositionals: true });
 } catch (error) {
-  const message = (error as Error).message;
-  if (message.includes("'--write <value>' argument missing")) console.error(WRITE_NEEDS_A_FILE);
-  else process.stderr.write(`bench: ${message.split('. ')[0]}\nusage: npm run bench [-- --quick] [--write FILE] [filter]\n`);
-  process.exit(2);
+  if (!(error instanceof CLIError)) throw error;
+  console.error(error.message.startsWith('--write needs a value') ? WRITE_NEEDS_A_FILE : `bench: ${error.message}\n${USAGE}`);
+  process.exit(error.exitCode);
+}
+if (parsed.values.help) {
+  console.log(USAGE);
+  process.exit(0);
 }
 const quick = parsed.values.quick === true;
 const writeTo = parsed.values.write;
