@@ -31,12 +31,21 @@ export const smokeArgs = {
   device: { type: 'string', hint: 'url', description: 'device-service URL', note: 'no env fallback; device probes run only when given' },
   artifacts: { type: 'string', hint: 'dir', description: 'directory for screenshots', default: DEFAULTS.artifacts },
   timeout: { type: 'string', hint: 'ms', description: 'deadline of each probe attempt in ms', default: DEFAULTS.timeout },
-  wait: { type: 'string', hint: 'ms', description: 'retry failing probes until they pass or this many ms have passed', default: '0: no retries' },
+  wait: {
+    type: 'string',
+    hint: 'ms',
+    description: 'retry failing probes until they pass or this many ms have passed',
+    default: '0: no retries',
+  },
   json: { type: 'string', hint: 'file', description: 'also write the results as JSON to this file' },
   junit: { type: 'string', hint: 'file', description: 'also write the results as JUnit XML to this file' },
   strict: { type: 'boolean', description: 'fail LOAD on any console error, uncaught page exception or failed request' },
   sandbox: { type: 'boolean', description: "keep Chromium's sandbox on", note: 'the default; as root it cannot start and is off' },
-  'no-sandbox': { type: 'boolean', description: 'run Chromium without its sandbox, only where it cannot start', env: 'SMOKE_NO_SANDBOX=1' },
+  'no-sandbox': {
+    type: 'boolean',
+    description: 'run Chromium without its sandbox, only where it cannot start',
+    env: 'SMOKE_NO_SANDBOX=1',
+  },
 } as const satisfies Record<string, SmokeOption>;
 
 export type RawOptions = {
@@ -46,8 +55,9 @@ export type RawOptions = {
 export type SmokeArgs = { help: true } | { help: false; options: RawOptions };
 
 // Only the type goes to the parser: a default there would hide whether the option was given (env fallbacks).
+type ParserOptions = { [K in keyof typeof smokeArgs]: { type: (typeof smokeArgs)[K]['type'] } };
 const PARSER_OPTIONS = {
-  ...(Object.fromEntries(Object.entries(smokeArgs).map(([name, { type }]) => [name, { type }])) as { [K in keyof typeof smokeArgs]: { type: (typeof smokeArgs)[K]['type'] } }),
+  ...(Object.fromEntries(Object.entries(smokeArgs).map(([name, { type }]) => [name, { type }])) as ParserOptions),
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -63,8 +73,9 @@ export function parseSmokeArgs(argv: string[]): SmokeArgs {
   }
   if (values.help) return { help: true };
   const { help: _, 'no-sandbox': noSandbox, sandbox, ...rest } = values;
-  // --no-sandbox wins over --sandbox in either order: turning the sandbox off is never a side effect of order.
-  return { help: false, options: { ...rest, ...(noSandbox ? { sandbox: false } : sandbox !== undefined ? { sandbox } : {}) } };
+  // --no-sandbox wins over --sandbox in either order, as it did before: asking for it anywhere is asking for it.
+  const sandboxChoice = noSandbox ? { sandbox: false } : sandbox !== undefined ? { sandbox } : {};
+  return { help: false, options: { ...rest, ...sandboxChoice } };
 }
 
 const MAX_MS = 2_147_483_647; // the largest delay a Node timer accepts

@@ -6,7 +6,9 @@ const NAME = 'npx tsx smoke/cli.ts';
 const ABOUT = 'Probe backend health and readiness, the device service when given, and load the frontend in headless Chromium';
 
 export function renderUsage(options: Record<string, SmokeOption> = smokeArgs): string {
-  const rows = Object.entries(options).map(([name, option]) => [`--${name}${option.hint ? `=<${option.hint}>` : ''}`, describe(option)] as const);
+  const rows = Object.entries(options).map(([name, option]) => {
+    return [`--${name}${option.hint ? `=<${option.hint}>` : ''}`, describe(option)] as const;
+  });
   const width = Math.max(...rows.map(([flag]) => flag.length));
   return [
     `${ABOUT} (${NAME})`,
