@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--write FILE] [filter]`: runs every bench/*.bench.ts scenario and prints one table.
+// `npm run bench [-- --quick] [--write FILE] [filter]`: runs every test/bench/*.bench.ts scenario and prints one table.
 import { readdirSync } from 'node:fs';
 import { writeBenchReport } from './report.ts';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -7,15 +7,27 @@ import type { BenchRow, Scenario } from './scenario.ts';
 
 const dir = fileURLToPath(new URL('./', import.meta.url));
 const WRITE_NEEDS_A_FILE = 'bench: --write needs a file, e.g. --write docs/performance.md';
+const USAGE = 'usage: npm run bench [-- --quick] [--write FILE] [filter]';
 let parsed;
 try {
   // --write FILE: also write the table, with the machine, Node version and date, to FILE (docs/performance.md).
-  parsed = parseArgs({ options: { quick: { type: 'boolean' }, write: { type: 'string' } }, allowPositionals: true, strict: true });
+  parsed = parseArgs({
+    options: { quick: { type: 'boolean' }, write: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    allowPositionals: true,
+    strict: true,
+  });
 } catch (error) {
   const message = (error as Error).message;
   if (message.includes("'--write <value>' argument missing")) console.error(WRITE_NEEDS_A_FILE);
-  else process.stderr.write(`bench: ${message.split('. ')[0]}\nusage: npm run bench [-- --quick] [--write FILE] [filter]\n`);
+  else process.stderr.write(`bench: ${message.split('. ')[0]}\n${USAGE}\n`);
   process.exit(2);
+}
+if (parsed.values.help) {
+  console.log(`${USAGE}
+  --quick       fewer, shorter rounds
+  --write FILE  also write the table, with the machine, Node version and date, to FILE (docs/performance.md)
+  filter        only the scenarios whose file name contains it`);
+  process.exit(0);
 }
 const quick = parsed.values.quick === true;
 const writeTo = parsed.values.write;
