@@ -2,7 +2,7 @@
 // the compiled health check, curl for the frontend's check, and a build context holding what each service imports.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseDockerfile, chain, type Stage, type Step } from './infra/dockerfile-stages.ts';
 import { importGraph } from './infra/import-graph.ts';
@@ -142,6 +142,13 @@ test('every production dependency is one a service imports: tools (smoke, dev, t
   for (const name of Object.keys(pkg.dependencies)) {
     assert.ok(imported.has(name), `${name} is a production dependency no service imports: make it a devDependency`);
   }
+});
+
+test('the build context sends no lib/ file that no service imports (the tools\' share stays out of the images)', () => {
+  const imported = new Set(Object.keys(SERVICES).flatMap((service) => importGraph(root, `${service}/main.ts`).files));
+  const sent = readdirSync(join(root, 'lib')).map((name) => `lib/${name}`).filter((path) => !isIgnored(path));
+  assert.ok(sent.includes('lib/readiness.ts'), 'lib/ was listed');
+  assert.equal(sent.filter((path) => !imported.has(path)), [], 'sent to the image but imported by no service');
 });
 
 test('.dockerignore keeps local state and tests out of the build context, and keeps the sources in', () => {

@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnService, root } from './support/spawn-service.ts';
 import { spawnProcess, stopAll } from './support/spawn-process.ts';
-import { freePort } from './support/free-port.ts';
+import { freePort } from '../lib/free-port.ts';
 import { waitFor } from './support/deadline.ts';
 import { listen } from './support/listen.ts';
 import type { Server } from 'node:http';
