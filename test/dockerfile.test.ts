@@ -126,6 +126,7 @@ test('each image holds every file its service imports, and every package it impo
     const copied = copies(service).filter((c) => c.from === null).map((c) => c.source);
     const graph = importGraph(root, `${service}/main.ts`);
     assert.ok(graph.files.length > 3, `${service}: found its imports (${graph.files.length})`);
+    assert.equal(graph.missing, [], `${service} imports files that do not exist`);
     for (const file of graph.files) {
       assert.ok(copied.some((source) => file === source || file.startsWith(`${source}/`)), `${service} imports ${file}, which no COPY brings in`);
       assert.not.ok(isIgnored(file), `${service} imports ${file}, which .dockerignore leaves out`);
