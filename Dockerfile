@@ -31,27 +31,27 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY package.json ./
 COPY lib ./lib
 
-FROM base AS backend
-COPY backend ./backend
+# The backend and the device share the compiled health check: it reads PORT, so each image asks its own
+# service's /api/health. A HEALTHCHECK is inherited by the images built FROM this stage.
+FROM base AS node-checked
 COPY --from=build /app/dist/healthcheck.js ./healthcheck.cjs
+HEALTHCHECK --interval=30s --timeout=10s --start-period=60s --start-interval=2s --retries=3 \
+  CMD ["node", "/app/healthcheck.cjs"]
+
+FROM node-checked AS backend
+COPY backend ./backend
 ENV PORT=3001
 EXPOSE 3001
 USER node
-HEALTHCHECK --interval=30s --timeout=10s --start-period=60s --start-interval=2s --retries=3 \
-  CMD ["node", "/app/healthcheck.cjs"]
 CMD ["node", "backend/main.ts"]
 
-FROM base AS device
+FROM node-checked AS device
 # dialout: the group that owns serial devices (/dev/ttyUSB*, /dev/ttyACM*) passed in with --device.
 RUN usermod -aG dialout node
 COPY device ./device
-# The same compiled check: it reads PORT, so here it asks the device service's /api/health.
-COPY --from=build /app/dist/healthcheck.js ./healthcheck.cjs
 ENV PORT=3003
 EXPOSE 3003
 USER node
-HEALTHCHECK --interval=30s --timeout=10s --start-period=60s --start-interval=2s --retries=3 \
-  CMD ["node", "/app/healthcheck.cjs"]
 CMD ["node", "device/main.ts"]
 
 FROM base AS frontend

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { hostname } from 'node:os';
 import { readConfig } from './config.ts';
-import { ConfigError } from '../lib/config-error.ts';
+import { configError } from '../test/support/config-error.ts';
 
 test('local mode needs nothing and uses the documented defaults', () => {
   assert.equal(readConfig({ NODE_ENV: 'local' }), {
@@ -43,17 +43,7 @@ test('reads every setting', () => {
   assert.is(config.deviceToken, '0123456789abcdef0123', 'surrounding whitespace is trimmed');
 });
 
-const rejects = (env: Record<string, string>, message: RegExp) => {
-  try {
-    readConfig(env);
-  } catch (error) {
-    assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${error}`);
-    assert.match((error as Error).message, message);
-    assert.not.match((error as Error).message, /\n/);
-    return;
-  }
-  assert.unreachable(`accepted ${JSON.stringify(env)}`);
-};
+const rejects = (env: Record<string, string>, message: RegExp) => assert.match(configError(() => readConfig(env)), message);
 
 test('bad values are one-line ConfigErrors naming the variable', () => {
   rejects({ NODE_ENV: 'production' }, /^SERIAL_PATH is not set/);
@@ -72,15 +62,9 @@ test('a bad DEVICE_TOKEN is a one-line ConfigError that never quotes the token',
     ['0123456789abcdef"', /^DEVICE_TOKEN is not valid: use letters, digits/],
   ];
   for (const [token, message] of cases) {
-    try {
-      readConfig({ NODE_ENV: 'local', DEVICE_TOKEN: token });
-      assert.unreachable(`accepted ${JSON.stringify(token)}`);
-    } catch (error) {
-      assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${error}`);
-      assert.match((error as Error).message, message);
-      assert.not.match((error as Error).message, /\n/);
-      assert.not.ok((error as Error).message.includes(token.trim().slice(0, 10)), 'the message quotes the token');
-    }
+    const text = configError(() => readConfig({ NODE_ENV: 'local', DEVICE_TOKEN: token }));
+    assert.match(text, message);
+    assert.not.ok(text.includes(token.trim().slice(0, 10)), 'the message quotes the token');
   }
   assert.is(readConfig({ NODE_ENV: 'local', DEVICE_TOKEN: ' \n ' }).deviceToken, undefined, 'blank is unset');
 });

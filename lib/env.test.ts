@@ -1,17 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readEnvironment, readInteger, readPort, readString, readUrl } from './env.ts';
-import { ConfigError } from './config-error.ts';
-
-function message(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    assert.instance(error, ConfigError);
-    return (error as Error).message;
-  }
-  throw new Error('expected a ConfigError');
-}
+import { configError as message } from '../test/support/config-error.ts';
 
 test('defaults apply when a variable is unset or blank', () => {
   assert.is(readPort({}, 'PORT', 3001), 3001);

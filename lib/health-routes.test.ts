@@ -66,6 +66,7 @@ test('HEAD is answered like GET, without a body', async () => {
   assert.is(await health.text(), '');
   const ready = await app.request('/api/ready', { method: 'HEAD' });
   assert.is(ready.status, 503);
+  assert.is(await ready.text(), '');
 });
 
 for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) {

@@ -7,6 +7,7 @@ import { withDeadline, waitFor } from './support/deadline.ts';
 import { stopAll } from './support/spawn-process.ts';
 import { openSocket, upgrade, type Refused } from './support/device-socket.ts';
 import { jsonLines } from './support/device-services.ts';
+import { expectRefusal } from './support/refused-start.ts';
 
 const test = suite('backend device socket access');
 const start = (env: Record<string, string | undefined> = {}) =>
@@ -91,15 +92,8 @@ test('bad settings: one line, exit 1, and the token is never quoted', async () =
     [{ DEVICE_SOCKETS_MAX: 'abc' }, 'backend: DEVICE_SOCKETS_MAX=abc is not valid'],
     [{ DEVICE_SOCKETS_MAX: '0' }, 'backend: DEVICE_SOCKETS_MAX=0 is not valid'],
   ] as const) {
-    const backend = await spawnService('backend/main.ts', { env, waitPath: false });
-    assert.is(await backend.waitExit(10_000), 1);
-    assert.equal(backend.stderr.filter(Boolean).length, 1, backend.stderr.join('\n'));
-    assert.ok(backend.stderr[0]!.startsWith(expected), backend.stderr[0]);
     // Outside local mode the same error is also one level-60 JSON line on stdout, for log pipelines.
-    const fatal = backend.stdout.filter(Boolean).map((line) => JSON.parse(line));
-    assert.is(fatal.length, 1, backend.stdout.join('\n'));
-    assert.is(fatal[0].level, 60);
-    assert.is(backend.stderr[0], `backend: ${fatal[0].msg}`);
+    const { service: backend } = await expectRefusal('backend/main.ts', { env }, expected);
     if ('DEVICE_TOKEN' in env) assert.not.ok(backend.lines.join('\n').includes('Zq7Wk'), 'the token is quoted');
   }
   // Surrounding whitespace (a trailing newline from a file or a Secret) is trimmed, not refused.

@@ -3,9 +3,10 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnService, type Service } from './support/spawn-service.ts';
 import { startMongoProcess, type MongoProcess } from './support/mongo-process.ts';
-import { freePort } from './support/free-port.ts';
+import { freePort } from '../lib/free-port.ts';
 import { waitFor, sleep } from './support/deadline.ts';
 import { stopAll } from './support/spawn-process.ts';
+import { expectRefusal } from './support/refused-start.ts';
 
 // The issue's bounds; the tests allow a margin for a shared, noisy machine and print what they measured.
 const KILL_BOUND_MS = 250;
@@ -135,17 +136,14 @@ test('credentials in MONGODB_URI are never printed, in logs or bodies', async ()
   assert.ok(backend.stdout.some((line) => line.includes('admin:***@')), 'the redacted URI is logged');
 });
 
-test('bad settings: one line naming the variable, exit 1', async () => {
+test('bad settings: one line naming the variable (and the JSON fatal line), exit 1', async () => {
   for (const [env, expected] of [
     [{ PORT: 'abc' }, 'backend: PORT=abc is not valid'],
     [{ SHUTDOWN_DELAY_MS: 'soon' }, 'backend: SHUTDOWN_DELAY_MS=soon is not valid'],
     [{ MONGODB_URI: 'postgres://x' }, 'backend: MONGODB_URI=postgres://x is not valid'],
     [{ LOG_LEVEL: 'loud' }, 'backend: LOG_LEVEL=loud is not valid'],
   ] as const) {
-    const backend = await spawnService('backend/main.ts', { env, waitPath: false });
-    assert.is(await backend.waitExit(10_000), 1);
-    assert.equal(backend.stderr.filter(Boolean).length, 1, backend.stderr.join('\n'));
-    assert.ok(backend.stderr[0]!.startsWith(expected), backend.stderr[0]);
+    await expectRefusal('backend/main.ts', { env }, expected);
   }
 });
 
@@ -157,25 +155,14 @@ test('HOST unset: listens on every interface, IPv4 and IPv6', async () => {
 
 test('a port already in use: one line on stderr, the same as one fatal JSON line on stdout (production), exit 1', async () => {
   const first = await startBackend();
-  const second = await spawnService('backend/main.ts', { port: first.port, waitPath: false });
-  assert.is(await second.waitExit(10_000), 1);
-  assert.match(second.stderr.join('\n'), /port \d+ is already in use/);
-  assert.equal(second.stderr.filter(Boolean).length, 1);
   // Log pipelines read stdout as JSON: the line that explains a crash loop must be there too.
-  const lines = second.stdout.filter(Boolean);
-  assert.is(lines.length, 1, second.stdout.join('\n'));
-  const fatal = JSON.parse(lines[0]!);
-  assert.equal([fatal.level, fatal.name, fatal.code], [60, 'backend', 'EADDRINUSE']);
-  assert.is(`backend: ${fatal.msg}`, second.stderr[0]);
-  assert.not.ok('stack' in fatal || 'err' in fatal, 'no stack for a configuration error');
+  const { fatal } = await expectRefusal('backend/main.ts', { port: first.port }, /port \d+ is already in use/);
+  assert.is(fatal?.code, 'EADDRINUSE');
 });
 
 test('a port already in use in local mode: the human line only', async () => {
   const first = await startBackend();
-  const second = await spawnService('backend/main.ts', { port: first.port, waitPath: false, env: { NODE_ENV: 'local' } });
-  assert.is(await second.waitExit(10_000), 1);
-  assert.match(second.stderr.filter(Boolean).join('\n'), /^backend: 127\.0\.0\.1 port \d+ is already in use/);
-  assert.equal(second.stdout.filter(Boolean), []);
+  await expectRefusal('backend/main.ts', { port: first.port, env: { NODE_ENV: 'local' } }, /^backend: 127\.0\.0\.1 port \d+ is already in use/);
 });
 
 test.run();

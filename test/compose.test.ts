@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Script } from 'node:vm';
 import { parse } from 'yaml';
 import { loadComposeSchema } from './infra/compose-schema.ts';
-import { parseDockerfile, type Step } from './infra/dockerfile-stages.ts';
+import { parseDockerfile, targetSteps, type Step } from './infra/dockerfile-stages.ts';
 import { root } from './infra/compile-healthcheck.ts';
 
 interface Healthcheck {
@@ -112,7 +112,8 @@ test('images: MONGO_IMAGE defaults to the official mongo, pinned; NODE_IMAGE rea
 test('the health checks match the images: same command and values as the Dockerfile HEALTHCHECK', () => {
   const dockerfile = parseDockerfile(read('Dockerfile'));
   for (const name of ['backend', 'frontend', 'device']) {
-    const step = dockerfile.stages.get(name)?.steps.find((s: Step) => s.keyword === 'HEALTHCHECK');
+    // The one a container runs: the last in build order, its own or one inherited from a stage it is built on.
+    const step = targetSteps(dockerfile, name).findLast((s: Step) => s.keyword === 'HEALTHCHECK');
     const check = service(name).healthcheck!;
     assert.equal(['CMD', ...(step?.exec ?? [])], check.test, `${name} test`);
     assert.equal(

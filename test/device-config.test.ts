@@ -3,31 +3,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer } from 'node:net';
-import { spawnService } from './support/spawn-service.ts';
+import { expectRefusal } from './support/refused-start.ts';
 import { stopAll } from './support/spawn-process.ts';
 
 test.after.each(() => stopAll());
 
-async function expectConfigError(env: Record<string, string | undefined>, message: RegExp) {
-  const device = await spawnService('device/main.ts', { env, waitPath: false });
-  const code = await device.waitExit(15_000);
-  assert.is(code, 1, `exit code for ${JSON.stringify(env)}`);
-  const errors = device.stderr.filter(Boolean);
-  assert.is(errors.length, 1, `one line, got:\n${errors.join('\n')}`);
-  assert.match(errors[0]!, message);
-  assert.not.match(errors[0]!, /\bat \S+:\d+/, 'no stack trace');
-  const logged = device.stdout.filter(Boolean);
-  if (env.NODE_ENV === 'local') {
-    assert.equal(logged, [], 'local mode: the human line only');
-    return;
-  }
-  // Outside local mode log pipelines read stdout: the same error as one fatal pino JSON line, nothing before it.
-  assert.is(logged.length, 1, `one JSON line on stdout, got:\n${logged.join('\n')}`);
-  const fatal = JSON.parse(logged[0]!);
-  assert.equal([fatal.level, fatal.name, `device: ${fatal.msg}`], [60, 'device', errors[0]]);
-  assert.type(fatal.code, 'string');
-  assert.not.ok('err' in fatal || /\bat \S+:\d+/.test(logged[0]!), 'no stack for a configuration error');
-}
+const expectConfigError = (env: Record<string, string | undefined>, message: RegExp) =>
+  expectRefusal('device/main.ts', { env }, message);
 
 test('missing SERIAL_PATH outside local mode', async () => {
   await expectConfigError({ NODE_ENV: 'production', SERIAL_PATH: undefined }, /^device: SERIAL_PATH is not set: set it to the serial device .* or set NODE_ENV=local/);

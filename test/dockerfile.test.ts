@@ -2,9 +2,9 @@
 // the compiled health check, curl for the frontend's check, and a build context holding what each service imports.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseDockerfile, chain, type Stage, type Step } from './infra/dockerfile-stages.ts';
+import { parseDockerfile, chain, targetSteps, type Stage, type Step } from './infra/dockerfile-stages.ts';
 import { importGraph } from './infra/import-graph.ts';
 import { createDockerignore } from './infra/dockerignore.ts';
 import { root } from './infra/compile-healthcheck.ts';
@@ -25,8 +25,7 @@ const stage = (name: string): Stage => {
   if (!found) throw new Error(`Dockerfile has no stage "${name}" (has: ${[...dockerfile.stages.keys()].join(', ')})`);
   return found;
 };
-/** Every step a target runs, from the bottom of its chain up, in build order. */
-const stepsOf = (target: string): Step[] => chain(dockerfile, target).reverse().flatMap((s) => s.steps);
+const stepsOf = (target: string): Step[] => targetSteps(dockerfile, target);
 const only = <T>(items: T[], what: string): T => {
   assert.is(items.length, 1, `exactly one ${what}, found ${items.length}`);
   return items[0]!;
@@ -50,10 +49,10 @@ test('every stage starts from node:24-slim (the current LTS) or an earlier stage
   }
 });
 
-test('one target per service, each built on the shared base', () => {
-  for (const service of Object.keys(SERVICES)) {
-    assert.equal(chain(dockerfile, service).map((s) => s.name), [service, 'base'], `${service} → base`);
-  }
+test('one target per service, each built on the shared base (the backend and device through their shared check)', () => {
+  assert.equal(chain(dockerfile, 'backend').map((s) => s.name), ['backend', 'node-checked', 'base']);
+  assert.equal(chain(dockerfile, 'device').map((s) => s.name), ['device', 'node-checked', 'base']);
+  assert.equal(chain(dockerfile, 'frontend').map((s) => s.name), ['frontend', 'base']);
 });
 
 test('service images get production dependencies only: npm ci --omit=dev, and nothing else from node_modules', () => {
@@ -127,6 +126,7 @@ test('each image holds every file its service imports, and every package it impo
     const copied = copies(service).filter((c) => c.from === null).map((c) => c.source);
     const graph = importGraph(root, `${service}/main.ts`);
     assert.ok(graph.files.length > 3, `${service}: found its imports (${graph.files.length})`);
+    assert.equal(graph.missing, [], `${service} imports files that do not exist`);
     for (const file of graph.files) {
       assert.ok(copied.some((source) => file === source || file.startsWith(`${source}/`)), `${service} imports ${file}, which no COPY brings in`);
       assert.not.ok(isIgnored(file), `${service} imports ${file}, which .dockerignore leaves out`);
@@ -142,6 +142,13 @@ test('every production dependency is one a service imports: tools (smoke, dev, t
   for (const name of Object.keys(pkg.dependencies)) {
     assert.ok(imported.has(name), `${name} is a production dependency no service imports: make it a devDependency`);
   }
+});
+
+test('the build context sends no lib/ file that no service imports (the tools\' share stays out of the images)', () => {
+  const imported = new Set(Object.keys(SERVICES).flatMap((service) => importGraph(root, `${service}/main.ts`).files));
+  const sent = readdirSync(join(root, 'lib')).map((name) => `lib/${name}`).filter((path) => !isIgnored(path));
+  assert.ok(sent.includes('lib/readiness.ts'), 'lib/ was listed');
+  assert.equal(sent.filter((path) => !imported.has(path)), [], 'sent to the image but imported by no service');
 });
 
 test('.dockerignore keeps local state and tests out of the build context, and keeps the sources in', () => {

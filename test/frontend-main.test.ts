@@ -1,10 +1,11 @@
 // The frontend as a real process: settings errors, plain request lines, a page while the backend is down, clean exit.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawnService, root } from './support/spawn-service.ts';
-import { spawnProcess, stopAll } from './support/spawn-process.ts';
-import { freePort } from './support/free-port.ts';
+import { spawnService } from './support/spawn-service.ts';
+import { stopAll } from './support/spawn-process.ts';
+import { freePort } from '../lib/free-port.ts';
 import { waitFor } from './support/deadline.ts';
+import { expectRefusal } from './support/refused-start.ts';
 import { listen } from './support/listen.ts';
 import type { Server } from 'node:http';
 
@@ -73,24 +74,16 @@ const badSettings: [Record<string, string>, string][] = [
 ];
 for (const [env, message] of badSettings) {
   test(`bad setting ${Object.keys(env)[0]}: one line on stderr, exit 1`, async () => {
-    const proc = spawnProcess(process.execPath, ['--import', 'tsx', 'frontend/main.ts'], {
-      cwd: root,
-      env: { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env },
-    });
-    assert.is(await proc.waitExit(10_000), 1);
-    assert.equal(proc.stderr.filter(Boolean), [message]);
+    const { line } = await expectRefusal('frontend/main.ts', { env }, message);
+    assert.is(line, message);
   });
 }
 
 test('a port already in use: one line naming it, exit 1', async () => {
   const first = await spawnService('frontend/main.ts', { env: { BACKEND_URL: await closedPortUrl() }, waitPath: '/' });
-  const second = spawnProcess(process.execPath, ['--import', 'tsx', 'frontend/main.ts'], {
-    cwd: root,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(first.port) },
-  });
-  assert.is(await second.waitExit(10_000), 1);
-  assert.equal(second.stderr.filter(Boolean), [`frontend: 127.0.0.1 port ${first.port} is already in use: stop the other process or set PORT`]);
-  assert.equal(second.stdout.filter(Boolean), [], 'plain console output: no JSON fatal line from the frontend');
+  // Plain console output: no JSON fatal line from the frontend (expectRefusal checks stdout stays empty).
+  const { line } = await expectRefusal('frontend/main.ts', { port: first.port }, 'frontend: 127.0.0.1');
+  assert.is(line, `frontend: 127.0.0.1 port ${first.port} is already in use: stop the other process or set PORT`);
 });
 
 test.run();

@@ -7,8 +7,8 @@ import { importGraph } from './infra/import-graph.ts';
 import { root } from './support/spawn-service.ts';
 
 const PRODUCTION = ['backend', 'device', 'frontend', 'lib', 'smoke'];
-/** Code that ships or that people run; bench/ measures with the test harness and is left out on purpose. */
-const NOT_TESTS = [...PRODUCTION, 'dev'];
+/** Top-level entries that hold no source of ours: installed packages, build output, local state, and test/ itself. */
+const NOT_SOURCE = new Set(['node_modules', 'dist', 'smoke-artifacts', 'test']);
 const ENTRIES = ['backend/main.ts', 'device/main.ts', 'frontend/main.ts', 'smoke/cli.ts', 'smoke/trailer.ts', 'healthcheck.ts'];
 
 const isTest = (file: string) => /\.(test|fault|container)\.ts$/.test(file);
@@ -20,12 +20,19 @@ function sources(folder: string): string[] {
     .filter((file) => !file.includes('node_modules') && !isTest(file));
 }
 
-test('no production or dev file imports from test/', () => {
-  for (const folder of NOT_TESTS) {
-    for (const file of sources(folder)) {
-      const imported = importGraph(root, file).files.filter((name) => name.startsWith('test/'));
-      assert.equal(imported, [], `${file} imports test support`);
-    }
+/** Every non-test source file outside test/, in every folder of the tree (a new top-level folder included). */
+function sourcesOutsideTest(): string[] {
+  const entries = readdirSync(root, { withFileTypes: true }).filter((e) => !NOT_SOURCE.has(e.name) && !e.name.startsWith('.'));
+  const topLevel = entries.filter((e) => e.isFile() && e.name.endsWith('.ts') && !isTest(e.name)).map((e) => e.name);
+  return [...topLevel, ...entries.filter((e) => e.isDirectory()).flatMap((e) => sources(e.name))];
+}
+
+test('nothing outside test/ and the *.test.ts files imports from test/', () => {
+  const checked = sourcesOutsideTest();
+  assert.ok(checked.includes('healthcheck.ts') && checked.includes('dev/stack.ts'), 'the whole tree was listed');
+  for (const file of checked) {
+    const imported = importGraph(root, file).files.filter((name) => name.startsWith('test/'));
+    assert.equal(imported, [], `${file} imports test support`);
   }
 });
 

@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './support/free-port.ts';
+import { freePort } from '../lib/free-port.ts';
 import { listen, type Listening } from './support/listen.ts';
 import { spawnProcess, stopAll } from './support/spawn-process.ts';
 import { root } from './support/spawn-service.ts';

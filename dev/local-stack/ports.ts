@@ -22,15 +22,3 @@ function tryListen(port: number, host: string): Promise<NodeJS.ErrnoException | 
     server.listen({ port, host, exclusive: true }, () => server.close(() => resolve(undefined)));
   });
 }
-
-/** A port nothing listens on right now (the database's, when none is given). */
-export function anyFreePort(host = '127.0.0.1'): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, host, () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}

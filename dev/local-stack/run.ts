@@ -5,7 +5,8 @@ import { projectRoot as root } from '../../lib/project-root.ts';
 import { baseUrl, type StackConfig } from './config.ts';
 import { startDatabase, type Database } from './database.ts';
 import { StackError } from './error.ts';
-import { anyFreePort, portProblem } from './ports.ts';
+import { freePort } from '../../lib/free-port.ts';
+import { portProblem } from './ports.ts';
 import { waitUntilReady } from './ready.ts';
 
 export interface Urls {
@@ -61,7 +62,7 @@ export function createStack(config: StackConfig, env: NodeJS.ProcessEnv, io: Sta
     const deadline = Date.now() + config.readyTimeoutMs;
     database = await startDatabase({
       uri: config.mongodbUri,
-      port: config.mongoPort ?? (await anyFreePort()),
+      port: config.mongoPort ?? (await freePort()),
       path: env.PATH,
       deadlineMs: config.readyTimeoutMs,
       start: (name, command, args) => start(name, command, args),

@@ -5,6 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runCli } from '../support/run-smoke-cli.ts';
 import { ComposeStack } from './support/compose-stack.ts';
+import { assertHealthyAsNode } from './support/node-health.ts';
 
 const test = suite('device profile');
 // The backend refuses device sockets without the shared token, and the device would then not be ready.
@@ -22,13 +23,7 @@ test.after(async () => {
 });
 
 test('the device image checks its health as uid 1000, exit 0', async () => {
-  assert.is(await stack.inspect<string>('device', '.Config.User'), 'node');
-  const id = await stack.docker(['exec', await stack.container('device'), 'id', '-u']);
-  assert.is(id.stdout.trim(), '1000');
-  // A check may find it still starting (a busy machine): it then failed only for not listening yet.
-  const log = await stack.inspect<{ ExitCode: number; Output: string }[]>('device', '.State.Health.Log');
-  assert.is(log.at(-1)?.ExitCode, 0, JSON.stringify(log));
-  for (const entry of log.filter((entry) => entry.ExitCode !== 0)) assert.match(entry.Output, /ECONNREFUSED/);
+  await assertHealthyAsNode(stack, 'device');
 });
 
 test('smoke from the host with the device: 5/5 PASS', async () => {

@@ -6,6 +6,7 @@ import * as assert from 'uvu/assert';
 import { runCli } from '../support/run-smoke-cli.ts';
 import { waitFor } from '../support/deadline.ts';
 import { ComposeStack, status, type EngineEvent } from './support/compose-stack.ts';
+import { assertHealthyAsNode, healthLog } from './support/node-health.ts';
 
 const test = suite('compose stack');
 const stack = new ComposeStack(import.meta.filename);
@@ -50,15 +51,8 @@ test(`up --build --wait exits 0; database healthy before the backend starts, bac
 });
 
 test('health checks: the backend image checks as uid 1000 with exit 0; the frontend health log is quiet', async () => {
-  assert.is(await stack.inspect<string>('backend', '.Config.User'), 'node');
-  // `docker exec` runs as the image's USER, as the HEALTHCHECK does.
-  const id = await stack.docker(['exec', await stack.container('backend'), 'id', '-u']);
-  assert.is(id.stdout.trim(), '1000');
-  // A check may find a service still starting (a busy machine): it then failed only for not listening yet.
-  const backendLog = await stack.inspect<{ ExitCode: number; Output: string }[]>('backend', '.State.Health.Log');
-  assert.is(backendLog.at(-1)?.ExitCode, 0, JSON.stringify(backendLog));
-  for (const entry of backendLog.filter((entry) => entry.ExitCode !== 0)) assert.match(entry.Output, /ECONNREFUSED/);
-  const frontendLog = await stack.inspect<{ ExitCode: number; Output: string }[]>('frontend', '.State.Health.Log');
+  await assertHealthyAsNode(stack, 'backend');
+  const frontendLog = await healthLog(stack, 'frontend');
   assert.is(frontendLog.at(-1)?.ExitCode, 0, JSON.stringify(frontendLog));
   for (const entry of frontendLog) {
     // Quiet: nothing at all when it passes; curl's one error line when it does not.

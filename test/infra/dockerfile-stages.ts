@@ -63,3 +63,8 @@ export function chain(parsed: ParsedDockerfile, name: string): Stage[] {
   for (let stage = parsed.stages.get(name); stage; stage = parsed.stages.get(stage.from)) stages.push(stage);
   return stages;
 }
+
+/** Every step a target runs, from the bottom of its chain up, in build order (inherited HEALTHCHECK included). */
+export function targetSteps(parsed: ParsedDockerfile, target: string): Step[] {
+  return chain(parsed, target).reverse().flatMap((stage) => stage.steps);
+}

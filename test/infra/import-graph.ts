@@ -1,5 +1,5 @@
 // Follows the static imports of a TypeScript entry point: which project files it needs, and which packages.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { dirname, relative, resolve } from 'node:path';
 
@@ -8,6 +8,8 @@ export interface ImportGraph {
   files: string[];
   /** Package names imported at run time (type-only imports left out, built-ins left out). */
   packages: string[];
+  /** Relative imports that name no file, relative to the root (a copy of the sources that left a file out). */
+  missing: string[];
 }
 
 // `import x from '...'`, `export ... from '...'`, `import '...'` and `import('...')`; `import type` is erased.
@@ -16,11 +18,16 @@ const SPECIFIERS = /(?:^|[\s;])(?:import(?!\s+type\s)(?:[\s\S]*?\sfrom)?|export(
 export function importGraph(root: string, entry: string): ImportGraph {
   const files = new Set<string>();
   const packages = new Set<string>();
+  const missing = new Set<string>();
   const pending = [resolve(root, entry)];
   while (pending.length > 0) {
     const file = pending.pop()!;
     const name = relative(root, file);
-    if (files.has(name)) continue;
+    if (files.has(name) || missing.has(name)) continue;
+    if (!existsSync(file)) {
+      missing.add(name);
+      continue;
+    }
     files.add(name);
     const source = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\/|^\s*\/\/.*$/gm, '');
     for (const match of source.matchAll(SPECIFIERS)) {
@@ -29,7 +36,7 @@ export function importGraph(root: string, entry: string): ImportGraph {
       else if (!isBuiltin(specifier)) packages.add(packageName(specifier));
     }
   }
-  return { files: [...files].sort(), packages: [...packages].sort() };
+  return { files: [...files].sort(), packages: [...packages].sort(), missing: [...missing].sort() };
 }
 
 /** `@scope/name/sub` → `@scope/name`; `name/sub` → `name`. */

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchRow, Scenario } from './scenario.ts';
 import { median } from './scenario.ts';
-import { createFixtureHandler } from '../test/support/fake-http-server.ts';
-import { runCli } from '../test/support/run-smoke-cli.ts';
-import { listen } from '../test/support/listen.ts';
-import { stopAll } from '../test/support/spawn-process.ts';
+import { createFixtureHandler } from '../support/fake-http-server.ts';
+import { runCli } from '../support/run-smoke-cli.ts';
+import { listen } from '../support/listen.ts';
+import { stopAll } from '../support/spawn-process.ts';
 
 const smokeRun: Scenario = async ({ quick }) => {
   const rounds = quick ? 3 : 9;

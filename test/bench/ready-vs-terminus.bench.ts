@@ -2,11 +2,11 @@
 import type { Scenario } from './scenario.ts';
 import { median } from './scenario.ts';
 import { load, fmt, type LoadResult } from './load.ts';
-import { spawnService } from '../test/support/spawn-service.ts';
-import { startMongoProcess } from '../test/support/mongo-process.ts';
-import { freePort } from '../test/support/free-port.ts';
-import { stopAll } from '../test/support/spawn-process.ts';
-import { waitFor } from '../test/support/deadline.ts';
+import { spawnService } from '../support/spawn-service.ts';
+import { startMongoProcess } from '../support/mongo-process.ts';
+import { freePort } from '../../lib/free-port.ts';
+import { stopAll } from '../support/spawn-process.ts';
+import { waitFor } from '../support/deadline.ts';
 
 const readyVsTerminus: Scenario = async ({ quick }) => {
   const rounds = quick ? 2 : 5;
@@ -15,7 +15,7 @@ const readyVsTerminus: Scenario = async ({ quick }) => {
     // One stand-in for both, so both readiness checks talk to the same database process.
     const mongo = await startMongoProcess(await freePort());
     const ours = await spawnService('backend/main.ts', { env: { MONGODB_URI: mongo.uri } });
-    const terminus = await spawnService('bench/fixtures/terminus-ready-server.ts', { env: { MONGODB_URI: mongo.uri } });
+    const terminus = await spawnService('test/bench/fixtures/terminus-ready-server.ts', { env: { MONGODB_URI: mongo.uri } });
     const urls = { ours: `${ours.url}/api/ready`, terminus: `${terminus.url}/api/ready` };
     for (const url of Object.values(urls)) {
       await waitFor(async () => (await fetch(url)).status === 200, { timeout: 10_000, what: `${url} ready` });

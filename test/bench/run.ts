@@ -1,8 +1,8 @@
-// `npm run bench [-- --quick] [--write FILE] [filter]`: runs every bench/*.bench.ts scenario and prints one table.
+// `npm run bench [-- --quick] [--write FILE] [filter]`: runs every test/bench/*.bench.ts scenario and prints one table.
 import { readdirSync } from 'node:fs';
 import { writeBenchReport } from './report.ts';
-import { CLIError } from '../lib/cli-error.ts';
-import { parseCommandLine } from '../lib/parse-command-line.ts';
+import { CLIError } from '../../lib/cli-error.ts';
+import { parseCommandLine } from '../../lib/parse-command-line.ts';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { BenchRow, Scenario } from './scenario.ts';
 
@@ -20,7 +20,10 @@ try {
   process.exit(error.exitCode);
 }
 if (parsed.values.help) {
-  console.log(USAGE);
+  console.log(`${USAGE}
+  --quick       fewer, shorter rounds
+  --write FILE  also write the table, with the machine, Node version and date, to FILE (docs/performance.md)
+  filter        only the scenarios whose file name contains it`);
   process.exit(0);
 }
 const quick = parsed.values.quick === true;

@@ -4,12 +4,12 @@ import { existsSync } from 'node:fs';
 import type { BenchRow, Scenario } from './scenario.ts';
 import { fmt } from './load.ts';
 import { msUntilStatus } from './readiness-timer.ts';
-import { rssMiB, mib } from '../test/faults/support/process-stats.ts';
-import { spawnService, root, type Service } from '../test/support/spawn-service.ts';
-import { startMongoProcess } from '../test/support/mongo-process.ts';
-import { freePort } from '../test/support/free-port.ts';
-import { sleep } from '../test/support/deadline.ts';
-import { stopAll } from '../test/support/spawn-process.ts';
+import { rssMiB, mib } from '../faults/support/process-stats.ts';
+import { spawnService, root, type Service } from '../support/spawn-service.ts';
+import { startMongoProcess } from '../support/mongo-process.ts';
+import { freePort } from '../../lib/free-port.ts';
+import { sleep } from '../support/deadline.ts';
+import { stopAll } from '../support/spawn-process.ts';
 
 // Growth past the warm level that still counts as flat: the heap's own sawtooth on a busy machine.
 const FLAT_MIB = 8;

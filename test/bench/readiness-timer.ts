@@ -1,5 +1,5 @@
 // Times how long a readiness endpoint takes to answer a given status, polling every 10 ms.
-import { waitFor } from '../test/support/deadline.ts';
+import { waitFor } from '../support/deadline.ts';
 
 export async function msUntilStatus(url: string, code: number, limitMs: number): Promise<number> {
   const start = performance.now();

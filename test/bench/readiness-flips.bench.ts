@@ -2,11 +2,11 @@
 import type { BenchRow, Scenario } from './scenario.ts';
 import { median } from './scenario.ts';
 import { msUntilStatus, ms } from './readiness-timer.ts';
-import { spawnService, root } from '../test/support/spawn-service.ts';
-import { startMongoProcess, type MongoProcess } from '../test/support/mongo-process.ts';
-import { spawnProcess, stopAll } from '../test/support/spawn-process.ts';
-import { freePort } from '../test/support/free-port.ts';
-import { sleep, waitFor } from '../test/support/deadline.ts';
+import { spawnService, root } from '../support/spawn-service.ts';
+import { startMongoProcess, type MongoProcess } from '../support/mongo-process.ts';
+import { spawnProcess, stopAll } from '../support/spawn-process.ts';
+import { freePort } from '../../lib/free-port.ts';
+import { sleep, waitFor } from '../support/deadline.ts';
 
 const BOUNDS = { kill: 250, hang: 3000, back: 2000 };
 // The driver's first streaming heartbeat starts one interval (500 ms) after it connects: measure from steady state.
@@ -71,10 +71,10 @@ const readinessFlips: Scenario = async ({ quick }) => {
   }
 };
 
-/** A stand-in watched by the backend's monitor with the driver's default timings (bench/fixtures/default-monitor.ts). */
+/** A stand-in watched by the backend's monitor with the driver's default timings (test/bench/fixtures/default-monitor.ts). */
 async function startContrast() {
   const mongo: MongoProcess = await startMongoProcess(await freePort());
-  const monitor = spawnProcess(process.execPath, ['--import', 'tsx', 'bench/fixtures/default-monitor.ts'], {
+  const monitor = spawnProcess(process.execPath, ['--import', 'tsx', 'test/bench/fixtures/default-monitor.ts'], {
     cwd: root,
     env: { ...process.env, MONGODB_URI: mongo.uri },
   });

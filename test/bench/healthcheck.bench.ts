@@ -4,8 +4,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { listen } from '../test/support/listen.ts';
-import { compileHealthcheck, root } from '../test/infra/compile-healthcheck.ts';
+import { listen } from '../support/listen.ts';
+import { compileHealthcheck, root } from '../infra/compile-healthcheck.ts';
 import { median, type BenchRow, type Scenario } from './scenario.ts';
 
 const TARGET = 1.3;

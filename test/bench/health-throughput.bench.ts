@@ -2,11 +2,11 @@
 import type { Scenario, BenchRow } from './scenario.ts';
 import { median } from './scenario.ts';
 import { load, fmt, type LoadResult } from './load.ts';
-import { spawnService } from '../test/support/spawn-service.ts';
-import { startMongoProcess } from '../test/support/mongo-process.ts';
-import { freePort } from '../test/support/free-port.ts';
-import { stopAll } from '../test/support/spawn-process.ts';
-import { waitFor } from '../test/support/deadline.ts';
+import { spawnService } from '../support/spawn-service.ts';
+import { startMongoProcess } from '../support/mongo-process.ts';
+import { freePort } from '../../lib/free-port.ts';
+import { stopAll } from '../support/spawn-process.ts';
+import { waitFor } from '../support/deadline.ts';
 
 const healthThroughput: Scenario = async ({ quick }) => {
   const rounds = quick ? 2 : 5;
@@ -15,7 +15,7 @@ const healthThroughput: Scenario = async ({ quick }) => {
     const mongo = await startMongoProcess(await freePort());
     const ours = await spawnService('backend/main.ts', { env: { MONGODB_URI: mongo.uri, LOG_LEVEL: 'info' } });
     await waitFor(async () => (await fetch(`${ours.url}/api/ready`)).status === 200, { timeout: 10_000, what: 'backend ready' });
-    const bare = await spawnService('bench/fixtures/bare-health-server.ts', {});
+    const bare = await spawnService('test/bench/fixtures/bare-health-server.ts', {});
     const rows: BenchRow[] = [];
     for (const path of ['/api/health', '/api/ready']) {
       const results = { ours: [] as LoadResult[], bare: [] as LoadResult[] };

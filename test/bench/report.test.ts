@@ -5,10 +5,9 @@ import { cpus } from 'node:os';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { projectRoot as root } from '../../lib/project-root.ts';
 import { renderBenchReport } from './report.ts';
 
-const root = fileURLToPath(new URL('../', import.meta.url));
 
 test('the page names the machine, the Node version, the date and the command, then the table', () => {
   const page = renderBenchReport(
@@ -25,7 +24,7 @@ test('the page names the machine, the Node version, the date and the command, th
 });
 
 const bench = (...args: string[]) =>
-  spawnSync(process.execPath, ['--import', 'tsx', 'bench/run.ts', ...args], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+  spawnSync(process.execPath, ['--import', 'tsx', 'test/bench/run.ts', ...args], { cwd: root, encoding: 'utf8', timeout: 60_000 });
 
 test('--write FILE writes the page (here for a filter that matches no scenario, so nothing is measured)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'bench-write-'));
@@ -48,6 +47,13 @@ test('--write without a file: one line, exit 2, nothing run', () => {
   assert.is(run.status, 2);
   assert.is(run.stderr.trim(), 'bench: --write needs a file, e.g. --write docs/performance.md');
   assert.is(run.stdout, '');
+});
+
+test('--help prints the usage and exits 0 without running a scenario', () => {
+  const run = bench('--help');
+  assert.is(run.status, 0, run.stderr);
+  assert.ok(run.stdout.startsWith('usage: npm run bench [-- --quick] [--write FILE] [filter]\n'), run.stdout);
+  assert.is(run.stderr, '');
 });
 
 test.run();
