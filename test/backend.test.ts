@@ -77,7 +77,10 @@ test(`database killed → 503 within ${KILL_BOUND_MS} ms; restarted → 200 with
   report('restart → 200', await timeUntilReady(backend, 200, 5000), BACK_BOUND_MS);
 });
 
-test(`database silently hung (SIGSTOP) → 503 within ${HANG_BOUND_MS} ms; SIGCONT → 200 within ${BACK_BOUND_MS} ms`, async () => {
+test(
+  `database silently hung (SIGSTOP) → 503 within ${HANG_BOUND_MS} ms; ` +
+    `SIGCONT → 200 within ${BACK_BOUND_MS} ms`,
+  async () => {
   const mongo = await startMongoProcess(mongoPort);
   const backend = await startBackend();
   await timeUntilReady(backend, 200, 5000);
@@ -155,7 +158,10 @@ test('HOST unset: listens on every interface, IPv4 and IPv6', async () => {
   assert.is((await status(`http://[::1]:${backend.port}/api/health`)).status, 200);
 });
 
-test('a port already in use: one line on stderr, the same as one fatal JSON line on stdout (production), exit 1', async () => {
+test(
+  'a port already in use: ' +
+    'one line on stderr, the same as one fatal JSON line on stdout (production), exit 1',
+  async () => {
   const first = await startBackend();
   const second = await spawnService('backend/main.ts', { port: first.port, waitPath: false });
   assert.is(await second.waitExit(10_000), 1);
