@@ -78,7 +78,8 @@ test(`database killed → 503 within ${KILL_BOUND_MS} ms; restarted → 200 with
 });
 
 test(
-  `database silently hung (SIGSTOP) → 503 within ${HANG_BOUND_MS} ms; ` +
+  `database silently hung (SIGSTOP) ` +
+    `→ 503 within ${HANG_BOUND_MS} ms; ` +
     `SIGCONT → 200 within ${BACK_BOUND_MS} ms`,
   async () => {
   const mongo = await startMongoProcess(mongoPort);
