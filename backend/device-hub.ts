@@ -57,7 +57,8 @@ export function createDeviceHub(options: DeviceHubOptions): DeviceHub {
   const sockets = new Set<WebSocket>();
   const gate = createUpgradeGate({ log, token, open, socketsMax });
   const malformed = createSummedWarning(log, (n) => `ignored ${n} malformed device message${n === 1 ? '' : 's'}`);
-  const silent = createSummedWarning(log, (n) => `closed ${n} device socket${n === 1 ? '' : 's'} that sent no hello within ${helloTimeoutMs / 1000} s (${CLOSE_POLICY})`);
+  const silent = createSummedWarning(log, (n) =>
+    `closed ${n} device socket${n === 1 ? '' : 's'} ` + `that sent no hello within ${helloTimeoutMs / 1000} s (${CLOSE_POLICY})`);
 
   function store(record: DeviceRecord, reading: ReadingMessage) {
     // A new session restarts its sequence; within a session a resent reading is acknowledged, not stored again.

@@ -19,7 +19,9 @@ export interface UpgradeGateOptions {
 }
 
 export interface UpgradeGate {
-  /** A refusal to send instead of upgrading, or undefined to go ahead (the socket then holds a slot until it closes). */
+  /**
+   * A refusal to send instead of upgrading, or undefined to go ahead (the socket then holds a slot until it closes).
+   */
   check(c: Context): Response | undefined;
   readonly open: number;
   flush(): void;
@@ -28,7 +30,8 @@ export interface UpgradeGate {
 export function createUpgradeGate({ log, token, open: openWithoutToken = false, socketsMax, retryAfterS = 5 }: UpgradeGateOptions): UpgradeGate {
   const authorized = token ? createTokenCheck(token) : () => openWithoutToken;
   const refusals = createRefusalLog({ log });
-  const full = createSummedWarning(log, (n) => `refused ${n} device socket upgrade${n === 1 ? '' : 's'}: DEVICE_SOCKETS_MAX (${socketsMax}) sockets are open (503)`);
+  const full = createSummedWarning(log, (n) =>
+    `refused ${n} device socket upgrade${n === 1 ? '' : 's'}: ` + `DEVICE_SOCKETS_MAX (${socketsMax}) sockets are open (503)`);
   let open = 0;
 
   return {

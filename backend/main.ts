@@ -29,7 +29,8 @@ runMain('backend', async function main() {
     log.warn(
       openDeviceSocket
         ? 'DEVICE_TOKEN is not set: in local mode the device socket accepts devices without a token'
-        : 'DEVICE_TOKEN is not set: every device socket upgrade is refused (401); set DEVICE_TOKEN on the backend and the device service',
+        : 'DEVICE_TOKEN is not set: every device socket upgrade is refused (401); ' +
+          'set DEVICE_TOKEN on the backend and the device service',
     );
   }
   const devices = createDeviceHub({ log, token: deviceToken, open: openDeviceSocket, socketsMax: config.deviceSocketsMax });

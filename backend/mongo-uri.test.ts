@@ -29,7 +29,8 @@ test('redactUri: a URI without a password is unchanged, user or not', () => {
 
 test('scrubSecrets: the password disappears from a driver message, raw and decoded', () => {
   const uri = 'mongodb://app:p%40ss%2Fw0rd@db:27017/shop';
-  const message = `connect failed for mongodb://app:p%40ss%2Fw0rd@db:27017/shop: auth failed for user app with password p@ss/w0rd`;
+  const message =
+    'connect failed for mongodb://app:p%40ss%2Fw0rd@db:27017/shop: ' + 'auth failed for user app with password p@ss/w0rd';
   const scrubbed = scrubSecrets(message, uri);
   assert.not.ok(scrubbed.includes('p%40ss%2Fw0rd'), scrubbed);
   assert.not.ok(scrubbed.includes('p@ss/w0rd'), scrubbed);

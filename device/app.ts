@@ -23,7 +23,10 @@ export function createApp({ readiness, environment, log }: DeviceDeps): Hono {
   return logRequests(app, log);
 }
 
-/** Declares the device service's two readiness checks; returns their setters. `backend` is `unauthorized` while the backend refuses the token. */
+/**
+ * Declares the device service's two readiness checks; returns their setters. `backend` is `unauthorized` while the
+ * backend refuses the token.
+ */
 export function defineDeviceChecks(readiness: Readiness) {
   return {
     setSerial: readiness.define('serial', { initial: 'disconnected', ready: ['connected', 'emulator'] }),

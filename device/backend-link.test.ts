@@ -57,7 +57,10 @@ test('says hello, sends readings in order, and forgets them once acked', async (
   assert.equal(ctx.backend.stored.map((r) => r.value), Array.from({ length: 20 }, (_, i) => `v${i + 1}`));
 });
 
-test('backend killed → disconnected within 250 ms; back → connected within 3 s; the gap arrives in order, once', async (ctx) => {
+test(
+  'backend killed → disconnected within 250 ms; ' +
+    'back → connected within 3 s; the gap arrives in order, once',
+  async (ctx) => {
   ctx.backend = await startFakeBackend();
   startLink(ctx, ctx.backend.url);
   await connected(ctx);
@@ -84,7 +87,8 @@ test('backend killed → disconnected within 250 ms; back → connected within 3
   assert.equal(ctx.backend.stored.map((r) => r.value), ['before-1', 'before-2', 'away-1', 'away-2', 'away-3', 'away-4', 'away-5', 'after-1']);
   assert.equal(ctx.backend.stored.map((r) => r.seq), [1, 2, 3, 4, 5, 6, 7, 8]);
   assert.is(ctx.sink!.find('backend socket closed').length, 1);
-  console.log(`  measured (in-process ws server): killed → disconnected in ${downMs.toFixed(0)} ms; back → connected in ${upMs.toFixed(0)} ms`);
+  console.log(`  measured (in-process ws server): killed → disconnected in ${downMs.toFixed(0)} ms; ` +
+    `back → connected in ${upMs.toFixed(0)} ms`);
 });
 
 test('unacked readings are resent after a reconnect; the backend stores each once', async (ctx) => {
@@ -106,7 +110,10 @@ test('unacked readings are resent after a reconnect; the backend stores each onc
   assert.equal(ctx.backend.stored.map((r) => r.seq), [1, 2, 3]);
 });
 
-test('queue overflow while away: the oldest are dropped with a warning saying how many; the rest arrive', async (ctx) => {
+test(
+  'queue overflow while away: the oldest are dropped with a warning saying how many; ' +
+    'the rest arrive',
+  async (ctx) => {
   ctx.backend = await startFakeBackend();
   startLink(ctx, ctx.backend.url, { limit: 5 });
   await connected(ctx);
@@ -153,7 +160,10 @@ test('a backend that is not there yet: warns once, retries, connects when it app
   await connected(ctx, 3000);
 });
 
-test('a backlog goes out paced (burst, then the sustained rate), in order, so the backend\'s rate limit never closes the socket', async (ctx) => {
+test(
+  'a backlog goes out paced (burst, then the sustained rate), in order, ' +
+    'so the backend\'s rate limit never closes the socket',
+  async (ctx) => {
   ctx.backend = await startFakeBackend();
   ctx.backend.acking = false;
   startLink(ctx, ctx.backend.url, { pace: { perSecond: 20, burst: 10 } });
@@ -172,7 +182,10 @@ test('a backlog goes out paced (burst, then the sustained rate), in order, so th
   assert.equal(ctx.backend.stored.map((r) => r.seq), Array.from({ length: 40 }, (_, i) => i + 1));
 });
 
-test('a refused token: state unauthorized, one warning then debug lines, retries with backoff; accepted once the backend knows it', async (ctx) => {
+test(
+  'a refused token: state unauthorized, one warning then debug lines, retries with backoff; ' +
+    'accepted once the backend knows it',
+  async (ctx) => {
   ctx.backend = await startFakeBackend();
   ctx.backend.token = 'the-backends-token-0123456789';
   startLink(ctx, ctx.backend.url, { token: 'the-devices-token-0123456789' });

@@ -20,7 +20,9 @@ export interface BackendLinkOptions {
   backoff?: Backoff;
   /** How often to ping; a stopped (SIGSTOP) or cut-off backend closes no socket, only silence shows it. */
   pingIntervalMs?: number;
-  /** Silence (no pong, no message) longer than this ends the socket: worst case detection is this + one ping interval. */
+  /**
+   * Silence (no pong, no message) longer than this ends the socket: worst case detection is this + one ping interval.
+   */
   silenceLimitMs?: number;
   /** A backend that accepts TCP but never answers the upgrade (stopped) must not stall reconnecting. */
   handshakeTimeoutMs?: number;

@@ -27,7 +27,8 @@ export function readConfig(env: Record<string, string | undefined>): DeviceConfi
   const serialPath = readString(env, 'SERIAL_PATH');
   if (environment !== 'local' && serialPath === undefined) {
     throw new ConfigError(
-      `SERIAL_PATH is not set: set it to the serial device (e.g. /dev/ttyUSB0), or set NODE_ENV=local to use the emulator`,
+      'SERIAL_PATH is not set: set it to the serial device (e.g. /dev/ttyUSB0), ' +
+        'or set NODE_ENV=local to use the emulator',
     );
   }
   return {

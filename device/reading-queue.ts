@@ -49,7 +49,8 @@ export function createReadingQueue({ deviceId, session, log, limit = 10_000, war
     if (unreported === 0) return;
     log.warn(
       { dropped: unreported, droppedTotal: dropped, limit, oldestKeptSeq: items[head]?.seq },
-      `reading queue full (${limit}): dropped the ${unreported} oldest unacknowledged reading${unreported === 1 ? '' : 's'}`,
+      `reading queue full (${limit}): ` +
+        `dropped the ${unreported} oldest unacknowledged reading${unreported === 1 ? '' : 's'}`,
     );
     unreported = 0;
   }

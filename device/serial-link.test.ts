@@ -86,7 +86,8 @@ test('pty removed → disconnected within 1 s; recreated → connected within 3 
   const up = await waitFor(() => stateAfter(ctx, 'connected', recreatedAt), { timeout: 5000, what: 'serial reconnected' });
   const upMs = up.at - recreatedAt;
   assert.ok(upMs < 3000, `reconnected after ${upMs} ms`);
-  console.log(`  measured: serial pty killed → disconnected in ${downMs.toFixed(0)} ms; recreated → connected in ${upMs.toFixed(0)} ms`);
+  console.log(`  measured: serial pty killed → disconnected in ${downMs.toFixed(0)} ms; ` +
+    `recreated → connected in ${upMs.toFixed(0)} ms`);
 
   ctx.pty.write('after return\n');
   await waitFor(() => ctx.lines.includes('after return'), { timeout: 3000, what: 'line after reconnect' });

@@ -123,7 +123,10 @@ test('/status.json answers 200 even when every service is down', async () => {
   assert.is(doc.services.device?.liveness, 'unreachable');
 });
 
-test('/status.json with a device service that accepts and never answers: 200 within the timeout, device unreachable', async () => {
+test(
+  '/status.json with a device service that accepts and never answers: ' +
+    '200 within the timeout, device unreachable',
+  async () => {
   const hung = await startFakeService({ '/api/health': 'hang', '/api/ready': 'hang' });
   try {
     const a = createApp({ backendUrl: backend.url, deviceUrl: hung.url, timeoutMs: 500, log: () => {} });

@@ -43,5 +43,6 @@ function fatalLine(name: string, error: unknown, known: boolean): string {
   const code = (err as NodeJS.ErrnoException).code ?? cause?.code ?? err.name;
   // A configuration mistake is explained by its message; only an unexpected error carries its stack.
   const detail = known ? {} : { err: { type: err.name, message: err.message, stack: err.stack } };
-  return `${JSON.stringify({ level: 60, time: Date.now(), pid: process.pid, name, code, ...detail, msg: err.message })}\n`;
+  const line = { level: 60, time: Date.now(), pid: process.pid, name, code, ...detail, msg: err.message };
+  return `${JSON.stringify(line)}\n`;
 }

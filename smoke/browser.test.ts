@@ -40,7 +40,8 @@ test('CHROME_PATH wins over PUPPETEER_EXECUTABLE_PATH, which wins over the usual
 test('nothing found: one line with an install hint; a variable pointing nowhere is not silently skipped', () => {
   assert.throws(() => findChromium({}, ['/nonexistent/a', '/nonexistent/b']), (e: Error) =>
     e instanceof BrowserNotFoundError &&
-    e.message === 'no Chromium found (looked in /nonexistent/a, /nonexistent/b, ...); install Chromium (apt-get install chromium) or set CHROME_PATH to a Chrome/Chromium executable',
+    e.message === 'no Chromium found (looked in /nonexistent/a, /nonexistent/b, ...); ' +
+      'install Chromium (apt-get install chromium) or set CHROME_PATH to a Chrome/Chromium executable',
   );
   assert.throws(() => findChromium({ CHROME_PATH: join(dir, 'missing') }), (e: Error) =>
     e.message.startsWith(`CHROME_PATH=${join(dir, 'missing')} is not an executable file; install Chromium`) && !e.message.includes('\n'),

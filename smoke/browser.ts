@@ -24,8 +24,10 @@ export const INSTALL_HINT =
 export const NO_USABLE_SANDBOX = /No usable sandbox/;
 
 export const SANDBOX_HINT =
-  "Chromium found no usable sandbox (\"No usable sandbox!\": unprivileged user namespaces are restricted here, as by AppArmor on Ubuntu 23.10+ and GitHub's ubuntu-24.04 runners); " +
-  'set CHROME_PATH to a browser whose sandbox works (e.g. /usr/bin/google-chrome), or run without the sandbox on purpose with --no-sandbox or SMOKE_NO_SANDBOX=1';
+  'Chromium found no usable sandbox ("No usable sandbox!": unprivileged user namespaces are restricted here, ' +
+  "as by AppArmor on Ubuntu 23.10+ and GitHub's ubuntu-24.04 runners); " +
+  'set CHROME_PATH to a browser whose sandbox works (e.g. /usr/bin/google-chrome), ' +
+  'or run without the sandbox on purpose with --no-sandbox or SMOKE_NO_SANDBOX=1';
 
 export class BrowserNotFoundError extends Error {
   override name = 'BrowserNotFoundError';

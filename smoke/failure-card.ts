@@ -45,13 +45,19 @@ export function cardHtml({ url, reasons, ms, timeout, received, at }: CardFacts)
   const body = received.excerpt === undefined ? '' : `<pre>${esc(received.excerpt) || '<i>(empty)</i>'}</pre>`;
   return `<!doctype html><html><head><meta charset="utf-8"><title>smoke: LOAD failed</title><style>
 body { margin: 0; background: #f3f4f6; font: 18px/1.45 system-ui, sans-serif; color: #111827; }
-.card { margin: 48px auto; width: 1100px; background: #fff; border-left: 12px solid #b91c1c; border-radius: 6px; padding: 28px 36px; box-shadow: 0 2px 8px #0002; }
+.card {
+  margin: 48px auto; width: 1100px; background: #fff; border-left: 12px solid #b91c1c; border-radius: 6px;
+  padding: 28px 36px; box-shadow: 0 2px 8px #0002;
+}
 h1 { margin: 0 0 4px; font-size: 30px; color: #b91c1c; }
 .note { margin: 0 0 22px; color: #4b5563; }
 table { border-collapse: collapse; width: 100%; }
 th { text-align: left; vertical-align: top; width: 150px; padding: 7px 12px 7px 0; color: #4b5563; font-weight: 600; }
 td { padding: 7px 0; word-break: break-all; }
-pre { margin: 8px 0 0; padding: 12px; max-height: 220px; overflow: hidden; background: #f9fafb; border: 1px solid #e5e7eb; font: 15px/1.4 ui-monospace, monospace; white-space: pre-wrap; word-break: break-all; }
+pre {
+  margin: 8px 0 0; padding: 12px; max-height: 220px; overflow: hidden; background: #f9fafb; border: 1px solid #e5e7eb;
+  font: 15px/1.4 ui-monospace, monospace; white-space: pre-wrap; word-break: break-all;
+}
 </style></head><body><div class="card">
 <h1>LOAD failed: the page could not be painted</h1>
 <p class="note">A failure card drawn by the smoke CLI in a fresh tab, standing in for a screenshot of the page.</p>

@@ -1,4 +1,5 @@
-// File-system checks with a bound on the answer: some mounts never answer (Node's recursive mkdir spins forever on procfs).
+// File-system checks with a bound on the answer: some mounts never answer (Node's recursive mkdir spins forever on
+// procfs).
 import { CLIError } from '../lib/cli-error.ts';
 
 export const FS_ANSWER_MS = 3000;

@@ -23,14 +23,17 @@ test('a spec liveness body passes, with or without the optional database object'
 test('liveness: wrong status and wrong types are named field by field on one line', () => {
   assert.equal(judgeHealth(res(200, { ...health, status: 'degraded' })), ['wrong body: status is "degraded" (string), expected "ok"']);
   assert.equal(judgeHealth(res(200, { status: 'ok', timestamp: 1700000000, uptime: '12', environment: null })), [
-    'wrong body: timestamp is 1700000000 (number), expected an ISO 8601 date-time string; uptime is "12" (string), expected a number; environment is null (null), expected a string',
+    'wrong body: timestamp is 1700000000 (number), expected an ISO 8601 date-time string; ' +
+      'uptime is "12" (string), expected a number; ' +
+        'environment is null (null), expected a string',
   ]);
   assert.equal(judgeHealth(res(200, { ...health, timestamp: 'yesterday' })), [
     'wrong body: timestamp is "yesterday" (string), expected an ISO 8601 date-time string',
   ]);
   assert.equal(judgeHealth(res(200, { ...health, timestamp: '2025-13-45T99:99:99Z' })).length, 1);
   assert.equal(judgeHealth(res(200, { status: 'ok' })), [
-    'wrong body: timestamp is missing, expected an ISO 8601 date-time string; uptime is missing, expected a number; environment is missing, expected a string',
+    'wrong body: timestamp is missing, expected an ISO 8601 date-time string; ' +
+      'uptime is missing, expected a number; environment is missing, expected a string',
   ]);
 });
 

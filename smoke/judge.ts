@@ -88,5 +88,6 @@ const _excerpt = (text: string) => {
 const _show = (value: unknown) => {
   if (value === undefined) return 'missing';
   const text = JSON.stringify(value);
-  return `${text.length > 40 ? `${text.slice(0, 40)}…` : text} (${value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value})`;
+  const type = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+  return `${text.length > 40 ? `${text.slice(0, 40)}…` : text} (${type})`;
 };

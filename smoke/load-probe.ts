@@ -96,7 +96,8 @@ export async function loadProbe(browser: Browser, { url, timeout, artifacts, str
     const facts = { url, reasons: [...reasons, shot], ms, timeout, received, at: new Date() };
     const card = await writeFailureCard(browser, screenshot, facts, CARD_MS);
     if (!card) {
-      reasons.push(`${shot}: the page could not be painted, so ${name} is a failure card (URL, reason, elapsed time, what was received), not the page`);
+      reasons.push(`${shot}: the page could not be painted, so ${name} is a failure card ` +
+        `(URL, reason, elapsed time, what was received), not the page`);
     } else if (await writePlaceholderPng(screenshot).then(() => true, () => false)) {
       reasons.push(`${shot}; ${card}, so ${name} is a blank grey placeholder, not the page`);
     } else {

@@ -27,14 +27,16 @@ export function toJson(s: SmokeSummary): string {
 
 export function toJunit(s: SmokeSummary): string {
   const cases = s.probes.map((p) => {
-    const open = `  <testcase classname="smoke.${p.target}" name="${p.kind} ${p.target}" time="${(p.ms / 1000).toFixed(3)}"`;
+    const time = (p.ms / 1000).toFixed(3);
+    const open = `  <testcase classname="smoke.${p.target}" name="${p.kind} ${p.target}" time="${time}"`;
     if (p.ok) return `${open}/>`;
     const detail = [...p.reasons, ...(p.issues ?? []), `url: ${p.url}`].join('\n');
     return `${open}>\n    <failure message="${_xml(reasonOf(p) ?? 'failed')}">${_xml(detail)}</failure>\n  </testcase>`;
   });
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuite name="smoke" tests="${s.total}" failures="${s.failed}" errors="0" time="${(s.ms / 1000).toFixed(3)}" timestamp="${s.startedAt}">`,
+    `<testsuite name="smoke" tests="${s.total}" failures="${s.failed}" errors="0" ` +
+      `time="${(s.ms / 1000).toFixed(3)}" timestamp="${s.startedAt}">`,
     ...cases,
     '</testsuite>',
     '',

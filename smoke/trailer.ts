@@ -1,4 +1,5 @@
-// The automated change agent's commit trailer: prints one line `smoke: <PASS|FAIL|SKIPPED> — <detail>`, or checks one.
+// The automated change agent's commit trailer: prints one line `smoke: <PASS|FAIL|SKIPPED> — <detail>`, or checks
+// one.
 //
 //   npx tsx smoke/trailer.ts [--issue N] [--local-stack] ...   exit 0 with a trailer, 2 without one
 //   npx tsx smoke/trailer.ts check <commit-message-file>      exit 0 if it ends with one good trailer, else 1

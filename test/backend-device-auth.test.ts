@@ -21,7 +21,10 @@ const refusal = async (url: string, authorization: string | null) => {
 
 test.after.each(() => stopAll());
 
-test('no token, a wrong token, Basic, or the token in the wrong case: 401 before any upgrade; the right token upgrades', async () => {
+test(
+  'no token, a wrong token, Basic, or the token in the wrong case: ' +
+    '401 before any upgrade; the right token upgrades',
+  async () => {
   const backend = await start();
   const wrongCase = TEST_DEVICE_TOKEN.toUpperCase();
   for (const authorization of [null, 'Bearer wrong-token-0123456789abcdef', `Basic ${Buffer.from(`device:${TEST_DEVICE_TOKEN}`).toString('base64')}`, `Bearer ${wrongCase}`, `Bearer ${TEST_DEVICE_TOKEN}x`, TEST_DEVICE_TOKEN, 'Bearer']) {
@@ -46,17 +49,24 @@ test('no token, a wrong token, Basic, or the token in the wrong case: 401 before
   }
 });
 
-test('outside local mode, a backend without DEVICE_TOKEN refuses every device (401) and says so once at start-up', async () => {
+test(
+  'outside local mode, a backend without DEVICE_TOKEN refuses every device (401) ' +
+    'and says so once at start-up',
+  async () => {
   const backend = await start({ DEVICE_TOKEN: undefined, NODE_ENV: 'production' });
   assert.is((await refusal(backend.url, `Bearer ${TEST_DEVICE_TOKEN}`)).status, 401);
   assert.is((await refusal(backend.url, null)).status, 401);
   assert.equal(warnings(backend, 'DEVICE_TOKEN is not set:').map((l) => l.msg), [
-    'DEVICE_TOKEN is not set: every device socket upgrade is refused (401); set DEVICE_TOKEN on the backend and the device service',
+    'DEVICE_TOKEN is not set: every device socket upgrade is refused (401); ' +
+      'set DEVICE_TOKEN on the backend and the device service',
   ]);
   assert.is((await fetch(`${backend.url}/api/health`)).status, 200, 'the probes stay open');
 });
 
-test('in local mode without DEVICE_TOKEN the socket is open (with a start-up warning); with one, it is required', async () => {
+test(
+  'in local mode without DEVICE_TOKEN the socket is open (with a start-up warning); ' +
+    'with one, it is required',
+  async () => {
   const open = await start({ DEVICE_TOKEN: undefined, NODE_ENV: 'local', NO_COLOR: '1' });
   const { ws } = await openSocket(open.url, { authorization: null });
   ws.close();
@@ -65,7 +75,10 @@ test('in local mode without DEVICE_TOKEN the socket is open (with a start-up war
   assert.is((await refusal(guarded.url, null)).status, 401);
 });
 
-test(`beyond DEVICE_SOCKETS_MAX open sockets the upgrade gets 503 with Retry-After; a closed socket frees its slot`, async () => {
+test(
+  `beyond DEVICE_SOCKETS_MAX open sockets the upgrade gets 503 with Retry-After; ` +
+    `a closed socket frees its slot`,
+  async () => {
   const backend = await start({ DEVICE_SOCKETS_MAX: '2' });
   const first = await openSocket(backend.url);
   await openSocket(backend.url);

@@ -92,7 +92,10 @@ test('a socket that says no hello within 5 s is closed with 1008', async () => {
   await waitFor(() => logged('sent no hello within 5 s').length === 1, { timeout: 2000, what: 'the warning' });
 });
 
-test('malformed messages are ignored and summed into one warning, not one line each; the socket stays open', async () => {
+test(
+  'malformed messages are ignored and summed into one warning, not one line each; ' +
+    'the socket stays open',
+  async () => {
   const { ws, messages } = await connect();
   ws.send(hello());
   for (let i = 0; i < 50; i++) ws.send(i % 2 ? 'not json' : JSON.stringify({ type: 'reading', seq: 'x' }));

@@ -78,7 +78,11 @@ test(`database killed → 503 within ${KILL_BOUND_MS} ms; restarted → 200 with
   report('restart → 200', await timeUntilReady(backend, 200, 5000), BACK_BOUND_MS);
 });
 
-test(`database silently hung (SIGSTOP) → 503 within ${HANG_BOUND_MS} ms; SIGCONT → 200 within ${BACK_BOUND_MS} ms`, async () => {
+test(
+  `database silently hung (SIGSTOP) ` +
+    `→ 503 within ${HANG_BOUND_MS} ms; ` +
+    `SIGCONT → 200 within ${BACK_BOUND_MS} ms`,
+  async () => {
   const mongo = await startMongoProcess(mongoPort);
   const backend = await startBackend();
   await timeUntilReady(backend, 200, 5000);
@@ -153,7 +157,10 @@ test('HOST unset: listens on every interface, IPv4 and IPv6', async () => {
   assert.is((await status(`http://[::1]:${backend.port}/api/health`)).status, 200);
 });
 
-test('a port already in use: one line on stderr, the same as one fatal JSON line on stdout (production), exit 1', async () => {
+test(
+  'a port already in use: ' +
+    'one line on stderr, the same as one fatal JSON line on stdout (production), exit 1',
+  async () => {
   const first = await startBackend();
   // Log pipelines read stdout as JSON: the line that explains a crash loop must be there too.
   const { fatal } = await expectRefusal('backend/main.ts', { port: first.port }, /port \d+ is already in use/);

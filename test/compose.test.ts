@@ -101,7 +101,10 @@ test('the checks themselves: mongosh ping, the compiled health-check script, a q
   assert.equal(service('frontend').healthcheck!.test, ['CMD', 'curl', '-fsS', '-o', '/dev/null', 'http://localhost:3000']);
 });
 
-test('images: MONGO_IMAGE defaults to the official mongo, pinned; NODE_IMAGE reaches the build as the Dockerfile default', () => {
+test(
+  'images: MONGO_IMAGE defaults to the official mongo, pinned; ' +
+    'NODE_IMAGE reaches the build as the Dockerfile default',
+  () => {
   assert.match(service('database').image ?? '', /^\$\{MONGO_IMAGE:-mongo:\d+(\.\d+)*\}$/);
   const dockerfileDefault = parseDockerfile(read('Dockerfile')).globalArgs.NODE_IMAGE;
   for (const name of ['backend', 'frontend', 'device', 'device-serial']) {
@@ -125,7 +128,10 @@ test('the health checks match the images: same command and values as the Dockerf
   }
 });
 
-test('start-up order derived from depends_on is database → backend → frontend, each waiting for service_healthy', () => {
+test(
+  'start-up order derived from depends_on is database → backend → frontend, ' +
+    'each waiting for service_healthy',
+  () => {
   assert.equal(startOrder(compose.services), ['database', 'backend', 'frontend']);
   assert.is(service('database').depends_on, undefined, 'the database waits for nothing');
   assert.equal(service('backend').depends_on, { database: { condition: 'service_healthy' } });
@@ -174,7 +180,10 @@ test('every environment variable set in compose.yaml is one the service reads', 
   }
 });
 
-test('the device token comes from the environment for backend and device alike, never from the file, and is not required', () => {
+test(
+  'the device token comes from the environment for backend and device alike, ' +
+    'never from the file, and is not required',
+  () => {
   const raw = read('compose.yaml');
   for (const name of ['backend', 'device', 'device-serial']) assert.is(service(name).environment?.DEVICE_TOKEN, '${DEVICE_TOKEN:-}', name);
   assert.is(service('frontend').environment?.DEVICE_TOKEN, undefined);
@@ -198,7 +207,10 @@ test('the device service is optional: a profile for the emulator, another for a 
   assert.ok(serial.devices?.some((d) => d.endsWith(':/dev/ttyUSB0')), 'the host device is passed through');
 });
 
-test('local ports on loopback only (3000/3001/3003 unless FRONTEND_PORT/BACKEND_PORT/DEVICE_PORT say otherwise); the cloud override publishes backend 8443 and frontend 80', () => {
+test(
+  'local ports on loopback only (3000/3001/3003 unless FRONTEND_PORT/BACKEND_PORT/DEVICE_PORT say otherwise); ' +
+    'the cloud override publishes backend 8443 and frontend 80',
+  () => {
   assert.equal(service('backend').ports, ['127.0.0.1:${BACKEND_PORT:-3001}:3001']);
   assert.equal(service('frontend').ports, ['127.0.0.1:${FRONTEND_PORT:-3000}:3000']);
   assert.equal(service('device').ports, ['127.0.0.1:${DEVICE_PORT:-3003}:3003']);

@@ -67,7 +67,10 @@ test('ready (200) once the pty and the backend are connected; lines arrive in or
   await expectAllWrittenStoredOnce();
 });
 
-test('backend killed → disconnected within 250 ms; back → connected within 3 s; the gap arrives in order, once', async () => {
+test(
+  'backend killed → disconnected within 250 ms; ' +
+    'back → connected within 3 s; the gap arrives in order, once',
+  async () => {
   await sleep(300); // let the last acks land, so nothing is in flight at the kill
   const killedAt = since();
   backend().signal('SIGKILL');
@@ -95,10 +98,14 @@ test('backend killed → disconnected within 250 ms; back → connected within 3
   writeLines('after-restart', 5);
   await expectAllWrittenStoredOnce();
   assert.ok(storedReadings(backend()).some((r) => r.value === 'while-killed-1'), 'the gap went to the new backend');
-  console.log(`  measured (real backend): SIGKILL → disconnected in ${flipMs} ms (seen on /api/ready after ${downMs} ms); listening → connected in ${upMs} ms`);
+  console.log(`  measured (real backend): SIGKILL → disconnected in ${flipMs} ms ` +
+    `(seen on /api/ready after ${downMs} ms); listening → connected in ${upMs} ms`);
 });
 
-test('backend SIGSTOPped → disconnected within 5 s; SIGCONT → connected within 3 s; nothing lost or doubled', async () => {
+test(
+  'backend SIGSTOPped → disconnected within 5 s; ' +
+    'SIGCONT → connected within 3 s; nothing lost or doubled',
+  async () => {
   await watch.until((o) => o.status === 200, { since: 0, timeout: 5000, what: 'device ready' });
   await sleep(1500); // a few heartbeats answered first
   const stoppedAt = since();
@@ -118,7 +125,8 @@ test('backend SIGSTOPped → disconnected within 5 s; SIGCONT → connected with
   const upMs = up.at - continuedAt;
   assert.ok(upMs < 3000, `connected ${upMs} ms after SIGCONT`);
   await expectAllWrittenStoredOnce();
-  console.log(`  measured (real backend): SIGSTOP → disconnected in ${flipMs} ms (seen on /api/ready after ${downMs} ms); SIGCONT → connected in ${upMs} ms`);
+  console.log(`  measured (real backend): SIGSTOP → disconnected in ${flipMs} ms ` +
+    `(seen on /api/ready after ${downMs} ms); SIGCONT → connected in ${upMs} ms`);
 });
 
 test.run();

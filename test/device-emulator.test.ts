@@ -18,7 +18,10 @@ test.after.each(async () => {
   await mongo?.close();
 });
 
-test('serial is "emulator"; 503 until the backend is up, then 200 and emulated readings are stored in order', async () => {
+test(
+  'serial is "emulator"; ' +
+    '503 until the backend is up, then 200 and emulated readings are stored in order',
+  async () => {
   mongo = await startMongoStandin();
   const backendPort = await freePort();
   const device: Service = await startDevice({

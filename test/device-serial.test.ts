@@ -86,7 +86,10 @@ for (const [how, kill] of [
     assert.ok(upMs < 3000, `connected ${upMs} ms after the pty was recreated`);
     assert.is(up.status, 200);
     await writeAndExpectStored(`after ${how}`, 5);
-    console.log(`  measured (device process, socat ${how.split(' ')[0]}): killed → disconnected in ${downMs} ms; recreated → connected in ${upMs} ms`);
+    console.log(
+      `  measured (device process, socat ${how.split(' ')[0]}): ` +
+        `killed → disconnected in ${downMs} ms; recreated → connected in ${upMs} ms`,
+    );
   });
 }
 

@@ -17,7 +17,10 @@ const ready = async (url: string) => {
 };
 
 for (const [what, deviceToken] of [['a wrong token', DEVICE_SIDE_TOKEN], ['no token', undefined]] as const) {
-  test(`${what}: /api/ready 503 with checks.backend "unauthorized"; one warning, then debug lines while it retries`, async () => {
+  test(
+    `${what}: /api/ready 503 with checks.backend "unauthorized"; ` +
+      `one warning, then debug lines while it retries`,
+    async () => {
     const backend = await spawnService('backend/main.ts', { env: { MONGODB_URI: 'mongodb://127.0.0.1:9/app' } });
     const device = await spawnService('device/main.ts', {
       env: { NODE_ENV: 'local', NO_COLOR: '1', LOG_LEVEL: 'debug', BACKEND_URL: backend.url, DEVICE_TOKEN: deviceToken },

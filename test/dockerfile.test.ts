@@ -37,7 +37,10 @@ const copies = (target: string) =>
     .filter((s) => s.keyword === 'COPY')
     .flatMap((s) => s.args.slice(0, -1).map((source) => ({ source, destination: s.args.at(-1)!, from: s.flags.from ?? null })));
 
-test('every stage starts from node:24-slim (the current LTS) or an earlier stage; no syntax directive, so BuildKit builds offline', () => {
+test(
+  'every stage starts from node:24-slim (the current LTS) or an earlier stage; ' +
+    'no syntax directive, so BuildKit builds offline',
+  () => {
   // `# syntax=docker/dockerfile:1` makes BuildKit fetch a frontend image from Docker Hub before building.
   assert.is(dockerfile.directives.syntax, undefined);
   assert.not.match(readFileSync(join(root, 'Dockerfile'), 'utf8'), /^#\s*syntax\s*=/im);
@@ -108,7 +111,10 @@ test('tsx and esbuild stay out of the images: development dependencies, which np
   for (const name of ['node_modules/tsx', 'node_modules/esbuild']) assert.is(lock.packages[name]?.dev, true, `${name} is dev-only in the lock file`);
 });
 
-test('frontend HEALTHCHECK: curl -fsS -o /dev/null http://localhost:3000 (a quiet health log) with a 40 s start period, and curl is installed', () => {
+test(
+  'frontend HEALTHCHECK: curl -fsS -o /dev/null http://localhost:3000 (a quiet health log) ' +
+    'with a 40 s start period, and curl is installed',
+  () => {
   const check = healthcheck('frontend');
   assert.equal(check.flags, { interval: '30s', timeout: '10s', 'start-period': '40s', 'start-interval': '2s', retries: '3' });
   assert.equal(check.exec, ['curl', '-fsS', '-o', '/dev/null', 'http://localhost:3000']);
@@ -137,7 +143,10 @@ test('each image holds every file its service imports, and every package it impo
   }
 });
 
-test('every production dependency is one a service imports: tools (smoke, dev, tests) keep theirs out of the images', () => {
+test(
+  'every production dependency is one a service imports: ' +
+    'tools (smoke, dev, tests) keep theirs out of the images',
+  () => {
   const imported = new Set(Object.keys(SERVICES).flatMap((service) => importGraph(root, `${service}/main.ts`).packages));
   for (const name of Object.keys(pkg.dependencies)) {
     assert.ok(imported.has(name), `${name} is a production dependency no service imports: make it a devDependency`);

@@ -76,7 +76,10 @@ const verdictIs = (id: string, text: string, timeout: number) =>
     text,
   );
 
-test('the page loads and shows both services ready, each check, uptime, environment and the latest reading', async () => {
+test(
+  'the page loads and shows both services ready, ' +
+    'each check, uptime, environment and the latest reading',
+  async () => {
   const res = await page.goto(frontend.url, { waitUntil: 'load', timeout: 15_000 });
   assert.is(res?.status(), 200);
   assert.is(await page.$eval('h1', (h) => h.textContent), 'System status');

@@ -57,7 +57,10 @@ test('the kustomization lists every manifest in deploy/k8s, and each is valid ag
   for (const manifest of manifests) validate(manifest);
 });
 
-test('the schema check is real: a string where an integer belongs, and a Deployment without containers, are rejected', () => {
+test(
+  'the schema check is real: ' +
+    'a string where an integer belongs, and a Deployment without containers, are rejected',
+  () => {
   const wrongType = structuredClone(deployment('backend'));
   wrongType.spec.template.spec.containers[0].livenessProbe.periodSeconds = '30s';
   assert.throws(() => validate(wrongType), /periodSeconds must be integer/);
@@ -100,7 +103,10 @@ test('liveness uses the spec 4.5 values; the startup probe covers the start peri
   }
 });
 
-test('shutdown fits: a readiness probe sees the 503 within SHUTDOWN_DELAY_MS, and the grace period outlasts the exit', () => {
+test(
+  'shutdown fits: a readiness probe sees the 503 within SHUTDOWN_DELAY_MS, ' +
+    'and the grace period outlasts the exit',
+  () => {
   const EXIT_LIMIT_MS = 10_000; // the services exit within 10 s of SIGTERM, delay included
   for (const name of ['backend', 'device']) {
     const delayMs = Number(env(name).SHUTDOWN_DELAY_MS);

@@ -76,7 +76,8 @@ const passed = results.reduce((n, r) => n + r.passed, 0);
 const failed = results.reduce((n, r) => n + r.failed, 0);
 console.log('\nfile                                      passed failed   seconds');
 for (const r of results) {
-  console.log(`${r.file.padEnd(42)}${String(r.passed).padStart(6)} ${String(r.failed).padStart(6)} ${(r.ms / 1000).toFixed(1).padStart(9)}`);
+  const seconds = (r.ms / 1000).toFixed(1).padStart(9);
+  console.log(`${r.file.padEnd(42)}${String(r.passed).padStart(6)} ${String(r.failed).padStart(6)} ${seconds}`);
 }
 console.log(`${passed} passed, ${failed} failed`);
 process.exitCode = failed > 0 ? 1 : 0;

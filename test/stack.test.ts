@@ -66,7 +66,10 @@ test.after.each(async () => {
 });
 test.after(() => rmSync(artifacts, { recursive: true, force: true }));
 
-test('npm start -- --once: four parts up, five PASS lines, smoke: PASS (5/5), exit 0, nothing left running', async () => {
+test(
+  'npm start -- --once: four parts up, five PASS lines, ' +
+    'smoke: PASS (5/5), exit 0, nothing left running',
+  async () => {
   const env = await stackEnv();
   const proc = spawnProcess('npm', ['start', '--', '--once'], { cwd: root, env });
   const code = await proc.waitExit(180_000);
@@ -93,7 +96,10 @@ test('npm start -- --once: four parts up, five PASS lines, smoke: PASS (5/5), ex
   }
 });
 
-test('on a terminal the services\' log lines are coloured, still one line per entry; NO_COLOR turns colour off', async () => {
+test(
+  'on a terminal the services\' log lines are coloured, still one line per entry; ' +
+    'NO_COLOR turns colour off',
+  async () => {
   // `script` gives the stack a pseudo-terminal as stdout, as a person at a shell would; its children stay piped.
   const wrap = ['-qfec', `'${process.execPath}' --import tsx dev/stack.ts --once`, '/dev/null'];
   const coloured = spawnProcess('script', wrap, { cwd: root, env: await stackEnv() });
@@ -157,7 +163,10 @@ test('a service that never becomes ready: the deadline names it and what it last
 });
 
 for (const [signal, toGroup] of [['SIGINT', true], ['SIGTERM', false]] as const) {
-  test(`running until ${signal}${toGroup ? ' to the terminal group (Ctrl-C)' : ''}: every child stopped, exit 0`, async () => {
+  test(
+    `running until ${signal}${toGroup ? ' to the terminal group (Ctrl-C)' : ''}: ` +
+      `every child stopped, exit 0`,
+    async () => {
     const proc = spawnProcess(process.execPath, ['--import', 'tsx', 'dev/stack.ts'], { cwd: root, env: await stackEnv() });
     await waitFor(() => proc.stdout.some((line) => line.startsWith('stack: running (smoke exit 0)')), {
       timeout: 120_000,

@@ -54,7 +54,10 @@ test.before(async () => {
 test.after.each(() => stopAll());
 test.after(() => rmSync(dir, { recursive: true, force: true }));
 
-test('git commit -s: the sign-off lands after the trailer, in the same block, and the hook lets it through', async () => {
+test(
+  'git commit -s: the sign-off lands after the trailer, in the same block, ' +
+    'and the hook lets it through',
+  async () => {
   const run = await git(['commit', '-q', '-s', '-m', 'Backend: readiness', '-m', SKIPPED]);
   assert.is(run.code, 0, run.stderr);
   assert.is(await lastMessage(), `Backend: readiness\n\n${SKIPPED}\nSigned-off-by: Agent <agent@example.org>`);
@@ -63,7 +66,10 @@ test('git commit -s: the sign-off lands after the trailer, in the same block, an
   assert.equal(parsed.stdout.filter(Boolean), [SKIPPED, 'Signed-off-by: Agent <agent@example.org>']);
 });
 
-test('git commit with a Co-authored-by line after the trailer passes, by -m and through the editor with -v', async () => {
+test(
+  'git commit with a Co-authored-by line after the trailer passes, ' +
+    'by -m and through the editor with -v',
+  async () => {
   change();
   await git(['add', '-A']);
   const coAuthor = 'Co-authored-by: Person <person@example.org>';
@@ -74,14 +80,18 @@ test('git commit with a Co-authored-by line after the trailer passes, by -m and 
   await git(['add', '-A']);
   // The hook sees what the editor saved: git's comment lines and, with -v, the diff below the scissors line.
   const editor = join(dir, 'editor.sh');
-  writeFileSync(editor, `#!/bin/sh\n{ printf 'Device: reconnect\\n\\n${SKIPPED}\\n${coAuthor}\\n'; cat "$1"; } > "$1.new" && mv "$1.new" "$1"\n`);
+  writeFileSync(editor, `#!/bin/sh\n` +
+    `{ printf 'Device: reconnect\\n\\n${SKIPPED}\\n${coAuthor}\\n'; cat "$1"; } > "$1.new" && mv "$1.new" "$1"\n`);
   chmodSync(editor, 0o755);
   const byEditor = await git(['commit', '-q', '-v'], { GIT_EDITOR: editor });
   assert.is(byEditor.code, 0, byEditor.stderr);
   assert.is(await lastMessage(), `Device: reconnect\n\n${SKIPPED}\n${coAuthor}`);
 });
 
-test('the hook refuses a trailer outside the trailer block, and a PASS that does not claim the compose target', async () => {
+test(
+  'the hook refuses a trailer outside the trailer block, ' +
+    'and a PASS that does not claim the compose target',
+  async () => {
   change();
   await git(['add', '-A']);
   const before = await head();

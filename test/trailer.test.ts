@@ -21,7 +21,9 @@ const servers: Listening[] = [];
 // Each fake appends "<name> <argv>" to the record file; its behaviour is steered by FAKE_* variables.
 const FAKE_DOCKER = `#!/bin/sh
 printf '%s\\n' "docker $*" >> "$FAKE_RECORD"
-if [ -n "$FAKE_RECORD_ENV" ]; then printf 'env FRONTEND_PORT=%s BACKEND_PORT=%s\\n' "\${FRONTEND_PORT-unset}" "\${BACKEND_PORT-unset}" >> "$FAKE_RECORD"; fi
+if [ -n "$FAKE_RECORD_ENV" ]; then
+  printf 'env FRONTEND_PORT=%s BACKEND_PORT=%s\\n' "\${FRONTEND_PORT-unset}" "\${BACKEND_PORT-unset}" >> "$FAKE_RECORD"
+fi
 case "$*" in
   *" port frontend 3000") echo "$FAKE_FRONTEND_ADDRESS"; exit 0;;
   *" port backend 3001") echo "$FAKE_BACKEND_ADDRESS"; exit 0;;
@@ -121,17 +123,28 @@ test('docker present but its daemon unreachable: SKIPPED naming the daemon, only
   assert.equal(recorded(), ['docker info'], 'no compose, no smoke, no gh for a SKIPPED trailer');
 });
 
-test('a failed `docker info` or `podman info` (recorded outputs): the trailer quotes the line that says why', async () => {
+test(
+  'a failed `docker info` or `podman info` (recorded outputs): ' +
+    'the trailer quotes the line that says why',
+  async () => {
   const fixtures = join(root, 'test/fixtures/docker-info');
   const daemon = 'Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?';
   const cases: [string, string][] = [
     ['docker-20.10-no-daemon', `docker daemon unreachable (${daemon})`],
-    ['docker-20.10-permission-denied', 'docker daemon unreachable (Got permission denied while trying to connect to the Docker daemon socket at unix:///var/run/docker.sock: Get "http://%2Fvar%2Frun%2Fdocker.sock/v1.24/info": dial unix /var/run/docker.sock: connect: permission denied)'],
+    ['docker-20.10-permission-denied', 'docker daemon unreachable (Got permission denied while trying to connect to the Docker daemon socket ' +
+      'at unix:///var/run/docker.sock: ' +
+      'Get "http://%2Fvar%2Frun%2Fdocker.sock/v1.24/info": ' +
+        'dial unix /var/run/docker.sock: connect: permission denied)'],
     ['docker-26.1-no-daemon', `docker daemon unreachable (${daemon})`],
     ['docker-28.2.2-no-daemon', `docker daemon unreachable (${daemon})`],
-    ['docker-28.2.2-permission-denied', 'docker daemon unreachable (permission denied while trying to connect to the Docker daemon socket at unix:///run/user/1000/docker.sock: Get "http://%2Frun%2Fuser%2F1000%2Fdocker.sock/v1.50/info": dial unix /run/user/1000/docker.sock: connect: permission denied)'],
-    ['podman-4.9-remote-refused', 'podman info failed (unable to connect to Podman socket: failed to connect: dial tcp 127.0.0.1:53771: connect: connection refused)'],
-    ['podman-4.3-rootless-no-newuidmap', 'podman info failed (cannot set up namespace using "/usr/bin/newuidmap": should have setuid or have filecaps setuid: exit status 1)'],
+    ['docker-28.2.2-permission-denied', 'docker daemon unreachable (permission denied while trying to connect to the Docker daemon socket ' +
+      'at unix:///run/user/1000/docker.sock: ' +
+      'Get "http://%2Frun%2Fuser%2F1000%2Fdocker.sock/v1.50/info": ' +
+        'dial unix /run/user/1000/docker.sock: connect: permission denied)'],
+    ['podman-4.9-remote-refused', 'podman info failed (unable to connect to Podman socket: ' +
+      'failed to connect: dial tcp 127.0.0.1:53771: connect: connection refused)'],
+    ['podman-4.3-rootless-no-newuidmap', 'podman info failed (cannot set up namespace using "/usr/bin/newuidmap": ' +
+      'should have setuid or have filecaps setuid: exit status 1)'],
   ];
   for (const [name, reason] of cases) {
     rmSync(bin, { recursive: true, force: true });
@@ -166,7 +179,10 @@ test('compose path, smoke passes: info, compose version, up --wait, the smoke, t
   assert.ok(lines.includes('HTTP backend /api/health') && lines.includes('HTTP backend /api/ready') && lines.includes('HTTP frontend /'));
 });
 
-test('without --frontend/--backend: up with FRONTEND_PORT=0 BACKEND_PORT=0, then the smoke probes what `compose port` reports', async () => {
+test(
+  'without --frontend/--backend: up with FRONTEND_PORT=0 BACKEND_PORT=0, ' +
+    'then the smoke probes what `compose port` reports',
+  async () => {
   install('docker', FAKE_DOCKER);
   const [, backendUrl, , frontendUrl, ...rest] = await targets();
   const run = await trailer(['--compose-file', composeFile, ...rest], {
@@ -201,7 +217,10 @@ test('compose path, a probe fails: FAIL with the first failing probe, down still
   assert.match(run.stderr, /labelled issue 42 ralph:blocked/);
 });
 
-test('compose up fails: FAIL with its last line, no smoke, down still run; a failing gh is reported on stderr', async () => {
+test(
+  'compose up fails: FAIL with its last line, no smoke, down still run; ' +
+    'a failing gh is reported on stderr',
+  async () => {
   install('docker', FAKE_DOCKER);
   install('gh', FAKE_GH);
   const unhealthy = 'dependency failed to start: container service-health-kit-smoke-backend-1 is unhealthy';

@@ -238,7 +238,10 @@ test('deploy-cloud.yml: that step, run for real, passes on a healthy backend and
   assert.is(requests, 3);
 });
 
-test('deploy-dev.yml: private network joined and the serve configuration applied before the smoke, which goes through it', () => {
+test(
+  'deploy-dev.yml: private network joined and ' +
+    'the serve configuration applied before the smoke, which goes through it',
+  () => {
   const job = onlyJob(load('deploy-dev.yml'));
   const join = indexOf(job.steps, (s) => s.uses?.startsWith('tailscale/github-action@') ?? false, 'joins the tailnet');
   const serve = indexOf(job.steps, (s) => /tailscale serve --bg --https=443 http:\/\/127\.0\.0\.1:3000/.test(s.run ?? ''), 'serves the frontend');

@@ -50,7 +50,9 @@ export async function startDatabase({ uri, port, path, deadlineMs, start }: Data
   return {
     uri: local,
     child,
-    note: `database: no MONGODB_URI and no mongod on PATH, so the MongoDB stand-in answers at ${local} — a stand-in, not a database: it stores nothing`,
+    note:
+      `database: no MONGODB_URI and no mongod on PATH, so the MongoDB stand-in answers at ${local} — ` +
+      'a stand-in, not a database: it stores nothing',
     cleanup: async () => {},
   };
 }

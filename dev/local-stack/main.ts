@@ -1,4 +1,5 @@
-// `npm start`: the whole system on this machine — database, backend, device (emulator), frontend — then the smoke's verdict.
+// `npm start`: the whole system on this machine — database, backend, device (emulator), frontend — then the smoke's
+// verdict.
 //
 //   npm start              keeps running until Ctrl-C or SIGTERM, then stops every child
 //   npm start -- --once    stops after the smoke and exits with the smoke's exit code
@@ -12,7 +13,9 @@ import { readStackConfig } from './config.ts';
 import { EXIT_STACK, StackError } from './error.ts';
 import { createStack } from './run.ts';
 
-const USAGE = 'usage: npm start [-- --once]   (settings: BACKEND_PORT, DEVICE_PORT, FRONTEND_PORT, MONGO_PORT, MONGODB_URI, HOST, STACK_READY_TIMEOUT_MS, SMOKE_TIMEOUT_MS, SMOKE_ARTIFACTS)';
+const USAGE =
+  'usage: npm start [-- --once]   (settings: BACKEND_PORT, DEVICE_PORT, FRONTEND_PORT, MONGO_PORT, ' +
+  'MONGODB_URI, HOST, STACK_READY_TIMEOUT_MS, SMOKE_TIMEOUT_MS, SMOKE_ARTIFACTS)';
 const out = (line: string) => process.stdout.write(`${line}\n`);
 const err = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -74,7 +77,10 @@ try {
   const code = await stack.smoke();
   if (once) await stop(code);
   if (stopping) await new Promise(() => {});
-  out(`stack: running (smoke exit ${code}) — frontend ${urls.frontend}, backend ${urls.backend}, device ${urls.device}; Ctrl-C to stop`);
+  out(
+    `stack: running (smoke exit ${code}) — frontend ${urls.frontend}, backend ${urls.backend}, ` +
+      `device ${urls.device}; Ctrl-C to stop`,
+  );
   const crashed = await stack.firstExit();
   if (!stopping) await stop(EXIT_STACK, crashed.report());
 } catch (error) {

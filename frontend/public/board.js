@@ -1,4 +1,5 @@
-// Keeps the status board current: asks /status.json every REFRESH_MS and redraws; a failed request marks the data stale.
+// Keeps the status board current: asks /status.json every REFRESH_MS and redraws; a failed request marks the data
+// stale.
 import { describeBoard, REFRESH_MS } from './board-view.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -67,7 +68,8 @@ function render(board) {
     summary.replaceChildren(icon(board.summary.tone), el('span', null, board.summary.text));
     summary.dataset.tone = board.summary.tone;
   }
-  document.title = `${board.summary.tone === 'good' ? 'OK' : board.summary.tone === 'muted' ? '…' : 'Problem'} · System status`;
+  const state = board.summary.tone === 'good' ? 'OK' : board.summary.tone === 'muted' ? '…' : 'Problem';
+  document.title = `${state} · System status`;
   const refreshed = document.getElementById('refreshed');
   if (board.refreshed) {
     refreshed.dateTime = board.refreshed.iso;

@@ -5,9 +5,11 @@ import { CLIError } from '../../lib/cli-error.ts';
 import { parseCommandLine } from '../../lib/parse-command-line.ts';
 import { projectRoot as root } from '../../lib/project-root.ts';
 
-export const USAGE = `usage: npx tsx smoke/trailer.ts [--issue N] [--local-stack] [--compose-file FILE] [--wait-timeout S]
-                               [--frontend URL] [--backend URL] [--artifacts DIR] [--timeout MS]
-       npx tsx smoke/trailer.ts check <commit-message-file>`;
+export const USAGE = [
+  'usage: npx tsx smoke/trailer.ts [--issue N] [--local-stack] [--compose-file FILE] [--wait-timeout S]',
+  '                               [--frontend URL] [--backend URL] [--artifacts DIR] [--timeout MS]',
+  '       npx tsx smoke/trailer.ts check <commit-message-file>',
+].join('\n');
 
 export interface ProduceOptions {
   command: 'produce';

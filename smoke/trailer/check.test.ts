@@ -29,7 +29,8 @@ test('accepts each verdict as the last line', () => {
 test('accepts what formatTrailer writes, and ignores git comments and the --verbose diff', () => {
   const line = formatTrailer({ verdict: 'FAIL', detail: '[HEALTH] backend:\n  connection refused' });
   assert.is(line, 'smoke: FAIL — [HEALTH] backend: connection refused');
-  const edited = `${body}${line}\n# Please enter the commit message.\n# ------------------------ >8 ------------------------\ndiff --git a/x b/x\n`;
+  const edited = `${body}${line}\n# Please enter the commit message.\n` +
+    `# ------------------------ >8 ------------------------\ndiff --git a/x b/x\n`;
   assert.is(checkMessage(edited), undefined);
   // As `git interpret-trailers --parse` reads it: b: 1 more
   const parsed = parseMessage('a\n# c\n\nb: 1\n  more\n# d\n\n# e\n# ------------------------ >8 ------------------------\nx: y\n');
@@ -38,7 +39,8 @@ test('accepts what formatTrailer writes, and ignores git comments and the --verb
 });
 
 test('a subject that starts with "smoke:" is not a trailer', () => {
-  assert.is(checkMessage('smoke: fix the probe timeout\n\nsmoke: SKIPPED — docker daemon unreachable (x)'), undefined);
+  assert.is(checkMessage('smoke: fix the probe timeout\n\n' +
+    'smoke: SKIPPED — docker daemon unreachable (x)'), undefined);
 });
 
 test('rejects a missing trailer', () => {

@@ -1,4 +1,5 @@
-// Checks a commit message carries exactly one well-formed smoke trailer in git's trailer block (the `check` subcommand and commit-msg hook).
+// Checks a commit message carries exactly one well-formed smoke trailer in git's trailer block (the `check`
+// subcommand and commit-msg hook).
 import { COMMENT, parseMessage, separatorAt, type MessageLine, type ParsedMessage } from './block.ts';
 import { PASS_DETAIL, TRAILER_LINE } from './format.ts';
 
@@ -15,16 +16,19 @@ export function checkMessage(text: string): string | undefined {
   const message = parseMessage(text);
   const inBlock = message.trailers.filter((trailer) => trailer.token.toLowerCase() === 'smoke');
   const blockStarts = new Set(inBlock.map((trailer) => trailer.number));
-  // The subject is never a trailer to git; a subject such as "smoke: fail fast on ..." only counts when nothing else does.
+  // The subject is never a trailer to git; a subject such as "smoke: fail fast on ..." only counts when nothing
+  // else does.
   const subject = inBlock.length > 0 ? message.lines[0]?.number : undefined;
   const stray = message.lines
     .filter((line) => TRAILER_LIKE.test(line.text) && !blockStarts.has(line.number) && line.number !== subject)
     .map((line) => line.number);
   const claims = [...new Set([...inBlock.map((trailer) => trailer.number), ...stray])].sort((a, b) => a - b);
   if (claims.length === 0) {
-    return 'no smoke trailer: end the message with a line `smoke: <PASS|FAIL|SKIPPED> — <detail>` (from npx tsx smoke/trailer.ts)';
+    return 'no smoke trailer: ' +
+      'end the message with a line `smoke: <PASS|FAIL|SKIPPED> — <detail>` (from npx tsx smoke/trailer.ts)';
   }
-  if (claims.length > 1) return `${claims.length} smoke trailers (lines ${claims.join(', ')}): keep exactly one, in the trailer block at the end`;
+  if (claims.length > 1) return `${claims.length} smoke trailers (lines ${claims.join(', ')}): ` +
+    `keep exactly one, in the trailer block at the end`;
   const [trailer] = inBlock;
   return trailer ? checkLine(trailer.text) : misplaced(message, claims[0]!);
 }
@@ -37,7 +41,8 @@ function misplaced({ lines, subjectEnd, block }: ParsedMessage, line: number): s
   if (block || line < lastParagraph) return `the smoke trailer on line ${line} is not in the trailer block at the end of the message (${WHERE})`;
   const prose = lines.find((l) => l.number >= lastParagraph && !l.text.startsWith(COMMENT) && !/^\s/.test(l.text) && separatorAt(l.text) < 1);
   const why = prose ? `line ${prose.number} "${prose.text.slice(0, 60)}" in its paragraph is not a \`Token: value\` line` : 'its paragraph is not a trailer block';
-  return `the smoke trailer on line ${line} is not a trailer to git: ${why} (leave a blank line between the text and the trailers)`;
+  return `the smoke trailer on line ${line} is not a trailer to git: ${why} ` +
+    `(leave a blank line between the text and the trailers)`;
 }
 
 /** Number of the first line of the message's last paragraph. */
@@ -51,7 +56,8 @@ function checkLine(line: string): string | undefined {
   const match = TRAILER_LINE.exec(line);
   if (match) {
     if (match[1] === 'PASS' && !isComposePass(match[2]!)) {
-      return `PASS needs the compose target: the detail must read "<n>/<n> probes against docker compose" (got "${match[2]}")`;
+      return `PASS needs the compose target: ` +
+        `the detail must read "<n>/<n> probes against docker compose" (got "${match[2]}")`;
     }
     return undefined;
   }
@@ -61,7 +67,8 @@ function checkLine(line: string): string | undefined {
   const rest = line.slice(`smoke: ${verdict}`.length);
   if (/^\s*(-{1,3}|\u2013|\u2212)\s/.test(rest)) return `malformed smoke trailer "${line}": use the em dash — (U+2014) after the verdict, not a hyphen or en dash`;
   if (/^ \u2014\s*$/.test(rest)) return `malformed smoke trailer "${line}": the detail after the em dash is empty`;
-  return `malformed smoke trailer "${line}": expected "smoke: ${verdict} — <detail>" (one space, em dash U+2014, one space, detail)`;
+  return `malformed smoke trailer "${line}": expected "smoke: ${verdict} — <detail>" ` +
+    `(one space, em dash U+2014, one space, detail)`;
 }
 
 function isComposePass(detail: string): boolean {

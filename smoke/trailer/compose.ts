@@ -31,7 +31,19 @@ const PUBLISHED = {
 } as const;
 
 // Phrases of a pull or build that could not reach the network: the environment, not the change, is at fault.
-const OFFLINE = /dial tcp|no such host|i\/o timeout|TLS handshake timeout|network is unreachable|temporary failure in name resolution|connection refused.*registry|failed to resolve source metadata/i;
+const OFFLINE = new RegExp(
+  [
+    'dial tcp',
+    'no such host',
+    'i\\/o timeout',
+    'TLS handshake timeout',
+    'network is unreachable',
+    'temporary failure in name resolution',
+    'connection refused.*registry',
+    'failed to resolve source metadata',
+  ].join('|'),
+  'i',
+);
 
 export async function composeTrailer(options: ComposeOptions): Promise<Trailer> {
   const { runtime, file, project, waitTimeoutS, warn } = options;
@@ -58,7 +70,8 @@ export async function composeTrailer(options: ComposeOptions): Promise<Trailer> 
   } finally {
     const down = await runCommand(runtime, [...compose, 'down', '--volumes', '--remove-orphans'], { env, timeoutMs: DOWN_TIMEOUT_MS });
     if (down.code !== 0) {
-      warn(`${runtime} compose down failed (${explain(`${runtime} compose down`, down, 'last', DOWN_TIMEOUT_MS)}); project ${project} may still be running`);
+      const why = explain(`${runtime} compose down`, down, 'last', DOWN_TIMEOUT_MS);
+      warn(`${runtime} compose down failed (${why}); project ${project} may still be running`);
     }
   }
 }

@@ -28,5 +28,6 @@ export async function localStackSmoke(env: NodeJS.ProcessEnv): Promise<LocalOutc
   }
   // The stack says why it stopped on a line of its own; prefer it to the services' log noise.
   const reason = [...`${run.stderr}\n${run.stdout}`.split('\n')].reverse().find((line) => line.startsWith('stack: '));
-  return { result: 'ERROR', text: `local stack did not run (${reason?.slice(7) ?? explain('npm start -- --once', run, 'last', LOCAL_TIMEOUT_MS)})` };
+  const why = reason?.slice(7) ?? explain('npm start -- --once', run, 'last', LOCAL_TIMEOUT_MS);
+  return { result: 'ERROR', text: `local stack did not run (${why})` };
 }

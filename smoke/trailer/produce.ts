@@ -1,4 +1,5 @@
-// Decides the trailer: compose when a runtime is usable, otherwise SKIPPED with the reason (and, if asked, the local stack).
+// Decides the trailer: compose when a runtime is usable, otherwise SKIPPED with the reason (and, if asked, the local
+// stack).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ProduceOptions } from './args.ts';

@@ -6,7 +6,20 @@ const NOISE = [/^errors pretty printing info$/i, /^WARNING:/, /\blevel=(warn|war
 // The prefixes docker (ERROR:) and podman (Error:) put before an error; the quote leaves them out.
 const ERROR_PREFIX = /^(ERROR|Error):\s*/;
 // Words of a cause: the daemon or socket cannot be reached or used.
-const CAUSE = /cannot connect|unable to connect|permission denied|connection refused|no such file|error during connect|is the docker daemon running|cannot set up namespace|dial (unix|tcp)/i;
+const CAUSE = new RegExp(
+  [
+    'cannot connect',
+    'unable to connect',
+    'permission denied',
+    'connection refused',
+    'no such file',
+    'error during connect',
+    'is the docker daemon running',
+    'cannot set up namespace',
+    'dial (unix|tcp)',
+  ].join('|'),
+  'i',
+);
 
 /**
  * The best line in this order: an `Error:` line naming a cause, any line naming one, any `Error:` line, then

@@ -41,7 +41,11 @@ test.after(async () => {
   await stopAll();
 });
 
-test(`backend killed ${KILLS}× and SIGSTOPped ${HANGS}× under load: device /api/ready 503 within ${KILL_BOUND_MS} ms (killed) / ${HANG_BOUND_MS} ms (hung), 200 within ${BACK_BOUND_MS} ms of its return; every line stored in order, once`, async () => {
+test(
+  `backend killed ${KILLS}× and SIGSTOPped ${HANGS}× under load: ` +
+    `device /api/ready 503 within ${KILL_BOUND_MS} ms (killed) / ${HANG_BOUND_MS} ms (hung), ` +
+      `200 within ${BACK_BOUND_MS} ms of its return; every line stored in order, once`,
+  async () => {
   hammer = startHammer(device.url, ['/api/ready'], { concurrency: 2 });
   writer = createLineWriter(() => stack.pty, 'line');
   writer.start(25);
@@ -71,7 +75,9 @@ test(`backend killed ${KILLS}× and SIGSTOPped ${HANGS}× under load: device /ap
   await waitFor(() => stack.backends.flatMap(storedReadings).length >= written.length, { timeout: 15_000, what: `${written.length} readings stored` }).catch(() => {});
   await sleep(500); // a duplicate would show up just after
   const verdict = judge(await hammer.stop(), timeline.changes, MARGIN);
-  console.log(`    measured: ${written.length} lines written, ${stack.backends.flatMap(storedReadings).length} stored by ${stack.backends.length} backend processes; ${verdict.answers} readiness answers; ${describeLags(verdict.lags)}`);
+  console.log(`    measured: ${written.length} lines written, ` +
+    `${stack.backends.flatMap(storedReadings).length} stored by ${stack.backends.length} backend processes; ` +
+      `${verdict.answers} readiness answers; ${describeLags(verdict.lags)}`);
   assert.equal(readingProblems(stack.backends, written), [], 'readings');
   assert.equal(verdict.violations.slice(0, 5), [], `${verdict.violations.length} readiness answers missed their bound`);
 });

@@ -40,7 +40,11 @@ test.after(async () => {
   await stopAll();
 });
 
-test(`serial pty removed and recreated ${CYCLES}× under load: device /api/ready 503 within ${GONE_BOUND_MS} ms, 200 within ${BACK_BOUND_MS} ms; every line stored in order, once; no leaked handles`, async () => {
+test(
+  `serial pty removed and recreated ${CYCLES}× under load: ` +
+    `device /api/ready 503 within ${GONE_BOUND_MS} ms, 200 within ${BACK_BOUND_MS} ms; ` +
+      `every line stored in order, once; no leaked handles`,
+  async () => {
   hammer = startHammer(device.url, ['/api/ready'], { concurrency: 2 });
   const writer = createLineWriter(() => stack.pty, 'line');
   const timeline = createTimeline(true);
@@ -66,7 +70,9 @@ test(`serial pty removed and recreated ${CYCLES}× under load: device /api/ready
   await sleep(300); // a duplicate would show up just after
   const fds = footprint(device.pid).fds;
   const verdict = judge(await hammer.stop(), timeline.changes, MARGIN);
-  console.log(`    measured: ${writer.written.length} lines written and stored; ${verdict.answers} readiness answers; ${describeLags(verdict.lags)}; open handles ${warmFds} → ${fds}`);
+  console.log(`    measured: ${writer.written.length} lines written and stored; ` +
+    `${verdict.answers} readiness answers; ${describeLags(verdict.lags)}; ` +
+      `open handles ${warmFds} → ${fds}`);
   assert.equal(readingProblems([backend], writer.written), [], 'readings');
   assert.equal(verdict.violations.slice(0, 5), [], `${verdict.violations.length} readiness answers missed their bound`);
   // Its own log says when and why readiness was lost: once per removal, and never for anything else.

@@ -110,7 +110,8 @@ test('the attack runs to the end against a running backend and device', async ()
   await sleep(500); // a duplicate would show up just after
   samples = await hammer.stop();
   results.written = written.length;
-  console.log(`    measured: attack took ${((attackWindow.to - attackWindow.from) / 1000).toFixed(1)} s; ${written.length} device readings written meanwhile`);
+  console.log(`    measured: attack took ${((attackWindow.to - attackWindow.from) / 1000).toFixed(1)} s; ` +
+    `${written.length} device readings written meanwhile`);
 });
 
 test(`the probes answer 200 throughout, p99 under ${P99_BOUND_MS} ms`, () => {
@@ -118,7 +119,8 @@ test(`the probes answer 200 throughout, p99 under ${P99_BOUND_MS} ms`, () => {
     const during = samples.filter((s) => s.path === path && s.sent >= attackWindow.from && s.sent <= attackWindow.to);
     const failed = during.filter((s) => s.status !== 200);
     const latency = p99(during.map((s) => s.received - s.sent));
-    console.log(`    measured: ${path} ${during.length} answers during the attack, p99 ${latency.toFixed(1)} ms, max ${Math.max(...during.map((s) => s.received - s.sent)).toFixed(1)} ms`);
+    console.log(`    measured: ${path} ${during.length} answers during the attack, ` +
+      `p99 ${latency.toFixed(1)} ms, max ${Math.max(...during.map((s) => s.received - s.sent)).toFixed(1)} ms`);
     assert.ok(during.length > 100, `only ${during.length} ${path} answers`);
     assert.equal(failed.slice(0, 3), [], `${failed.length} ${path} answers were not 200`);
     assert.ok(latency < P99_BOUND_MS, `${path} p99 ${latency.toFixed(1)} ms`);
@@ -133,9 +135,14 @@ test(`${UNAUTHENTICATED} upgrades without the token: every one 401, one warning`
   assert.is(warnings[0]!.remoteAddress, '127.0.0.1');
 });
 
-test(`${SILENT} authenticated sockets that never say hello: all closed with 1008 about ${HELLO_MS / 1000} s after opening`, () => {
+test(
+  `${SILENT} authenticated sockets that never say hello: ` +
+    `all closed with 1008 about ${HELLO_MS / 1000} s after opening`,
+  () => {
   const { opened, codes, closedAfterMs, openedInMs } = results.silent;
-  console.log(`    measured: ${opened} opened in ${openedInMs} ms; each closed at least ${closedAfterMs.minSinceRequest} ms after its upgrade request, at most ${closedAfterMs.maxSinceOpen} ms after opening`);
+  console.log(`    measured: ${opened} opened in ${openedInMs} ms; ` +
+    `each closed at least ${closedAfterMs.minSinceRequest} ms after its upgrade request, ` +
+      `at most ${closedAfterMs.maxSinceOpen} ms after opening`);
   assert.is(opened, SILENT);
   assert.equal(codes, { 1008: SILENT });
   // A timer may fire a millisecond before its time as a fresh clock reads it.
@@ -143,7 +150,10 @@ test(`${SILENT} authenticated sockets that never say hello: all closed with 1008
   assert.ok(closedAfterMs.maxSinceOpen < HELLO_MS + 3000, `one closed only ${closedAfterMs.maxSinceOpen} ms after opening`);
 });
 
-test(`${GARBAGE_FRAMES} garbage frames: closed with 1008 at the rate limit, one rate warning, malformed ones summed`, () => {
+test(
+  `${GARBAGE_FRAMES} garbage frames: closed with 1008 at the rate limit, ` +
+    `one rate warning, malformed ones summed`,
+  () => {
   assert.equal({ code: results.garbage.code, reason: results.garbage.reason }, { code: 1008, reason: 'message rate exceeded' });
   assert.is(results.garbage.sent, GARBAGE_FRAMES);
   const lines = jsonLines(backend);
@@ -167,20 +177,29 @@ test('a socket naming a second device is closed with 1008 and nothing is stored 
   assert.not.ok(devices.some((d) => d.deviceId === 'victim'), 'the claimed device exists');
 });
 
-test('a client that never reads its acks costs the backend nothing it cannot bound: served at its rate, never stalling the rest', () => {
+test(
+  'a client that never reads its acks costs the backend nothing it cannot bound: ' +
+    'served at its rate, never stalling the rest',
+  () => {
   // 40 readings a second cost the backend ~1 KB/s of acks, which the kernel's socket buffers absorb; past them the
   // backend would drop it at 64 KiB unsent (backend/device-hub.test.ts shows that with the rate limit lifted).
   assert.equal(results.slow, { scenario: 'slow', sent: SLOW_READINGS, stillOpen: true });
   assert.is(storedReadings(backend).filter((r) => r.deviceId === 'slow-reader').length, SLOW_READINGS + REHEARSAL.slow!);
 });
 
-test('the real device service kept its readings flowing: every line stored in order, once, without a reconnect', async () => {
+test(
+  'the real device service kept its readings flowing: ' +
+    'every line stored in order, once, without a reconnect',
+  async () => {
   assert.equal(readingProblems([backend], writer!.written, DEVICE_ID), []);
   assert.is((await fetch(`${device.url}/api/ready`)).status, 200);
   assert.equal(jsonLines(device).filter((l) => String(l.msg).includes('backend socket closed')), []);
 });
 
-test(`afterwards the backend's resident memory is back within ${RSS_SLACK_MIB} MiB of its pre-attack level`, async () => {
+test(
+  `afterwards the backend's resident memory is back within ` +
+    `${RSS_SLACK_MIB} MiB of its pre-attack level`,
+  async () => {
   let after = rssMiB(backend.pid);
   // V8 gives memory back over a few GC cycles; wait a bounded while for it.
   const deadline = Date.now() + 15_000;
@@ -188,11 +207,15 @@ test(`afterwards the backend's resident memory is back within ${RSS_SLACK_MIB} M
     await sleep(500);
     after = rssMiB(backend.pid);
   }
-  console.log(`    measured: backend RSS ${mib(warm.rss)} before the attack → ${mib(after)} after (Δ ${(after - warm.rss).toFixed(1)} MiB)`);
+  console.log(`    measured: backend RSS ${mib(warm.rss)} before the attack → ` +
+    `${mib(after)} after (Δ ${(after - warm.rss).toFixed(1)} MiB)`);
   assert.ok(after <= warm.rss + RSS_SLACK_MIB, `${mib(after)}, pre-attack ${mib(warm.rss)}`);
 });
 
-test(`the token appears in no output, and the attack cost at most ${WARNINGS_MAX} warning lines, ${INFO_LINES_MAX} info lines and none at error level`, async () => {
+test(
+  `the token appears in no output, and the attack cost at most ` +
+    `${WARNINGS_MAX} warning lines, ${INFO_LINES_MAX} info lines and none at error level`,
+  async () => {
   const devices = await (await fetch(`${backend.url}/api/devices`)).text();
   const outputs: Record<string, string> = {
     backend: backend.lines.join('\n'),
@@ -208,7 +231,8 @@ test(`the token appears in no output, and the attack cost at most ${WARNINGS_MAX
   const infoDuringAttack = jsonLines(backend).filter((l) => l.level === 30 && l.time >= attackStartedAt);
   console.log(`    measured: ${infoDuringAttack.length} info lines from the backend during the attack`);
   assert.ok(infoDuringAttack.length <= INFO_LINES_MAX, `${infoDuringAttack.length} info lines: ${[...new Set(infoDuringAttack.map((l) => l.msg))].join(' | ')}`);
-  console.log(`    measured: ${warnings.length} warning lines from the backend: ${[...new Set(warnings.map((l) => String(l.msg).replace(/\d+/g, 'N')))].join(' | ')}`);
+  console.log(`    measured: ${warnings.length} warning lines from the backend: ` +
+    `${[...new Set(warnings.map((l) => String(l.msg).replace(/\d+/g, 'N')))].join(' | ')}`);
   assert.ok(warnings.length <= WARNINGS_MAX, `${warnings.length} warning lines`);
   assert.equal(errorOutput(backend), []);
   assert.equal(errorOutput(device), []);

@@ -66,15 +66,20 @@ async function terminateUnderLoad(name: string, drainMs: number) {
 const describe = (samples: Sample[]) => samples.slice(0, 3).map((s) => `${s.path}: ${s.error ?? s.status}`).join(', ');
 
 for (const name of Object.keys(starters)) {
-  test(`${name}: SIGTERM under load — no request sent before it dropped or reset, /api/health 200 through the ${DRAIN_MS} ms drain, exit 0 within ${EXIT_BOUND_MS / 1000} s`, async () => {
+  test(
+    `${name}: SIGTERM under load — no request sent before it dropped or reset, ` +
+      `/api/health 200 through the ${DRAIN_MS} ms drain, exit 0 within ${EXIT_BOUND_MS / 1000} s`,
+    async () => {
     const { service, code, exitMs, samples, signalledAt, before, lost } = await terminateUnderLoad(name, DRAIN_MS);
     const drain = samples.filter((s) => s.sent >= signalledAt + SIGNAL_GRACE_MS && s.sent < signalledAt + DRAIN_MS - SIGNAL_GRACE_MS);
     const health = drain.filter((s) => s.path === '/api/health');
     const ready = drain.filter((s) => s.path === '/api/ready');
     const afterwards = samples.filter((s) => s.sent >= signalledAt + DRAIN_MS);
     console.log(
-      `    measured: ${before.length} requests before the signal, ${health.length} health + ${ready.length} ready during the drain, ` +
-        `${afterwards.filter((s) => s.status === 0).length} refused/reset after it; exit ${code} after ${Math.round(exitMs)} ms`,
+      `    measured: ${before.length} requests before the signal, ` +
+        `${health.length} health + ${ready.length} ready during the drain, ` +
+        `${afterwards.filter((s) => s.status === 0).length} refused/reset after it; ` +
+        `exit ${code} after ${Math.round(exitMs)} ms`,
     );
     assert.ok(before.length > 100, `only ${before.length} requests before the signal: the client did not hammer`);
     assert.equal(lost.length, 0, `${lost.length} requests sent before SIGTERM failed: ${describe(lost)}`);
@@ -89,9 +94,13 @@ for (const name of Object.keys(starters)) {
   });
 
   // The default (SHUTDOWN_DELAY_MS=0): the server stops accepting at once, yet what it already had is answered.
-  test(`${name}: SIGTERM under load with no drain delay — no request sent before it dropped or reset, exit 0 within ${EXIT_BOUND_MS / 1000} s`, async () => {
+  test(
+    `${name}: SIGTERM under load with no drain delay — ` +
+      `no request sent before it dropped or reset, exit 0 within ${EXIT_BOUND_MS / 1000} s`,
+    async () => {
     const { service, code, exitMs, before, lost } = await terminateUnderLoad(name, 0);
-    console.log(`    measured: ${before.length} requests before the signal, ${lost.length} of them failed; exit ${code} after ${Math.round(exitMs)} ms`);
+    console.log(`    measured: ${before.length} requests before the signal, ${lost.length} of them failed; ` +
+      `exit ${code} after ${Math.round(exitMs)} ms`);
     assert.ok(before.length > 100, `only ${before.length} requests before the signal: the client did not hammer`);
     assert.equal(lost.length, 0, `${lost.length} requests sent before SIGTERM failed: ${describe(lost)}`);
     assert.is(code, 0, `exit code ${code}`);

@@ -80,11 +80,15 @@ test.after(async () => {
 });
 
 for (const [name, c] of Object.entries(CASES)) {
-  test(`${name}: exit ${c.code}, each probe within --timeout ${TIMEOUT_MS} ms (+${PROBE_SLACK_MS} ms), the run within ${(TIMEOUT_MS + RUN_SLACK_MS) / 1000} s`, () => {
+  test(
+    `${name}: exit ${c.code}, each probe within --timeout ${TIMEOUT_MS} ms (+${PROBE_SLACK_MS} ms), ` +
+      `the run within ${(TIMEOUT_MS + RUN_SLACK_MS) / 1000} s`,
+    () => {
     const run = runs.get(name)!;
     const output = [...run.stdout, ...run.stderr].join('\n');
     const durations = probeMs(run.stdout);
-    console.log(`    measured: exit ${run.code} after ${run.ms} ms; probes ${[...durations].map(([k, ms]) => `${k} ${ms}ms`).join(', ')}`);
+    console.log(`    measured: exit ${run.code} after ${run.ms} ms; ` +
+      `probes ${[...durations].map(([k, ms]) => `${k} ${ms}ms`).join(', ')}`);
     assert.ok(run.ms <= TIMEOUT_MS + RUN_SLACK_MS, `the run took ${run.ms} ms (exit ${run.code})`);
     assert.is(run.code, c.code, `exit code, output:\n${output}`);
     const total = 2 + (c.device ? 2 : 0) + 1;

@@ -18,6 +18,9 @@ export function loadComposeSchema(): ComposeCheck {
   const validate = ajv.compile(schema);
   return function checkCompose(document) {
     if (validate(document)) return [];
-    return (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`);
+    return (validate.errors ?? []).map((e) => {
+      const property = e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : '';
+      return `${e.instancePath || '/'} ${e.message}${property}`;
+    });
   };
 }

@@ -13,7 +13,10 @@ export interface ImportGraph {
 }
 
 // `import x from '...'`, `export ... from '...'`, `import '...'` and `import('...')`; `import type` is erased.
-const SPECIFIERS = /(?:^|[\s;])(?:import(?!\s+type\s)(?:[\s\S]*?\sfrom)?|export(?!\s+type\s)[\s\S]*?\sfrom)\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+const STATIC_SPECIFIER =
+  /(?:^|[\s;])(?:import(?!\s+type\s)(?:[\s\S]*?\sfrom)?|export(?!\s+type\s)[\s\S]*?\sfrom)\s*['"]([^'"]+)['"]/;
+const DYNAMIC_SPECIFIER = /import\(\s*['"]([^'"]+)['"]\s*\)/;
+const SPECIFIERS = new RegExp(`${STATIC_SPECIFIER.source}|${DYNAMIC_SPECIFIER.source}`, 'g');
 
 export function importGraph(root: string, entry: string): ImportGraph {
   const files = new Set<string>();

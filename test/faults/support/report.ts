@@ -11,7 +11,8 @@ export function describeLags(lags: Verdict['lags']): string {
     .map(([kind, values]) => {
       const sorted = [...values].sort((a, b) => a - b);
       const median = sorted[sorted.length >> 1]!;
-      return `${kind} → flipped within median ${Math.round(median)} ms, max ${Math.round(sorted.at(-1)!)} ms (${values.length}×)`;
+      const max = Math.round(sorted.at(-1)!);
+      return `${kind} → flipped within median ${Math.round(median)} ms, max ${max} ms (${values.length}×)`;
     })
     .join('; ');
 }

@@ -46,9 +46,13 @@ export function testAftermath(
   state: () => { backend: Spawned; warm: Footprint; after: Footprint },
   { rssSlackMiB = 12, fdSlack = 2 } = {},
 ): void {
-  test(`afterwards the backend's memory is back within ${rssSlackMiB} MiB and its open handles within ${fdSlack} of the warm level`, () => {
+  test(
+    `afterwards the backend's memory is back within ${rssSlackMiB} MiB ` +
+      `and its open handles within ${fdSlack} of the warm level`,
+    () => {
     const { warm, after } = state();
-    console.log(`    measured: warm ${warm.rss.toFixed(1)} MiB / ${warm.fds} fds → after ${after.rss.toFixed(1)} MiB / ${after.fds} fds`);
+    console.log(`    measured: warm ${warm.rss.toFixed(1)} MiB / ${warm.fds} fds → ` +
+      `after ${after.rss.toFixed(1)} MiB / ${after.fds} fds`);
     assert.ok(after.rss <= warm.rss + rssSlackMiB, `resident memory ${after.rss.toFixed(1)} MiB, warm ${warm.rss.toFixed(1)} MiB`);
     assert.ok(after.fds <= warm.fds + fdSlack, `${after.fds} open handles, warm ${warm.fds}`);
   });

@@ -40,7 +40,10 @@ test('an answer may show a change made while it was in flight, or just before a 
   assert.is(judge([answer(1800, 200, 1810)], changes, 1).violations.length, 1);
 });
 
-test('a change an awaited step brings about may show while the step runs, yet a flip before the step began is a flap', async () => {
+test(
+  'a change an awaited step brings about may show while the step runs, ' +
+    'yet a flip before the step began is a flap',
+  async () => {
   const timeline = createTimeline(true);
   await sleep(20);
   let seen: Sample | undefined;

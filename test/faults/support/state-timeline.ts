@@ -61,7 +61,8 @@ export function judge(samples: Sample[], changes: Change[], margin: number): Ver
     if (sample.sent < changes[0]!.at) continue;
     while (i + 1 < changes.length && changes[i + 1]!.at <= sample.sent) i++;
     if (sample.status !== 200 && sample.status !== 503) {
-      violations.push(`${sample.path} sent ${ms(sample.sent - changes[i]!.at)} after "${changes[i]!.what}": ${sample.error ?? `status ${sample.status}`}`);
+      const answer = sample.error ?? `status ${sample.status}`;
+      violations.push(`${sample.path} sent ${ms(sample.sent - changes[i]!.at)} after "${changes[i]!.what}": ${answer}`);
       continue;
     }
     const up = sample.status === 200;

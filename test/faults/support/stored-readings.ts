@@ -2,7 +2,9 @@
 import type { Service } from '../../support/spawn-service.ts';
 import { storedReadings } from '../../support/device-services.ts';
 
-/** One line per problem (none: everything written was stored, in order, exactly once); `deviceId`: only its readings. */
+/**
+ * One line per problem (none: everything written was stored, in order, exactly once); `deviceId`: only its readings.
+ */
 export function readingProblems(backends: Service[], written: string[], deviceId?: string): string[] {
   const stored = backends.flatMap(storedReadings).filter((r) => deviceId === undefined || r.deviceId === deviceId);
   const problems: string[] = [];
