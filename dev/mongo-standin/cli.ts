@@ -1,4 +1,4 @@
-// The stand-in's command line: parses --port/--host/--report-streams, starts the server and stops it on SIGTERM/SIGINT.
+// The stand-in's command line: parses its options, starts the server and stops it on SIGTERM/SIGINT.
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../../lib/config-error.ts';
 import { runMain } from '../../lib/run-main.ts';

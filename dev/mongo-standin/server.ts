@@ -70,7 +70,11 @@ export interface MongoStandinOptions {
 
 let nextResponseId = 1;
 
-export async function startMongoStandin({ port = 0, host = '127.0.0.1', onStream }: MongoStandinOptions = {}): Promise<MongoStandin> {
+export async function startMongoStandin({
+  port = 0,
+  host = '127.0.0.1',
+  onStream,
+}: MongoStandinOptions = {}): Promise<MongoStandin> {
   // A fresh processId per start, as mongod does per process: the driver treats a change as a restart.
   const topologyVersion = { processId: new ObjectId(), counter: Long.fromNumber(0) };
   const connections = new Set<Connection>();
