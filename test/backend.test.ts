@@ -67,9 +67,9 @@ test(`database killed → 503 within ${KILL_BOUND_MS} ms; restarted → 200 with
   let mongo: MongoProcess = await startMongoProcess(mongoPort);
   const backend = await startBackend();
   await timeUntilReady(backend, 200, 5000);
-  // Steady state: the driver's first streaming heartbeat starts one interval (500 ms) after it connects;
-  // before that a dead server is noticed at the next heartbeat, not at once.
-  await sleep(700);
+  // Steady state: the driver's streaming heartbeat starts one interval (500 ms) after it connects; before
+  // that a dead server is noticed at the next heartbeat, not at once. The stand-in reports the stream.
+  await mongo.streaming();
   mongo.child.kill('SIGKILL');
   report('kill → 503', await timeUntilReady(backend, 503, 5000), KILL_BOUND_MS);
   const body = (await status(`${backend.url}/api/ready`)).body;
@@ -86,7 +86,7 @@ test(
   const mongo = await startMongoProcess(mongoPort);
   const backend = await startBackend();
   await timeUntilReady(backend, 200, 5000);
-  await sleep(600); // deliberately lets time pass: steady state, a few heartbeats in
+  await mongo.streaming(); // steady state: the driver's heartbeat is streaming
   mongo.signal('SIGSTOP');
   report('SIGSTOP → 503', await timeUntilReady(backend, 503, 8000), HANG_BOUND_MS);
   assert.is((await status(`${backend.url}/api/health`)).status, 200, 'liveness stays 200 while the database hangs');

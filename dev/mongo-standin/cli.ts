@@ -1,22 +1,30 @@
-// The stand-in's command line: parses --port/--host, starts the server and stops it on SIGTERM/SIGINT.
+// The stand-in's command line: parses its options, starts the server and stops it on SIGTERM/SIGINT.
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../../lib/config-error.ts';
 import { runMain } from '../../lib/run-main.ts';
 import { startMongoStandin } from './server.ts';
 
 const USAGE = [
-  'usage: mongo-standin [--port N] [--host H]',
+  'usage: mongo-standin [--port N] [--host H] [--report-streams]',
   '  a MongoDB wire-protocol stand-in for tests and `npm start`: it answers the driver and stores nothing',
   '  --port N   port to listen on (default 0: any free port)',
   '  --host H   address to listen on (default 127.0.0.1)',
+  '  --report-streams  print a line when a client\'s streaming hello starts or ends on a connection',
 ].join('\n');
 
 async function main(): Promise<void> {
-  let values: { port?: string; host?: string; help?: boolean };
+  let values: { port?: string; host?: string; 'report-streams'?: boolean; help?: boolean };
   try {
-    ({ values } = parseArgs({ options: { port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }));
+    ({ values } = parseArgs({
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        'report-streams': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
   } catch (error) {
-    throw new ConfigError(`${(error as Error).message}; usage: mongo-standin [--port N] [--host H]`);
+    throw new ConfigError(`${(error as Error).message}; usage: mongo-standin [--port N] [--host H] [--report-streams]`);
   }
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
@@ -26,7 +34,12 @@ async function main(): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new ConfigError(`--port must be an integer from 0 to 65535, got "${values.port}"`);
   }
-  const standin = await startMongoStandin({ port, host: values.host ?? '127.0.0.1' }).catch((error: Error) => {
+  // Tests that kill the process wait for "stream open" first: from then on the driver notices the kill at once.
+  const onStream = values['report-streams']
+    ? ({ connectionId, open }: { connectionId: number; open: boolean }) =>
+        process.stdout.write(`stream ${open ? 'open' : 'closed'} on connection ${connectionId}\n`)
+    : undefined;
+  const standin = await startMongoStandin({ port, host: values.host ?? '127.0.0.1', onStream }).catch((error: Error) => {
     throw new ConfigError(error.message, { cause: error });
   });
   process.stdout.write(`mongo stand-in listening on ${standin.url} (a stand-in, not a database)\n`);

@@ -10,7 +10,7 @@ import {
   type ServerHeartbeatFailedEvent,
   type ServerHeartbeatSucceededEvent,
 } from 'mongodb';
-import { startMongoStandin, type MongoStandin } from './server.ts';
+import { startMongoStandin, type MongoStandin, type MongoStandinOptions } from './server.ts';
 import { waitFor, withDeadline } from '../../test/support/deadline.ts';
 import { spawnProcess, stopAll } from '../../test/support/spawn-process.ts';
 import { freePort } from '../../lib/free-port.ts';
@@ -20,8 +20,8 @@ const standins: MongoStandin[] = [];
 const clients: MongoClient[] = [];
 const sockets: Socket[] = [];
 
-async function standin(): Promise<MongoStandin> {
-  const started = await startMongoStandin();
+async function standin(options: MongoStandinOptions = {}): Promise<MongoStandin> {
+  const started = await startMongoStandin(options);
   standins.push(started);
   return started;
 }
@@ -99,6 +99,31 @@ test('polling monitor (serverMonitoringMode: poll) also gets a heartbeat every h
   assert.ok(succeeded.every((s) => !s.event.awaited), 'poll mode must not stream');
   const gap = succeeded[3]!.at - succeeded[2]!.at;
   assert.ok(gap >= 350 && gap <= 1500, `polls must come every ~500 ms, got ${gap} ms`);
+});
+
+test('onStream: open once the driver\'s monitor streams, closed when that connection goes; a polling monitor never opens one', async () => {
+  const changes: Array<{ connectionId: number; open: boolean; heartbeats: number }> = [];
+  let heartbeats = 0;
+  const server = await standin({ onStream: (change) => changes.push({ ...change, heartbeats }) });
+  const { client: mongo, succeeded } = client(server.url);
+  mongo.on('serverHeartbeatSucceeded', () => heartbeats++);
+  await withDeadline(mongo.connect(), 5000, 'connect');
+  await waitFor(() => changes.length > 0, { timeout: 5000, what: 'a stream open' });
+  assert.equal(changes.map(({ open }) => open), [true]);
+  assert.is(server.streams, 1);
+  // The driver streams only after its handshake heartbeat, and every awaited heartbeat comes through it.
+  assert.is(changes[0]!.heartbeats, 1, 'the stream opens after the handshake heartbeat, before any awaited one');
+  await waitFor(() => succeeded.some((s) => s.event.awaited), { timeout: 5000, what: 'an awaited heartbeat' });
+  await withDeadline(mongo.close(), 5000, 'client.close()');
+  await waitFor(() => changes.length === 2, { timeout: 3000, what: 'the stream closed' });
+  assert.equal(changes[1], { connectionId: changes[0]!.connectionId, open: false, heartbeats: changes[1]!.heartbeats });
+  assert.is(server.streams, 0);
+
+  const poller = client(server.url, { serverMonitoringMode: 'poll' });
+  await withDeadline(poller.client.connect(), 5000, 'connect (poll)');
+  await waitFor(() => poller.succeeded.length >= 3, { timeout: 6000, what: '3 polled heartbeats' });
+  assert.is(changes.length, 2, 'a polling monitor must not count as a stream');
+  assert.is(server.streams, 0);
 });
 
 test('close(): the heartbeat fails and the server turns Unknown within about a second', async () => {
@@ -250,6 +275,22 @@ test('CLI: prints its one line, answers ping, exits 0 on SIGTERM', async () => {
   assert.equal(proc.stderr.filter(Boolean), []);
 });
 
+test('CLI: --report-streams prints a line when the driver\'s streaming hello starts on a connection', async () => {
+  const port = await freePort();
+  const proc = cli('--port', String(port), '--report-streams');
+  await waitFor(() => proc.stdout.length > 0 || proc.child.exitCode !== null, { timeout: 15000, what: 'the listening line' });
+  const { client: mongo } = client(`mongodb://127.0.0.1:${port}`);
+  await withDeadline(mongo.connect(), 5000, 'connect');
+  await waitFor(() => proc.stdout.length > 1, { timeout: 5000, what: 'a stream line' });
+  assert.match(proc.stdout[1]!, /^stream open on connection \d+$/);
+  await withDeadline(mongo.close(), 5000, 'client.close()');
+  const id = proc.stdout[1]!.split(' ').at(-1);
+  await waitFor(() => proc.stdout.includes(`stream closed on connection ${id}`), { timeout: 3000, what: 'the stream-closed line' });
+  proc.signal('SIGTERM');
+  assert.is(await proc.waitExit(5000), 0);
+  assert.equal(proc.stderr.filter(Boolean), []);
+});
+
 test('CLI: SIGSTOP fails the heartbeat and SIGCONT brings it back, as with a stopped mongod', async () => {
   const port = await freePort();
   const proc = cli('--port', String(port));
@@ -282,7 +323,7 @@ for (const flag of ['--help', '-h']) {
   test(`CLI: ${flag} prints the usage on stdout and exits 0`, async () => {
     const proc = cli(flag);
     assert.is(await proc.waitExit(15000), 0);
-    assert.is(proc.stdout[0], 'usage: mongo-standin [--port N] [--host H]');
+    assert.is(proc.stdout[0], 'usage: mongo-standin [--port N] [--host H] [--report-streams]');
     assert.match(proc.stdout.join('\n'), /--port N .*\n.*--host H /);
     assert.equal(proc.stderr.filter(Boolean), []);
   });
@@ -292,7 +333,7 @@ test('CLI: an unknown option is one line on stderr with the usage, exit 1', asyn
   const proc = cli('--verbose');
   assert.is(await proc.waitExit(15000), 1);
   assert.equal(proc.stdout.filter(Boolean), []);
-  assert.equal(proc.stderr.filter(Boolean), ["mongo stand-in: Unknown option '--verbose'; usage: mongo-standin [--port N] [--host H]"]);
+  assert.equal(proc.stderr.filter(Boolean), ["mongo stand-in: Unknown option '--verbose'; usage: mongo-standin [--port N] [--host H] [--report-streams]"]);
 });
 
 test('CLI: a bad --port is one line on stderr and exit 1', async () => {

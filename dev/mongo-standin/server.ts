@@ -5,6 +5,8 @@
 // monitoring to behave as they do against a standalone mongod: OP_QUERY→OP_REPLY for the legacy first
 // `ismaster`, OP_MSG for everything after it, the awaitable `hello` with `topologyVersion` and
 // `maxAwaitTimeMS`, and exhaust streaming (`exhaustAllowed` → replies flagged `moreToCome`).
+// It can report when a client's streaming hello starts and ends on a connection (see `onStream`), so a test
+// can wait for the driver's monitor to be streaming instead of sleeping.
 // It answers hello/isMaster, ping, buildInfo and endSessions; every other command (find, insert, saslStart…)
 // fails with CommandNotFound. The containers run the real `mongo` image, never this.
 //
@@ -18,6 +20,8 @@ export interface MongoStandin {
   url: string;
   /** Open client sockets right now. */
   readonly connections: number;
+  /** Connections on which a client's streaming hello is in progress right now (the driver's live monitor). */
+  readonly streams: number;
   /** Stop answering anything (requests queue up unread) while every socket stays open: a SIGSTOPped mongod. */
   hang(): void;
   /** Answer again, starting with whatever queued up during the hang. */
@@ -49,17 +53,42 @@ interface Connection {
   socket: Socket;
   pending: Buffer;
   timer?: NodeJS.Timeout;
+  /** A streaming hello (exhaustAllowed) is in progress: the client is waiting for its next reply. */
+  streaming: boolean;
+}
+
+export interface MongoStandinOptions {
+  port?: number;
+  host?: string;
+  /**
+   * Told when a streaming hello (awaitable, exhaustAllowed) starts on a connection and when it ends (the
+   * connection closed or sent another request). While one is open the driver's monitor is waiting on that
+   * socket, so a server that dies is noticed at once; before the first one, only at the driver's next check.
+   */
+  onStream?: (change: { connectionId: number; open: boolean }) => void;
 }
 
 let nextResponseId = 1;
 
-export async function startMongoStandin({ port = 0, host = '127.0.0.1' } = {}): Promise<MongoStandin> {
+export async function startMongoStandin({
+  port = 0,
+  host = '127.0.0.1',
+  onStream,
+}: MongoStandinOptions = {}): Promise<MongoStandin> {
   // A fresh processId per start, as mongod does per process: the driver treats a change as a restart.
   const topologyVersion = { processId: new ObjectId(), counter: Long.fromNumber(0) };
   const connections = new Set<Connection>();
   const deferred: Array<() => void> = [];
   let hung = false;
   let lastConnectionId = 0;
+  let streams = 0;
+
+  const setStreaming = (conn: Connection, streaming: boolean) => {
+    if (conn.streaming === streaming) return;
+    conn.streaming = streaming;
+    streams += streaming ? 1 : -1;
+    onStream?.({ connectionId: conn.id, open: streaming });
+  };
 
   /** Runs `action` now, or after resume() while hung — so no byte leaves a hung stand-in. */
   const whenAwake = (action: () => void) => (hung ? deferred.push(action) : action());
@@ -122,6 +151,7 @@ export async function startMongoStandin({ port = 0, host = '127.0.0.1' } = {}): 
       (typeof known.counter === 'number' || Long.isLong(known.counter)) &&
       Long.fromValue(known.counter).equals(topologyVersion.counter);
     const stream = request.opCode === OP_MSG && (request.flags & EXHAUST_ALLOWED) !== 0;
+    if (stream) setStreaming(conn, true);
     let respondTo = request.requestId;
     const tick = (delay: number) => {
       conn.timer = setTimeout(() => whenAwake(() => {
@@ -162,6 +192,7 @@ export async function startMongoStandin({ port = 0, host = '127.0.0.1' } = {}): 
       const message = conn.pending.subarray(0, length);
       conn.pending = conn.pending.subarray(length);
       clearTimeout(conn.timer); // a new request on the socket ends any stream in progress
+      setStreaming(conn, false);
       try {
         answer(conn, parseRequest(message));
       } catch {
@@ -171,7 +202,7 @@ export async function startMongoStandin({ port = 0, host = '127.0.0.1' } = {}): 
   }
 
   const server = createServer((socket) => {
-    const conn: Connection = { id: ++lastConnectionId, socket, pending: Buffer.alloc(0) };
+    const conn: Connection = { id: ++lastConnectionId, socket, pending: Buffer.alloc(0), streaming: false };
     connections.add(conn);
     socket.setNoDelay(true);
     socket.on('data', (chunk) => {
@@ -182,6 +213,7 @@ export async function startMongoStandin({ port = 0, host = '127.0.0.1' } = {}): 
     socket.on('close', () => {
       clearTimeout(conn.timer);
       connections.delete(conn);
+      setStreaming(conn, false);
     });
   });
 
@@ -200,6 +232,9 @@ export async function startMongoStandin({ port = 0, host = '127.0.0.1' } = {}): 
     url: `mongodb://${shownHost}:${bound}`,
     get connections() {
       return connections.size;
+    },
+    get streams() {
+      return streams;
     },
     hang() {
       hung = true;

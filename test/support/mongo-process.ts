@@ -6,10 +6,16 @@ import { root } from './spawn-service.ts';
 export interface MongoProcess extends Spawned {
   port: number;
   uri: string;
+  /**
+   * Waits until a client's streaming hello is open on this process (the stand-in reports it). From then on the
+   * driver's monitor is waiting on a socket and notices a kill at once; before it, only at its next check.
+   */
+  streaming(options?: { timeout?: number }): Promise<void>;
 }
 
 export async function startMongoProcess(port: number, database = 'app'): Promise<MongoProcess> {
-  const proc = spawnProcess(process.execPath, ['--import', 'tsx', 'dev/mongo-standin.ts', '--port', String(port)], { cwd: root });
+  const args = ['--import', 'tsx', 'dev/mongo-standin.ts', '--port', String(port), '--report-streams'];
+  const proc = spawnProcess(process.execPath, args, { cwd: root });
   try {
     await waitFor(
       () => {
@@ -22,5 +28,13 @@ export async function startMongoProcess(port: number, database = 'app'): Promise
     await proc.stop();
     throw error;
   }
-  return Object.assign(proc, { port, uri: `mongodb://127.0.0.1:${port}/${database}` });
+  const openStreams = () =>
+    proc.stdout.reduce((open, line) => open + (line.startsWith('stream open ') ? 1 : line.startsWith('stream closed ') ? -1 : 0), 0);
+  return Object.assign(proc, {
+    port,
+    uri: `mongodb://127.0.0.1:${port}/${database}`,
+    async streaming({ timeout = 5000 } = {}) {
+      await waitFor(() => openStreams() > 0, { timeout, interval: 5, what: `a streaming hello on the stand-in at port ${port}` });
+    },
+  });
 }
