@@ -9,8 +9,6 @@ import { freePort } from '../../lib/free-port.ts';
 import { sleep, waitFor } from '../support/deadline.ts';
 
 const BOUNDS = { kill: 250, hang: 3000, back: 2000 };
-// The driver's first streaming heartbeat starts one interval (500 ms) after it connects: measure from steady state.
-const SETTLE_MS = 700;
 
 const readinessFlips: Scenario = async ({ quick }) => {
   const cycles = quick ? 2 : 5;
@@ -28,12 +26,13 @@ const readinessFlips: Scenario = async ({ quick }) => {
     await msUntilStatus(ready, 200, 10_000);
     const took = { kill: [] as number[], hang: [] as number[], restart: [] as number[], resume: [] as number[] };
     for (let cycle = 0; cycle < cycles; cycle++) {
-      await sleep(SETTLE_MS);
+      // The driver starts streaming one heartbeat interval (500 ms) after it connects; measure from then on.
+      await mongo.streaming();
       mongo.child.kill('SIGKILL');
       took.kill.push(await msUntilStatus(ready, 503, 5000));
       mongo = await startMongoProcess(mongoPort); // timed from the moment it listens again
       took.restart.push(await msUntilStatus(ready, 200, 5000));
-      await sleep(SETTLE_MS);
+      await mongo.streaming();
       mongo.signal('SIGSTOP');
       took.hang.push(await msUntilStatus(ready, 503, 8000));
       mongo.signal('SIGCONT');
@@ -80,7 +79,7 @@ async function startContrast() {
   });
   const states = () => monitor.stdout.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { state: string; at: number });
   await waitFor(() => states().at(-1)?.state === 'connected', { timeout: 15_000, what: 'default-monitor connected' });
-  await sleep(SETTLE_MS);
+  await mongo.streaming({ timeout: 15_000 });
   return {
     mongo,
     /** Milliseconds from `since` until the monitor reported the database gone, or undefined past the cap. */
