@@ -18,7 +18,8 @@ const MAX_HEAD_BYTES = 16 * 1024;
 
 const rawPort = process.env.PORT?.trim() || '3001';
 const port = /^\d{1,5}$/.test(rawPort) ? Number(rawPort) : NaN;
-if (!(port >= 1 && port <= 65535)) fail(`healthcheck: PORT=${rawPort} is not valid: expected a port number from 1 to 65535`);
+if (!(port >= 1 && port <= 65535))
+  fail(`healthcheck: PORT=${rawPort} is not valid: expected a port number from 1 to 65535`);
 const target = `GET http://${HOST}:${port}${PATH}`;
 
 let socket: Socket | undefined;
@@ -50,7 +51,8 @@ function attempt(index: number): void {
         return;
       }
       const status = /^HTTP\/1\.[01] (\d{3})(?: |$)/.exec(head.slice(0, lineEnd))?.[1];
-      if (status === undefined) fail(`healthcheck: ${target} failed: the answer is not HTTP: ${JSON.stringify(head.slice(0, 40))}`);
+      if (status === undefined)
+        fail(`healthcheck: ${target} failed: the answer is not HTTP: ${JSON.stringify(head.slice(0, 40))}`);
       // 1xx answers (103 Early Hints...) come before the real one: skip their header block.
       if (status.startsWith('1') && status !== '101') {
         const blockEnd = head.indexOf('\r\n\r\n');

@@ -8,7 +8,12 @@ import { createLogger } from '../lib/logger.ts';
 
 function setup({ withDevices = true } = {}) {
   const lines: Record<string, any>[] = [];
-  const log = createLogger({ name: 'backend', environment: 'production', level: 'debug', stream: { write: (line: string) => void lines.push(JSON.parse(line)) } });
+  const log = createLogger({
+    name: 'backend',
+    environment: 'production',
+    level: 'debug',
+    stream: { write: (line: string) => void lines.push(JSON.parse(line)) },
+  });
   const readiness = createReadiness();
   const setDatabase = readiness.define('database', { initial: 'disconnected', ready: ['connected'] });
   const devices = withDevices ? createDeviceHub({ log, token: '0123456789abcdef0123' }) : undefined;
@@ -65,7 +70,7 @@ test('any other method on the probes: 405 with Allow: GET, HEAD and a JSON reaso
   }
 });
 
-test('GET /api/devices: the hub\'s list, never cached; without a hub there is no such route', async () => {
+test("GET /api/devices: the hub's list, never cached; without a hub there is no such route", async () => {
   const res = await setup().app.request('/api/devices');
   assert.is(res.status, 200);
   assert.is(res.headers.get('cache-control'), 'no-store');
@@ -83,7 +88,10 @@ test('an unknown route: 404 in JSON, logged at info; passing probes only at debu
   assert.equal(await res.json(), { error: 'no route for GET /nope' });
   await app.request('/api/ready');
   const levels = lines.map((l) => [l.level, l.req?.url, l.res?.statusCode]);
-  assert.equal(levels, [[30, '/nope', 404], [20, '/api/ready', 200]]);
+  assert.equal(levels, [
+    [30, '/nope', 404],
+    [20, '/api/ready', 200],
+  ]);
 });
 
 test.run();

@@ -41,11 +41,18 @@ test('reads every setting', () => {
   );
 });
 
-const rejects = (env: Record<string, string>, message: RegExp) => assert.match(configError(() => readConfig(env)), message);
+const rejects = (env: Record<string, string>, message: RegExp) =>
+  assert.match(
+    configError(() => readConfig(env)),
+    message,
+  );
 
 test('bad values are one-line ConfigErrors naming the variable', () => {
   rejects({ PORT: 'http' }, /^PORT=http is not valid: expected a port number/);
-  rejects({ SHUTDOWN_DELAY_MS: '60001' }, /^SHUTDOWN_DELAY_MS=60001 is not valid: expected a whole number from 0 to 60000$/);
+  rejects(
+    { SHUTDOWN_DELAY_MS: '60001' },
+    /^SHUTDOWN_DELAY_MS=60001 is not valid: expected a whole number from 0 to 60000$/,
+  );
   rejects({ DEVICE_SOCKETS_MAX: '0' }, /^DEVICE_SOCKETS_MAX=0 is not valid: expected a whole number from 1 to 100000$/);
   rejects({ DEVICE_TOKEN: 'short' }, /^DEVICE_TOKEN is too short/);
   rejects({ MONGODB_URI: 'localhost:27017' }, /^MONGODB_URI=localhost:27017 is not valid: expected mongodb:\/\/host/);

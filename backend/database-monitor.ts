@@ -71,11 +71,14 @@ export function createDatabaseMonitor({
   client.on('topologyClosed', () => setState('disconnected', 'client closed'));
 
   // A SIGSTOPped server keeps its sockets open and simply stops answering: only the silence tells.
-  const watchdog = setInterval(() => {
-    if (state === 'connected' && performance.now() - lastHeartbeat > staleAfterMs) {
-      setState('disconnected', `no heartbeat for ${staleAfterMs} ms`);
-    }
-  }, Math.min(100, staleAfterMs / 4));
+  const watchdog = setInterval(
+    () => {
+      if (state === 'connected' && performance.now() - lastHeartbeat > staleAfterMs) {
+        setState('disconnected', `no heartbeat for ${staleAfterMs} ms`);
+      }
+    },
+    Math.min(100, staleAfterMs / 4),
+  );
   watchdog.unref();
 
   // The driver gives up on connect() when no server is found in time; keep trying until it works.
@@ -88,7 +91,10 @@ export function createDatabaseMonitor({
       } catch (error) {
         if (closed) return;
         if (!reported) {
-          log.warn({ database: redactUri(uri), reason: scrubSecrets((error as Error).message, uri) }, 'database unreachable; retrying');
+          log.warn(
+            { database: redactUri(uri), reason: scrubSecrets((error as Error).message, uri) },
+            'database unreachable; retrying',
+          );
           reported = true;
         }
         await new Promise((resolve) => setTimeout(resolve, retryMs).unref());

@@ -16,15 +16,42 @@ const LIMIT = 1_000_000; // readings: some 25 MB of acks, several times what the
 
 test('a peer that reads nothing while we acknowledge its readings is dropped past the send-buffer bound', async () => {
   const sink = createLogSink('info');
-  const devices = createDeviceHub({ log: sink.log, token: TOKEN, rate: { perSecond: 1e6, burst: 1e6 }, sendBufferMax: 64 * 1024 });
-  const app = createApp({ readiness: createReadiness(), environment: 'production', log: sink.log, databaseName: 'app', devices });
-  const server = await startServer({ fetch: app.fetch, port: 0, host: '127.0.0.1', websocket: new WebSocketServer({ noServer: true }) });
+  const devices = createDeviceHub({
+    log: sink.log,
+    token: TOKEN,
+    rate: { perSecond: 1e6, burst: 1e6 },
+    sendBufferMax: 64 * 1024,
+  });
+  const app = createApp({
+    readiness: createReadiness(),
+    environment: 'production',
+    log: sink.log,
+    databaseName: 'app',
+    devices,
+  });
+  const server = await startServer({
+    fetch: app.fetch,
+    port: 0,
+    host: '127.0.0.1',
+    websocket: new WebSocketServer({ noServer: true }),
+  });
   try {
     const socket = await rawUpgrade((server.address() as { port: number }).port, TOKEN);
     socket.write(frame(OPCODE.text, JSON.stringify({ type: 'hello', deviceId: 'slow', session: 's' })));
     // Each reading costs us an ack of about 25 bytes; the loopback kernel buffers take ~4 MiB before ours fill.
     // (Pings would not do: ws itself drops a peer with 60 unsent pongs.)
-    const reading = (seq: number) => frame(OPCODE.text, JSON.stringify({ type: 'reading', deviceId: 'slow', session: 's', seq, timestamp: '2026-01-01T00:00:00.000Z', value: 'v' }));
+    const reading = (seq: number) =>
+      frame(
+        OPCODE.text,
+        JSON.stringify({
+          type: 'reading',
+          deviceId: 'slow',
+          session: 's',
+          seq,
+          timestamp: '2026-01-01T00:00:00.000Z',
+          value: 'v',
+        }),
+      );
     let sent = 0;
     const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
     let open = true;
@@ -35,7 +62,10 @@ test('a peer that reads nothing while we acknowledge its readings is dropped pas
       if (!socket.write(batch)) await new Promise((resolve) => setTimeout(resolve, 5));
       await new Promise((resolve) => setImmediate(resolve));
     }
-    const [warning] = await waitFor(() => sink.find('stopped reading').at(0) && sink.find('stopped reading'), { timeout: 5000, what: 'the drop' });
+    const [warning] = await waitFor(() => sink.find('stopped reading').at(0) && sink.find('stopped reading'), {
+      timeout: 5000,
+      what: 'the drop',
+    });
     assert.ok(warning!.buffered > 64 * 1024, `dropped with ${warning!.buffered} bytes unsent`);
     assert.ok(sent < LIMIT, 'never dropped');
     console.log(`    measured: dropped after ${sent} readings sent, with ${warning!.buffered} bytes of acks unsent`);

@@ -5,7 +5,12 @@ import type { MiddlewareHandler } from 'hono';
 import type { WSContext, WSEvents } from 'hono/ws';
 import type { WebSocket } from 'ws';
 import type { Logger } from '../lib/logger.ts';
-import { DEVICE_MESSAGE_RATE, parseDeviceMessage, type DeviceMessage, type ReadingMessage } from '../lib/device-protocol.ts';
+import {
+  DEVICE_MESSAGE_RATE,
+  parseDeviceMessage,
+  type DeviceMessage,
+  type ReadingMessage,
+} from '../lib/device-protocol.ts';
 import { createSummedWarning } from '../lib/summed-warning.ts';
 import { createTokenBucket } from '../lib/token-bucket.ts';
 import { createUpgradeGate } from './device-upgrade-gate.ts';
@@ -57,8 +62,12 @@ export function createDeviceHub(options: DeviceHubOptions): DeviceHub {
   const sockets = new Set<WebSocket>();
   const gate = createUpgradeGate({ log, token, open, socketsMax });
   const malformed = createSummedWarning(log, (n) => `ignored ${n} malformed device message${n === 1 ? '' : 's'}`);
-  const silent = createSummedWarning(log, (n) =>
-    `closed ${n} device socket${n === 1 ? '' : 's'} ` + `that sent no hello within ${helloTimeoutMs / 1000} s (${CLOSE_POLICY})`);
+  const silent = createSummedWarning(
+    log,
+    (n) =>
+      `closed ${n} device socket${n === 1 ? '' : 's'} ` +
+      `that sent no hello within ${helloTimeoutMs / 1000} s (${CLOSE_POLICY})`,
+  );
 
   function store(record: DeviceRecord, reading: ReadingMessage) {
     // A new session restarts its sequence; within a session a resent reading is acknowledged, not stored again.
@@ -70,7 +79,10 @@ export function createDeviceHub(options: DeviceHubOptions): DeviceHub {
     }
     record.lastReading = { seq: reading.seq, timestamp: reading.timestamp, value: reading.value };
     record.readingsStored += 1;
-    log.debug({ deviceId: reading.deviceId, session: reading.session, seq: reading.seq, value: reading.value }, 'reading stored');
+    log.debug(
+      { deviceId: reading.deviceId, session: reading.session, seq: reading.seq, value: reading.value },
+      'reading stored',
+    );
   }
 
   function bind(message: DeviceMessage, ws: WSContext): DeviceRecord {
@@ -124,7 +136,10 @@ export function createDeviceHub(options: DeviceHubOptions): DeviceHub {
       if (buffered <= sendBufferMax || ending) return;
       ending = true;
       clearTimeout(helloTimer);
-      log.warn({ remoteAddress, deviceId: record?.deviceId, buffered }, `dropped a device socket that stopped reading (${buffered} bytes unsent)`);
+      log.warn(
+        { remoteAddress, deviceId: record?.deviceId, buffered },
+        `dropped a device socket that stopped reading (${buffered} bytes unsent)`,
+      );
       raw(ws).terminate();
     }
 
@@ -150,14 +165,20 @@ export function createDeviceHub(options: DeviceHubOptions): DeviceHub {
         }
         if (!record) {
           if (message.type !== 'hello') {
-            log.warn({ remoteAddress, type: message.type }, `closed a device socket whose first message was not hello (${CLOSE_POLICY})`);
+            log.warn(
+              { remoteAddress, type: message.type },
+              `closed a device socket whose first message was not hello (${CLOSE_POLICY})`,
+            );
             end(ws, CLOSE_POLICY, 'hello first');
             return;
           }
           clearTimeout(helloTimer);
           record = bind(message, ws);
         } else if (message.deviceId !== record.deviceId) {
-          log.warn({ remoteAddress, deviceId: record.deviceId, claimed: message.deviceId }, `closed a device socket that named a second device (${CLOSE_POLICY})`);
+          log.warn(
+            { remoteAddress, deviceId: record.deviceId, claimed: message.deviceId },
+            `closed a device socket that named a second device (${CLOSE_POLICY})`,
+          );
           end(ws, CLOSE_POLICY, 'one device per socket');
           return;
         }
@@ -189,19 +210,29 @@ export function createDeviceHub(options: DeviceHubOptions): DeviceHub {
       },
       onError(event) {
         const error = (event as ErrorEvent).error as Error | undefined;
-        log.warn({ remoteAddress, deviceId: record?.deviceId, err: error?.message }, `device socket error: ${error?.message}`);
+        log.warn(
+          { remoteAddress, deviceId: record?.deviceId, err: error?.message },
+          `device socket error: ${error?.message}`,
+        );
       },
     };
   }
 
-  const upgrade = upgradeWebSocket((c) => socketEvents((c.env as { incoming?: { socket: { remoteAddress?: string } } })?.incoming?.socket.remoteAddress ?? 'unknown'));
+  const upgrade = upgradeWebSocket((c) =>
+    socketEvents(
+      (c.env as { incoming?: { socket: { remoteAddress?: string } } })?.incoming?.socket.remoteAddress ?? 'unknown',
+    ),
+  );
 
   return {
     handler: async function deviceSocket(c, next) {
       return gate.check(c) ?? upgrade(c, next);
     },
     devices: () =>
-      [...devices.values()].map(({ socket: _socket, ...view }) => ({ ...view, lastReading: view.lastReading && { ...view.lastReading } })),
+      [...devices.values()].map(({ socket: _socket, ...view }) => ({
+        ...view,
+        lastReading: view.lastReading && { ...view.lastReading },
+      })),
     closeAll() {
       for (const ws of sockets) ws.close(CLOSE_GOING_AWAY, 'server shutting down');
       malformed.flush();

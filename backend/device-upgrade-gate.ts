@@ -27,11 +27,21 @@ export interface UpgradeGate {
   flush(): void;
 }
 
-export function createUpgradeGate({ log, token, open: openWithoutToken = false, socketsMax, retryAfterS = 5 }: UpgradeGateOptions): UpgradeGate {
+export function createUpgradeGate({
+  log,
+  token,
+  open: openWithoutToken = false,
+  socketsMax,
+  retryAfterS = 5,
+}: UpgradeGateOptions): UpgradeGate {
   const authorized = token ? createTokenCheck(token) : () => openWithoutToken;
   const refusals = createRefusalLog({ log });
-  const full = createSummedWarning(log, (n) =>
-    `refused ${n} device socket upgrade${n === 1 ? '' : 's'}: ` + `DEVICE_SOCKETS_MAX (${socketsMax}) sockets are open (503)`);
+  const full = createSummedWarning(
+    log,
+    (n) =>
+      `refused ${n} device socket upgrade${n === 1 ? '' : 's'}: ` +
+      `DEVICE_SOCKETS_MAX (${socketsMax}) sockets are open (503)`,
+  );
   let open = 0;
 
   return {
@@ -40,7 +50,10 @@ export function createUpgradeGate({ log, token, open: openWithoutToken = false, 
       const address = incoming?.socket.remoteAddress ?? 'unknown';
       const authorization = c.req.header('authorization');
       if (!authorized(authorization)) {
-        refusals.refused(address, !token ? 'DEVICE_TOKEN is not set on the backend' : authorization ? 'wrong token' : 'no token');
+        refusals.refused(
+          address,
+          !token ? 'DEVICE_TOKEN is not set on the backend' : authorization ? 'wrong token' : 'no token',
+        );
         return c.body(null, 401, { 'WWW-Authenticate': 'Bearer realm="device socket"' });
       }
       if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') return undefined;

@@ -30,17 +30,29 @@ runMain('backend', async function main() {
       openDeviceSocket
         ? 'DEVICE_TOKEN is not set: in local mode the device socket accepts devices without a token'
         : 'DEVICE_TOKEN is not set: every device socket upgrade is refused (401); ' +
-          'set DEVICE_TOKEN on the backend and the device service',
+            'set DEVICE_TOKEN on the backend and the device service',
     );
   }
-  const devices = createDeviceHub({ log, token: deviceToken, open: openDeviceSocket, socketsMax: config.deviceSocketsMax });
+  const devices = createDeviceHub({
+    log,
+    token: deviceToken,
+    open: openDeviceSocket,
+    socketsMax: config.deviceSocketsMax,
+  });
   const app = createApp({ readiness, environment, log, databaseName: databaseName(uri), devices });
 
   // A frame over 64 KiB closes its socket with 1009 (message too big) before it is buffered whole.
   const websocket = new WebSocketServer({ noServer: true, maxPayload: DEVICE_MAX_PAYLOAD });
   const server = await startServer({ fetch: app.fetch, port, host, websocket });
   const address = server.address();
-  log.info({ port: typeof address === 'object' && address ? address.port : port, host: host ?? 'all interfaces', database: redactUri(uri) }, 'backend listening');
+  log.info(
+    {
+      port: typeof address === 'object' && address ? address.port : port,
+      host: host ?? 'all interfaces',
+      database: redactUri(uri),
+    },
+    'backend listening',
+  );
 
   installGracefulShutdown({
     log,

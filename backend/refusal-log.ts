@@ -15,10 +15,20 @@ export interface RefusalLogOptions {
   now?: () => number;
 }
 
-export function createRefusalLog({ log, windowMs = 60_000, maxAddresses = 1024, now = Date.now }: RefusalLogOptions): RefusalLog {
+export function createRefusalLog({
+  log,
+  windowMs = 60_000,
+  maxAddresses = 1024,
+  now = Date.now,
+}: RefusalLogOptions): RefusalLog {
   // Insertion order is warning order, so expired addresses are always at the front.
   const warnedAt = new Map<string, number>();
-  const overflow = createSummedWarning(log, (n) => `refused ${n} device socket upgrade${n === 1 ? '' : 's'} from addresses beyond the ${maxAddresses} tracked (401)`, { intervalMs: windowMs });
+  const overflow = createSummedWarning(
+    log,
+    (n) =>
+      `refused ${n} device socket upgrade${n === 1 ? '' : 's'} from addresses beyond the ${maxAddresses} tracked (401)`,
+    { intervalMs: windowMs },
+  );
   let total = 0;
 
   return {

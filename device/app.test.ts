@@ -27,7 +27,10 @@ test('ready with a connected port or the emulator, and the backend connected', a
   setSerial('connected');
   let res = await app.request('/api/ready');
   assert.is(res.status, 200);
-  assert.equal(await res.json().then((b) => [b.status, b.checks]), ['ready', { serial: 'connected', backend: 'connected' }]);
+  assert.equal(await res.json().then((b) => [b.status, b.checks]), [
+    'ready',
+    { serial: 'connected', backend: 'connected' },
+  ]);
   setSerial('emulator');
   res = await app.request('/api/ready');
   assert.is(res.status, 200);

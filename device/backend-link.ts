@@ -42,7 +42,16 @@ const GOING_AWAY = 1001;
 const UNAUTHORIZED = 401;
 
 export function createBackendLink(options: BackendLinkOptions): BackendLink {
-  const { url, deviceId, session, token, queue, onState, log, backoff = createBackoff({ initialMs: 100, maxMs: 2000 }) } = options;
+  const {
+    url,
+    deviceId,
+    session,
+    token,
+    queue,
+    onState,
+    log,
+    backoff = createBackoff({ initialMs: 100, maxMs: 2000 }),
+  } = options;
   const headers = token ? { Authorization: `Bearer ${token}` } : {};
   const { pingIntervalMs = 1000, silenceLimitMs = 2500, handshakeTimeoutMs = 2000 } = options;
   let socket: WebSocket | undefined;
@@ -137,18 +146,27 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
       if (closing) return;
       if (opened) {
         downSince = Date.now();
-        log.warn({ url, code, reason: reason.toString() || lastError, unacked: queue.size }, 'backend socket closed; reconnecting');
+        log.warn(
+          { url, code, reason: reason.toString() || lastError, unacked: queue.size },
+          'backend socket closed; reconnecting',
+        );
       }
       const delayMs = backoff.next();
       if (refusedWith === UNAUTHORIZED) {
         refusedInARow += 1;
         const level = refusedInARow === 1 ? 'warn' : 'debug';
-        log[level]({ url, tokenSent: token !== undefined, retryInMs: delayMs, attempt: backoff.attempts }, 'backend refused the device token (401)');
+        log[level](
+          { url, tokenSent: token !== undefined, retryInMs: delayMs, attempt: backoff.attempts },
+          'backend refused the device token (401)',
+        );
       } else if (!opened) {
         // While the backend stays away, say so once; the retries after that are only worth a debug line.
         const level = backoff.attempts === 1 ? 'warn' : 'debug';
-        const reason = refusedWith ? `answered the upgrade with ${refusedWith}` : lastError ?? `closed with ${code}`;
-        log[level]({ url, reason, retryInMs: delayMs, attempt: backoff.attempts }, 'backend socket unavailable; retrying');
+        const reason = refusedWith ? `answered the upgrade with ${refusedWith}` : (lastError ?? `closed with ${code}`);
+        log[level](
+          { url, reason, retryInMs: delayMs, attempt: backoff.attempts },
+          'backend socket unavailable; retrying',
+        );
       }
       retryTimer = setTimeout(connect, delayMs);
     });

@@ -43,7 +43,11 @@ test('reads every setting', () => {
   assert.is(config.deviceToken, '0123456789abcdef0123', 'surrounding whitespace is trimmed');
 });
 
-const rejects = (env: Record<string, string>, message: RegExp) => assert.match(configError(() => readConfig(env)), message);
+const rejects = (env: Record<string, string>, message: RegExp) =>
+  assert.match(
+    configError(() => readConfig(env)),
+    message,
+  );
 
 test('bad values are one-line ConfigErrors naming the variable', () => {
   rejects({ NODE_ENV: 'production' }, /^SERIAL_PATH is not set/);

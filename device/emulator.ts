@@ -21,7 +21,11 @@ export interface EmulatorOptions {
   random?: () => number;
 }
 
-export function createEmulator({ intervalMs = 1000, baudRate = 9600, random = Math.random }: EmulatorOptions = {}): Emulator {
+export function createEmulator({
+  intervalMs = 1000,
+  baudRate = 9600,
+  random = Math.random,
+}: EmulatorOptions = {}): Emulator {
   SerialPortMock.binding.createPort(EMULATOR_PATH, { echo: false, record: false });
   let port: SerialPortMock | undefined;
   let celsius = 21;

@@ -32,7 +32,15 @@ runMain('device', async function main() {
 
   const session = randomUUID();
   const queue = createReadingQueue({ deviceId: config.deviceId, session, log });
-  const backend = createBackendLink({ url: config.socketUrl, deviceId: config.deviceId, session, token: config.deviceToken, queue, log, onState: setBackend });
+  const backend = createBackendLink({
+    url: config.socketUrl,
+    deviceId: config.deviceId,
+    session,
+    token: config.deviceToken,
+    queue,
+    log,
+    onState: setBackend,
+  });
   if (!config.deviceToken && config.environment !== 'local') {
     log.warn('DEVICE_TOKEN is not set: only a local-mode backend without a token accepts this device');
   }
@@ -41,14 +49,19 @@ runMain('device', async function main() {
   const emulator = config.environment === 'local' ? createEmulator({ baudRate: config.baudRate }) : undefined;
   const path = emulator ? EMULATOR_PATH : config.serialPath!;
   const serial = createSerialLink({
-    createPort: emulator ? emulator.createPort : () => new SerialPort({ path, baudRate: config.baudRate, autoOpen: false }),
+    createPort: emulator
+      ? emulator.createPort
+      : () => new SerialPort({ path, baudRate: config.baudRate, autoOpen: false }),
     path,
     openState: emulator ? 'emulator' : 'connected',
     onState: setSerial,
     onLine: (line) => {
       // A reading the backend would refuse (its frame over the backend's limit) would be resent forever.
       if (Buffer.byteLength(line) > MAX_LINE_BYTES) {
-        log.warn({ bytes: Buffer.byteLength(line), limit: MAX_LINE_BYTES, start: line.slice(0, 100) }, `serial line longer than ${MAX_LINE_BYTES} bytes dropped`);
+        log.warn(
+          { bytes: Buffer.byteLength(line), limit: MAX_LINE_BYTES, start: line.slice(0, 100) },
+          `serial line longer than ${MAX_LINE_BYTES} bytes dropped`,
+        );
         return;
       }
       backend.deliver(queue.push(line));
@@ -92,7 +105,11 @@ runMain('device', async function main() {
           await backend.close();
           queue.flush();
           // Nothing is lost silently: readings the backend never acknowledged are counted on the way out.
-          if (queue.size > 0) log.warn({ unacked: queue.size, firstSeq: queue.pending()[0]?.seq }, `${queue.size} reading(s) not acknowledged by the backend are lost at shutdown`);
+          if (queue.size > 0)
+            log.warn(
+              { unacked: queue.size, firstSeq: queue.pending()[0]?.seq },
+              `${queue.size} reading(s) not acknowledged by the backend are lost at shutdown`,
+            );
         },
       },
     ],

@@ -28,7 +28,13 @@ export interface ReadingQueueOptions {
   warnIntervalMs?: number;
 }
 
-export function createReadingQueue({ deviceId, session, log, limit = 10_000, warnIntervalMs = 5000 }: ReadingQueueOptions): ReadingQueue {
+export function createReadingQueue({
+  deviceId,
+  session,
+  log,
+  limit = 10_000,
+  warnIntervalMs = 5000,
+}: ReadingQueueOptions): ReadingQueue {
   // A plain array with a moving head: acks remove from the front without shifting the whole array each time.
   let items: ReadingMessage[] = [];
   let head = 0;
@@ -72,7 +78,14 @@ export function createReadingQueue({ deviceId, session, log, limit = 10_000, war
   return {
     push(value, timestamp = new Date()) {
       lastSeq += 1;
-      const reading: ReadingMessage = { type: 'reading', deviceId, session, seq: lastSeq, timestamp: timestamp.toISOString(), value };
+      const reading: ReadingMessage = {
+        type: 'reading',
+        deviceId,
+        session,
+        seq: lastSeq,
+        timestamp: timestamp.toISOString(),
+        value,
+      };
       items.push(reading);
       if (size() > limit) {
         head += 1;

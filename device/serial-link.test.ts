@@ -53,15 +53,26 @@ function startLink(ctx: Ctx, path: string, sink = createLogSink(), identify?: ty
 }
 
 const lastState = (ctx: Ctx) => ctx.states.at(-1)?.state ?? 'disconnected';
-const stateAfter = (ctx: Ctx, state: string, since: number) => ctx.states.find((s) => s.state === state && s.at >= since);
+const stateAfter = (ctx: Ctx, state: string, since: number) =>
+  ctx.states.find((s) => s.state === state && s.at >= since);
 
 test('lines written on the far end arrive in order, CRLF or LF, blank lines skipped', async (ctx) => {
   ctx.pty = await startPtyPair(ctx.dir);
   startLink(ctx, ctx.pty.devicePath);
   await waitFor(() => lastState(ctx) === 'connected', { timeout: 3000, what: 'serial connected' });
   const sent = Array.from({ length: 50 }, (_, i) => `reading ${i + 1}`);
-  ctx.pty.write(sent.slice(0, 25).map((l) => `${l}\r\n`).join('') + '\n');
-  ctx.pty.write(sent.slice(25).map((l) => `${l}\n`).join(''));
+  ctx.pty.write(
+    sent
+      .slice(0, 25)
+      .map((l) => `${l}\r\n`)
+      .join('') + '\n',
+  );
+  ctx.pty.write(
+    sent
+      .slice(25)
+      .map((l) => `${l}\n`)
+      .join(''),
+  );
   await waitFor(() => ctx.lines.length >= 50, { timeout: 3000, what: '50 lines' });
   assert.equal(ctx.lines, sent);
 });
@@ -73,21 +84,32 @@ test('pty removed → disconnected within 1 s; recreated → connected within 3 
 
   const killedAt = performance.now();
   await ctx.pty.stop();
-  const down = await waitFor(() => stateAfter(ctx, 'disconnected', killedAt), { timeout: 3000, what: 'serial disconnected' });
+  const down = await waitFor(() => stateAfter(ctx, 'disconnected', killedAt), {
+    timeout: 3000,
+    what: 'serial disconnected',
+  });
   const downMs = down.at - killedAt;
   assert.ok(downMs < 1000, `disconnected after ${downMs} ms`);
-  assert.ok(sink.find('unavailable').some((e) => e.level === 40 && /disconnected/.test(e.reason)), 'a warning names the disconnect');
+  assert.ok(
+    sink.find('unavailable').some((e) => e.level === 40 && /disconnected/.test(e.reason)),
+    'a warning names the disconnect',
+  );
 
   // Away long enough for the backoff to reach its 2 s cap before the port returns.
   await new Promise((resolve) => setTimeout(resolve, 3000));
   assert.is(lastState(ctx), 'disconnected');
   const recreatedAt = performance.now();
   ctx.pty = await startPtyPair(ctx.dir);
-  const up = await waitFor(() => stateAfter(ctx, 'connected', recreatedAt), { timeout: 5000, what: 'serial reconnected' });
+  const up = await waitFor(() => stateAfter(ctx, 'connected', recreatedAt), {
+    timeout: 5000,
+    what: 'serial reconnected',
+  });
   const upMs = up.at - recreatedAt;
   assert.ok(upMs < 3000, `reconnected after ${upMs} ms`);
-  console.log(`  measured: serial pty killed → disconnected in ${downMs.toFixed(0)} ms; ` +
-    `recreated → connected in ${upMs.toFixed(0)} ms`);
+  console.log(
+    `  measured: serial pty killed → disconnected in ${downMs.toFixed(0)} ms; ` +
+      `recreated → connected in ${upMs.toFixed(0)} ms`,
+  );
 
   ctx.pty.write('after return\n');
   await waitFor(() => ctx.lines.includes('after return'), { timeout: 3000, what: 'line after reconnect' });
@@ -144,7 +166,10 @@ test('a path that now names another device is reopened, even though the old devi
     const moved = performance.now();
     symlinkSync(second.devicePath, `${path}.new`);
     renameSync(`${path}.new`, path); // atomically: the path now names the second device
-    await waitFor(() => stateAfter(ctx, 'disconnected', moved), { timeout: 1000, what: 'disconnected after the path moved' });
+    await waitFor(() => stateAfter(ctx, 'disconnected', moved), {
+      timeout: 1000,
+      what: 'disconnected after the path moved',
+    });
     await waitFor(() => stateAfter(ctx, 'connected', moved), { timeout: 3000, what: 'reconnected to the new device' });
     second.write('from second\n');
     await waitFor(() => ctx.lines.includes('from second'), { timeout: 3000, what: 'line from the second device' });

@@ -55,7 +55,10 @@ export function createSerialLink({
     const delayMs = backoff.next();
     // The first failure is news; the retries after it are not, until the port comes back.
     const level = backoff.attempts === 1 ? 'warn' : 'debug';
-    log[level]({ path, reason, retryInMs: delayMs, attempt: backoff.attempts }, `serial port ${path} unavailable: ${reason}; retrying`);
+    log[level](
+      { path, reason, retryInMs: delayMs, attempt: backoff.attempts },
+      `serial port ${path} unavailable: ${reason}; retrying`,
+    );
     retryTimer = setTimeout(attempt, delayMs);
   }
 

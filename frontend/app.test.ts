@@ -124,26 +124,30 @@ test('/status.json answers 200 even when every service is down', async () => {
 });
 
 test(
-  '/status.json with a device service that accepts and never answers: ' +
-    '200 within the timeout, device unreachable',
+  '/status.json with a device service that accepts and never answers: ' + '200 within the timeout, device unreachable',
   async () => {
-  const hung = await startFakeService({ '/api/health': 'hang', '/api/ready': 'hang' });
-  try {
-    const a = createApp({ backendUrl: backend.url, deviceUrl: hung.url, timeoutMs: 500, log: () => {} });
-    const started = Date.now();
-    const res = await withDeadline(Promise.resolve(a.request('/status.json')), 3000, '/status.json with a hung device service');
-    const took = Date.now() - started;
-    assert.is(res.status, 200);
-    assert.ok(took >= 480 && took < 1500, `answered after ${took} ms; the probe timeout is 500 ms`);
-    const doc = (await res.json()) as StatusDocument;
-    assert.equal([doc.services.device?.liveness, doc.services.device?.readiness], ['unreachable', 'unreachable']);
-    assert.is(doc.services.device?.problem, 'unreachable: no answer within 500 ms');
-    assert.is(doc.services.backend.readiness, 'ready');
-    assert.is(doc.overall, 'degraded');
-  } finally {
-    await hung.close();
-  }
-});
+    const hung = await startFakeService({ '/api/health': 'hang', '/api/ready': 'hang' });
+    try {
+      const a = createApp({ backendUrl: backend.url, deviceUrl: hung.url, timeoutMs: 500, log: () => {} });
+      const started = Date.now();
+      const res = await withDeadline(
+        Promise.resolve(a.request('/status.json')),
+        3000,
+        '/status.json with a hung device service',
+      );
+      const took = Date.now() - started;
+      assert.is(res.status, 200);
+      assert.ok(took >= 480 && took < 1500, `answered after ${took} ms; the probe timeout is 500 ms`);
+      const doc = (await res.json()) as StatusDocument;
+      assert.equal([doc.services.device?.liveness, doc.services.device?.readiness], ['unreachable', 'unreachable']);
+      assert.is(doc.services.device?.problem, 'unreachable: no answer within 500 ms');
+      assert.is(doc.services.backend.readiness, 'ready');
+      assert.is(doc.overall, 'degraded');
+    } finally {
+      await hung.close();
+    }
+  },
+);
 
 test('one plain-text log line per request: time, method, path, status, duration; never JSON', async () => {
   const a = app();
@@ -154,7 +158,14 @@ test('one plain-text log line per request: time, method, path, status, duration;
   const pattern = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (GET) (\S+) (\d{3}) (\d+)ms$/;
   const parsed = lines.map((line) => pattern.exec(line));
   assert.ok(parsed.every(Boolean), `lines must match ${pattern}:\n${lines.join('\n')}`);
-  assert.equal(parsed.map((m) => [m![2], m![3]]), [['/', '200'], ['/status.json', '200'], ['/missing%0Aforged%20200', '404']]);
+  assert.equal(
+    parsed.map((m) => [m![2], m![3]]),
+    [
+      ['/', '200'],
+      ['/status.json', '200'],
+      ['/missing%0Aforged%20200', '404'],
+    ],
+  );
   for (const line of lines) assert.throws(() => JSON.parse(line));
 });
 

@@ -20,7 +20,14 @@ export interface FrontendDeps {
   fetch?: Fetch;
 }
 
-export function createApp({ backendUrl, deviceUrl, timeoutMs, log, publicDir = PUBLIC_DIR, fetch }: FrontendDeps): Hono {
+export function createApp({
+  backendUrl,
+  deviceUrl,
+  timeoutMs,
+  log,
+  publicDir = PUBLIC_DIR,
+  fetch,
+}: FrontendDeps): Hono {
   const collector = createStatusCollector({ backendUrl, deviceUrl, timeoutMs, fetch });
   const app = new Hono();
 

@@ -21,14 +21,24 @@ const doc = (over: Partial<StatusDocument> = {}): StatusDocument => ({
   timeoutMs: 1500,
   overall: 'ready',
   services: {
-    backend: service({ name: 'backend', checks: { database: 'connected' }, database: { status: 'connected', name: 'health' } }),
+    backend: service({
+      name: 'backend',
+      checks: { database: 'connected' },
+      database: { status: 'connected', name: 'health' },
+    }),
     device: service({ name: 'device', environment: 'local', checks: { serial: 'emulator', backend: 'connected' } }),
   },
   readings: {
     available: true,
     problem: null,
     devices: [],
-    latest: { deviceId: 'emulator-1', connected: true, seq: 42, timestamp: '2026-01-01T10:00:07.000Z', value: '21.5 C' },
+    latest: {
+      deviceId: 'emulator-1',
+      connected: true,
+      seq: 42,
+      timestamp: '2026-01-01T10:00:07.000Z',
+      value: '21.5 C',
+    },
   },
   ...over,
 });
@@ -41,7 +51,10 @@ test('all ready: a good summary, and each panel names its checks with words and 
   assert.equal(board.summary, { tone: 'good', text: 'All services ready' });
   assert.is(board.stale, false);
   assert.equal(board.refreshed?.iso, '2026-01-01T10:00:10.000Z');
-  assert.equal(board.panels.map((p) => p.id), ['backend', 'device', 'reading']);
+  assert.equal(
+    board.panels.map((p) => p.id),
+    ['backend', 'device', 'reading'],
+  );
   const backend = panel(board.panels, 'backend');
   assert.equal(backend.verdict, { tone: 'good', text: 'Ready' });
   assert.equal(row(backend, 'database'), { label: 'database', text: 'connected', tone: 'good', check: true });
@@ -63,8 +76,19 @@ test('an unreachable backend: bad summary naming it, panel says Unreachable and 
     doc({
       overall: 'degraded',
       services: {
-        backend: service({ name: 'backend', liveness: 'unreachable', readiness: 'unreachable', uptime: null, environment: null, problem: 'unreachable: connection refused' }),
-        device: service({ name: 'device', readiness: 'not_ready', checks: { serial: 'emulator', backend: 'disconnected' } }),
+        backend: service({
+          name: 'backend',
+          liveness: 'unreachable',
+          readiness: 'unreachable',
+          uptime: null,
+          environment: null,
+          problem: 'unreachable: connection refused',
+        }),
+        device: service({
+          name: 'device',
+          readiness: 'not_ready',
+          checks: { serial: 'emulator', backend: 'disconnected' },
+        }),
       },
       readings: { available: false, problem: 'device list: connection refused', devices: [], latest: null },
     }),
@@ -82,7 +106,9 @@ test('an unreachable backend: bad summary naming it, panel says Unreachable and 
 });
 
 test('live but readiness unreachable is a problem, not a pass', () => {
-  const board = describeBoard(doc({ services: { backend: service({ name: 'backend', readiness: 'unreachable' }), device: null } }));
+  const board = describeBoard(
+    doc({ services: { backend: service({ name: 'backend', readiness: 'unreachable' }), device: null } }),
+  );
   assert.equal(panel(board.panels, 'backend').verdict, { tone: 'bad', text: 'Readiness unreachable' });
 });
 
@@ -98,7 +124,9 @@ test('no readings yet, and a disconnected device', () => {
   const none = describeBoard(doc({ readings: { available: true, problem: null, devices: [], latest: null } }));
   assert.equal(panel(none.panels, 'reading').verdict, { tone: 'muted', text: 'No readings yet' });
   const base = doc();
-  const off = describeBoard(doc({ readings: { ...base.readings, latest: { ...base.readings.latest!, connected: false } } }));
+  const off = describeBoard(
+    doc({ readings: { ...base.readings, latest: { ...base.readings.latest!, connected: false } } }),
+  );
   assert.equal(panel(off.panels, 'reading').verdict, { tone: 'warn', text: 'Device disconnected' });
 });
 
@@ -106,7 +134,10 @@ test('a failed refresh keeps the last data, marked stale, and says so', () => {
   const board = describeBoard(doc(), { fetchError: 'the frontend cannot be reached' });
   assert.is(board.stale, true);
   assert.is(board.summary.tone, 'bad');
-  assert.match(board.summary.text, /^Status unavailable: the frontend cannot be reached\. Showing the data from \d\d:\d\d:10\.$/);
+  assert.match(
+    board.summary.text,
+    /^Status unavailable: the frontend cannot be reached\. Showing the data from \d\d:\d\d:10\.$/,
+  );
   assert.is(board.panels.length, 3);
   const first = describeBoard(null, { fetchError: 'the frontend cannot be reached' });
   assert.equal(first.panels, []);

@@ -44,7 +44,12 @@ test('bad values are one-line ConfigErrors that name the variable and the value'
     [{ DEVICE_URL: 'not a url' }, /^DEVICE_URL=not a url is not valid/],
     [{ STATUS_TIMEOUT_MS: '0' }, /^STATUS_TIMEOUT_MS=0 is not valid: expected a whole number from 50 to 60000/],
   ];
-  for (const [env, message] of cases) assert.match(configError(() => readConfig(env)), message, JSON.stringify(env));
+  for (const [env, message] of cases)
+    assert.match(
+      configError(() => readConfig(env)),
+      message,
+      JSON.stringify(env),
+    );
 });
 
 test.run();

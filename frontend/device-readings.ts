@@ -25,7 +25,11 @@ export async function readDevices(backendUrl: string, timeoutMs: number, fetchIm
 function toDevice(value: unknown): DeviceSummary | undefined {
   const device = asObject(value);
   if (typeof device?.deviceId !== 'string') return undefined;
-  return { deviceId: device.deviceId, connected: device.connected === true, lastReading: toReading(device.lastReading) };
+  return {
+    deviceId: device.deviceId,
+    connected: device.connected === true,
+    lastReading: toReading(device.lastReading),
+  };
 }
 
 function toReading(value: unknown): DeviceReading | null {

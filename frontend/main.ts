@@ -5,20 +5,24 @@ import { closeHttpServer, installGracefulShutdown, plainShutdownLog } from '../l
 import { createApp } from './app.ts';
 import { readConfig } from './config.ts';
 
-runMain('frontend', async function main() {
-  const { port, host, backendUrl, deviceUrl, timeoutMs } = readConfig(process.env);
-  const app = createApp({ backendUrl, deviceUrl, timeoutMs, log: (line) => console.log(line) });
-  const server = await startServer({ fetch: app.fetch, port, host });
-  const { port: actual } = server.address() as { port: number };
-  console.log(
-    `frontend listening on ${host ?? 'all interfaces'} port ${actual}; ` +
-      `backend ${backendUrl}, device ${deviceUrl ?? 'not monitored (DEVICE_URL is empty)'}`,
-  );
-  // In-flight /status.json requests end within the probe timeout; past this limit something is stuck.
-  installGracefulShutdown({
-    log: plainShutdownLog('frontend'),
-    delayMs: 0,
-    timeoutMs: timeoutMs + 5000,
-    steps: [{ name: 'http server', run: () => closeHttpServer(server) }],
-  });
-}, { jsonLog: false }); // plain console output: the frontend is not a structured-log emitter
+runMain(
+  'frontend',
+  async function main() {
+    const { port, host, backendUrl, deviceUrl, timeoutMs } = readConfig(process.env);
+    const app = createApp({ backendUrl, deviceUrl, timeoutMs, log: (line) => console.log(line) });
+    const server = await startServer({ fetch: app.fetch, port, host });
+    const { port: actual } = server.address() as { port: number };
+    console.log(
+      `frontend listening on ${host ?? 'all interfaces'} port ${actual}; ` +
+        `backend ${backendUrl}, device ${deviceUrl ?? 'not monitored (DEVICE_URL is empty)'}`,
+    );
+    // In-flight /status.json requests end within the probe timeout; past this limit something is stuck.
+    installGracefulShutdown({
+      log: plainShutdownLog('frontend'),
+      delayMs: 0,
+      timeoutMs: timeoutMs + 5000,
+      steps: [{ name: 'http server', run: () => closeHttpServer(server) }],
+    });
+  },
+  { jsonLog: false },
+); // plain console output: the frontend is not a structured-log emitter

@@ -1,7 +1,12 @@
 // One GET with a hard timeout that never throws: either the service's answer, or why it could not be reached.
 
 export type ProbeResult =
-  | { reached: true; status: number; /** Parsed JSON, or undefined when the body is not JSON. */ body: unknown; ms: number }
+  | {
+      reached: true;
+      status: number;
+      /** Parsed JSON, or undefined when the body is not JSON. */ body: unknown;
+      ms: number;
+    }
   | { reached: false; error: string; ms: number };
 
 export type Fetch = (input: string, init?: RequestInit) => Promise<Response>;

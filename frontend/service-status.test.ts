@@ -72,7 +72,11 @@ test('a closed port is unreachable: connection refused, quickly', async () => {
 test('a service that accepts and never answers is unreachable once the timeout passes, not later', async () => {
   const hung = await fake({ '/api/health': 'hang', '/api/ready': 'hang' });
   const started = Date.now();
-  const status = await withDeadline(checkService('backend', hung.url, 300), 3000, 'checkService against a hung service');
+  const status = await withDeadline(
+    checkService('backend', hung.url, 300),
+    3000,
+    'checkService against a hung service',
+  );
   const took = Date.now() - started;
   assert.is(status.liveness, 'unreachable');
   assert.is(status.readiness, 'unreachable');
@@ -81,8 +85,15 @@ test('a service that accepts and never answers is unreachable once the timeout p
 });
 
 test('headers then a stalled body is still bounded by the timeout', async () => {
-  const stalled = await fake({ '/api/health': 'stall-body', '/api/ready': { status: 200, body: readyBody('ready', {}) } });
-  const status = await withDeadline(checkService('backend', stalled.url, 300), 3000, 'checkService against a stalled body');
+  const stalled = await fake({
+    '/api/health': 'stall-body',
+    '/api/ready': { status: 200, body: readyBody('ready', {}) },
+  });
+  const status = await withDeadline(
+    checkService('backend', stalled.url, 300),
+    3000,
+    'checkService against a stalled body',
+  );
   assert.is(status.liveness, 'unreachable');
   assert.is(status.readiness, 'ready');
   assert.is(status.problem, 'liveness: no answer within 300 ms');

@@ -60,7 +60,8 @@ function readLiveness(result: ProbeResult) {
 }
 
 function readReadiness(result: ProbeResult) {
-  if (!result.reached) return { state: 'unreachable' as ReadinessState, problem: `readiness: ${result.error}`, checks: {} };
+  if (!result.reached)
+    return { state: 'unreachable' as ReadinessState, problem: `readiness: ${result.error}`, checks: {} };
   const body = asObject(result.body);
   const status = body?.status;
   // 200 must say ready and 503 must say something else; anything else is not a readiness answer.
@@ -70,14 +71,20 @@ function readReadiness(result: ProbeResult) {
     (result.status === 200) === (status === 'ready') &&
     (result.status === 200 || result.status === 503);
   if (!consistent) {
-    return { state: 'failing' as ReadinessState, problem: `readiness answered HTTP ${result.status} without a readiness body`, checks: {} };
+    return {
+      state: 'failing' as ReadinessState,
+      problem: `readiness answered HTTP ${result.status} without a readiness body`,
+      checks: {},
+    };
   }
   const checks: Record<string, string> = {};
   for (const [key, value] of Object.entries(asObject(body?.checks) ?? {})) {
     if (typeof value === 'string') checks[key] = value;
   }
   const state = status as ReadinessState;
-  const listed = Object.entries(checks).map(([key, value]) => `${key}: ${value}`).join(', ');
+  const listed = Object.entries(checks)
+    .map(([key, value]) => `${key}: ${value}`)
+    .join(', ');
   const problem = state === 'ready' ? null : `${state.replace('_', ' ')}${listed ? ` (${listed})` : ''}`;
   return { state, problem, checks };
 }

@@ -1,7 +1,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createStatusCollector } from './status-collector.ts';
-import { healthyBody, readyBody, startFakeService, type FakeService, type FakeRoute } from '../test/support/fake-http-server.ts';
+import {
+  healthyBody,
+  readyBody,
+  startFakeService,
+  type FakeService,
+  type FakeRoute,
+} from '../test/support/fake-http-server.ts';
 import { withDeadline } from '../test/support/deadline.ts';
 
 const open: FakeService[] = [];
@@ -31,12 +37,21 @@ test('both services ready: overall ready, with the latest reading across devices
   const backend = await healthyBackend({
     devices: [
       { deviceId: 'old', session: 's1', connected: false, lastReading: reading(7, '2026-01-01T10:00:00.000Z', '20.1') },
-      { deviceId: 'emulator-1', session: 's2', connected: true, lastReading: reading(42, '2026-01-01T10:00:05.000Z', '21.5') },
+      {
+        deviceId: 'emulator-1',
+        session: 's2',
+        connected: true,
+        lastReading: reading(42, '2026-01-01T10:00:05.000Z', '21.5'),
+      },
       { deviceId: 'silent', session: 's3', connected: true, lastReading: null },
     ],
   });
   const device = await healthyDevice();
-  const doc = await createStatusCollector({ backendUrl: backend.url, deviceUrl: device.url, timeoutMs: 1000 }).collect();
+  const doc = await createStatusCollector({
+    backendUrl: backend.url,
+    deviceUrl: device.url,
+    timeoutMs: 1000,
+  }).collect();
   assert.is(doc.overall, 'ready');
   assert.is(doc.timeoutMs, 1000);
   assert.ok(Math.abs(Date.parse(doc.checkedAt) - Date.now()) < 5000);
@@ -45,7 +60,13 @@ test('both services ready: overall ready, with the latest reading across devices
   assert.is(doc.services.device?.environment, 'local');
   assert.is(doc.readings.available, true);
   assert.is(doc.readings.devices.length, 3);
-  assert.equal(doc.readings.latest, { deviceId: 'emulator-1', connected: true, seq: 42, timestamp: '2026-01-01T10:00:05.000Z', value: '21.5' });
+  assert.equal(doc.readings.latest, {
+    deviceId: 'emulator-1',
+    connected: true,
+    seq: 42,
+    timestamp: '2026-01-01T10:00:05.000Z',
+    value: '21.5',
+  });
 });
 
 test('a hung device service: the document arrives within the timeout and marks only it unreachable', async () => {

@@ -17,7 +17,12 @@ export interface StatusCollector {
   collect(): Promise<StatusDocument>;
 }
 
-export function createStatusCollector({ backendUrl, deviceUrl, timeoutMs, fetch }: StatusCollectorOptions): StatusCollector {
+export function createStatusCollector({
+  backendUrl,
+  deviceUrl,
+  timeoutMs,
+  fetch,
+}: StatusCollectorOptions): StatusCollector {
   let running: Promise<StatusDocument> | undefined;
 
   async function collectOnce(): Promise<StatusDocument> {

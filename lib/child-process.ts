@@ -37,7 +37,11 @@ export interface ChildHandle {
   stop(graceMs: number): Promise<ProcessExit>;
 }
 
-export function startProcess(command: string, args: string[], { env = process.env, cwd, group = false, onOutput }: ProcessOptions = {}): ChildHandle {
+export function startProcess(
+  command: string,
+  args: string[],
+  { env = process.env, cwd, group = false, onOutput }: ProcessOptions = {},
+): ChildHandle {
   const child = spawn(command, args, { env, cwd, shell: false, detached: group, stdio: ['ignore', 'pipe', 'pipe'] });
   let exit: ProcessExit | undefined;
   child.stdout.on('data', (chunk: Buffer) => onOutput?.(chunk, 'stdout'));
@@ -46,8 +50,14 @@ export function startProcess(command: string, args: string[], { env = process.en
   const failed = new Promise<ProcessExit>((resolve) =>
     child.on('error', (error: NodeJS.ErrnoException) => resolve((exit ??= { code: null, signal: null, error }))),
   );
-  const exited = Promise.race([failed, new Promise<ProcessExit>((resolve) => child.on('exit', (code, signal) => resolve((exit ??= { code, signal }))))]);
-  const closed = Promise.race([failed, new Promise<ProcessExit>((resolve) => child.on('close', (code, signal) => resolve(exit ?? { code, signal })))]);
+  const exited = Promise.race([
+    failed,
+    new Promise<ProcessExit>((resolve) => child.on('exit', (code, signal) => resolve((exit ??= { code, signal })))),
+  ]);
+  const closed = Promise.race([
+    failed,
+    new Promise<ProcessExit>((resolve) => child.on('close', (code, signal) => resolve(exit ?? { code, signal }))),
+  ]);
   const signal = (name: NodeJS.Signals) => {
     try {
       if (group && child.pid) process.kill(-child.pid, name);
@@ -99,7 +109,11 @@ const KEEP_BYTES = 64 * 1024;
 const KILL_GRACE_MS = 5000;
 
 /** Runs a command to its end (SIGTERM at `timeoutMs`, SIGKILL 5 s later), keeping the tail of its output. */
-export async function runCommand(command: string, args: string[], { timeoutMs, env, cwd }: CommandOptions): Promise<CommandResult> {
+export async function runCommand(
+  command: string,
+  args: string[],
+  { timeoutMs, env, cwd }: CommandOptions,
+): Promise<CommandResult> {
   const output = { stdout: '', stderr: '' };
   const child = startProcess(command, args, {
     env,

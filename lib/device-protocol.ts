@@ -62,7 +62,14 @@ export function parseDeviceMessage(data: string): DeviceMessage | undefined {
     typeof m.timestamp === 'string' &&
     typeof m.value === 'string'
   ) {
-    return { type: 'reading', deviceId: m.deviceId, session: m.session, seq: m.seq as number, timestamp: m.timestamp, value: m.value };
+    return {
+      type: 'reading',
+      deviceId: m.deviceId,
+      session: m.session,
+      seq: m.seq as number,
+      timestamp: m.timestamp,
+      value: m.value,
+    };
   }
   return undefined;
 }

@@ -17,13 +17,19 @@ export function readDeviceToken(env: Record<string, string | undefined>): string
   const token = readString(env, 'DEVICE_TOKEN'); // trimmed; blank is unset
   if (token === undefined) return undefined;
   if (/\s/.test(token)) {
-    throw new ConfigError(`DEVICE_TOKEN is not valid: it contains whitespace; use letters, digits and - . _ ~ + / only (${HOW})`);
+    throw new ConfigError(
+      `DEVICE_TOKEN is not valid: it contains whitespace; use letters, digits and - . _ ~ + / only (${HOW})`,
+    );
   }
   if (!B64TOKEN.test(token)) {
-    throw new ConfigError(`DEVICE_TOKEN is not valid: use letters, digits and - . _ ~ + / only, optionally ending in = (${HOW})`);
+    throw new ConfigError(
+      `DEVICE_TOKEN is not valid: use letters, digits and - . _ ~ + / only, optionally ending in = (${HOW})`,
+    );
   }
   if (token.length < DEVICE_TOKEN_MIN_LENGTH) {
-    throw new ConfigError(`DEVICE_TOKEN is too short (${token.length} characters): use at least ${DEVICE_TOKEN_MIN_LENGTH} (${HOW})`);
+    throw new ConfigError(
+      `DEVICE_TOKEN is too short (${token.length} characters): use at least ${DEVICE_TOKEN_MIN_LENGTH} (${HOW})`,
+    );
   }
   return token;
 }

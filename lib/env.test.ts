@@ -21,13 +21,25 @@ test('valid values are parsed', () => {
 test('bad values name the variable and the value, on one line', () => {
   const cases: Array<[() => unknown, string]> = [
     [() => readPort({ PORT: 'abc' }, 'PORT', 3001), 'PORT=abc is not valid: expected a port number from 0 to 65535'],
-    [() => readPort({ PORT: '70000' }, 'PORT', 3001), 'PORT=70000 is not valid: expected a port number from 0 to 65535'],
+    [
+      () => readPort({ PORT: '70000' }, 'PORT', 3001),
+      'PORT=70000 is not valid: expected a port number from 0 to 65535',
+    ],
     [() => readPort({ PORT: '-1' }, 'PORT', 3001), 'PORT=-1 is not valid: expected a port number from 0 to 65535'],
     [() => readPort({ PORT: '80.5' }, 'PORT', 3001), 'PORT=80.5 is not valid: expected a port number from 0 to 65535'],
-    [() => readInteger({ SERIAL_BAUD_RATE: 'fast' }, 'SERIAL_BAUD_RATE', 9600, { min: 1 }), 'SERIAL_BAUD_RATE=fast is not valid: expected a whole number from 1 to'],
+    [
+      () => readInteger({ SERIAL_BAUD_RATE: 'fast' }, 'SERIAL_BAUD_RATE', 9600, { min: 1 }),
+      'SERIAL_BAUD_RATE=fast is not valid: expected a whole number from 1 to',
+    ],
     [() => readInteger({ SHUTDOWN_DELAY_MS: '-5' }, 'SHUTDOWN_DELAY_MS', 0), 'SHUTDOWN_DELAY_MS=-5 is not valid'],
-    [() => readUrl({ BACKEND_URL: 'not a url' }, 'BACKEND_URL', 'http://localhost:3001'), 'BACKEND_URL=not a url is not valid: expected a URL such as http://localhost:3001'],
-    [() => readUrl({ BACKEND_URL: 'ftp://x' }, 'BACKEND_URL', 'http://localhost:3001'), 'BACKEND_URL=ftp://x is not valid: expected a http: or https: URL'],
+    [
+      () => readUrl({ BACKEND_URL: 'not a url' }, 'BACKEND_URL', 'http://localhost:3001'),
+      'BACKEND_URL=not a url is not valid: expected a URL such as http://localhost:3001',
+    ],
+    [
+      () => readUrl({ BACKEND_URL: 'ftp://x' }, 'BACKEND_URL', 'http://localhost:3001'),
+      'BACKEND_URL=ftp://x is not valid: expected a http: or https: URL',
+    ],
   ];
   for (const [fn, expected] of cases) {
     const text = message(fn);

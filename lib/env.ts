@@ -14,7 +14,12 @@ export function readString(env: Env, name: string, fallback?: string) {
   return present(env, name) ?? fallback;
 }
 
-export function readInteger(env: Env, name: string, fallback: number, { min = 0, max = Number.MAX_SAFE_INTEGER } = {}): number {
+export function readInteger(
+  env: Env,
+  name: string,
+  fallback: number,
+  { min = 0, max = Number.MAX_SAFE_INTEGER } = {},
+): number {
   const raw = present(env, name);
   if (raw === undefined) return fallback;
   const value = /^-?\d+$/.test(raw) ? Number(raw) : NaN;

@@ -64,8 +64,18 @@ function withEnv(vars: Record<string, string | undefined>, body: () => void) {
 test('local mode with LOG_SINGLE_LINE=1 (inside npm start): each entry on one line, its fields included', () => {
   const multi = sink();
   const single = sink();
-  withEnv({ NO_COLOR: '1', LOG_SINGLE_LINE: undefined }, () => createLogger({ name: 'device', environment: 'local', stream: multi.stream }).info({ port: 3003, host: 'all' }, 'listening'));
-  withEnv({ NO_COLOR: '1', LOG_SINGLE_LINE: '1' }, () => createLogger({ name: 'device', environment: 'local', stream: single.stream }).info({ port: 3003, host: 'all' }, 'listening'));
+  withEnv({ NO_COLOR: '1', LOG_SINGLE_LINE: undefined }, () =>
+    createLogger({ name: 'device', environment: 'local', stream: multi.stream }).info(
+      { port: 3003, host: 'all' },
+      'listening',
+    ),
+  );
+  withEnv({ NO_COLOR: '1', LOG_SINGLE_LINE: '1' }, () =>
+    createLogger({ name: 'device', environment: 'local', stream: single.stream }).info(
+      { port: 3003, host: 'all' },
+      'listening',
+    ),
+  );
   assert.ok(multi.lines.length > 1, 'one line per field without it');
   assert.is(single.lines.length, 1, single.lines.join('\n'));
   assert.match(single.lines[0]!, /INFO \(device\/\d+\): listening \{"port":3003,"host":"all"\}$/);
@@ -77,8 +87,14 @@ test('LOG_LEVEL filters, and a bad level is a ConfigError', () => {
   const log = createLogger({ name: 'x', environment: 'production', level: 'warn', stream });
   log.info('hidden');
   log.error('shown');
-  assert.equal(lines.map((l) => JSON.parse(l).msg), ['shown']);
-  assert.throws(() => createLogger({ name: 'x', environment: 'production', level: 'loud' }), (e: unknown) => e instanceof ConfigError && /LOG_LEVEL=loud/.test((e as Error).message));
+  assert.equal(
+    lines.map((l) => JSON.parse(l).msg),
+    ['shown'],
+  );
+  assert.throws(
+    () => createLogger({ name: 'x', environment: 'production', level: 'loud' }),
+    (e: unknown) => e instanceof ConfigError && /LOG_LEVEL=loud/.test((e as Error).message),
+  );
 });
 
 function appWithLog(level: string, options?: Parameters<typeof logRequests>[2]) {
@@ -108,11 +124,20 @@ test('passing probes go at debug; failing probes and errors do not hide', async 
   assert.is(info.lines().length, 0, 'a passing probe is not logged at info');
   await info.app.request('/api/ready');
   await info.app.request('/boom');
-  assert.equal(info.lines().map((l) => [l.req.url, l.level]), [['/api/ready', 30], ['/boom', 50]]);
+  assert.equal(
+    info.lines().map((l) => [l.req.url, l.level]),
+    [
+      ['/api/ready', 30],
+      ['/boom', 50],
+    ],
+  );
 
   const debug = appWithLog('debug');
   await debug.app.request('/api/health');
-  assert.equal(debug.lines().map((l) => [l.req.url, l.level]), [['/api/health', 20]]);
+  assert.equal(
+    debug.lines().map((l) => [l.req.url, l.level]),
+    [['/api/health', 20]],
+  );
 });
 
 test('quiet paths go at debug whatever their status', async () => {
@@ -120,7 +145,14 @@ test('quiet paths go at debug whatever their status', async () => {
   await app.request('/things');
   await app.request('/boom');
   await app.request('/missing');
-  assert.equal(lines().map((l) => [l.req.url, l.level]), [['/things', 20], ['/boom', 20], ['/missing', 30]]);
+  assert.equal(
+    lines().map((l) => [l.req.url, l.level]),
+    [
+      ['/things', 20],
+      ['/boom', 20],
+      ['/missing', 30],
+    ],
+  );
 });
 
 test.run();

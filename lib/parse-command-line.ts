@@ -15,12 +15,14 @@ export function parseCommandLine<const T extends Omit<ParseArgsConfig, 'strict'>
 // argument they quote is all we keep.
 function toCLIError({ code, message }: NodeJS.ErrnoException): CLIError {
   const quoted = /'([^']+)'/.exec(message)?.[1] ?? '';
-  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return new CLIError(`unknown option ${quoted} (run with --help to list the options)`);
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION')
+    return new CLIError(`unknown option ${quoted} (run with --help to list the options)`);
   if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
     return new CLIError(`unexpected argument "${quoted}" (options take the form --name value)`);
   }
   const flag = /'(--?[a-z][a-z-]*)/.exec(message)?.[1] ?? 'an option';
   if (/does not take an argument/.test(message)) return new CLIError(`${flag} takes no value`);
-  if (/argument missing|ambiguous/.test(message)) return new CLIError(`${flag} needs a value (write ${flag}=-x for one starting with "-")`);
+  if (/argument missing|ambiguous/.test(message))
+    return new CLIError(`${flag} needs a value (write ${flag}=-x for one starting with "-")`);
   return new CLIError(message.split('\n')[0]!.split('. ')[0]!.replace(/\.$/, ''));
 }

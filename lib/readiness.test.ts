@@ -10,7 +10,10 @@ test('reports not_ready until every check is in a ready state', () => {
   const readiness = createReadiness();
   const setDatabase = readiness.define('database', { initial: 'disconnected', ready: ['connected'] });
   const setSerial = readiness.define('serial', { initial: 'disconnected', ready: ['connected', 'emulator'] });
-  assert.equal(readiness.snapshot(), { status: 'not_ready', checks: { database: 'disconnected', serial: 'disconnected' } });
+  assert.equal(readiness.snapshot(), {
+    status: 'not_ready',
+    checks: { database: 'disconnected', serial: 'disconnected' },
+  });
   setDatabase('connected');
   assert.is(readiness.snapshot().status, 'not_ready');
   setSerial('emulator');

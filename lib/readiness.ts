@@ -20,7 +20,10 @@ export interface ReadinessSnapshot {
 
 export interface Readiness {
   /** Declares a check with its initial state and the states that count as ready; returns its setter. */
-  define(name: string, options: { initial: string; ready: readonly string[] }): (state: string, reason?: string) => void;
+  define(
+    name: string,
+    options: { initial: string; ready: readonly string[] },
+  ): (state: string, reason?: string) => void;
   set(name: string, state: string, reason?: string): void;
   get(name: string): string | undefined;
   snapshot(): ReadinessSnapshot;
@@ -52,7 +55,14 @@ export function createReadiness(): Readiness {
     notReady += Number(!ready.has(state)) - Number(!ready.has(previous));
     states.set(name, state);
     rebuild();
-    const change = { name, state, previous, ready: ready.has(state), allReady: notReady === 0, ...(reason ? { reason } : {}) };
+    const change = {
+      name,
+      state,
+      previous,
+      ready: ready.has(state),
+      allReady: notReady === 0,
+      ...(reason ? { reason } : {}),
+    };
     for (const listener of listeners) listener(change);
   };
 

@@ -9,7 +9,11 @@ const PROBE_PATHS = new Set(['/api/health', '/api/ready']);
  * matches every path, and two matched handlers take Hono off its single-handler fast path, which costs the
  * probes about 10% of their throughput.
  */
-export function logRequests<T extends Hono<any, any, any>>(app: T, log: Logger, { quietPaths = [] }: { quietPaths?: string[] } = {}): T {
+export function logRequests<T extends Hono<any, any, any>>(
+  app: T,
+  log: Logger,
+  { quietPaths = [] }: { quietPaths?: string[] } = {},
+): T {
   // Paths whose service logs what matters itself, rate-limited: each request there is only worth a debug line.
   const quiet = new Set(quietPaths);
   const fetch = app.fetch;
@@ -52,7 +56,8 @@ export function logRequests<T extends Hono<any, any, any>>(app: T, log: Logger, 
  */
 function wireStatus(request: Request, env: unknown, response: Response): number {
   if (response.status !== 200) return response.status;
-  const incoming = (env as { incoming?: { headers?: Record<string, string | string[] | undefined> } } | undefined)?.incoming;
+  const incoming = (env as { incoming?: { headers?: Record<string, string | string[] | undefined> } } | undefined)
+    ?.incoming;
   const upgrade = incoming?.headers ? incoming.headers.upgrade : request.headers.get('upgrade');
   if (typeof upgrade !== 'string' || upgrade.toLowerCase() !== 'websocket') return 200;
   return response.body === null ? 101 : 200;

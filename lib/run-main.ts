@@ -24,7 +24,13 @@ export function runMain(name: string, main: () => Promise<unknown>, options: Run
 export function reportFatal(
   name: string,
   error: unknown,
-  { jsonLog = true, env = process.env, stdout = process.stdout, stderr = process.stderr, exit = process.exit }: RunMainOptions = {},
+  {
+    jsonLog = true,
+    env = process.env,
+    stdout = process.stdout,
+    stderr = process.stderr,
+    exit = process.exit,
+  }: RunMainOptions = {},
 ): void {
   const known = error instanceof ConfigError;
   if (known) stderr.write(`${name}: ${error.message}\n`);

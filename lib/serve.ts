@@ -24,25 +24,29 @@ export async function startServer({ fetch, port, host, websocket }: ServeOptions
     }
   }
   const where = `${host ?? 'all interfaces'} port ${port}`;
-  if (lastError?.code === 'EADDRINUSE') throw new ConfigError(`${where} is already in use: stop the other process or set PORT`, { cause: lastError });
-  if (lastError?.code === 'EACCES') throw new ConfigError(`no permission to listen on ${where}: use a port above 1023`, { cause: lastError });
+  if (lastError?.code === 'EADDRINUSE')
+    throw new ConfigError(`${where} is already in use: stop the other process or set PORT`, { cause: lastError });
+  if (lastError?.code === 'EACCES')
+    throw new ConfigError(`no permission to listen on ${where}: use a port above 1023`, { cause: lastError });
   throw new ConfigError(`cannot listen on ${where}: ${lastError?.message}`, { cause: lastError });
 }
 
-function listenOnce({ fetch, port, hostname, websocket }: Omit<ServeOptions, 'host'> & { hostname: string }): Promise<Server> {
+function listenOnce({
+  fetch,
+  port,
+  hostname,
+  websocket,
+}: Omit<ServeOptions, 'host'> & { hostname: string }): Promise<Server> {
   return new Promise((resolve, reject) => {
     let server: ServerType | undefined;
     const onError = (error: Error) => {
       server?.close();
       reject(error);
     };
-    server = serve(
-      { fetch, port, hostname, ...(websocket ? { websocket: { server: websocket } } : {}) },
-      () => {
-        server!.off('error', onError);
-        resolve(server as Server);
-      },
-    );
+    server = serve({ fetch, port, hostname, ...(websocket ? { websocket: { server: websocket } } : {}) }, () => {
+      server!.off('error', onError);
+      resolve(server as Server);
+    });
     server.once('error', onError);
   });
 }

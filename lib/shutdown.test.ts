@@ -21,11 +21,24 @@ test('readiness flips at once; steps run in order after the delay; exit 0', asyn
     delayMs: 200,
     steps: [
       { name: 'a', run: () => void events.push(`a@${Date.now() - started >= 190 ? 'after-delay' : 'early'}`) },
-      { name: 'b', run: () => { throw new Error('b failed'); } },
+      {
+        name: 'b',
+        run: () => {
+          throw new Error('b failed');
+        },
+      },
       // This sleep deliberately lets time pass: an async step is awaited before the next one.
-      { name: 'c', run: async () => { await sleep(10); events.push('c'); } },
+      {
+        name: 'c',
+        run: async () => {
+          await sleep(10);
+          events.push('c');
+        },
+      },
     ],
-    exit: (code) => { exitCode = code; },
+    exit: (code) => {
+      exitCode = code;
+    },
   });
   const done = shutdown('SIGTERM');
   assert.is(readiness.snapshot().status, 'shutting_down');
@@ -56,8 +69,7 @@ test('closeHttpServer lets an in-flight request finish and closes idle keep-aliv
     if (req.url === '/slow') {
       slowArrived();
       setTimeout(() => res.end('done'), 300); // deliberately slow: the request is in flight while the server closes
-    }
-    else res.end('fast');
+    } else res.end('fast');
   });
   const agent = new Agent({ keepAlive: true });
   const get = (path: string) =>
@@ -66,7 +78,9 @@ test('closeHttpServer lets an in-flight request finish and closes idle keep-aliv
         let body = '';
         res.on('data', (c) => (body += c));
         res.on('end', () => resolve(body));
-      }).on('error', reject).end();
+      })
+        .on('error', reject)
+        .end();
     });
   assert.is(await get('/fast'), 'fast'); // leaves an idle keep-alive connection open
   const slow = get('/slow');

@@ -29,7 +29,14 @@ export interface ShutdownOptions {
   exit?: (code: number) => void;
 }
 
-export function installGracefulShutdown({ log, readiness, delayMs, steps, timeoutMs = 10_000, exit = process.exit }: ShutdownOptions) {
+export function installGracefulShutdown({
+  log,
+  readiness,
+  delayMs,
+  steps,
+  timeoutMs = 10_000,
+  exit = process.exit,
+}: ShutdownOptions) {
   let stopping = false;
 
   async function shutdown(signal: string) {
@@ -40,7 +47,10 @@ export function installGracefulShutdown({ log, readiness, delayMs, steps, timeou
     }
     stopping = true;
     readiness?.shutDown();
-    log.info({ signal, delayMs }, readiness ? 'shutting down: readiness now reports shutting_down' : 'shutting down: finishing open requests');
+    log.info(
+      { signal, delayMs },
+      readiness ? 'shutting down: readiness now reports shutting_down' : 'shutting down: finishing open requests',
+    );
     const timer = setTimeout(() => {
       log.error({ timeoutMs }, 'shutdown did not finish in time: exiting with code 1');
       exit(1);
@@ -67,7 +77,9 @@ export function installGracefulShutdown({ log, readiness, delayMs, steps, timeou
 /** For a service whose logs are plain console lines: `<name>: <message> (key=value, …)`. */
 export function plainShutdownLog(name: string, write: (line: string) => void = console.log): ShutdownLog {
   const line = (fields: Fields, message: string) => {
-    const details = Object.entries(fields).map(([key, value]) => `${key}=${value instanceof Error ? value.message : String(value)}`);
+    const details = Object.entries(fields).map(
+      ([key, value]) => `${key}=${value instanceof Error ? value.message : String(value)}`,
+    );
     write(`${name}: ${message}${details.length ? ` (${details.join(', ')})` : ''}`);
   };
   return { info: line, warn: line, error: line };

@@ -8,13 +8,22 @@ test('the first occurrence at once, the rest summed into one line per interval, 
   const sink = createLogSink();
   const warning = createSummedWarning(sink.log, (n) => `ignored ${n} thing${n === 1 ? '' : 's'}`, { intervalMs: 100 });
   for (let i = 0; i < 1000; i++) warning.note({ from: `peer-${i}` });
-  assert.equal(sink.entries.map((e) => [e.msg, e.count, e.total, e.from]), [['ignored 1 thing', 1, 1, 'peer-0']]);
+  assert.equal(
+    sink.entries.map((e) => [e.msg, e.count, e.total, e.from]),
+    [['ignored 1 thing', 1, 1, 'peer-0']],
+  );
   await sleep(150);
-  assert.equal(sink.entries.slice(1).map((e) => [e.msg, e.count, e.total, e.from, e.level]), [['ignored 999 things', 999, 1000, 'peer-999', 40]]);
+  assert.equal(
+    sink.entries.slice(1).map((e) => [e.msg, e.count, e.total, e.from, e.level]),
+    [['ignored 999 things', 999, 1000, 'peer-999', 40]],
+  );
   warning.note();
   warning.note();
   warning.flush();
-  assert.equal(sink.entries.slice(2).map((e) => [e.count, e.total]), [[2, 1002]]);
+  assert.equal(
+    sink.entries.slice(2).map((e) => [e.count, e.total]),
+    [[2, 1002]],
+  );
   warning.flush();
   assert.is(sink.entries.length, 3, 'nothing more to report');
 });

@@ -10,7 +10,11 @@ export interface SummedWarning {
 }
 
 /** `message(count)` words the line, e.g. (n) => `ignored ${n} malformed device messages`. */
-export function createSummedWarning(log: Logger, message: (count: number) => string, { intervalMs = 5000 } = {}): SummedWarning {
+export function createSummedWarning(
+  log: Logger,
+  message: (count: number) => string,
+  { intervalMs = 5000 } = {},
+): SummedWarning {
   let unreported = 0;
   let total = 0;
   let latest: Record<string, unknown> = {};

@@ -7,7 +7,15 @@ export interface TokenBucket {
   wait(): number;
 }
 
-export function createTokenBucket({ perSecond, burst, now = () => performance.now() }: { perSecond: number; burst: number; now?: () => number }): TokenBucket {
+export function createTokenBucket({
+  perSecond,
+  burst,
+  now = () => performance.now(),
+}: {
+  perSecond: number;
+  burst: number;
+  now?: () => number;
+}): TokenBucket {
   let tokens = burst;
   let last = now();
   const refill = () => {

@@ -7,7 +7,11 @@ import { CLIError } from '../lib/cli-error.ts';
 
 export type Outcome = 'ok' | 'fail' | 'error';
 
-const NAMES: Record<Outcome, string> = { ok: 'frontend-ok.png', fail: 'frontend-fail.png', error: 'frontend-error.png' };
+const NAMES: Record<Outcome, string> = {
+  ok: 'frontend-ok.png',
+  fail: 'frontend-fail.png',
+  error: 'frontend-error.png',
+};
 
 export const screenshotName = (outcome: Outcome) => NAMES[outcome];
 

@@ -38,23 +38,39 @@ test('CHROME_PATH wins over PUPPETEER_EXECUTABLE_PATH, which wins over the usual
 });
 
 test('nothing found: one line with an install hint; a variable pointing nowhere is not silently skipped', () => {
-  assert.throws(() => findChromium({}, ['/nonexistent/a', '/nonexistent/b']), (e: Error) =>
-    e instanceof BrowserNotFoundError &&
-    e.message === 'no Chromium found (looked in /nonexistent/a, /nonexistent/b, ...); ' +
-      'install Chromium (apt-get install chromium) or set CHROME_PATH to a Chrome/Chromium executable',
+  assert.throws(
+    () => findChromium({}, ['/nonexistent/a', '/nonexistent/b']),
+    (e: Error) =>
+      e instanceof BrowserNotFoundError &&
+      e.message ===
+        'no Chromium found (looked in /nonexistent/a, /nonexistent/b, ...); ' +
+          'install Chromium (apt-get install chromium) or set CHROME_PATH to a Chrome/Chromium executable',
   );
-  assert.throws(() => findChromium({ CHROME_PATH: join(dir, 'missing') }), (e: Error) =>
-    e.message.startsWith(`CHROME_PATH=${join(dir, 'missing')} is not an executable file; install Chromium`) && !e.message.includes('\n'),
+  assert.throws(
+    () => findChromium({ CHROME_PATH: join(dir, 'missing') }),
+    (e: Error) =>
+      e.message.startsWith(`CHROME_PATH=${join(dir, 'missing')} is not an executable file; install Chromium`) &&
+      !e.message.includes('\n'),
   );
   // A file that exists but is not executable is not a browser either.
   writeFileSync(join(dir, 'plain'), '');
-  assert.throws(() => findChromium({ PUPPETEER_EXECUTABLE_PATH: join(dir, 'plain') }), /PUPPETEER_EXECUTABLE_PATH=.* is not an executable file/);
+  assert.throws(
+    () => findChromium({ PUPPETEER_EXECUTABLE_PATH: join(dir, 'plain') }),
+    /PUPPETEER_EXECUTABLE_PATH=.* is not an executable file/,
+  );
 });
 
 test('flags: --no-sandbox only as root; the closed-network and container flags always', () => {
   assert.ok(chromiumArgs({ root: true }).includes('--no-sandbox'));
   assert.not.ok(chromiumArgs({ root: false }).includes('--no-sandbox'));
-  for (const flag of ['--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-gpu']) {
+  for (const flag of [
+    '--disable-dev-shm-usage',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+    '--disable-gpu',
+  ]) {
     assert.ok(chromiumArgs({ root: false }).includes(flag), flag);
   }
 });
@@ -85,7 +101,10 @@ test('a browser that cannot start rejects and leaves no profile directory', asyn
   const saved = process.env.TMPDIR;
   process.env.TMPDIR = privateTmp;
   try {
-    const launch = launchBrowser({ executablePath: fakeChrome, timeout: 5000 }).then(() => null, (e: Error) => e);
+    const launch = launchBrowser({ executablePath: fakeChrome, timeout: 5000 }).then(
+      () => null,
+      (e: Error) => e,
+    );
     const error = await withDeadline(launch, 10_000, 'failed launch');
     assert.instance(error, Error);
     assert.match((error as Error).message, /Failed to launch the browser process/);

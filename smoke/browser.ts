@@ -55,7 +55,9 @@ export function findChromium(env: NodeJS.ProcessEnv = process.env, candidates = 
   }
   const found = candidates.find(_isExecutable);
   if (found) return found;
-  throw new BrowserNotFoundError(`no Chromium found (looked in ${candidates.slice(0, 3).join(', ')}, ...); ${INSTALL_HINT}`);
+  throw new BrowserNotFoundError(
+    `no Chromium found (looked in ${candidates.slice(0, 3).join(', ')}, ...); ${INSTALL_HINT}`,
+  );
 }
 
 /**

@@ -41,7 +41,10 @@ const state: SmokeState = {
 process.stdout.on('error', () => {});
 
 // Chromium runs in its own process group: close it before leaving on Ctrl+C or a CI cancel.
-for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+] as const) {
   process.once(signal, () => {
     state.io.err(`smoke: interrupted by ${signal}`);
     void closeBrowser(state).finally(() => process.exit(code));

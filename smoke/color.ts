@@ -12,6 +12,7 @@ export function colorEnabled(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv
 }
 
 export function createColors(enabled: boolean): Colors {
-  const paint = (open: number, close: number) => (text: string) => (enabled ? `\u001B[${open}m${text}\u001B[${close}m` : text);
+  const paint = (open: number, close: number) => (text: string) =>
+    enabled ? `\u001B[${open}m${text}\u001B[${close}m` : text;
   return { enabled, green: paint(32, 39), red: paint(31, 39), dim: paint(2, 22) };
 }

@@ -36,8 +36,13 @@ async function setUp(options: RawOptions, state: SmokeState): Promise<SmokeConfi
   await prepareArtifacts(config.artifacts);
   await checkReportPaths(config);
   // Opting out is said out loud: a run without the sandbox must never look like an ordinary one.
-  if (config.noSandbox && process.getuid?.() !== 0) state.io.err(`smoke: warning: Chromium runs without its sandbox (${config.noSandbox})`);
-  state.launching = launchBrowser({ executablePath: config.chromePath, timeout: LAUNCH_TIMEOUT_MS, sandbox: !config.noSandbox });
+  if (config.noSandbox && process.getuid?.() !== 0)
+    state.io.err(`smoke: warning: Chromium runs without its sandbox (${config.noSandbox})`);
+  state.launching = launchBrowser({
+    executablePath: config.chromePath,
+    timeout: LAUNCH_TIMEOUT_MS,
+    sandbox: !config.noSandbox,
+  });
   state.launching.catch(() => {}); // awaited by the LOAD probe; this only silences an early unhandled rejection
   return config;
 }
@@ -53,8 +58,13 @@ function browserOf(config: SmokeConfig, launching: Promise<LaunchedBrowser>) {
       // Puppeteer's message is several lines; the first plus the browser's own first stderr line say enough.
       const [first = '', ...rest] = error.message.split('\n');
       const said = rest[rest.indexOf('stderr:') + 1]?.trim();
-      const why = `${first.replace(/\s+/g, ' ').trim()}${rest.includes('stderr:') && said ? ` (${said})` : ''}`.slice(0, 300);
-      throw new CLIError(`could not launch Chromium at ${config.chromePath}: ${why}; ${INSTALL_HINT}`, { cause: error });
+      const why = `${first.replace(/\s+/g, ' ').trim()}${rest.includes('stderr:') && said ? ` (${said})` : ''}`.slice(
+        0,
+        300,
+      );
+      throw new CLIError(`could not launch Chromium at ${config.chromePath}: ${why}; ${INSTALL_HINT}`, {
+        cause: error,
+      });
     },
   );
 }

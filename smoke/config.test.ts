@@ -35,14 +35,17 @@ test('defaults: frontend :3000, backend :3001, no device, ./smoke-artifacts, 10 
   assert.is(DEFAULTS.timeout, 10_000);
 });
 
-test("the sandbox goes off only by name: --no-sandbox, or SMOKE_NO_SANDBOX=1/true; 0/false/empty keep it", () => {
+test('the sandbox goes off only by name: --no-sandbox, or SMOKE_NO_SANDBOX=1/true; 0/false/empty keep it', () => {
   assert.is(resolveConfig({ sandbox: false }, env).noSandbox, '--no-sandbox');
   assert.is(resolveConfig({ sandbox: true }, env).noSandbox, null);
-  for (const value of ['1', 'true', 'TRUE']) assert.is(resolveConfig({}, { ...env, SMOKE_NO_SANDBOX: value }).noSandbox, 'SMOKE_NO_SANDBOX=1', value);
-  for (const value of ['0', 'false', '']) assert.is(resolveConfig({}, { ...env, SMOKE_NO_SANDBOX: value }).noSandbox, null, value);
+  for (const value of ['1', 'true', 'TRUE'])
+    assert.is(resolveConfig({}, { ...env, SMOKE_NO_SANDBOX: value }).noSandbox, 'SMOKE_NO_SANDBOX=1', value);
+  for (const value of ['0', 'false', ''])
+    assert.is(resolveConfig({}, { ...env, SMOKE_NO_SANDBOX: value }).noSandbox, null, value);
   rejects(
     () => resolveConfig({}, { ...env, SMOKE_NO_SANDBOX: 'yes' }),
-    'SMOKE_NO_SANDBOX="yes" is not valid: set it to 1 (or true) to run Chromium without its sandbox, 0 (or false) or unset to keep it',
+    'SMOKE_NO_SANDBOX="yes" is not valid: set it to 1 (or true) to run Chromium without its sandbox, ' +
+      '0 (or false) or unset to keep it',
   );
 });
 
@@ -64,49 +67,92 @@ test('the device service has no fallback: only --device turns its probes on', ()
 });
 
 test('malformed URLs name their source', () => {
-  rejects(() => resolveConfig({ backend: 'localhost:3001' }, env), '--backend "localhost:3001" must be an http:// or https:// URL (expected e.g. http://localhost:3001)');
-  rejects(() => resolveConfig({ frontend: 'not a url' }, env), '--frontend "not a url" is not a valid URL (expected e.g. http://localhost:3000)');
-  rejects(() => resolveConfig({ device: 'ftp://x' }, env), '--device "ftp://x" must be an http:// or https:// URL (expected e.g. http://localhost:3003)');
-  rejects(() => resolveConfig({}, { ...env, SMOKE_FRONTEND_URL: 'http://' }), 'SMOKE_FRONTEND_URL "http://" is not a valid URL (expected e.g. http://localhost:3000)');
+  rejects(
+    () => resolveConfig({ backend: 'localhost:3001' }, env),
+    '--backend "localhost:3001" must be an http:// or https:// URL (expected e.g. http://localhost:3001)',
+  );
+  rejects(
+    () => resolveConfig({ frontend: 'not a url' }, env),
+    '--frontend "not a url" is not a valid URL (expected e.g. http://localhost:3000)',
+  );
+  rejects(
+    () => resolveConfig({ device: 'ftp://x' }, env),
+    '--device "ftp://x" must be an http:// or https:// URL (expected e.g. http://localhost:3003)',
+  );
+  rejects(
+    () => resolveConfig({}, { ...env, SMOKE_FRONTEND_URL: 'http://' }),
+    'SMOKE_FRONTEND_URL "http://" is not a valid URL (expected e.g. http://localhost:3000)',
+  );
 });
 
 test('--timeout must be a positive whole number of ms; --wait may be 0', () => {
   assert.is(resolveConfig({ timeout: '1500', wait: '0' }, env).timeout, 1500);
   assert.is(resolveConfig({ wait: '30000' }, env).wait, 30_000);
   for (const bad of ['abc', '0', '-5', '1.5', '10s', '', '1e3']) {
-    rejects(() => resolveConfig({ timeout: bad }, env), `--timeout must be a positive whole number of milliseconds, got "${bad}"`);
+    rejects(
+      () => resolveConfig({ timeout: bad }, env),
+      `--timeout must be a positive whole number of milliseconds, got "${bad}"`,
+    );
   }
   // A whole number that is only too large is told the maximum, not that it is not a whole number.
   for (const big of ['2147483648', '99999999999', '123456789012345678901234567890']) {
-    rejects(() => resolveConfig({ timeout: big }, env), `--timeout must be at most 2147483647 milliseconds (about 24.8 days, the longest a timer waits), got "${big}"`);
+    rejects(
+      () => resolveConfig({ timeout: big }, env),
+      `--timeout must be at most 2147483647 milliseconds (about 24.8 days, the longest a timer waits), got "${big}"`,
+    );
   }
   assert.is(resolveConfig({ timeout: '2147483647' }, env).timeout, 2_147_483_647);
-  rejects(() => resolveConfig({ wait: '99999999999' }, env), '--wait must be at most 2147483647 milliseconds (about 24.8 days, the longest a timer waits), got "99999999999"');
-  rejects(() => resolveConfig({ wait: '-1' }, env), '--wait must be a non-negative whole number of milliseconds, got "-1"');
+  rejects(
+    () => resolveConfig({ wait: '99999999999' }, env),
+    '--wait must be at most 2147483647 milliseconds (about 24.8 days, the longest a timer waits), got "99999999999"',
+  );
+  rejects(
+    () => resolveConfig({ wait: '-1' }, env),
+    '--wait must be a non-negative whole number of milliseconds, got "-1"',
+  );
   rejects(() => resolveConfig({ artifacts: ' ' } as RawOptions, env), '--artifacts needs a non-empty value');
 });
 
 test('a missing browser is a configuration error with an install hint', () => {
   rejects(
     () => resolveConfig({}, { CHROME_PATH: '/nonexistent/chrome' }),
-    'CHROME_PATH=/nonexistent/chrome is not an executable file; install Chromium (apt-get install chromium) or set CHROME_PATH to a Chrome/Chromium executable',
+    'CHROME_PATH=/nonexistent/chrome is not an executable file; install Chromium (apt-get install chromium) ' +
+      'or set CHROME_PATH to a Chrome/Chromium executable',
   );
 });
 
 test('raw argv: unknown options, stray arguments and missing values are rejected', () => {
-  assert.equal(parseSmokeArgs(['--backend', 'http://x', '--strict', '--timeout=5']), { help: false, options: { backend: 'http://x', strict: true, timeout: '5' } });
+  assert.equal(parseSmokeArgs(['--backend', 'http://x', '--strict', '--timeout=5']), {
+    help: false,
+    options: { backend: 'http://x', strict: true, timeout: '5' },
+  });
   rejects(() => parseSmokeArgs(['--bogus']), 'unknown option --bogus (run with --help to list the options)');
-  rejects(() => parseSmokeArgs(['--backnd', 'http://x']), 'unknown option --backnd (run with --help to list the options)');
+  rejects(
+    () => parseSmokeArgs(['--backnd', 'http://x']),
+    'unknown option --backnd (run with --help to list the options)',
+  );
   rejects(() => parseSmokeArgs(['http://x']), 'unexpected argument "http://x" (options take the form --name value)');
-  rejects(() => parseSmokeArgs(['--timeout']), '--timeout needs a value (write --timeout=-x for one starting with "-")');
-  rejects(() => parseSmokeArgs(['--json', '--strict']), '--json needs a value (write --json=-x for one starting with "-")');
+  rejects(
+    () => parseSmokeArgs(['--timeout']),
+    '--timeout needs a value (write --timeout=-x for one starting with "-")',
+  );
+  rejects(
+    () => parseSmokeArgs(['--json', '--strict']),
+    '--json needs a value (write --json=-x for one starting with "-")',
+  );
   rejects(() => parseSmokeArgs(['--strict=yes']), '--strict takes no value');
   rejects(() => parseSmokeArgs(['--no-sandbox=1']), '--no-sandbox takes no value');
   rejects(() => parseSmokeArgs(['--no-strict']), 'unknown option --no-strict (run with --help to list the options)');
 });
 
 test('--help or -h wins over any other argument, even a mistake on the same line', () => {
-  for (const argv of [['--help'], ['-h'], ['--backend', 'http://x', '-h'], ['--bogus', '--help'], ['--timeout', '--help']]) {
+  for (const argv of [
+    ['--help'],
+    ['-h'],
+    ['--backend', 'http://x', '-h'],
+    ['--bogus', '--help'],
+    ['--timeout', '--help'],
+  ]) {
     assert.equal(parseSmokeArgs(argv), { help: true }, argv.join(' '));
   }
 });
@@ -118,7 +164,10 @@ test('--no-sandbox turns the sandbox off in either order with --sandbox; the las
   assert.is(sandboxOf(['--no-sandbox', '--sandbox']), false);
   assert.is(sandboxOf(['--sandbox']), true);
   assert.is(sandboxOf([]), undefined);
-  assert.equal(parseSmokeArgs(['--backend', 'http://a', '--backend=http://b']), { help: false, options: { backend: 'http://b' } });
+  assert.equal(parseSmokeArgs(['--backend', 'http://a', '--backend=http://b']), {
+    help: false,
+    options: { backend: 'http://b' },
+  });
 });
 
 test.run();

@@ -26,11 +26,33 @@ export interface SmokeOption {
 }
 
 export const smokeArgs = {
-  frontend: { type: 'string', hint: 'url', description: 'frontend URL', env: 'SMOKE_FRONTEND_URL', default: DEFAULTS.frontend },
-  backend: { type: 'string', hint: 'url', description: 'backend URL', env: 'SMOKE_BACKEND_URL', default: DEFAULTS.backend },
-  device: { type: 'string', hint: 'url', description: 'device-service URL', note: 'no env fallback; device probes run only when given' },
+  frontend: {
+    type: 'string',
+    hint: 'url',
+    description: 'frontend URL',
+    env: 'SMOKE_FRONTEND_URL',
+    default: DEFAULTS.frontend,
+  },
+  backend: {
+    type: 'string',
+    hint: 'url',
+    description: 'backend URL',
+    env: 'SMOKE_BACKEND_URL',
+    default: DEFAULTS.backend,
+  },
+  device: {
+    type: 'string',
+    hint: 'url',
+    description: 'device-service URL',
+    note: 'no env fallback; device probes run only when given',
+  },
   artifacts: { type: 'string', hint: 'dir', description: 'directory for screenshots', default: DEFAULTS.artifacts },
-  timeout: { type: 'string', hint: 'ms', description: 'deadline of each probe attempt in ms', default: DEFAULTS.timeout },
+  timeout: {
+    type: 'string',
+    hint: 'ms',
+    description: 'deadline of each probe attempt in ms',
+    default: DEFAULTS.timeout,
+  },
   wait: {
     type: 'string',
     hint: 'ms',
@@ -40,7 +62,11 @@ export const smokeArgs = {
   json: { type: 'string', hint: 'file', description: 'also write the results as JSON to this file' },
   junit: { type: 'string', hint: 'file', description: 'also write the results as JUnit XML to this file' },
   strict: { type: 'boolean', description: 'fail LOAD on any console error, uncaught page exception or failed request' },
-  sandbox: { type: 'boolean', description: "keep Chromium's sandbox on", note: 'the default; as root it cannot start and is off' },
+  sandbox: {
+    type: 'boolean',
+    description: "keep Chromium's sandbox on",
+    note: 'the default; as root it cannot start and is off',
+  },
   'no-sandbox': {
     type: 'boolean',
     description: 'run Chromium without its sandbox, only where it cannot start',
@@ -49,7 +75,9 @@ export const smokeArgs = {
 } as const satisfies Record<string, SmokeOption>;
 
 export type RawOptions = {
-  [K in Exclude<keyof typeof smokeArgs, 'no-sandbox'>]?: (typeof smokeArgs)[K]['type'] extends 'boolean' ? boolean : string;
+  [K in Exclude<keyof typeof smokeArgs, 'no-sandbox'>]?: (typeof smokeArgs)[K]['type'] extends 'boolean'
+    ? boolean
+    : string;
 };
 
 export type SmokeArgs = { help: true } | { help: false; options: RawOptions };
@@ -89,7 +117,13 @@ export function resolveConfig(options: RawOptions, env: NodeJS.ProcessEnv = proc
     }
   })();
   return {
-    frontend: _url(options.frontend, '--frontend', env[smokeArgs.frontend.env], smokeArgs.frontend.env, DEFAULTS.frontend),
+    frontend: _url(
+      options.frontend,
+      '--frontend',
+      env[smokeArgs.frontend.env],
+      smokeArgs.frontend.env,
+      DEFAULTS.frontend,
+    ),
     backend: _url(options.backend, '--backend', env[smokeArgs.backend.env], smokeArgs.backend.env, DEFAULTS.backend),
     device: options.device === undefined ? null : _url(options.device, '--device'),
     artifacts: _nonEmpty(options.artifacts, '--artifacts') ?? DEFAULTS.artifacts,
@@ -99,7 +133,8 @@ export function resolveConfig(options: RawOptions, env: NodeJS.ProcessEnv = proc
     junit: _nonEmpty(options.junit, '--junit') ?? null,
     strict: options.strict === true,
     chromePath,
-    noSandbox: options.sandbox === false ? '--no-sandbox' : _sandboxOff(env.SMOKE_NO_SANDBOX) ? 'SMOKE_NO_SANDBOX=1' : null,
+    noSandbox:
+      options.sandbox === false ? '--no-sandbox' : _sandboxOff(env.SMOKE_NO_SANDBOX) ? 'SMOKE_NO_SANDBOX=1' : null,
   };
 }
 
@@ -108,10 +143,17 @@ function _sandboxOff(value: string | undefined): boolean {
   const v = value?.trim().toLowerCase() ?? '';
   if (v === '1' || v === 'true') return true;
   if (v === '' || v === '0' || v === 'false') return false;
-  throw new CLIError(`SMOKE_NO_SANDBOX="${value}" is not valid: set it to 1 (or true) to run Chromium without its sandbox, 0 (or false) or unset to keep it`);
+  throw new CLIError(
+    `SMOKE_NO_SANDBOX="${value}" is not valid: set it to 1 (or true) to run Chromium without its sandbox, ` +
+      '0 (or false) or unset to keep it',
+  );
 }
 
-const EXAMPLES: Record<string, string> = { '--frontend': DEFAULTS.frontend, '--backend': DEFAULTS.backend, '--device': 'http://localhost:3003' };
+const EXAMPLES: Record<string, string> = {
+  '--frontend': DEFAULTS.frontend,
+  '--backend': DEFAULTS.backend,
+  '--device': 'http://localhost:3003',
+};
 
 function _url(given: string | undefined, flag: string, fromEnv?: string, envName?: string, fallback?: string): string {
   const example = `expected e.g. ${EXAMPLES[flag]}`;
@@ -134,7 +176,9 @@ function _ms(value: string | undefined, flag: string, min: 0 | 1): number | unde
   if (value === undefined) return undefined;
   const n = /^\d+$/.test(value.trim()) ? Number(value.trim()) : NaN;
   if (n > MAX_MS) {
-    throw new CLIError(`${flag} must be at most ${MAX_MS} milliseconds (about 24.8 days, the longest a timer waits), got "${value}"`);
+    throw new CLIError(
+      `${flag} must be at most ${MAX_MS} milliseconds (about 24.8 days, the longest a timer waits), got "${value}"`,
+    );
   }
   if (!Number.isSafeInteger(n) || n < min) {
     const what = min === 1 ? 'a positive' : 'a non-negative';

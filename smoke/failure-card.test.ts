@@ -11,7 +11,10 @@ test('the card shows the URL, reasons, time and what arrived, with every piece o
     reasons: ['page did not finish loading within 1500ms', 'screenshot not taken within 1500ms'],
     ms: 1507,
     timeout: 1500,
-    received: { summary: 'HTTP 200 OK, application/json, 15 bytes of body (unfinished)', excerpt: '<script>alert(1)</script>' },
+    received: {
+      summary: 'HTTP 200 OK, application/json, 15 bytes of body (unfinished)',
+      excerpt: '<script>alert(1)</script>',
+    },
     at: new Date('2026-01-02T03:04:05Z'),
   });
   assert.not.match(html, '<script>');
@@ -28,7 +31,7 @@ test('the placeholder is a valid 320×200 greyscale PNG: signature, chunk CRCs, 
   const png = placeholderPng();
   assert.equal([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
   const chunks: { type: string; data: Buffer }[] = [];
-  for (let at = 8; at < png.length; ) {
+  for (let at = 8; at < png.length;) {
     const length = png.readUInt32BE(at);
     const type = png.subarray(at + 4, at + 8).toString('latin1');
     const data = png.subarray(at + 8, at + 8 + length);
@@ -36,7 +39,10 @@ test('the placeholder is a valid 320×200 greyscale PNG: signature, chunk CRCs, 
     chunks.push({ type, data });
     at += 12 + length;
   }
-  assert.equal(chunks.map((c) => c.type), ['IHDR', 'IDAT', 'IEND']);
+  assert.equal(
+    chunks.map((c) => c.type),
+    ['IHDR', 'IDAT', 'IEND'],
+  );
   const header = chunks[0]!.data;
   assert.equal([header.readUInt32BE(0), header.readUInt32BE(4), header[8], header[9]], [320, 200, 8, 0]);
   assert.is(inflateSync(chunks[1]!.data).length, 200 * (1 + 320));

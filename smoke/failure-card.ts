@@ -15,7 +15,12 @@ export interface CardFacts {
 const VIEWPORT = { width: 1280, height: 800 };
 
 /** Draws the card in a fresh tab and writes it to `path`; null, or why it could not be drawn (within `ms`). */
-export async function writeFailureCard(browser: Browser, path: string, facts: CardFacts, ms: number): Promise<string | null> {
+export async function writeFailureCard(
+  browser: Browser,
+  path: string,
+  facts: CardFacts,
+  ms: number,
+): Promise<string | null> {
   let timer: NodeJS.Timeout | undefined;
   let gaveUp = false; // then a placeholder takes the card's place, and a late capture must not overwrite it
   const late = new Promise<string>((resolve) => {

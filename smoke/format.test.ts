@@ -8,14 +8,35 @@ import type { ProbeResult } from './types.ts';
 const stripAnsi = (text: string) => text.replace(/\u001B\[[0-9;]*m/g, '');
 const plain = createColors(false);
 const tty = createColors(true);
-const ready: ProbeResult = { kind: 'READY', target: 'backend', url: 'http://x/api/ready', ok: false, ms: 8, reasons: ['HTTP 503 Service Unavailable', 'checks: database=disconnected'], attempts: 1 };
-const load: ProbeResult = { kind: 'LOAD', target: 'frontend', url: 'http://x/', ok: true, ms: 812, reasons: [], attempts: 1, screenshot: 'smoke-artifacts/frontend-ok.png', issues: ['console error: widget failed'] };
+const ready: ProbeResult = {
+  kind: 'READY',
+  target: 'backend',
+  url: 'http://x/api/ready',
+  ok: false,
+  ms: 8,
+  reasons: ['HTTP 503 Service Unavailable', 'checks: database=disconnected'],
+  attempts: 1,
+};
+const load: ProbeResult = {
+  kind: 'LOAD',
+  target: 'frontend',
+  url: 'http://x/',
+  ok: true,
+  ms: 812,
+  reasons: [],
+  attempts: 1,
+  screenshot: 'smoke-artifacts/frontend-ok.png',
+  issues: ['console error: widget failed'],
+};
 
 test('probe lines have the exact spec form; LOAD ends with the screenshot', () => {
   assert.is(probeLine({ ...ready, kind: 'HEALTH', ok: true, reasons: [] }, plain), '[HEALTH] backend ... PASS (8ms)');
   assert.is(probeLine(ready, plain), '[READY] backend ... FAIL (8ms)');
   assert.is(probeLine(load, plain), '[LOAD] frontend ... PASS (812ms) screenshot=smoke-artifacts/frontend-ok.png');
-  assert.is(probeLine({ ...load, ok: false, screenshot: null }, plain), '[LOAD] frontend ... FAIL (812ms) screenshot=none');
+  assert.is(
+    probeLine({ ...load, ok: false, screenshot: null }, plain),
+    '[LOAD] frontend ... FAIL (812ms) screenshot=none',
+  );
 });
 
 test('reasons (failures only) and page issues (always) go on indented lines', () => {

@@ -20,5 +20,7 @@ export function detailLines(r: ProbeResult, c: Colors): string[] {
 }
 
 export function finalLine(s: Pick<SmokeSummary, 'ok' | 'passed' | 'failed' | 'total'>, c: Colors): string {
-  return s.ok ? `smoke: ${c.green('PASS')} (${s.passed}/${s.total})` : `smoke: ${c.red('FAIL')} (${s.failed}/${s.total} failed)`;
+  return s.ok
+    ? `smoke: ${c.green('PASS')} (${s.passed}/${s.total})`
+    : `smoke: ${c.red('FAIL')} (${s.failed}/${s.total} failed)`;
 }

@@ -13,12 +13,20 @@ const serve = async (handler: RequestListener, host = '127.0.0.1') => {
   servers.push(s);
   return s;
 };
-const ok: RequestListener = (req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ path: req.url }));
+const ok: RequestListener = (req, res) =>
+  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ path: req.url }));
 
 /** The probe's failure reason and how long it took; fails the test if the GET succeeds or hangs. */
 async function failure(url: string, timeout = 2000): Promise<{ reason: string; ms: number }> {
   const started = Date.now();
-  const error = await withDeadline(httpGet(url, { timeout }).then(() => null, (e: unknown) => e), timeout + 3000, `GET ${url}`);
+  const error = await withDeadline(
+    httpGet(url, { timeout }).then(
+      () => null,
+      (e: unknown) => e,
+    ),
+    timeout + 3000,
+    `GET ${url}`,
+  );
   assert.instance(error, ProbeFailure, `expected a ProbeFailure for ${url}`);
   return { reason: (error as ProbeFailure).message, ms: Date.now() - started };
 }
@@ -125,11 +133,17 @@ test('a connection dropped mid-body or before any answer is a failure, not a par
   });
   assert.match((await failure(cut.url)).reason, /connection (closed after 14 bytes of the body|reset by)/);
   const reset = await serve((req) => req.socket.destroy());
-  assert.is((await failure(reset.url)).reason, `connection reset by 127.0.0.1:${reset.port} before a complete response`);
+  assert.is(
+    (await failure(reset.url)).reason,
+    `connection reset by 127.0.0.1:${reset.port} before a complete response`,
+  );
 });
 
 test('an unresolvable host fails quickly with its name', async () => {
-  assert.is((await failure('http://no-such-host.invalid/api/health')).reason, 'cannot resolve host no-such-host.invalid');
+  assert.is(
+    (await failure('http://no-such-host.invalid/api/health')).reason,
+    'cannot resolve host no-such-host.invalid',
+  );
 });
 
 test.run();

@@ -30,7 +30,10 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 // Errors that mean "nobody listens on this address": worth trying the host's next address.
 const TRY_NEXT = new Set(['ECONNREFUSED', 'EADDRNOTAVAIL', 'EHOSTUNREACH', 'ENETUNREACH', 'EAFNOSUPPORT']);
 
-export async function httpGet(url: string, { timeout, maxBytes = MAX_BYTES, maxRedirects = 5 }: GetOptions): Promise<HttpResponse> {
+export async function httpGet(
+  url: string,
+  { timeout, maxBytes = MAX_BYTES, maxRedirects = 5 }: GetOptions,
+): Promise<HttpResponse> {
   const deadline = Date.now() + timeout;
   const seen = new Set<string>();
   let current = new URL(url);
@@ -44,13 +47,19 @@ export async function httpGet(url: string, { timeout, maxBytes = MAX_BYTES, maxR
     if (next.pathname !== current.pathname || next.search !== current.search) {
       throw new ProbeFailure(`redirected elsewhere: HTTP ${res.status} to ${location}`);
     }
-    if (seen.has(next.href)) throw new ProbeFailure(`redirect loop: HTTP ${res.status} from ${current.href} back to ${next.href}`);
+    if (seen.has(next.href))
+      throw new ProbeFailure(`redirect loop: HTTP ${res.status} from ${current.href} back to ${next.href}`);
     if (seen.size > maxRedirects) throw new ProbeFailure(`more than ${maxRedirects} redirects, last to ${next.href}`);
     current = next;
   }
 }
 
-async function _getFromAnyAddress(url: URL, deadline: number, timeout: number, maxBytes: number): Promise<HttpResponse> {
+async function _getFromAnyAddress(
+  url: URL,
+  deadline: number,
+  timeout: number,
+  maxBytes: number,
+): Promise<HttpResponse> {
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   let addresses: Address[];
   try {
@@ -64,7 +73,8 @@ async function _getFromAnyAddress(url: URL, deadline: number, timeout: number, m
       return await _requestOnce(url, address, family, deadline, timeout, maxBytes);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (!code || !TRY_NEXT.has(code)) throw error instanceof ProbeFailure ? error : new ProbeFailure(describeNetworkError(error, url));
+      if (!code || !TRY_NEXT.has(code))
+        throw error instanceof ProbeFailure ? error : new ProbeFailure(describeNetworkError(error, url));
       refused.push(family === 6 ? `[${address}]` : address);
       if (refused.length === addresses.length) {
         const tried = refused.length > 1 ? ` (tried ${refused.join(', ')})` : '';
@@ -82,7 +92,8 @@ function _requestOnce(url: URL, address: string, family: number, deadline: numbe
     let phase: 'connect' | 'body' = 'connect';
     const chunks: Buffer[] = [];
     const lookup: LookupFunction = (_host, options, callback) => {
-      if (options.all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
+      if (options.all)
+        (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
       else callback(null, address, family);
     };
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -96,20 +107,24 @@ function _requestOnce(url: URL, address: string, family: number, deadline: numbe
         reject(error);
       } else resolve(value!);
     };
-    const timer = setTimeout(() => {
-      finish(
-        new ProbeFailure(
-          phase === 'connect'
-            ? `no response within ${timeout}ms`
-            : `body not complete within ${timeout}ms (${received} bytes received)`,
-        ),
-      );
-    }, Math.max(0, deadline - Date.now()));
+    const timer = setTimeout(
+      () => {
+        finish(
+          new ProbeFailure(
+            phase === 'connect'
+              ? `no response within ${timeout}ms`
+              : `body not complete within ${timeout}ms (${received} bytes received)`,
+          ),
+        );
+      },
+      Math.max(0, deadline - Date.now()),
+    );
     req.on('error', (error) => finish(error));
     req.on('response', (res) => {
       phase = 'body';
       const declared = Number(res.headers['content-length']);
-      if (declared > maxBytes) return finish(new ProbeFailure(`body too large: content-length ${declared} exceeds ${maxBytes} bytes`));
+      if (declared > maxBytes)
+        return finish(new ProbeFailure(`body too large: content-length ${declared} exceeds ${maxBytes} bytes`));
       res.on('data', (chunk: Buffer) => {
         received += chunk.length;
         if (received > maxBytes) finish(new ProbeFailure(`body too large: more than ${maxBytes} bytes`));
@@ -134,7 +149,10 @@ function _requestOnce(url: URL, address: string, family: number, deadline: numbe
 function _withDeadline<T>(promise: Promise<T>, deadline: number, timeout: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ProbeFailure(`${what}: no answer within ${timeout}ms`)), Math.max(0, deadline - Date.now()));
+    timer = setTimeout(
+      () => reject(new ProbeFailure(`${what}: no answer within ${timeout}ms`)),
+      Math.max(0, deadline - Date.now()),
+    );
   });
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }

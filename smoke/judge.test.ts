@@ -21,11 +21,13 @@ test('a spec liveness body passes, with or without the optional database object'
 });
 
 test('liveness: wrong status and wrong types are named field by field on one line', () => {
-  assert.equal(judgeHealth(res(200, { ...health, status: 'degraded' })), ['wrong body: status is "degraded" (string), expected "ok"']);
+  assert.equal(judgeHealth(res(200, { ...health, status: 'degraded' })), [
+    'wrong body: status is "degraded" (string), expected "ok"',
+  ]);
   assert.equal(judgeHealth(res(200, { status: 'ok', timestamp: 1700000000, uptime: '12', environment: null })), [
     'wrong body: timestamp is 1700000000 (number), expected an ISO 8601 date-time string; ' +
       'uptime is "12" (string), expected a number; ' +
-        'environment is null (null), expected a string',
+      'environment is null (null), expected a string',
   ]);
   assert.equal(judgeHealth(res(200, { ...health, timestamp: 'yesterday' })), [
     'wrong body: timestamp is "yesterday" (string), expected an ISO 8601 date-time string',
@@ -38,7 +40,9 @@ test('liveness: wrong status and wrong types are named field by field on one lin
 });
 
 test('liveness: HTML, non-objects and non-200 answers fail with what was received', () => {
-  assert.equal(judgeHealth(res(200, '<!doctype html><p>hi</p>', 'text/html')), ['body is not JSON (text/html): "<!doctype html><p>hi</p>"']);
+  assert.equal(judgeHealth(res(200, '<!doctype html><p>hi</p>', 'text/html')), [
+    'body is not JSON (text/html): "<!doctype html><p>hi</p>"',
+  ]);
   assert.equal(judgeHealth(res(200, '', 'text/plain')), ['body is not JSON (text/plain): (empty)']);
   assert.equal(judgeHealth(res(200, ['ok'])), ['body is JSON but not an object: "[\\"ok\\"]"']);
   assert.equal(judgeHealth(res(200, 'null')), ['body is JSON but not an object: "null"']);
@@ -58,7 +62,10 @@ test('readiness: ready passes; 503 names the failing checks', () => {
     'HTTP 503 Service Unavailable',
     'checks: backend=disconnected',
   ]);
-  assert.equal(judgeReady(res(503, 'Service Unavailable', 'text/plain')), ['HTTP 503 Service Unavailable', 'body: "Service Unavailable"']);
+  assert.equal(judgeReady(res(503, 'Service Unavailable', 'text/plain')), [
+    'HTTP 503 Service Unavailable',
+    'body: "Service Unavailable"',
+  ]);
 });
 
 test('readiness: a 200 that is not "ready" or lacks checks fails', () => {
@@ -70,7 +77,9 @@ test('readiness: a 200 that is not "ready" or lacks checks fails', () => {
   assert.equal(judgeReady(res(200, { status: 'ready', checks: ['database'] })), [
     'wrong body: checks is ["database"] (array), expected an object',
   ]);
-  assert.equal(judgeReady(res(200, health)), ['wrong body: status is "ok" (string), expected "ready"; checks is missing, expected an object']);
+  assert.equal(judgeReady(res(200, health)), [
+    'wrong body: status is "ok" (string), expected "ready"; checks is missing, expected an object',
+  ]);
 });
 
 test.run();

@@ -74,7 +74,9 @@ function _checksLine(body: Body): string[] {
   const entries = Object.entries(checks as Record<string, unknown>);
   if (entries.length === 0) return [];
   const failing = entries.filter(([, v]) => !(typeof v === 'string' && GOOD_CHECKS.has(v)));
-  const shown = (failing.length ? failing : entries).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
+  const shown = (failing.length ? failing : entries).map(
+    ([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`,
+  );
   return [`checks: ${shown.join(', ')}`];
 }
 

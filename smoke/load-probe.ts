@@ -35,7 +35,10 @@ const CARD_MS = 5000;
  * The reported ms is the page's time to a verdict (loaded, failed, or the timeout), which is what a person
  * reads from the line; the screenshot comes after, under its own bound, so a stuck page cannot hold the run.
  */
-export async function loadProbe(browser: Browser, { url, timeout, artifacts, strict }: LoadOptions): Promise<LoadAttempt> {
+export async function loadProbe(
+  browser: Browser,
+  { url, timeout, artifacts, strict }: LoadOptions,
+): Promise<LoadAttempt> {
   const page = await browser.newPage();
   const issues: string[] = [];
   const recorder = _recordIssues(page, issues);
@@ -96,16 +99,26 @@ export async function loadProbe(browser: Browser, { url, timeout, artifacts, str
     const facts = { url, reasons: [...reasons, shot], ms, timeout, received, at: new Date() };
     const card = await writeFailureCard(browser, screenshot, facts, CARD_MS);
     if (!card) {
-      reasons.push(`${shot}: the page could not be painted, so ${name} is a failure card ` +
-        `(URL, reason, elapsed time, what was received), not the page`);
-    } else if (await writePlaceholderPng(screenshot).then(() => true, () => false)) {
+      reasons.push(
+        `${shot}: the page could not be painted, so ${name} is a failure card ` +
+          `(URL, reason, elapsed time, what was received), not the page`,
+      );
+    } else if (
+      await writePlaceholderPng(screenshot).then(
+        () => true,
+        () => false,
+      )
+    ) {
       reasons.push(`${shot}; ${card}, so ${name} is a blank grey placeholder, not the page`);
     } else {
       reasons.push(shot, card);
       screenshot = null;
     }
   }
-  const shown = issues.length > MAX_ISSUES ? [...issues.slice(0, MAX_ISSUES), `... and ${issues.length - MAX_ISSUES} more`] : issues;
+  const shown =
+    issues.length > MAX_ISSUES
+      ? [...issues.slice(0, MAX_ISSUES), `... and ${issues.length - MAX_ISSUES} more`]
+      : issues;
   return {
     ok: outcome === 'ok' && !shot,
     ms,
@@ -137,12 +150,14 @@ function _recordIssues(page: Page, issues: string[]) {
   const add = (line: string) => recording && issues.push(line.replace(/\s+/g, ' ').trim().slice(0, 300));
   page.on('console', (msg) => {
     // Chromium also logs every failed sub-request to the console; those are listed once, as requests.
-    if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource')) add(`console error: ${msg.text()}`);
+    if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource'))
+      add(`console error: ${msg.text()}`);
   });
   page.on('pageerror', (error) => add(`page exception: ${error instanceof Error ? error.message : String(error)}`));
   page.on('requestfailed', (req) => {
     settle(req);
-    if (!req.isNavigationRequest()) add(`request failed: ${req.method()} ${req.url()} ${req.failure()?.errorText ?? ''}`);
+    if (!req.isNavigationRequest())
+      add(`request failed: ${req.method()} ${req.url()} ${req.failure()?.errorText ?? ''}`);
   });
   page.on('response', (res) => {
     if (res.status() >= 400 && !res.request().isNavigationRequest()) {

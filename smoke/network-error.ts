@@ -5,7 +5,8 @@ export function describeNetworkError(error: unknown, url: URL): string {
   const where = `${url.hostname}:${url.port || (url.protocol === 'https:' ? 443 : 80)}`;
   if (code === 'ECONNREFUSED') return `connection refused at ${where} (is the service running?)`;
   if (code === 'ECONNRESET') return `connection reset by ${where} before a complete response`;
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME') return `cannot resolve host ${url.hostname}`;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME')
+    return `cannot resolve host ${url.hostname}`;
   if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return `host ${where} unreachable`;
   if (code.startsWith('CERT_') || code.includes('CERT') || code.includes('SELF_SIGNED')) {
     return `TLS certificate of ${where} rejected: ${_firstLine(message)}`;

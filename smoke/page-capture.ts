@@ -58,6 +58,12 @@ export async function stopLoading(page: Page): Promise<void> {
 export async function bounded(promise: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
-  await Promise.race([promise.then(() => {}, () => {}), late]);
+  await Promise.race([
+    promise.then(
+      () => {},
+      () => {},
+    ),
+    late,
+  ]);
   clearTimeout(timer);
 }

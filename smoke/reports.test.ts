@@ -20,8 +20,26 @@ const summary: SmokeSummary = {
   startedAt: '2025-01-02T03:04:05.000Z',
   probes: [
     { kind: 'HEALTH', target: 'backend', url: 'http://b/api/health', ok: true, ms: 5, reasons: [], attempts: 1 },
-    { kind: 'READY', target: 'backend', url: 'http://b/api/ready', ok: false, ms: 6, reasons: ['HTTP 503 Service Unavailable', 'checks: database=disconnected'], attempts: 3 },
-    { kind: 'LOAD', target: 'frontend', url: 'http://f/?a=1&b=<2>', ok: true, ms: 700, reasons: [], attempts: 1, screenshot: 'a/frontend-ok.png', issues: ['console error: "x" | <y> & \u0007'] },
+    {
+      kind: 'READY',
+      target: 'backend',
+      url: 'http://b/api/ready',
+      ok: false,
+      ms: 6,
+      reasons: ['HTTP 503 Service Unavailable', 'checks: database=disconnected'],
+      attempts: 3,
+    },
+    {
+      kind: 'LOAD',
+      target: 'frontend',
+      url: 'http://f/?a=1&b=<2>',
+      ok: true,
+      ms: 700,
+      reasons: [],
+      attempts: 1,
+      screenshot: 'a/frontend-ok.png',
+      issues: ['console error: "x" | <y> & \u0007'],
+    },
   ],
 };
 
@@ -32,9 +50,14 @@ test('JSON: every probe with kind, target, url, result, ms, reason', () => {
     { result: 'FAIL', passed: 2, failed: 1, total: 3, ms: 1234 },
   );
   assert.equal(parsed.probes[1], {
-    kind: 'READY', target: 'backend', url: 'http://b/api/ready', result: 'FAIL', ms: 6,
+    kind: 'READY',
+    target: 'backend',
+    url: 'http://b/api/ready',
+    result: 'FAIL',
+    ms: 6,
     reason: 'HTTP 503 Service Unavailable; checks: database=disconnected',
-    reasons: ['HTTP 503 Service Unavailable', 'checks: database=disconnected'], attempts: 3,
+    reasons: ['HTTP 503 Service Unavailable', 'checks: database=disconnected'],
+    attempts: 3,
   });
   assert.is(parsed.probes[0].reason, null);
   assert.is(parsed.probes[2].screenshot, 'a/frontend-ok.png');
@@ -43,7 +66,10 @@ test('JSON: every probe with kind, target, url, result, ms, reason', () => {
 
 test('JUnit: one testcase per probe, failures carry the reason, text is escaped', () => {
   const xml = toJunit(summary);
-  assert.match(xml, '<testsuite name="smoke" tests="3" failures="1" errors="0" time="1.234" timestamp="2025-01-02T03:04:05.000Z">');
+  assert.match(
+    xml,
+    '<testsuite name="smoke" tests="3" failures="1" errors="0" time="1.234" timestamp="2025-01-02T03:04:05.000Z">',
+  );
   assert.is(xml.match(/<testcase /g)?.length, 3);
   assert.match(xml, '<testcase classname="smoke.backend" name="HEALTH backend" time="0.005"/>');
   assert.match(xml, '<failure message="HTTP 503 Service Unavailable; checks: database=disconnected">');
@@ -56,7 +82,9 @@ test('step summary: a heading with the final verdict and one table row per probe
   const lines = md.trim().split('\n');
   assert.is(lines[0], '### smoke: FAIL (1/3 failed)');
   assert.is(lines.filter((l) => l.startsWith('| ')).length, 4);
-  assert.ok(lines.includes('| READY | backend | ❌ FAIL | 6 | HTTP 503 Service Unavailable; checks: database=disconnected |'));
+  assert.ok(
+    lines.includes('| READY | backend | ❌ FAIL | 6 | HTTP 503 Service Unavailable; checks: database=disconnected |'),
+  );
   assert.match(md, 'console error: "x" \\| <y>'); // a pipe in a cell would break the table
 });
 
@@ -75,13 +103,20 @@ test('writeReports writes both files and appends (not overwrites) the step summa
 
 test('an unwritable --json is a CLIError; an unwritable step summary only warns', async () => {
   writeFileSync(join(dir, 'file'), '');
-  const error = await writeReports(summary, { json: join(dir, 'file/r.json'), junit: null }, {}, () => {}).catch((e) => e);
+  const error = await writeReports(summary, { json: join(dir, 'file/r.json'), junit: null }, {}, () => {}).catch(
+    (e) => e,
+  );
   assert.instance(error, CLIError);
   assert.is(error.message, `cannot write --json ${join(dir, 'file/r.json')}: EEXIST, a file is in the way`);
   const warnings: string[] = [];
-  await writeReports(summary, { json: null, junit: null }, { GITHUB_STEP_SUMMARY: join(dir, 'file/x.md') }, (l) => warnings.push(l));
+  await writeReports(summary, { json: null, junit: null }, { GITHUB_STEP_SUMMARY: join(dir, 'file/x.md') }, (l) =>
+    warnings.push(l),
+  );
   assert.is(warnings.length, 1);
-  assert.is(warnings[0], `smoke: warning: cannot append to GITHUB_STEP_SUMMARY ${join(dir, 'file/x.md')}: ENOTDIR, a file is in the way`);
+  assert.is(
+    warnings[0],
+    `smoke: warning: cannot append to GITHUB_STEP_SUMMARY ${join(dir, 'file/x.md')}: ENOTDIR, a file is in the way`,
+  );
 });
 
 test.run();

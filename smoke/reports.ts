@@ -49,15 +49,29 @@ export function toStepSummary(s: SmokeSummary): string {
     return `| ${p.kind} | ${p.target} | ${p.ok ? '✅ PASS' : '❌ FAIL'} | ${p.ms} | ${_cell(note)} |`;
   });
   const head = s.ok ? `smoke: PASS (${s.passed}/${s.total})` : `smoke: FAIL (${s.failed}/${s.total} failed)`;
-  return [`### ${head}`, '', '| probe | target | result | ms | details |', '|---|---|---|---|---|', ...rows, '', ''].join('\n');
+  return [
+    `### ${head}`,
+    '',
+    '| probe | target | result | ms | details |',
+    '|---|---|---|---|---|',
+    ...rows,
+    '',
+    '',
+  ].join('\n');
 }
 
 /** Fails before any probe runs when --json or --junit cannot be written, rather than after the whole run. */
 export async function checkReportPaths({ json, junit }: { json: string | null; junit: string | null }): Promise<void> {
-  for (const [flag, file] of [['--json', json], ['--junit', junit]] as const) {
+  for (const [flag, file] of [
+    ['--json', json],
+    ['--junit', junit],
+  ] as const) {
     if (!file) continue;
     const check = async () => {
-      const existed = await stat(file).then(() => true, () => false);
+      const existed = await stat(file).then(
+        () => true,
+        () => false,
+      );
       await mkdir(dirname(file), { recursive: true });
       await (await open(file, 'a')).close();
       if (!existed) await rm(file, { force: true });
@@ -78,7 +92,10 @@ export async function writeReports(
   env: NodeJS.ProcessEnv,
   warn: (line: string) => void,
 ): Promise<void> {
-  for (const [flag, file, text] of [['--json', json, toJson], ['--junit', junit, toJunit]] as const) {
+  for (const [flag, file, text] of [
+    ['--json', json, toJson],
+    ['--junit', junit, toJunit],
+  ] as const) {
     if (!file) continue;
     try {
       await mkdir(dirname(file), { recursive: true });
@@ -89,13 +106,16 @@ export async function writeReports(
   }
   if (env.GITHUB_STEP_SUMMARY) {
     await appendFile(env.GITHUB_STEP_SUMMARY, toStepSummary(s)).catch((error: Error) => {
-      warn(`smoke: warning: cannot append to GITHUB_STEP_SUMMARY ${env.GITHUB_STEP_SUMMARY}: ${describeFsError(error)}`);
+      warn(
+        `smoke: warning: cannot append to GITHUB_STEP_SUMMARY ${env.GITHUB_STEP_SUMMARY}: ${describeFsError(error)}`,
+      );
     });
   }
 }
 
 const _xml = (text: string) =>
-  text.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[ch]!)
+  text
+    .replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[ch]!)
     // XML 1.0 cannot carry most control characters, even escaped.
     .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, '');
 const _cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\s+/g, ' ').slice(0, 300);

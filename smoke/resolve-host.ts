@@ -2,7 +2,10 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 
 export type Address = { address: string; family: number };
-const LOOPBACK: Address[] = [{ address: '::1', family: 6 }, { address: '127.0.0.1', family: 4 }];
+const LOOPBACK: Address[] = [
+  { address: '::1', family: 6 },
+  { address: '127.0.0.1', family: 4 },
+];
 
 /**
  * Every address of the host. A server may listen on ::1 only, 127.0.0.1 only or both, and /etc/hosts often

@@ -67,7 +67,10 @@ export async function runSmoke(config: SmokeConfig, browser: Promise<Browser>, i
 export const printFinal = (s: SmokeSummary, io: SmokeIo) => io.out(finalLine(s, io.colors));
 
 /** One attempt, then (with --wait) more until one passes or the deadline passes; the last attempt is reported. */
-async function _retry<A extends { ok: boolean }>(attempt: () => Promise<A>, until: number): Promise<A & { attempts: number }> {
+async function _retry<A extends { ok: boolean }>(
+  attempt: () => Promise<A>,
+  until: number,
+): Promise<A & { attempts: number }> {
   for (let n = 1; ; n++) {
     const result = await attempt();
     const left = until - Date.now();

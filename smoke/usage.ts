@@ -3,7 +3,8 @@ import { smokeArgs, type SmokeOption } from './config.ts';
 import { EXIT_ERROR, EXIT_FAIL, EXIT_PASS } from './exit-codes.ts';
 
 const NAME = 'npx tsx smoke/cli.ts';
-const ABOUT = 'Probe backend health and readiness, the device service when given, and load the frontend in headless Chromium';
+const ABOUT =
+  'Probe backend health and readiness, the device service when given, and load the frontend in headless Chromium';
 
 export function renderUsage(options: Record<string, SmokeOption> = smokeArgs): string {
   const rows = Object.entries(options).map(([name, option]) => {
@@ -21,7 +22,8 @@ export function renderUsage(options: Record<string, SmokeOption> = smokeArgs): s
     ...rows.map(([flag, text]) => `  ${flag.padStart(width)}    ${text}`),
     '',
     '',
-    `Exit codes: ${EXIT_PASS} all probes passed, ${EXIT_FAIL} one or more probes failed, ${EXIT_ERROR} the run could not happen.`,
+    `Exit codes: ${EXIT_PASS} all probes passed, ${EXIT_FAIL} one or more probes failed, ` +
+      `${EXIT_ERROR} the run could not happen.`,
   ].join('\n');
 }
 

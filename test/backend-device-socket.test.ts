@@ -14,16 +14,22 @@ let backend: Service;
 
 test.before.each(async () => {
   // No database: the socket works whatever the database does.
-  backend = await spawnService('backend/main.ts', { env: { MONGODB_URI: 'mongodb://127.0.0.1:9/app', LOG_LEVEL: 'debug' } });
+  backend = await spawnService('backend/main.ts', {
+    env: { MONGODB_URI: 'mongodb://127.0.0.1:9/app', LOG_LEVEL: 'debug' },
+  });
 });
 test.after.each(() => stopAll());
 
 const connect = () => openSocket(backend.url);
 const hello = (deviceId = 'dev-1', session = 's1') => JSON.stringify({ type: 'hello', deviceId, session });
-const reading = (seq: number, session = 's1', deviceId = 'dev-1') => JSON.stringify({ type: 'reading', deviceId, session, seq, timestamp: new Date().toISOString(), value: `v${seq}` });
+const reading = (seq: number, session = 's1', deviceId = 'dev-1') =>
+  JSON.stringify({ type: 'reading', deviceId, session, seq, timestamp: new Date().toISOString(), value: `v${seq}` });
 const acks = (messages: Array<Record<string, any>>) => messages.map((m) => m.seq);
 const devices = async () => (await (await fetch(`${backend.url}/api/devices`)).json()).devices;
-const stored = () => jsonLines(backend).filter((l) => l.msg === 'reading stored').map((l) => `${l.session}:${l.seq}`);
+const stored = () =>
+  jsonLines(backend)
+    .filter((l) => l.msg === 'reading stored')
+    .map((l) => `${l.session}:${l.seq}`);
 const logged = (text: string) => jsonLines(backend).filter((l) => String(l.msg).includes(text));
 
 test('readings are acknowledged and stored once, in order; a resend is acknowledged but not stored again', async () => {
@@ -41,12 +47,18 @@ test('readings are acknowledged and stored once, in order; a resend is acknowled
   await waitFor(() => stored().length === 4, { timeout: 2000, what: 'four stored lines' });
   assert.equal(stored(), ['s1:1', 's1:2', 's1:3', 's1:4']);
   ws.close(1000);
-  await waitFor(async () => (await devices())[0].connected === false, { timeout: 2000, what: 'device marked disconnected' });
+  await waitFor(async () => (await devices())[0].connected === false, {
+    timeout: 2000,
+    what: 'device marked disconnected',
+  });
 });
 
 test('the upgrade is logged with the status the device got: 101 Switching Protocols', async () => {
   const { ws } = await connect();
-  const upgrade = () => backend.stdout.map((l) => JSON.parse(l)).find((l) => l.msg === 'request completed' && l.req.url === DEVICE_SOCKET_PATH);
+  const upgrade = () =>
+    backend.stdout
+      .map((l) => JSON.parse(l))
+      .find((l) => l.msg === 'request completed' && l.req.url === DEVICE_SOCKET_PATH);
   const line = await waitFor(upgrade, { timeout: 2000, what: 'the upgrade request logged' });
   assert.is(line.res.statusCode, 101);
   assert.is(line.level, 20); // device-socket requests are logged at debug: the hub logs what matters about them
@@ -70,7 +82,10 @@ test('a message naming a second device closes the socket with 1008; nothing of i
   ws.send(reading(1, 's1', 'dev-2'));
   assert.equal(await withDeadline(closed, 3000, 'socket close'), { code: 1008, reason: 'one device per socket' });
   assert.equal(acks(messages), [1]);
-  assert.equal((await devices()).map((d: { deviceId: string }) => d.deviceId), ['dev-1']);
+  assert.equal(
+    (await devices()).map((d: { deviceId: string }) => d.deviceId),
+    ['dev-1'],
+  );
   await waitFor(() => logged('named a second device').length === 1, { timeout: 2000, what: 'the warning' });
 });
 
@@ -93,23 +108,29 @@ test('a socket that says no hello within 5 s is closed with 1008', async () => {
 });
 
 test(
-  'malformed messages are ignored and summed into one warning, not one line each; ' +
-    'the socket stays open',
+  'malformed messages are ignored and summed into one warning, not one line each; ' + 'the socket stays open',
   async () => {
-  const { ws, messages } = await connect();
-  ws.send(hello());
-  for (let i = 0; i < 50; i++) ws.send(i % 2 ? 'not json' : JSON.stringify({ type: 'reading', seq: 'x' }));
-  ws.send(reading(1));
-  await waitFor(() => messages.length === 1, { timeout: 3000, what: 'one ack' });
-  // The first is logged at once; the other 49 are summed into the line written 5 s later.
-  const warnings = await waitFor(() => {
-    const lines = logged('malformed device message');
-    return lines.reduce((sum, l) => sum + l.count, 0) === 50 ? lines : undefined;
-  }, { timeout: 8000, what: 'warnings summing to 50' });
-  assert.equal(warnings.map((l) => l.count), [1, 49]);
-  assert.is(warnings[0]!.level, 40);
-  assert.is(warnings[1]!.msg, 'ignored 49 malformed device messages');
-});
+    const { ws, messages } = await connect();
+    ws.send(hello());
+    for (let i = 0; i < 50; i++) ws.send(i % 2 ? 'not json' : JSON.stringify({ type: 'reading', seq: 'x' }));
+    ws.send(reading(1));
+    await waitFor(() => messages.length === 1, { timeout: 3000, what: 'one ack' });
+    // The first is logged at once; the other 49 are summed into the line written 5 s later.
+    const warnings = await waitFor(
+      () => {
+        const lines = logged('malformed device message');
+        return lines.reduce((sum, l) => sum + l.count, 0) === 50 ? lines : undefined;
+      },
+      { timeout: 8000, what: 'warnings summing to 50' },
+    );
+    assert.equal(
+      warnings.map((l) => l.count),
+      [1, 49],
+    );
+    assert.is(warnings[0]!.level, 40);
+    assert.is(warnings[1]!.msg, 'ignored 49 malformed device messages');
+  },
+);
 
 test('more than the burst of 200 messages at once closes the socket with 1008 and one warning', async () => {
   const { ws, messages, closed } = await connect();
@@ -126,7 +147,16 @@ test('a frame over 64 KiB closes the socket with 1009; one of 64 KiB is fine', a
   const { ws, messages, closed } = await connect();
   ws.send(hello());
   const value = 'x'.repeat(64 * 1024 - 200);
-  ws.send(JSON.stringify({ type: 'reading', deviceId: 'dev-1', session: 's1', seq: 1, timestamp: new Date().toISOString(), value }));
+  ws.send(
+    JSON.stringify({
+      type: 'reading',
+      deviceId: 'dev-1',
+      session: 's1',
+      seq: 1,
+      timestamp: new Date().toISOString(),
+      value,
+    }),
+  );
   await waitFor(() => messages.length === 1, { timeout: 3000, what: 'ack of the large reading' });
   ws.send('x'.repeat(1024 * 1024));
   assert.is((await withDeadline(closed, 3000, 'socket close')).code, 1009);

@@ -83,31 +83,38 @@ test(
     `→ 503 within ${HANG_BOUND_MS} ms; ` +
     `SIGCONT → 200 within ${BACK_BOUND_MS} ms`,
   async () => {
-  const mongo = await startMongoProcess(mongoPort);
-  const backend = await startBackend();
-  await timeUntilReady(backend, 200, 5000);
-  await mongo.streaming(); // steady state: the driver's heartbeat is streaming
-  mongo.signal('SIGSTOP');
-  report('SIGSTOP → 503', await timeUntilReady(backend, 503, 8000), HANG_BOUND_MS);
-  assert.is((await status(`${backend.url}/api/health`)).status, 200, 'liveness stays 200 while the database hangs');
-  mongo.signal('SIGCONT');
-  report('SIGCONT → 200', await timeUntilReady(backend, 200, 5000), BACK_BOUND_MS);
-});
+    const mongo = await startMongoProcess(mongoPort);
+    const backend = await startBackend();
+    await timeUntilReady(backend, 200, 5000);
+    await mongo.streaming(); // steady state: the driver's heartbeat is streaming
+    mongo.signal('SIGSTOP');
+    report('SIGSTOP → 503', await timeUntilReady(backend, 503, 8000), HANG_BOUND_MS);
+    assert.is((await status(`${backend.url}/api/health`)).status, 200, 'liveness stays 200 while the database hangs');
+    mongo.signal('SIGCONT');
+    report('SIGCONT → 200', await timeUntilReady(backend, 200, 5000), BACK_BOUND_MS);
+  },
+);
 
 test('SIGTERM: readiness 503 shutting_down while health stays 200 during the drain delay, then exit 0', async () => {
   await startMongoProcess(mongoPort);
   const backend = await startBackend({ SHUTDOWN_DELAY_MS: '1500' });
   await timeUntilReady(backend, 200, 5000);
   backend.signal('SIGTERM');
-  const ready = await waitFor(async () => {
-    const r = await status(`${backend.url}/api/ready`);
-    return r.status === 503 ? r : undefined;
-  }, { timeout: 1000, what: 'readiness 503 after SIGTERM' });
+  const ready = await waitFor(
+    async () => {
+      const r = await status(`${backend.url}/api/ready`);
+      return r.status === 503 ? r : undefined;
+    },
+    { timeout: 1000, what: 'readiness 503 after SIGTERM' },
+  );
   assert.is(ready.body.status, 'shutting_down');
   assert.is((await status(`${backend.url}/api/health`)).status, 200);
   assert.is(await backend.waitExit(10_000), 0);
   const lines = backend.stdout.map((line) => JSON.parse(line));
-  assert.ok(lines.some((l) => l.msg === 'shutdown complete'), 'logs shutdown complete');
+  assert.ok(
+    lines.some((l) => l.msg === 'shutdown complete'),
+    'logs shutdown complete',
+  );
 });
 
 test('production logs: every line is JSON with a numeric level; request lines carry req', async () => {
@@ -120,7 +127,10 @@ test('production logs: every line is JSON with a numeric level; request lines ca
   const lines = backend.stdout.map((line) => JSON.parse(line));
   for (const line of lines) assert.type(line.level, 'number');
   const requests = lines.filter((l) => l.msg === 'request completed');
-  assert.ok(requests.some((l) => l.req.url === '/api/ready' && l.level === 20), 'passing probes at debug');
+  assert.ok(
+    requests.some((l) => l.req.url === '/api/ready' && l.level === 20),
+    'passing probes at debug',
+  );
   assert.ok(requests.some((l) => l.req.url === '/api/nope' && l.res.statusCode === 404 && l.level === 30));
   for (const line of requests) assert.equal(Object.keys(line.req).sort(), ['method', 'url']);
 });
@@ -128,16 +138,25 @@ test('production logs: every line is JSON with a numeric level; request lines ca
 test('credentials in MONGODB_URI are never printed, in logs or bodies', async () => {
   await startMongoProcess(mongoPort);
   const password = 'S3cr3t-Pa55';
-  const backend = await startBackend({ MONGODB_URI: `mongodb://admin:${password}@127.0.0.1:${mongoPort}/orders?authSource=admin`, LOG_LEVEL: 'debug' });
+  const backend = await startBackend({
+    MONGODB_URI: `mongodb://admin:${password}@127.0.0.1:${mongoPort}/orders?authSource=admin`,
+    LOG_LEVEL: 'debug',
+  });
   // Wait for the driver's failed attempt to be logged: that is the line most likely to carry the URI's secret.
-  await waitFor(() => backend.stdout.some((line) => line.includes('database unreachable')), { timeout: 15_000, what: 'a failed connection attempt logged' });
+  await waitFor(() => backend.stdout.some((line) => line.includes('database unreachable')), {
+    timeout: 15_000,
+    what: 'a failed connection attempt logged',
+  });
   const health = await fetch(`${backend.url}/api/health`).then((r) => r.text());
   const ready = await fetch(`${backend.url}/api/ready`).then((r) => r.text());
   await backend.stop();
   assert.match(health, '"name":"orders"');
   const everything = [health, ready, ...backend.lines].join('\n');
   assert.not.match(everything, password);
-  assert.ok(backend.stdout.some((line) => line.includes('admin:***@')), 'the redacted URI is logged');
+  assert.ok(
+    backend.stdout.some((line) => line.includes('admin:***@')),
+    'the redacted URI is logged',
+  );
 });
 
 test('bad settings: one line naming the variable (and the JSON fatal line), exit 1', async () => {
@@ -158,18 +177,22 @@ test('HOST unset: listens on every interface, IPv4 and IPv6', async () => {
 });
 
 test(
-  'a port already in use: ' +
-    'one line on stderr, the same as one fatal JSON line on stdout (production), exit 1',
+  'a port already in use: ' + 'one line on stderr, the same as one fatal JSON line on stdout (production), exit 1',
   async () => {
-  const first = await startBackend();
-  // Log pipelines read stdout as JSON: the line that explains a crash loop must be there too.
-  const { fatal } = await expectRefusal('backend/main.ts', { port: first.port }, /port \d+ is already in use/);
-  assert.is(fatal?.code, 'EADDRINUSE');
-});
+    const first = await startBackend();
+    // Log pipelines read stdout as JSON: the line that explains a crash loop must be there too.
+    const { fatal } = await expectRefusal('backend/main.ts', { port: first.port }, /port \d+ is already in use/);
+    assert.is(fatal?.code, 'EADDRINUSE');
+  },
+);
 
 test('a port already in use in local mode: the human line only', async () => {
   const first = await startBackend();
-  await expectRefusal('backend/main.ts', { port: first.port, env: { NODE_ENV: 'local' } }, /^backend: 127\.0\.0\.1 port \d+ is already in use/);
+  await expectRefusal(
+    'backend/main.ts',
+    { port: first.port, env: { NODE_ENV: 'local' } },
+    /^backend: 127\.0\.0\.1 port \d+ is already in use/,
+  );
 });
 
 test.run();

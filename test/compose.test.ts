@@ -80,8 +80,14 @@ test('the schema check is real: a misspelt health-check key and a wrong type are
   (broken.services.backend!.healthcheck as unknown as Record<string, unknown>).start_intervall = '2s';
   (broken.services.frontend as unknown as Record<string, unknown>).ports = '3000:3000';
   const errors = checkSchema(broken);
-  assert.ok(errors.some((e) => e.includes('/services/backend/healthcheck') && e.includes('start_intervall')), errors.join('\n'));
-  assert.ok(errors.some((e) => e.includes('/services/frontend/ports')), errors.join('\n'));
+  assert.ok(
+    errors.some((e) => e.includes('/services/backend/healthcheck') && e.includes('start_intervall')),
+    errors.join('\n'),
+  );
+  assert.ok(
+    errors.some((e) => e.includes('/services/frontend/ports')),
+    errors.join('\n'),
+  );
 });
 
 test('every value of the spec 4.5 table: interval, timeout, retries, start_period', () => {
@@ -98,19 +104,27 @@ test('the checks themselves: mongosh ping, the compiled health-check script, a q
   assert.match(script, /db\.adminCommand\('ping'\)/);
   new Script(script); // the mongosh expression is valid JavaScript
   assert.equal(service('backend').healthcheck!.test, ['CMD', 'node', '/app/healthcheck.cjs']);
-  assert.equal(service('frontend').healthcheck!.test, ['CMD', 'curl', '-fsS', '-o', '/dev/null', 'http://localhost:3000']);
+  assert.equal(service('frontend').healthcheck!.test, [
+    'CMD',
+    'curl',
+    '-fsS',
+    '-o',
+    '/dev/null',
+    'http://localhost:3000',
+  ]);
 });
 
 test(
   'images: MONGO_IMAGE defaults to the official mongo, pinned; ' +
     'NODE_IMAGE reaches the build as the Dockerfile default',
   () => {
-  assert.match(service('database').image ?? '', /^\$\{MONGO_IMAGE:-mongo:\d+(\.\d+)*\}$/);
-  const dockerfileDefault = parseDockerfile(read('Dockerfile')).globalArgs.NODE_IMAGE;
-  for (const name of ['backend', 'frontend', 'device', 'device-serial']) {
-    assert.equal(service(name).build?.args, { NODE_IMAGE: `\${NODE_IMAGE:-${dockerfileDefault}}` }, name);
-  }
-});
+    assert.match(service('database').image ?? '', /^\$\{MONGO_IMAGE:-mongo:\d+(\.\d+)*\}$/);
+    const dockerfileDefault = parseDockerfile(read('Dockerfile')).globalArgs.NODE_IMAGE;
+    for (const name of ['backend', 'frontend', 'device', 'device-serial']) {
+      assert.equal(service(name).build?.args, { NODE_IMAGE: `\${NODE_IMAGE:-${dockerfileDefault}}` }, name);
+    }
+  },
+);
 
 test('the health checks match the images: same command and values as the Dockerfile HEALTHCHECK', () => {
   const dockerfile = parseDockerfile(read('Dockerfile'));
@@ -120,8 +134,20 @@ test('the health checks match the images: same command and values as the Dockerf
     const check = service(name).healthcheck!;
     assert.equal(['CMD', ...(step?.exec ?? [])], check.test, `${name} test`);
     assert.equal(
-      { interval: step?.flags.interval, timeout: step?.flags.timeout, retries: Number(step?.flags.retries), start_period: step?.flags['start-period'], start_interval: step?.flags['start-interval'] },
-      { interval: check.interval, timeout: check.timeout, retries: check.retries, start_period: check.start_period, start_interval: check.start_interval },
+      {
+        interval: step?.flags.interval,
+        timeout: step?.flags.timeout,
+        retries: Number(step?.flags.retries),
+        start_period: step?.flags['start-period'],
+        start_interval: step?.flags['start-interval'],
+      },
+      {
+        interval: check.interval,
+        timeout: check.timeout,
+        retries: check.retries,
+        start_period: check.start_period,
+        start_interval: check.start_interval,
+      },
       `${name} values`,
     );
     assert.is(service(name).build?.target, name);
@@ -129,14 +155,14 @@ test('the health checks match the images: same command and values as the Dockerf
 });
 
 test(
-  'start-up order derived from depends_on is database → backend → frontend, ' +
-    'each waiting for service_healthy',
+  'start-up order derived from depends_on is database → backend → frontend, ' + 'each waiting for service_healthy',
   () => {
-  assert.equal(startOrder(compose.services), ['database', 'backend', 'frontend']);
-  assert.is(service('database').depends_on, undefined, 'the database waits for nothing');
-  assert.equal(service('backend').depends_on, { database: { condition: 'service_healthy' } });
-  assert.equal(service('frontend').depends_on, { backend: { condition: 'service_healthy' } });
-});
+    assert.equal(startOrder(compose.services), ['database', 'backend', 'frontend']);
+    assert.is(service('database').depends_on, undefined, 'the database waits for nothing');
+    assert.equal(service('backend').depends_on, { database: { condition: 'service_healthy' } });
+    assert.equal(service('frontend').depends_on, { backend: { condition: 'service_healthy' } });
+  },
+);
 
 test('unhealthy or crashed containers come back: restart unless-stopped everywhere', () => {
   for (const [name, s] of Object.entries(compose.services)) assert.is(s.restart, 'unless-stopped', name);
@@ -146,13 +172,17 @@ test('start_interval is set and shorter than the interval on every check', () =>
   for (const [name, s] of Object.entries(compose.services)) {
     const check = s.healthcheck!;
     assert.ok(check.start_interval, `${name} has start_interval`);
-    assert.ok(seconds(check.start_interval!) < seconds(check.interval), `${name}: ${check.start_interval} < ${check.interval}`);
+    assert.ok(
+      seconds(check.start_interval!) < seconds(check.interval),
+      `${name}: ${check.start_interval} < ${check.interval}`,
+    );
   }
 });
 
 test('the start-up arithmetic (docs/start-up.md) is what these values give', () => {
   const order = startOrder(compose.services);
-  const sum = (f: (check: Healthcheck) => number) => order.reduce((total, name) => total + f(service(name).healthcheck!), 0);
+  const sum = (f: (check: Healthcheck) => number) =>
+    order.reduce((total, name) => total + f(service(name).healthcheck!), 0);
   const startPeriods = sum((c) => seconds(c.start_period)); // healthy only when each start period ends
   const firstProbes = sum((c) => seconds(c.interval)); // Docker before 25: first probe one interval after start
   const defaultStartInterval = order.length * 5; // Docker 25+: start_interval unset means 5 s
@@ -163,7 +193,8 @@ test('the start-up arithmetic (docs/start-up.md) is what these values give', () 
 test('the backend reaches the database and the frontend the backend by service name', () => {
   assert.match(service('backend').environment?.MONGODB_URI ?? '', /^mongodb:\/\/database:27017\/\w/);
   assert.is(service('frontend').environment?.BACKEND_URL, 'http://backend:3001');
-  for (const name of ['device', 'device-serial']) assert.is(service(name).environment?.BACKEND_URL, 'http://backend:3001');
+  for (const name of ['device', 'device-serial'])
+    assert.is(service(name).environment?.BACKEND_URL, 'http://backend:3001');
 });
 
 test('every environment variable set in compose.yaml is one the service reads', () => {
@@ -176,7 +207,8 @@ test('every environment variable set in compose.yaml is one the service reads', 
   };
   for (const [name, s] of Object.entries(compose.services)) {
     const code = (sources[name] ?? []).map(read).join('\n');
-    for (const key of Object.keys(s.environment ?? {})) assert.ok(code.includes(`'${key}'`), `${name} sets ${key}, which its code never reads`);
+    for (const key of Object.keys(s.environment ?? {}))
+      assert.ok(code.includes(`'${key}'`), `${name} sets ${key}, which its code never reads`);
   }
 });
 
@@ -184,14 +216,16 @@ test(
   'the device token comes from the environment for backend and device alike, ' +
     'never from the file, and is not required',
   () => {
-  const raw = read('compose.yaml');
-  for (const name of ['backend', 'device', 'device-serial']) assert.is(service(name).environment?.DEVICE_TOKEN, '${DEVICE_TOKEN:-}', name);
-  assert.is(service('frontend').environment?.DEVICE_TOKEN, undefined);
-  // `${DEVICE_TOKEN:?…}` would fail every `docker compose up` without it, profiles or not.
-  assert.not.match(raw, /DEVICE_TOKEN:\?/);
-});
+    const raw = read('compose.yaml');
+    for (const name of ['backend', 'device', 'device-serial'])
+      assert.is(service(name).environment?.DEVICE_TOKEN, '${DEVICE_TOKEN:-}', name);
+    assert.is(service('frontend').environment?.DEVICE_TOKEN, undefined);
+    // `${DEVICE_TOKEN:?…}` would fail every `docker compose up` without it, profiles or not.
+    assert.not.match(raw, /DEVICE_TOKEN:\?/);
+  },
+);
 
-test('graceful shutdown has room: stop_grace_period above the services\' 10 s exit limit', () => {
+test("graceful shutdown has room: stop_grace_period above the services' 10 s exit limit", () => {
   for (const name of ['backend', 'frontend', 'device', 'device-serial']) {
     assert.ok(seconds(service(name).stop_grace_period ?? '10s') > 10, name);
   }
@@ -204,23 +238,29 @@ test('the device service is optional: a profile for the emulator, another for a 
   assert.equal(serial.profiles, ['device-serial']);
   assert.is(serial.environment?.NODE_ENV, 'production');
   assert.is(serial.environment?.SERIAL_PATH, '/dev/ttyUSB0');
-  assert.ok(serial.devices?.some((d) => d.endsWith(':/dev/ttyUSB0')), 'the host device is passed through');
+  assert.ok(
+    serial.devices?.some((d) => d.endsWith(':/dev/ttyUSB0')),
+    'the host device is passed through',
+  );
 });
 
 test(
   'local ports on loopback only (3000/3001/3003 unless FRONTEND_PORT/BACKEND_PORT/DEVICE_PORT say otherwise); ' +
     'the cloud override publishes backend 8443 and frontend 80',
   () => {
-  assert.equal(service('backend').ports, ['127.0.0.1:${BACKEND_PORT:-3001}:3001']);
-  assert.equal(service('frontend').ports, ['127.0.0.1:${FRONTEND_PORT:-3000}:3000']);
-  assert.equal(service('device').ports, ['127.0.0.1:${DEVICE_PORT:-3003}:3003']);
-  assert.equal(service('device-serial').ports, ['127.0.0.1:${DEVICE_PORT:-3003}:3003']);
-  assert.equal(Object.keys(cloud.services).sort(), ['backend', 'frontend']);
-  assert.equal(cloud.services.backend?.ports, ['${PUBLIC_BACKEND_PORT:-8443}:3001']);
-  assert.equal(cloud.services.frontend?.ports, ['${PUBLIC_FRONTEND_PORT:-80}:3000']);
-  // Compose appends port lists, so the post-deploy smoke still finds 3000 and 3001 on the runner.
-  const merged = [...(service('backend').ports ?? []), ...(cloud.services.backend?.ports ?? [])];
-  assert.ok(merged.includes('127.0.0.1:${BACKEND_PORT:-3001}:3001') && merged.includes('${PUBLIC_BACKEND_PORT:-8443}:3001'));
-});
+    assert.equal(service('backend').ports, ['127.0.0.1:${BACKEND_PORT:-3001}:3001']);
+    assert.equal(service('frontend').ports, ['127.0.0.1:${FRONTEND_PORT:-3000}:3000']);
+    assert.equal(service('device').ports, ['127.0.0.1:${DEVICE_PORT:-3003}:3003']);
+    assert.equal(service('device-serial').ports, ['127.0.0.1:${DEVICE_PORT:-3003}:3003']);
+    assert.equal(Object.keys(cloud.services).sort(), ['backend', 'frontend']);
+    assert.equal(cloud.services.backend?.ports, ['${PUBLIC_BACKEND_PORT:-8443}:3001']);
+    assert.equal(cloud.services.frontend?.ports, ['${PUBLIC_FRONTEND_PORT:-80}:3000']);
+    // Compose appends port lists, so the post-deploy smoke still finds 3000 and 3001 on the runner.
+    const merged = [...(service('backend').ports ?? []), ...(cloud.services.backend?.ports ?? [])];
+    assert.ok(
+      merged.includes('127.0.0.1:${BACKEND_PORT:-3001}:3001') && merged.includes('${PUBLIC_BACKEND_PORT:-8443}:3001'),
+    );
+  },
+);
 
 test.run();

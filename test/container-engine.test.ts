@@ -17,7 +17,8 @@ const work = join(dir, 'work');
 const debian = join(dir, 'os-release-debian');
 const SCRIPT_LIMIT_MS = 60_000;
 /** What compose says when the Engine is older than 25, quoted in the script's refusals. */
-const COMPOSE_REFUSAL = "compose refuses it: can't set healthcheck.start_interval as feature require Docker Engine v25 or later";
+const COMPOSE_REFUSAL =
+  "compose refuses it: can't set healthcheck.start_interval as feature require Docker Engine v25 or later";
 writeFileSync(debian, 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nID=debian\nVERSION_ID="12"\n');
 
 function fake(name: string, script: string) {
@@ -53,7 +54,11 @@ test.before.each(() => {
 test.after.each(() => stopAll());
 test.after(() => rmSync(dir, { recursive: true, force: true }));
 
-const noDaemon = () => assert.not.ok(existsSync(join(work, 'dockerd.pid')) || (existsSync(work) && readdirSync(work).includes('docker.sock')), 'no daemon started');
+const noDaemon = () =>
+  assert.not.ok(
+    existsSync(join(work, 'dockerd.pid')) || (existsSync(work) && readdirSync(work).includes('docker.sock')),
+    'no daemon started',
+  );
 
 test('not Debian: one line naming the system, exit 1', async () => {
   const other = join(dir, 'os-release-other');
@@ -74,7 +79,9 @@ test('no root and no sudo: one line, exit 1', async () => {
   const run = await engineScript();
   assert.is(run.code, 1);
   assert.equal(run.stdout, []);
-  assert.equal(run.stderr, ['container-engine: needs root or password-less sudo to run dockerd (neither is available to tester)']);
+  assert.equal(run.stderr, [
+    'container-engine: needs root or password-less sudo to run dockerd (neither is available to tester)',
+  ]);
   noDaemon();
 });
 
@@ -116,7 +123,10 @@ test("Debian's archive unreachable: one line naming the mirror, exit 1, no daemo
   assert.is(run.code, 1);
   assert.equal(run.stdout, []);
   assert.is(run.stderr.length, 1, run.stderr.join('\n'));
-  assert.match(run.stderr[0]!, new RegExp(`^container-engine: Debian's archive at ${mirror.replace(/[.]/g, '\\.')} is unreachable \\(.+\\)$`));
+  assert.match(
+    run.stderr[0]!,
+    new RegExp(`^container-engine: Debian's archive at ${mirror.replace(/[.]/g, '\\.')} is unreachable \\(.+\\)$`),
+  );
   noDaemon();
 });
 
@@ -136,7 +146,9 @@ test('an Engine >= 25 that answers with compose: nothing done, exit 0, DOCKER_HO
 test('an unknown argument: usage in one line, exit 1', async () => {
   const run = await engineScript({}, ['--start']);
   assert.is(run.code, 1);
-  assert.equal(run.stderr, ['container-engine: unknown argument "--start" (usage: bash scripts/container-engine.sh [--stop])']);
+  assert.equal(run.stderr, [
+    'container-engine: unknown argument "--start" (usage: bash scripts/container-engine.sh [--stop])',
+  ]);
 });
 
 test.run();

@@ -25,7 +25,11 @@ async function run(args: string[], env: Record<string, string> = {}, limitMs = 2
     cwd: root,
     env: { ...process.env, RETRY_DELAY_S: '0.1', REQUEST_TIMEOUT_S: '2', ...env },
   });
-  await withDeadline(new Promise((resolve) => proc.child.once('close', resolve)), limitMs, `${SCRIPT} ${args.join(' ')}`);
+  await withDeadline(
+    new Promise((resolve) => proc.child.once('close', resolve)),
+    limitMs,
+    `${SCRIPT} ${args.join(' ')}`,
+  );
   return { code: await proc.exited, stdout: proc.stdout, stderr: proc.stderr, ms: performance.now() - started };
 }
 
@@ -51,7 +55,9 @@ test('healthy at once: exit 0 after one try, one line naming the URL', async () 
   const server = await serve([200]);
   const result = await run([`127.0.0.1:${server.port}`, '3']);
   assert.is(result.code, 0, result.stderr.join('\n'));
-  assert.equal(result.stdout, [`deploy-health-check: try 1/3: http://127.0.0.1:${server.port}/api/health answered 200: healthy`]);
+  assert.equal(result.stdout, [
+    `deploy-health-check: try 1/3: http://127.0.0.1:${server.port}/api/health answered 200: healthy`,
+  ]);
   assert.equal(server.paths, ['/api/health']);
 });
 
@@ -59,11 +65,14 @@ test('healthy on the third try: two failure lines, then healthy, exit 0', async 
   const server = await serve([503, 502, 200]);
   const result = await run([`http://127.0.0.1:${server.port}`, '3']);
   assert.is(result.code, 0);
-  assert.equal(result.stdout.map((l) => l.replace(/^.*?: try /, '')), [
-    `1/3: http://127.0.0.1:${server.port}/api/health answered 503`,
-    `2/3: http://127.0.0.1:${server.port}/api/health answered 502`,
-    `3/3: http://127.0.0.1:${server.port}/api/health answered 200: healthy`,
-  ]);
+  assert.equal(
+    result.stdout.map((l) => l.replace(/^.*?: try /, '')),
+    [
+      `1/3: http://127.0.0.1:${server.port}/api/health answered 503`,
+      `2/3: http://127.0.0.1:${server.port}/api/health answered 502`,
+      `3/3: http://127.0.0.1:${server.port}/api/health answered 200: healthy`,
+    ],
+  );
 });
 
 test('never healthy: exactly 3 tries, then exit 1 with a final line on stderr', async () => {
@@ -72,7 +81,9 @@ test('never healthy: exactly 3 tries, then exit 1 with a final line on stderr', 
   assert.is(result.code, 1);
   assert.is(server.paths.length, 3);
   assert.is(result.stdout.length, 3);
-  assert.equal(result.stderr, [`deploy-health-check: http://127.0.0.1:${server.port}/api/health is not healthy after 3 tries`]);
+  assert.equal(result.stderr, [
+    `deploy-health-check: http://127.0.0.1:${server.port}/api/health is not healthy after 3 tries`,
+  ]);
 });
 
 test('pauses RETRY_DELAY_S between tries, not after the last', async () => {
@@ -82,12 +93,16 @@ test('pauses RETRY_DELAY_S between tries, not after the last', async () => {
   assert.ok(result.ms >= 1200 && result.ms < 1800 + 1500, `two pauses of 0.6 s, took ${result.ms.toFixed(0)} ms`);
 });
 
-test('connection refused: curl\'s reason on each line, exit 1', async () => {
+test("connection refused: curl's reason on each line, exit 1", async () => {
   const port = await freePort();
   const result = await run([`127.0.0.1:${port}`, '2']);
   assert.is(result.code, 1);
   assert.is(result.stdout.length, 2);
-  for (const line of result.stdout) assert.match(line, new RegExp(`http://127\\.0\\.0\\.1:${port}/api/health failed: Failed to connect .*\\(curl exit 7\\)$`));
+  for (const line of result.stdout)
+    assert.match(
+      line,
+      new RegExp(`http://127\\.0\\.0\\.1:${port}/api/health failed: Failed to connect .*\\(curl exit 7\\)$`),
+    );
 });
 
 test('a hanging backend: each try ends at REQUEST_TIMEOUT_S, exit 1', async () => {

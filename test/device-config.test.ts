@@ -12,7 +12,10 @@ const expectConfigError = (env: Record<string, string | undefined>, message: Reg
   expectRefusal('device/main.ts', { env }, message);
 
 test('missing SERIAL_PATH outside local mode', async () => {
-  await expectConfigError({ NODE_ENV: 'production', SERIAL_PATH: undefined }, /^device: SERIAL_PATH is not set: set it to the serial device .* or set NODE_ENV=local/);
+  await expectConfigError(
+    { NODE_ENV: 'production', SERIAL_PATH: undefined },
+    /^device: SERIAL_PATH is not set: set it to the serial device .* or set NODE_ENV=local/,
+  );
 });
 
 test('an unset NODE_ENV means production, where SERIAL_PATH is required', async () => {
@@ -20,15 +23,24 @@ test('an unset NODE_ENV means production, where SERIAL_PATH is required', async 
 });
 
 test('SERIAL_BAUD_RATE=fast', async () => {
-  await expectConfigError({ SERIAL_PATH: '/dev/ttyUSB0', SERIAL_BAUD_RATE: 'fast' }, /^device: SERIAL_BAUD_RATE=fast is not valid: expected a whole number/);
+  await expectConfigError(
+    { SERIAL_PATH: '/dev/ttyUSB0', SERIAL_BAUD_RATE: 'fast' },
+    /^device: SERIAL_BAUD_RATE=fast is not valid: expected a whole number/,
+  );
 });
 
 test('PORT=70000', async () => {
-  await expectConfigError({ SERIAL_PATH: '/dev/ttyUSB0', PORT: '70000' }, /^device: PORT=70000 is not valid: expected a port number from 0 to 65535$/);
+  await expectConfigError(
+    { SERIAL_PATH: '/dev/ttyUSB0', PORT: '70000' },
+    /^device: PORT=70000 is not valid: expected a port number from 0 to 65535$/,
+  );
 });
 
 test('BACKEND_URL that is not an http(s) URL', async () => {
-  await expectConfigError({ NODE_ENV: 'local', BACKEND_URL: 'ftp://backend' }, /^device: BACKEND_URL=ftp:\/\/backend is not valid/);
+  await expectConfigError(
+    { NODE_ENV: 'local', BACKEND_URL: 'ftp://backend' },
+    /^device: BACKEND_URL=ftp:\/\/backend is not valid/,
+  );
 });
 
 test('a port already in use', async () => {
@@ -37,7 +49,10 @@ test('a port already in use', async () => {
   const { port } = blocker.address() as { port: number };
   try {
     await expectConfigError({ NODE_ENV: 'local', PORT: String(port) }, /already in use/);
-    await expectConfigError({ NODE_ENV: 'production', SERIAL_PATH: '/dev/ttyUSB0', PORT: String(port) }, /already in use/);
+    await expectConfigError(
+      { NODE_ENV: 'production', SERIAL_PATH: '/dev/ttyUSB0', PORT: String(port) },
+      /already in use/,
+    );
   } finally {
     await new Promise((resolve) => blocker.close(resolve));
   }

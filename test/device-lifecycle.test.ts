@@ -36,7 +36,10 @@ test('production logs: every line is JSON with a numeric level; request lines ca
   assert.is((await fetch(`${device.url}/api/nothing`)).status, 404);
   pty.write('logged line\n');
   await waitFor(() => storedReadings(backend).length === 1, { timeout: 3000, what: 'reading stored' });
-  await waitFor(() => jsonLines(device).filter((l) => l.msg === 'request completed').length >= 3, { timeout: 2000, what: 'request lines' });
+  await waitFor(() => jsonLines(device).filter((l) => l.msg === 'request completed').length >= 3, {
+    timeout: 2000,
+    what: 'request lines',
+  });
 
   const lines = jsonLines(device); // throws naming the first line that is not JSON
   assert.ok(lines.length >= 5, `only ${lines.length} lines`);
@@ -48,7 +51,10 @@ test('production logs: every line is JSON with a numeric level; request lines ca
   const requests = lines.filter((l) => l.msg === 'request completed');
   assert.ok(requests.every((l) => typeof l.req?.method === 'string' && typeof l.req?.url === 'string'));
   assert.ok(requests.some((l) => l.req.url === '/api/nothing' && l.res.statusCode === 404 && l.level === 30));
-  assert.ok(requests.some((l) => l.req.url === '/api/health' && l.level === 20), 'a passing probe is a debug line');
+  assert.ok(
+    requests.some((l) => l.req.url === '/api/health' && l.level === 20),
+    'a passing probe is a debug line',
+  );
   const started = lines.find((l) => l.msg === 'device service listening')!;
   assert.is(started.serial, pty.devicePath);
   assert.is(started.baudRate, 9600);
@@ -56,7 +62,11 @@ test('production logs: every line is JSON with a numeric level; request lines ca
 });
 
 test('SIGTERM: readiness 503 at once, socket closed with 1001, port closed, exit 0', async () => {
-  const device = await startDevice({ SERIAL_PATH: pty.devicePath, BACKEND_URL: backend.url, SHUTDOWN_DELAY_MS: '2000' });
+  const device = await startDevice({
+    SERIAL_PATH: pty.devicePath,
+    BACKEND_URL: backend.url,
+    SHUTDOWN_DELAY_MS: '2000',
+  });
   await ready(device);
   const signalledAt = Date.now();
   device.signal('SIGTERM');

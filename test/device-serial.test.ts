@@ -38,19 +38,32 @@ async function writeAndExpectStored(prefix: string, count: number, crlf = false)
   const lines = Array.from({ length: count }, (_, i) => `${prefix} ${i + 1}`);
   written.push(...lines);
   pty.write(lines.map((line) => line + (crlf ? '\r\n' : '\n')).join(''));
-  await waitFor(() => storedReadings(backend).length >= written.length, { timeout: 5000, what: `${written.length} stored` });
-  assert.equal(storedReadings(backend).map((r) => r.value), written);
+  await waitFor(() => storedReadings(backend).length >= written.length, {
+    timeout: 5000,
+    what: `${written.length} stored`,
+  });
+  assert.equal(
+    storedReadings(backend).map((r) => r.value),
+    written,
+  );
 }
 
 test('a port that is missing at start: running, not ready (serial disconnected), opened once it appears', async () => {
   device = await startDevice({ SERIAL_PATH: `${dir}/device`, BACKEND_URL: backend.url });
   watch = watchReadiness(device.url);
-  const waiting = await watch.until((o) => o.checks.backend === 'connected', { since: 0, timeout: 5000, what: 'backend connected' });
+  const waiting = await watch.until((o) => o.checks.backend === 'connected', {
+    since: 0,
+    timeout: 5000,
+    what: 'backend connected',
+  });
   assert.is(waiting.status, 503);
   assert.is(waiting.checks.serial, 'disconnected');
   assert.is((await fetch(`${device.url}/api/health`)).status, 200, 'alive while not ready');
   const warnings = jsonLines(device).filter((l) => l.msg.includes('unavailable'));
-  assert.ok(warnings.some((l) => l.level === 40 && /no such file/i.test(l.reason)), 'the missing port is a warning naming why');
+  assert.ok(
+    warnings.some((l) => l.level === 40 && /no such file/i.test(l.reason)),
+    'the missing port is a warning naming why',
+  );
 
   const createdAt = Date.now();
   pty = await startPtyPair(dir);
@@ -66,12 +79,23 @@ test('lines written on the far end arrive at the backend in order (LF and CRLF)'
 
 for (const [how, kill] of [
   ['SIGTERM (links removed)', () => pty.stop()],
-  ['SIGKILL (links left dangling)', async () => { pty.socat.signal('SIGKILL'); await pty.socat.waitExit(2000); await pty.stop(); }],
+  [
+    'SIGKILL (links left dangling)',
+    async () => {
+      pty.socat.signal('SIGKILL');
+      await pty.socat.waitExit(2000);
+      await pty.stop();
+    },
+  ],
 ] as const) {
   test(`socat killed by ${how} → serial disconnected within 1 s; recreated → connected within 3 s`, async () => {
     const killedAt = Date.now();
     await kill();
-    const down = await watch.until(serialIs('disconnected'), { since: killedAt, timeout: 5000, what: 'serial disconnected' });
+    const down = await watch.until(serialIs('disconnected'), {
+      since: killedAt,
+      timeout: 5000,
+      what: 'serial disconnected',
+    });
     const downMs = down.at - killedAt;
     assert.ok(downMs < 1000, `disconnected ${downMs} ms after socat was killed`);
     assert.is(down.status, 503);
@@ -81,7 +105,11 @@ for (const [how, kill] of [
     assert.is(watch.latest()?.checks.serial, 'disconnected');
     const recreatedAt = Date.now();
     pty = await startPtyPair(dir);
-    const up = await watch.until(serialIs('connected'), { since: recreatedAt, timeout: 6000, what: 'serial reconnected' });
+    const up = await watch.until(serialIs('connected'), {
+      since: recreatedAt,
+      timeout: 6000,
+      what: 'serial reconnected',
+    });
     const upMs = up.at - recreatedAt;
     assert.ok(upMs < 3000, `connected ${upMs} ms after the pty was recreated`);
     assert.is(up.status, 200);

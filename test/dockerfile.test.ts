@@ -30,36 +30,58 @@ const only = <T>(items: T[], what: string): T => {
   assert.is(items.length, 1, `exactly one ${what}, found ${items.length}`);
   return items[0]!;
 };
-const healthcheck = (target: Service) => only(stepsOf(target).filter((s) => s.keyword === 'HEALTHCHECK'), `HEALTHCHECK in ${target}`);
+const healthcheck = (target: Service) =>
+  only(
+    stepsOf(target).filter((s) => s.keyword === 'HEALTHCHECK'),
+    `HEALTHCHECK in ${target}`,
+  );
 /** COPY steps of a target as { source, destination, from }. */
 const copies = (target: string) =>
   stepsOf(target)
     .filter((s) => s.keyword === 'COPY')
-    .flatMap((s) => s.args.slice(0, -1).map((source) => ({ source, destination: s.args.at(-1)!, from: s.flags.from ?? null })));
+    .flatMap((s) =>
+      s.args.slice(0, -1).map((source) => ({ source, destination: s.args.at(-1)!, from: s.flags.from ?? null })),
+    );
 
 test(
   'every stage starts from node:24-slim (the current LTS) or an earlier stage; ' +
     'no syntax directive, so BuildKit builds offline',
   () => {
-  // `# syntax=docker/dockerfile:1` makes BuildKit fetch a frontend image from Docker Hub before building.
-  assert.is(dockerfile.directives.syntax, undefined);
-  assert.not.match(readFileSync(join(root, 'Dockerfile'), 'utf8'), /^#\s*syntax\s*=/im);
-  assert.is(dockerfile.globalArgs.NODE_IMAGE, 'node:24-slim');
-  const seen: string[] = [];
-  for (const [name, { from }] of dockerfile.stages) {
-    assert.ok(from === '${NODE_IMAGE}' || seen.includes(from), `stage ${name} starts from ${from}`);
-    seen.push(name);
-  }
-});
+    // `# syntax=docker/dockerfile:1` makes BuildKit fetch a frontend image from Docker Hub before building.
+    assert.is(dockerfile.directives.syntax, undefined);
+    assert.not.match(readFileSync(join(root, 'Dockerfile'), 'utf8'), /^#\s*syntax\s*=/im);
+    assert.is(dockerfile.globalArgs.NODE_IMAGE, 'node:24-slim');
+    const seen: string[] = [];
+    for (const [name, { from }] of dockerfile.stages) {
+      assert.ok(from === '${NODE_IMAGE}' || seen.includes(from), `stage ${name} starts from ${from}`);
+      seen.push(name);
+    }
+  },
+);
 
-test('one target per service, each built on the shared base (the backend and device through their shared check)', () => {
-  assert.equal(chain(dockerfile, 'backend').map((s) => s.name), ['backend', 'node-checked', 'base']);
-  assert.equal(chain(dockerfile, 'device').map((s) => s.name), ['device', 'node-checked', 'base']);
-  assert.equal(chain(dockerfile, 'frontend').map((s) => s.name), ['frontend', 'base']);
-});
+test(
+  'one target per service, each built on the shared base ' + '(the backend and device through their shared check)',
+  () => {
+    assert.equal(
+      chain(dockerfile, 'backend').map((s) => s.name),
+      ['backend', 'node-checked', 'base'],
+    );
+    assert.equal(
+      chain(dockerfile, 'device').map((s) => s.name),
+      ['device', 'node-checked', 'base'],
+    );
+    assert.equal(
+      chain(dockerfile, 'frontend').map((s) => s.name),
+      ['frontend', 'base'],
+    );
+  },
+);
 
 test('service images get production dependencies only: npm ci --omit=dev, and nothing else from node_modules', () => {
-  const install = only(stage('deps').steps.filter((s) => s.keyword === 'RUN' && s.args.includes('ci')), 'npm ci in deps');
+  const install = only(
+    stage('deps').steps.filter((s) => s.keyword === 'RUN' && s.args.includes('ci')),
+    'npm ci in deps',
+  );
   assert.ok(install.args.includes('--omit=dev'), install.args.join(' '));
   for (const service of Object.keys(SERVICES)) {
     const modules = copies(service).filter((c) => c.source.includes('node_modules'));
@@ -84,43 +106,83 @@ test('each service runs as the non-root node user, set after every RUN', () => {
 test('each service starts with node <service>/main.ts (Node 24 strips the types; no tsx) on its default port', () => {
   for (const [service, port] of Object.entries(SERVICES)) {
     const steps = stepsOf(service);
-    assert.equal(only(steps.filter((s) => s.keyword === 'CMD'), `CMD in ${service}`).exec, ['node', `${service}/main.ts`]);
-    assert.equal(steps.filter((s) => s.keyword === 'EXPOSE').map((s) => s.args), [[String(port)]]);
-    assert.ok(steps.some((s) => s.keyword === 'ENV' && s.args.includes(`PORT=${port}`)), `${service} sets PORT=${port}`);
+    assert.equal(
+      only(
+        steps.filter((s) => s.keyword === 'CMD'),
+        `CMD in ${service}`,
+      ).exec,
+      ['node', `${service}/main.ts`],
+    );
+    assert.equal(
+      steps.filter((s) => s.keyword === 'EXPOSE').map((s) => s.args),
+      [[String(port)]],
+    );
+    assert.ok(
+      steps.some((s) => s.keyword === 'ENV' && s.args.includes(`PORT=${port}`)),
+      `${service} sets PORT=${port}`,
+    );
   }
 });
 
 test('backend HEALTHCHECK: spec 4.5 values, running the compiled check with plain node', () => {
   const check = healthcheck('backend');
-  assert.equal(check.flags, { interval: '30s', timeout: '10s', 'start-period': '60s', 'start-interval': '2s', retries: '3' });
+  assert.equal(check.flags, {
+    interval: '30s',
+    timeout: '10s',
+    'start-period': '60s',
+    'start-interval': '2s',
+    retries: '3',
+  });
   assert.equal(check.exec, ['node', '/app/healthcheck.cjs']);
   // The file it runs is the build stage's output of `npm run build:healthcheck`, compiled to CommonJS.
-  assert.ok(copies('backend').some((c) => c.from === 'build' && c.source === '/app/dist/healthcheck.js' && c.destination === './healthcheck.cjs'));
+  assert.ok(
+    copies('backend').some(
+      (c) => c.from === 'build' && c.source === '/app/dist/healthcheck.js' && c.destination === './healthcheck.cjs',
+    ),
+  );
   assert.ok(stage('build').steps.some((s) => s.keyword === 'RUN' && s.args.join(' ') === 'npm run build:healthcheck'));
   assert.ok(stage('build').steps.some((s) => s.keyword === 'COPY' && s.args[0] === 'healthcheck.ts'));
   const script = pkg.scripts['build:healthcheck'] ?? '';
   assert.match(script, /--module commonjs\b/);
   assert.match(script, /--outDir dist healthcheck\.ts$/);
-  assert.equal(stage('base').steps.filter((s) => s.keyword === 'WORKDIR').map((s) => s.args), [['/app']]);
+  assert.equal(
+    stage('base')
+      .steps.filter((s) => s.keyword === 'WORKDIR')
+      .map((s) => s.args),
+    [['/app']],
+  );
 });
 
 test('tsx and esbuild stay out of the images: development dependencies, which npm ci --omit=dev leaves out', () => {
-  for (const name of ['tsx', 'esbuild']) assert.not.ok(name in pkg.dependencies, `${name} is not a production dependency`);
+  for (const name of ['tsx', 'esbuild'])
+    assert.not.ok(name in pkg.dependencies, `${name} is not a production dependency`);
   assert.ok('tsx' in pkg.devDependencies, 'tsx stays for Node 20 (node --import tsx) and the tests');
-  const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
-  for (const name of ['node_modules/tsx', 'node_modules/esbuild']) assert.is(lock.packages[name]?.dev, true, `${name} is dev-only in the lock file`);
+  const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { dev?: boolean }>;
+  };
+  for (const name of ['node_modules/tsx', 'node_modules/esbuild'])
+    assert.is(lock.packages[name]?.dev, true, `${name} is dev-only in the lock file`);
 });
 
 test(
   'frontend HEALTHCHECK: curl -fsS -o /dev/null http://localhost:3000 (a quiet health log) ' +
     'with a 40 s start period, and curl is installed',
   () => {
-  const check = healthcheck('frontend');
-  assert.equal(check.flags, { interval: '30s', timeout: '10s', 'start-period': '40s', 'start-interval': '2s', retries: '3' });
-  assert.equal(check.exec, ['curl', '-fsS', '-o', '/dev/null', 'http://localhost:3000']);
-  const install = stepsOf('frontend').find((s) => s.keyword === 'RUN' && s.args.includes('apt-get') && s.args.includes('install'));
-  assert.ok(install?.args.includes('curl'), 'apt-get install ... curl');
-});
+    const check = healthcheck('frontend');
+    assert.equal(check.flags, {
+      interval: '30s',
+      timeout: '10s',
+      'start-period': '40s',
+      'start-interval': '2s',
+      retries: '3',
+    });
+    assert.equal(check.exec, ['curl', '-fsS', '-o', '/dev/null', 'http://localhost:3000']);
+    const install = stepsOf('frontend').find(
+      (s) => s.keyword === 'RUN' && s.args.includes('apt-get') && s.args.includes('install'),
+    );
+    assert.ok(install?.args.includes('curl'), 'apt-get install ... curl');
+  },
+);
 
 test('device: the same compiled check (it follows PORT), and the node user may open serial devices', () => {
   assert.equal(healthcheck('device').exec, ['node', '/app/healthcheck.cjs']);
@@ -129,12 +191,17 @@ test('device: the same compiled check (it follows PORT), and the node user may o
 
 test('each image holds every file its service imports, and every package it imports is a production dependency', () => {
   for (const service of Object.keys(SERVICES)) {
-    const copied = copies(service).filter((c) => c.from === null).map((c) => c.source);
+    const copied = copies(service)
+      .filter((c) => c.from === null)
+      .map((c) => c.source);
     const graph = importGraph(root, `${service}/main.ts`);
     assert.ok(graph.files.length > 3, `${service}: found its imports (${graph.files.length})`);
     assert.equal(graph.missing, [], `${service} imports files that do not exist`);
     for (const file of graph.files) {
-      assert.ok(copied.some((source) => file === source || file.startsWith(`${source}/`)), `${service} imports ${file}, which no COPY brings in`);
+      assert.ok(
+        copied.some((source) => file === source || file.startsWith(`${source}/`)),
+        `${service} imports ${file}, which no COPY brings in`,
+      );
       assert.not.ok(isIgnored(file), `${service} imports ${file}, which .dockerignore leaves out`);
     }
     for (const name of graph.packages) {
@@ -144,27 +211,51 @@ test('each image holds every file its service imports, and every package it impo
 });
 
 test(
-  'every production dependency is one a service imports: ' +
-    'tools (smoke, dev, tests) keep theirs out of the images',
+  'every production dependency is one a service imports: ' + 'tools (smoke, dev, tests) keep theirs out of the images',
   () => {
-  const imported = new Set(Object.keys(SERVICES).flatMap((service) => importGraph(root, `${service}/main.ts`).packages));
-  for (const name of Object.keys(pkg.dependencies)) {
-    assert.ok(imported.has(name), `${name} is a production dependency no service imports: make it a devDependency`);
-  }
-});
+    const imported = new Set(
+      Object.keys(SERVICES).flatMap((service) => importGraph(root, `${service}/main.ts`).packages),
+    );
+    for (const name of Object.keys(pkg.dependencies)) {
+      assert.ok(imported.has(name), `${name} is a production dependency no service imports: make it a devDependency`);
+    }
+  },
+);
 
-test('the build context sends no lib/ file that no service imports (the tools\' share stays out of the images)', () => {
+test("the build context sends no lib/ file that no service imports (the tools' share stays out of the images)", () => {
   const imported = new Set(Object.keys(SERVICES).flatMap((service) => importGraph(root, `${service}/main.ts`).files));
-  const sent = readdirSync(join(root, 'lib')).map((name) => `lib/${name}`).filter((path) => !isIgnored(path));
+  const sent = readdirSync(join(root, 'lib'))
+    .map((name) => `lib/${name}`)
+    .filter((path) => !isIgnored(path));
   assert.ok(sent.includes('lib/readiness.ts'), 'lib/ was listed');
-  assert.equal(sent.filter((path) => !imported.has(path)), [], 'sent to the image but imported by no service');
+  assert.equal(
+    sent.filter((path) => !imported.has(path)),
+    [],
+    'sent to the image but imported by no service',
+  );
 });
 
 test('.dockerignore keeps local state and tests out of the build context, and keeps the sources in', () => {
-  for (const path of ['node_modules/hono/package.json', '.git/HEAD', '.env', '.env.production', '.tmp/x', 'dist/healthcheck.js', 'lib/env.test.ts', 'test/run.ts']) {
+  for (const path of [
+    'node_modules/hono/package.json',
+    '.git/HEAD',
+    '.env',
+    '.env.production',
+    '.tmp/x',
+    'dist/healthcheck.js',
+    'lib/env.test.ts',
+    'test/run.ts',
+  ]) {
     assert.ok(isIgnored(path), `${path} is left out`);
   }
-  for (const path of ['package.json', 'package-lock.json', 'healthcheck.ts', 'lib/env.ts', 'backend/main.ts', 'frontend/public/index.html']) {
+  for (const path of [
+    'package.json',
+    'package-lock.json',
+    'healthcheck.ts',
+    'lib/env.ts',
+    'backend/main.ts',
+    'frontend/public/index.html',
+  ]) {
     assert.not.ok(isIgnored(path), `${path} is sent`);
   }
 });

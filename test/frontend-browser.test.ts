@@ -77,33 +77,40 @@ const verdictIs = (id: string, text: string, timeout: number) =>
   );
 
 test(
-  'the page loads and shows both services ready, ' +
-    'each check, uptime, environment and the latest reading',
+  'the page loads and shows both services ready, ' + 'each check, uptime, environment and the latest reading',
   async () => {
-  const res = await page.goto(frontend.url, { waitUntil: 'load', timeout: 15_000 });
-  assert.is(res?.status(), 200);
-  assert.is(await page.$eval('h1', (h) => h.textContent), 'System status');
-  // The device needs a moment to open its emulated port and its socket to the backend.
-  await verdictIs('backend', 'Ready', 15_000);
-  await verdictIs('device', 'Ready', 15_000);
-  await page.waitForFunction((id) => document.querySelector('[data-panel="reading"]')?.textContent?.includes(id), { timeout: 15_000 }, DEVICE_ID);
+    const res = await page.goto(frontend.url, { waitUntil: 'load', timeout: 15_000 });
+    assert.is(res?.status(), 200);
+    assert.is(await page.$eval('h1', (h) => h.textContent), 'System status');
+    // The device needs a moment to open its emulated port and its socket to the backend.
+    await verdictIs('backend', 'Ready', 15_000);
+    await verdictIs('device', 'Ready', 15_000);
+    await page.waitForFunction(
+      (id) => document.querySelector('[data-panel="reading"]')?.textContent?.includes(id),
+      { timeout: 15_000 },
+      DEVICE_ID,
+    );
 
-  const b = await readPanel('backend');
-  assert.is(b.tone, 'good');
-  assert.equal([b.rows.Liveness, b.rows.Readiness, b.rows.database, b.rows.Environment], ['OK', 'Ready', 'connected', 'production']);
-  assert.match(b.rows.Uptime ?? '', /^\d+ s$|^\d+ min \d+ s$/);
-  const d = await readPanel('device');
-  assert.equal([d.rows.serial, d.rows.backend, d.rows.Environment], ['emulator', 'connected', 'local']);
-  const r = await readPanel('reading');
-  assert.is(r.verdict, 'Device connected');
-  assert.is(r.rows.Device, DEVICE_ID);
-  assert.match(r.rows.Sequence ?? '', /^#\d+$/);
-  assert.ok((r.rows.Value ?? '').trim().length > 0, 'a reading value');
-  assert.is(await page.$eval('#summary', (s) => s.textContent), 'All services ready');
-  assert.match(await page.$eval('#refreshed', (t) => t.textContent ?? ''), /^\d\d:\d\d:\d\d$/);
-  await page.screenshot({ path: join(SHOTS, 'ready.png'), fullPage: true });
-  assert.equal(problems, []);
-});
+    const b = await readPanel('backend');
+    assert.is(b.tone, 'good');
+    assert.equal(
+      [b.rows.Liveness, b.rows.Readiness, b.rows.database, b.rows.Environment],
+      ['OK', 'Ready', 'connected', 'production'],
+    );
+    assert.match(b.rows.Uptime ?? '', /^\d+ s$|^\d+ min \d+ s$/);
+    const d = await readPanel('device');
+    assert.equal([d.rows.serial, d.rows.backend, d.rows.Environment], ['emulator', 'connected', 'local']);
+    const r = await readPanel('reading');
+    assert.is(r.verdict, 'Device connected');
+    assert.is(r.rows.Device, DEVICE_ID);
+    assert.match(r.rows.Sequence ?? '', /^#\d+$/);
+    assert.ok((r.rows.Value ?? '').trim().length > 0, 'a reading value');
+    assert.is(await page.$eval('#summary', (s) => s.textContent), 'All services ready');
+    assert.match(await page.$eval('#refreshed', (t) => t.textContent ?? ''), /^\d\d:\d\d:\d\d$/);
+    await page.screenshot({ path: join(SHOTS, 'ready.png'), fullPage: true });
+    assert.equal(problems, []);
+  },
+);
 
 test('it refreshes itself: the check time moves on within two refresh periods', async () => {
   const first = await page.$eval('#board', (m) => m.getAttribute('data-checked-at'));

@@ -17,7 +17,10 @@ async function closedPortUrl() {
 
 test('serves the page and /status.json with the backend down, logging one plain line per request', async () => {
   const down = await closedPortUrl();
-  const frontend = await spawnService('frontend/main.ts', { env: { BACKEND_URL: down, DEVICE_URL: '' }, waitPath: '/' });
+  const frontend = await spawnService('frontend/main.ts', {
+    env: { BACKEND_URL: down, DEVICE_URL: '' },
+    waitPath: '/',
+  });
   const page = await fetch(`${frontend.url}/`);
   assert.is(page.status, 200);
   assert.match(await page.text(), /<h1>System status<\/h1>/);
@@ -26,19 +29,31 @@ test('serves the page and /status.json with the backend down, logging one plain 
   const doc = (await status.json()) as { services: { backend: { liveness: string }; device: unknown } };
   assert.is(doc.services.backend.liveness, 'unreachable');
   assert.is(doc.services.device, null);
-  const line = await waitFor(() => frontend.stdout.find((l) => l.includes(' GET /status.json ')), { what: 'log line for /status.json' });
+  const line = await waitFor(() => frontend.stdout.find((l) => l.includes(' GET /status.json ')), {
+    what: 'log line for /status.json',
+  });
   assert.match(line, /^\d{4}-\d\d-\d\dT[\d:.]+Z GET \/status\.json 200 \d+ms$/);
-  assert.match(frontend.stdout[0] ?? '', new RegExp(`^frontend listening on 127\\.0\\.0\\.1 port ${frontend.port}; backend ${down}, device not monitored`));
+  assert.match(
+    frontend.stdout[0] ?? '',
+    new RegExp(`^frontend listening on 127\\.0\\.0\\.1 port ${frontend.port}; backend ${down}, device not monitored`),
+  );
   for (const l of frontend.lines) assert.not.ok(l.trimStart().startsWith('{'), `JSON-looking log line: ${l}`);
 });
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   test(`${signal}: exits 0 and says it stopped`, async () => {
-    const frontend = await spawnService('frontend/main.ts', { env: { BACKEND_URL: await closedPortUrl() }, waitPath: '/' });
+    const frontend = await spawnService('frontend/main.ts', {
+      env: { BACKEND_URL: await closedPortUrl() },
+      waitPath: '/',
+    });
     frontend.signal(signal);
     assert.is(await frontend.waitExit(5000), 0);
     const said = frontend.stdout.filter((l) => l.startsWith('frontend: '));
-    assert.equal(said, [`frontend: shutting down: finishing open requests (signal=${signal}, delayMs=0)`, 'frontend: shutdown complete'], frontend.lines.join('\n'));
+    assert.equal(
+      said,
+      [`frontend: shutting down: finishing open requests (signal=${signal}, delayMs=0)`, 'frontend: shutdown complete'],
+      frontend.lines.join('\n'),
+    );
     assert.equal(frontend.stderr.filter(Boolean), []);
   });
 }
@@ -70,7 +85,10 @@ function hasConnections(server: Server) {
 const badSettings: [Record<string, string>, string][] = [
   [{ PORT: 'abc' }, 'frontend: PORT=abc is not valid: expected a port number from 0 to 65535'],
   [{ BACKEND_URL: 'ftp://x' }, 'frontend: BACKEND_URL=ftp://x is not valid: expected a http: or https: URL'],
-  [{ STATUS_TIMEOUT_MS: 'soon' }, 'frontend: STATUS_TIMEOUT_MS=soon is not valid: expected a whole number from 50 to 60000'],
+  [
+    { STATUS_TIMEOUT_MS: 'soon' },
+    'frontend: STATUS_TIMEOUT_MS=soon is not valid: expected a whole number from 50 to 60000',
+  ],
 ];
 for (const [env, message] of badSettings) {
   test(`bad setting ${Object.keys(env)[0]}: one line on stderr, exit 1`, async () => {

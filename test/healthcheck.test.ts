@@ -56,9 +56,11 @@ async function rawServer(onConnection: (socket: Socket) => void): Promise<{ port
   return { port: (server.address() as AddressInfo).port };
 }
 
-const answer = (status: number): RequestListener => (_req, res) => {
-  res.writeHead(status, { 'content-type': 'application/json' }).end('{"status":"ok"}');
-};
+const answer =
+  (status: number): RequestListener =>
+  (_req, res) => {
+    res.writeHead(status, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+  };
 const hang: RequestListener = () => {};
 
 function runner(kind: 'compiled' | 'tsx') {
@@ -71,7 +73,13 @@ function runner(kind: 'compiled' | 'tsx') {
     // 'close' comes after the last output chunk, so stderr is complete.
     await withDeadline(new Promise((resolve) => proc.child.once('close', resolve)), limitMs, `healthcheck (${kind})`);
     const code = await proc.exited;
-    return { code, stderr: proc.stderr.join('\n').trim(), stdout: proc.stdout.join('\n').trim(), ms: exitAt - started, exitAt };
+    return {
+      code,
+      stderr: proc.stderr.join('\n').trim(),
+      stdout: proc.stdout.join('\n').trim(),
+      ms: exitAt - started,
+      exitAt,
+    };
   };
 }
 
@@ -124,7 +132,12 @@ for (const kind of ['compiled', 'tsx'] as const) {
     const port = await freePort();
     const run = await check({ PORT: String(port) });
     assert.is(run.code, 1);
-    assert.match(run.stderr, new RegExp(`^healthcheck: GET http://localhost:${port}/api/health failed: connect ECONNREFUSED 127\\.0\\.0\\.1:${port}`));
+    assert.match(
+      run.stderr,
+      new RegExp(
+        `^healthcheck: GET http://localhost:${port}/api/health failed: connect ECONNREFUSED 127\\.0\\.0\\.1:${port}`,
+      ),
+    );
     assert.is(run.stderr.split('\n').length, 1, 'one line');
     assert.ok(run.ms < 5000, `refused must not wait for the deadline, took ${run.ms.toFixed(0)} ms`);
   });

@@ -20,8 +20,14 @@ interface Kustomization {
 }
 const kustomization = parseAllDocuments(read('kustomization.yaml'))[0]!.toJS() as Kustomization;
 
-type Manifest = { apiVersion: string; kind: string; metadata: { name: string; labels?: Record<string, string> } } & Record<string, any>;
-const manifests: Manifest[] = kustomization.resources.flatMap((file) => parseAllDocuments(read(file)).map((d) => d.toJS() as Manifest));
+type Manifest = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; labels?: Record<string, string> };
+} & Record<string, any>;
+const manifests: Manifest[] = kustomization.resources.flatMap((file) =>
+  parseAllDocuments(read(file)).map((d) => d.toJS() as Manifest),
+);
 
 const MODELS = {
   'apps/v1/Deployment': Deployment,
@@ -42,38 +48,46 @@ const deployment = (name: string) => {
   return found;
 };
 const container = (name: string): IContainer => deployment(name).spec.template.spec.containers[0];
-const env = (name: string) => Object.fromEntries((container(name).env ?? []).map((e) => [e.name, e.value ?? e.valueFrom]));
+const env = (name: string) =>
+  Object.fromEntries((container(name).env ?? []).map((e) => [e.name, e.value ?? e.valueFrom]));
 const SERVICES = { backend: 3001, device: 3003, frontend: 3000 } as const;
 
 test('the kustomization lists every manifest in deploy/k8s, and each is valid against the Kubernetes schema', () => {
-  const files = readdirSync(dir).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml').sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml')
+    .sort();
   assert.equal([...kustomization.resources].sort(), files);
   assert.is(kustomization.namespace, 'service-health-kit');
   assert.equal(manifests.map((m) => `${m.kind}/${m.metadata.name}`).sort(), [
-    'Deployment/backend', 'Deployment/device', 'Deployment/frontend',
+    'Deployment/backend',
+    'Deployment/device',
+    'Deployment/frontend',
     'Namespace/service-health-kit',
-    'Service/backend', 'Service/device', 'Service/frontend',
+    'Service/backend',
+    'Service/device',
+    'Service/frontend',
   ]);
   for (const manifest of manifests) validate(manifest);
 });
 
 test(
-  'the schema check is real: ' +
-    'a string where an integer belongs, and a Deployment without containers, are rejected',
+  'the schema check is real: ' + 'a string where an integer belongs, and a Deployment without containers, are rejected',
   () => {
-  const wrongType = structuredClone(deployment('backend'));
-  wrongType.spec.template.spec.containers[0].livenessProbe.periodSeconds = '30s';
-  assert.throws(() => validate(wrongType), /periodSeconds must be integer/);
-  const noContainers = structuredClone(deployment('frontend'));
-  delete noContainers.spec.template.spec.containers;
-  assert.throws(() => validate(noContainers), /containers/);
-});
+    const wrongType = structuredClone(deployment('backend'));
+    wrongType.spec.template.spec.containers[0].livenessProbe.periodSeconds = '30s';
+    assert.throws(() => validate(wrongType), /periodSeconds must be integer/);
+    const noContainers = structuredClone(deployment('frontend'));
+    delete noContainers.spec.template.spec.containers;
+    assert.throws(() => validate(noContainers), /containers/);
+  },
+);
 
-test('each Service selects its Deployment\'s pods and targets the named container port', () => {
+test("each Service selects its Deployment's pods and targets the named container port", () => {
   for (const [name, port] of Object.entries(SERVICES)) {
     const service = manifests.find((m) => m.kind === 'Service' && m.metadata.name === name)!;
     const pods = deployment(name).spec.template.metadata.labels as Record<string, string>;
-    for (const [key, value] of Object.entries(service.spec.selector as Record<string, string>)) assert.is(pods[key], value, `${name} selector ${key}`);
+    for (const [key, value] of Object.entries(service.spec.selector as Record<string, string>))
+      assert.is(pods[key], value, `${name} selector ${key}`);
     assert.equal(deployment(name).spec.selector.matchLabels, service.spec.selector);
     assert.equal(container(name).ports, [{ name: 'http', containerPort: port }]);
     assert.is(service.spec.ports[0].targetPort, 'http');
@@ -96,7 +110,11 @@ test('liveness uses the spec 4.5 values; the startup probe covers the start peri
   const startPeriod = { backend: 60, device: 60, frontend: 40 };
   for (const [name, seconds] of Object.entries(startPeriod)) {
     const { periodSeconds, timeoutSeconds, failureThreshold } = container(name).livenessProbe!;
-    assert.equal({ periodSeconds, timeoutSeconds, failureThreshold }, { periodSeconds: 30, timeoutSeconds: 10, failureThreshold: 3 }, name);
+    assert.equal(
+      { periodSeconds, timeoutSeconds, failureThreshold },
+      { periodSeconds: 30, timeoutSeconds: 10, failureThreshold: 3 },
+      name,
+    );
     const startup = container(name).startupProbe!;
     assert.is(startup.periodSeconds! * startup.failureThreshold!, seconds, `${name} startup window`);
     assert.ok(startup.periodSeconds! < 30, `${name}: polls faster than the liveness interval while starting`);
@@ -104,21 +122,24 @@ test('liveness uses the spec 4.5 values; the startup probe covers the start peri
 });
 
 test(
-  'shutdown fits: a readiness probe sees the 503 within SHUTDOWN_DELAY_MS, ' +
-    'and the grace period outlasts the exit',
+  'shutdown fits: a readiness probe sees the 503 within SHUTDOWN_DELAY_MS, ' + 'and the grace period outlasts the exit',
   () => {
-  const EXIT_LIMIT_MS = 10_000; // the services exit within 10 s of SIGTERM, delay included
-  for (const name of ['backend', 'device']) {
-    const delayMs = Number(env(name).SHUTDOWN_DELAY_MS);
-    const readiness = container(name).readinessProbe!;
-    assert.ok(delayMs >= readiness.periodSeconds! * readiness.failureThreshold! * 1000, `${name}: delay ${delayMs} ms covers a readiness probe`);
-    assert.ok(delayMs < EXIT_LIMIT_MS, `${name}: delay leaves time to drain`);
-    const graceMs = deployment(name).spec.template.spec.terminationGracePeriodSeconds * 1000;
-    assert.ok(graceMs > EXIT_LIMIT_MS, `${name}: grace ${graceMs} ms > ${EXIT_LIMIT_MS} ms`);
-  }
-  const statusTimeoutMs = Number(env('frontend').STATUS_TIMEOUT_MS ?? 1500);
-  assert.ok(deployment('frontend').spec.template.spec.terminationGracePeriodSeconds * 1000 > statusTimeoutMs + 5000);
-});
+    const EXIT_LIMIT_MS = 10_000; // the services exit within 10 s of SIGTERM, delay included
+    for (const name of ['backend', 'device']) {
+      const delayMs = Number(env(name).SHUTDOWN_DELAY_MS);
+      const readiness = container(name).readinessProbe!;
+      assert.ok(
+        delayMs >= readiness.periodSeconds! * readiness.failureThreshold! * 1000,
+        `${name}: delay ${delayMs} ms covers a readiness probe`,
+      );
+      assert.ok(delayMs < EXIT_LIMIT_MS, `${name}: delay leaves time to drain`);
+      const graceMs = deployment(name).spec.template.spec.terminationGracePeriodSeconds * 1000;
+      assert.ok(graceMs > EXIT_LIMIT_MS, `${name}: grace ${graceMs} ms > ${EXIT_LIMIT_MS} ms`);
+    }
+    const statusTimeoutMs = Number(env('frontend').STATUS_TIMEOUT_MS ?? 1500);
+    assert.ok(deployment('frontend').spec.template.spec.terminationGracePeriodSeconds * 1000 > statusTimeoutMs + 5000);
+  },
+);
 
 test('resources: cpu and memory requests and limits on every container', () => {
   for (const name of Object.keys(SERVICES)) {
@@ -134,8 +155,16 @@ test('non-root, read-only, no privileges: a pod the restricted Pod Security leve
   assert.is(namespace.metadata.labels?.['pod-security.kubernetes.io/enforce'], 'restricted');
   for (const name of Object.keys(SERVICES)) {
     const pod = deployment(name).spec.template.spec;
-    assert.equal(pod.securityContext, { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, seccompProfile: { type: 'RuntimeDefault' } }, name);
-    assert.equal(container(name).securityContext, { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } }, name);
+    assert.equal(
+      pod.securityContext,
+      { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, seccompProfile: { type: 'RuntimeDefault' } },
+      name,
+    );
+    assert.equal(
+      container(name).securityContext,
+      { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
+      name,
+    );
     assert.is(pod.automountServiceAccountToken, false);
     // tsx writes its cache under /tmp, so a read-only root needs a writable /tmp.
     assert.equal(container(name).volumeMounts, [{ name: 'tmp', mountPath: '/tmp' }]);
@@ -151,7 +180,8 @@ test('MongoDB is external: the connection string comes from a Secret, never from
 });
 
 test('the device token comes from one Secret shared by backend and device, never from a manifest', () => {
-  for (const name of ['backend', 'device']) assert.equal(env(name).DEVICE_TOKEN, { secretKeyRef: { name: 'device-token', key: 'DEVICE_TOKEN' } }, name);
+  for (const name of ['backend', 'device'])
+    assert.equal(env(name).DEVICE_TOKEN, { secretKeyRef: { name: 'device-token', key: 'DEVICE_TOKEN' } }, name);
   assert.is(env('frontend').DEVICE_TOKEN, undefined);
 });
 

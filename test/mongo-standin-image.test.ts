@@ -23,10 +23,26 @@ function buildContext(work: string): { context: string; error?: string } {
   assert.ok(fn, `${SCRIPT} defines build_mongo_image() { … }`);
   const run = spawnSync(
     'bash',
-    ['-c', `set -u\nroot=$1 work=$2 NODE_IMAGE_LOCAL=node MONGO_IMAGE_LOCAL=standin\nfail() { echo "$*" >&2; exit 1; }\ndocker() { :; }\n${fn}\nbuild_mongo_image`, 'bash', root.replace(/\/$/, ''), work],
+    [
+      '-c',
+      [
+        'set -u',
+        'root=$1 work=$2 NODE_IMAGE_LOCAL=node MONGO_IMAGE_LOCAL=standin',
+        'fail() { echo "$*" >&2; exit 1; }',
+        'docker() { :; }',
+        fn,
+        'build_mongo_image',
+      ].join('\n'),
+      'bash',
+      root.replace(/\/$/, ''),
+      work,
+    ],
     { encoding: 'utf8', timeout: 30_000 },
   );
-  return { context: join(work, 'images', 'mongo-standin'), error: run.status === 0 ? undefined : `exit ${run.status}: ${run.stderr}` };
+  return {
+    context: join(work, 'images', 'mongo-standin'),
+    error: run.status === 0 ? undefined : `exit ${run.status}: ${run.stderr}`,
+  };
 }
 
 /** The two programs the image runs, as paths in the build context, read from the Dockerfile so they cannot drift. */
@@ -57,7 +73,8 @@ function withDependencies(modules: string, names: string[]): string[] {
     if (needed.has(name)) continue;
     needed.add(name);
     const manifest = join(modules, name, 'package.json');
-    if (existsSync(manifest)) pending.push(...Object.keys(JSON.parse(readFileSync(manifest, 'utf8')).dependencies ?? {}));
+    if (existsSync(manifest))
+      pending.push(...Object.keys(JSON.parse(readFileSync(manifest, 'utf8')).dependencies ?? {}));
   }
   return [...needed].sort();
 }
@@ -70,15 +87,26 @@ test('the stand-in image context holds exactly what its two programs import, and
     const graphs = entries().map((entry) => importGraph(context, entry));
     const imported = [...new Set(graphs.flatMap((graph) => graph.files))].sort();
     assert.ok(imported.includes('dev/mongo-standin/server.ts'), `the imports were followed: ${imported.join(', ')}`);
-    assert.equal(graphs.flatMap((graph) => graph.missing), [], `imported but not copied by ${SCRIPT}`);
-    assert.equal(filesIn(context).filter((path) => !imported.includes(path) && !isBuildFile(path)), [], `copied by ${SCRIPT} but imported by nothing`);
+    assert.equal(
+      graphs.flatMap((graph) => graph.missing),
+      [],
+      `imported but not copied by ${SCRIPT}`,
+    );
+    assert.equal(
+      filesIn(context).filter((path) => !imported.includes(path) && !isBuildFile(path)),
+      [],
+      `copied by ${SCRIPT} but imported by nothing`,
+    );
     assert.ok(filesIn(context).includes(DOCKERFILE.split('/').pop()!), 'the Dockerfile is in the context');
 
-    const packages = withDependencies(join(root, 'node_modules'), [...new Set(graphs.flatMap((graph) => graph.packages))]);
+    const packages = withDependencies(join(root, 'node_modules'), [
+      ...new Set(graphs.flatMap((graph) => graph.packages)),
+    ]);
     assert.ok(packages.includes('bson'), `the package imports were found: ${packages.join(', ')}`);
     const copied = existsSync(join(context, 'node_modules')) ? readdirSync(join(context, 'node_modules')).sort() : [];
     assert.equal(copied, packages, 'node_modules/ holds the imported packages and their dependencies, nothing else');
-    for (const name of packages) assert.ok(existsSync(join(context, 'node_modules', name, 'package.json')), `node_modules/${name} is whole`);
+    for (const name of packages)
+      assert.ok(existsSync(join(context, 'node_modules', name, 'package.json')), `node_modules/${name} is whole`);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -25,7 +25,12 @@ function findTests(dir: string, found: string[] = []): string[] {
   return found;
 }
 
-interface FileResult { file: string; passed: number; failed: number; ms: number }
+interface FileResult {
+  file: string;
+  passed: number;
+  failed: number;
+  ms: number;
+}
 
 async function runFile(file: string): Promise<FileResult> {
   const started = Date.now();

@@ -41,7 +41,9 @@ interface Run {
 const nameOf = (run: Run) => run.cases.join('+');
 const dirOf = (run: Run) => join(base, nameOf(run));
 const probe = (kind: string, target: string, reasons: string[]) =>
-  reasons.length ? [`[${kind}] ${target} ... FAIL (Nms)`, ...reasons.map((r) => `    ${r}`)] : [`[${kind}] ${target} ... PASS (Nms)`];
+  reasons.length
+    ? [`[${kind}] ${target} ... FAIL (Nms)`, ...reasons.map((r) => `    ${r}`)]
+    : [`[${kind}] ${target} ... PASS (Nms)`];
 const load = (dir: string, shot: Shot, lines: string[]) => [
   `[LOAD] frontend ... ${shot === 'ok' ? 'PASS' : 'FAIL'} (Nms) screenshot=${dir}/frontend-${shot}.png`,
   ...lines.map((l) => `    ${l}`),
@@ -59,8 +61,13 @@ const at = (path: string) => (path.startsWith('http') ? path : `${F}/${path}`);
 
 /** Backend and device service both bad, frontend healthy: LOAD passes, the HTTP probes fail as each case says. */
 function pair(backend: HttpCase, device: HttpCase, timeout = 1500): Run {
-  const lines = (c: HttpCase, target: string) => [...probe('HEALTH', target, c.health), ...probe('READY', target, c.ready ?? c.health)];
-  const failed = [backend.health, backend.ready ?? backend.health, device.health, device.ready ?? device.health].filter((r) => r.length).length;
+  const lines = (c: HttpCase, target: string) => [
+    ...probe('HEALTH', target, c.health),
+    ...probe('READY', target, c.ready ?? c.health),
+  ];
+  const failed = [backend.health, backend.ready ?? backend.health, device.health, device.ready ?? device.health].filter(
+    (r) => r.length,
+  ).length;
   const run: Run = {
     cases: [backend.name, device.name],
     args: ['--backend', at(backend.url), '--device', at(device.url), '--frontend', `${F}/`],
@@ -69,14 +76,31 @@ function pair(backend: HttpCase, device: HttpCase, timeout = 1500): Run {
     stdout: [],
     shot: 'ok',
   };
-  run.stdout = [...lines(backend, 'backend'), ...lines(device, 'device'), ...load(dirOf(run), 'ok', []), `smoke: FAIL (${failed}/5 failed)`];
+  run.stdout = [
+    ...lines(backend, 'backend'),
+    ...lines(device, 'device'),
+    ...load(dirOf(run), 'ok', []),
+    `smoke: FAIL (${failed}/5 failed)`,
+  ];
   return run;
 }
 
 /** Backend healthy, frontend bad (or noisy): only LOAD can fail. */
 function frontend(name: string, url: string, shot: Shot, lines: string[], extra: Partial<Run> = {}): Run {
-  const run: Run = { cases: [name], args: ['--backend', `${F}/ok`, '--frontend', url], timeout: 1500, code: shot === 'ok' ? 0 : 1, stdout: [], shot, ...extra };
-  run.stdout = [...backendOk, ...load(dirOf(run), shot, lines), shot === 'ok' ? 'smoke: PASS (3/3)' : 'smoke: FAIL (1/3 failed)'];
+  const run: Run = {
+    cases: [name],
+    args: ['--backend', `${F}/ok`, '--frontend', url],
+    timeout: 1500,
+    code: shot === 'ok' ? 0 : 1,
+    stdout: [],
+    shot,
+    ...extra,
+  };
+  run.stdout = [
+    ...backendOk,
+    ...load(dirOf(run), shot, lines),
+    shot === 'ok' ? 'smoke: PASS (3/3)' : 'smoke: FAIL (1/3 failed)',
+  ];
   return run;
 }
 
@@ -94,7 +118,10 @@ const broken = (name: string, args: string[], line: string, env?: Record<string,
 
 const hasStack = (message: string) => (lines: string[]) => {
   assert.ok(lines.includes(`Error: ${message}`), `stack trace header in:\n${lines.join('\n')}`);
-  assert.ok(lines.some((l) => /^\s+at /.test(l)), 'stack frames on stderr');
+  assert.ok(
+    lines.some((l) => /^\s+at /.test(l)),
+    'stack frames on stderr',
+  );
 };
 const refusedReason = `connection refused at 127.0.0.1:${refused} (is the service running?)`;
 const HINT = 'install Chromium (apt-get install chromium) or set CHROME_PATH to a Chrome/Chromium executable';
@@ -102,7 +129,12 @@ const HINT = 'install Chromium (apt-get install chromium) or set CHROME_PATH to 
 const runs: Run[] = [
   pair(
     { name: 'refused-port', url: `http://127.0.0.1:${refused}`, health: [refusedReason] },
-    { name: 'device-readiness-503', url: 'device-degraded', health: [], ready: ['HTTP 503 Service Unavailable', 'checks: backend=disconnected'] },
+    {
+      name: 'device-readiness-503',
+      url: 'device-degraded',
+      health: [],
+      ready: ['HTTP 503 Service Unavailable', 'checks: backend=disconnected'],
+    },
   ),
   pair(
     // The default timeout: the same run loads a healthy frontend, which must PASS within it on a busy machine.
@@ -110,7 +142,11 @@ const runs: Run[] = [
     { name: 'slow-body', url: 'slow-body', health: ['body not complete within 1500ms (15 bytes received)'] },
   ),
   pair(
-    { name: 'html-200', url: 'html', health: ['body is not JSON (text/html): "<!doctype html><p>Welcome to nginx!</p>"'] },
+    {
+      name: 'html-200',
+      url: 'html',
+      health: ['body is not JSON (text/html): "<!doctype html><p>Welcome to nginx!</p>"'],
+    },
     {
       name: 'json-wrong-status',
       url: 'wrong-status',
@@ -122,22 +158,37 @@ const runs: Run[] = [
     {
       name: 'json-wrong-types',
       url: 'wrong-types',
-      health: ['wrong body: timestamp is 1700000000 (number), expected an ISO 8601 date-time string; uptime is "12" (string), expected a number; environment is 5 (number), expected a string'],
+      health: [
+        'wrong body: timestamp is 1700000000 (number), expected an ISO 8601 date-time string; ' +
+          'uptime is "12" (string), expected a number; environment is 5 (number), expected a string',
+      ],
       ready: ['wrong body: status is "ok" (string), expected "ready"; checks is "fine" (string), expected an object'],
     },
     {
       name: 'json-missing-fields',
       url: 'missing-fields',
-      health: ['wrong body: timestamp is missing, expected an ISO 8601 date-time string; uptime is missing, expected a number; environment is missing, expected a string'],
+      health: [
+        'wrong body: timestamp is missing, expected an ISO 8601 date-time string; ' +
+          'uptime is missing, expected a number; environment is missing, expected a string',
+      ],
       ready: ['wrong body: status is "ok" (string), expected "ready"; checks is missing, expected an object'],
     },
   ),
   pair(
     { name: 'json-not-an-object', url: 'not-object', health: ['body is JSON but not an object: "[\\"ok\\"]"'] },
-    { name: 'http-500', url: 'error500', health: ['HTTP 500 Internal Server Error', 'body: "Internal Server Error: boom"'] },
+    {
+      name: 'http-500',
+      url: 'error500',
+      health: ['HTTP 500 Internal Server Error', 'body: "Internal Server Error: boom"'],
+    },
   ),
   pair(
-    { name: 'backend-readiness-503', url: 'not-ready', health: [], ready: ['HTTP 503 Service Unavailable', 'checks: database=disconnected'] },
+    {
+      name: 'backend-readiness-503',
+      url: 'not-ready',
+      health: [],
+      ready: ['HTTP 503 Service Unavailable', 'checks: database=disconnected'],
+    },
     {
       name: 'redirect-loop',
       url: 'loop',
@@ -150,56 +201,167 @@ const runs: Run[] = [
     { name: 'huge-body', url: 'huge', health: ['body too large: more than 65536 bytes'] },
   ),
   pair(
-    { name: 'tls-to-plain-port', url: `https://127.0.0.1:${FP}/ok`, health: [`TLS handshake with 127.0.0.1:${FP} failed (is it plain http?): wrong version number`] },
-    { name: 'connection-reset', url: 'reset', health: [`connection reset by 127.0.0.1:${FP} before a complete response`] },
+    {
+      name: 'tls-to-plain-port',
+      url: `https://127.0.0.1:${FP}/ok`,
+      health: [`TLS handshake with 127.0.0.1:${FP} failed (is it plain http?): wrong version number`],
+    },
+    {
+      name: 'connection-reset',
+      url: 'reset',
+      health: [`connection reset by 127.0.0.1:${FP} before a complete response`],
+    },
   ),
   frontend('frontend-500', `${F}/page500/`, 'fail', ['HTTP 500 Internal Server Error']),
   frontend('page-throws', `${F}/throws/`, 'ok', ['page exception: boom from the page']),
-  frontend('page-throws-strict', `${F}/throws/`, 'fail', ['--strict: 1 page issue', 'page exception: boom from the page'], {
-    args: ['--backend', `${F}/ok`, '--frontend', `${F}/throws/`, '--strict'],
-  }),
-  frontend('console-error-strict', `${F}/console-error/`, 'fail', ['--strict: 1 page issue', 'console error: widget failed'], {
-    args: ['--backend', `${F}/ok`, '--frontend', `${F}/console-error/`, '--strict'],
-  }),
+  frontend(
+    'page-throws-strict',
+    `${F}/throws/`,
+    'fail',
+    ['--strict: 1 page issue', 'page exception: boom from the page'],
+    {
+      args: ['--backend', `${F}/ok`, '--frontend', `${F}/throws/`, '--strict'],
+    },
+  ),
+  frontend(
+    'console-error-strict',
+    `${F}/console-error/`,
+    'fail',
+    ['--strict: 1 page issue', 'console error: widget failed'],
+    {
+      args: ['--backend', `${F}/ok`, '--frontend', `${F}/console-error/`, '--strict'],
+    },
+  ),
   frontend('broken-image', `${F}/broken-image/`, 'ok', [`request failed: GET ${F}/broken-image/missing.png HTTP 404`]),
-  frontend('frontend-refused', `http://127.0.0.1:${refused}/`, 'error', [`net::ERR_CONNECTION_REFUSED at http://127.0.0.1:${refused}/`], {
-    stderr: hasStack(`net::ERR_CONNECTION_REFUSED at http://127.0.0.1:${refused}/`),
-  }),
+  frontend(
+    'frontend-refused',
+    `http://127.0.0.1:${refused}/`,
+    'error',
+    [`net::ERR_CONNECTION_REFUSED at http://127.0.0.1:${refused}/`],
+    {
+      stderr: hasStack(`net::ERR_CONNECTION_REFUSED at http://127.0.0.1:${refused}/`),
+    },
+  ),
   frontend('frontend-hangs', `${F}/hang/`, 'fail', ['page did not finish loading within 1500ms']),
   frontend('frontend-never-loads', `${F}/slow-page/`, 'fail', ['page did not finish loading within 1500ms']),
-  frontend('frontend-tls-to-plain-port', `https://127.0.0.1:${FP}/`, 'error', [`net::ERR_SSL_PROTOCOL_ERROR at https://127.0.0.1:${FP}/`], {
-    stderr: hasStack(`net::ERR_SSL_PROTOCOL_ERROR at https://127.0.0.1:${FP}/`),
-  }),
+  frontend(
+    'frontend-tls-to-plain-port',
+    `https://127.0.0.1:${FP}/`,
+    'error',
+    [`net::ERR_SSL_PROTOCOL_ERROR at https://127.0.0.1:${FP}/`],
+    {
+      stderr: hasStack(`net::ERR_SSL_PROTOCOL_ERROR at https://127.0.0.1:${FP}/`),
+    },
+  ),
   // Chromium never paints a JSON document whose body never ends: the capture gives up after a short grace,
   // and a failure card drawn in a fresh tab stands in for the page, saying so.
   frontend('frontend-json-never-ends', `${F}/slow-body/`, 'fail', [
     'page did not finish loading within 1500ms',
-    'screenshot not taken within 1500ms: the page could not be painted, so frontend-fail.png is a failure card (URL, reason, elapsed time, what was received), not the page',
+    'screenshot not taken within 1500ms: the page could not be painted, so frontend-fail.png is a failure card ' +
+      '(URL, reason, elapsed time, what was received), not the page',
   ]),
-  broken('malformed-backend', ['--backend', 'localhost:3001'], 'smoke: --backend "localhost:3001" must be an http:// or https:// URL (expected e.g. http://localhost:3001)'),
-  broken('malformed-frontend', ['--frontend', 'http://'], 'smoke: --frontend "http://" is not a valid URL (expected e.g. http://localhost:3000)'),
-  broken('malformed-device', ['--device', 'device:3003'], 'smoke: --device "device:3003" must be an http:// or https:// URL (expected e.g. http://localhost:3003)'),
+  broken(
+    'malformed-backend',
+    ['--backend', 'localhost:3001'],
+    'smoke: --backend "localhost:3001" must be an http:// or https:// URL (expected e.g. http://localhost:3001)',
+  ),
+  broken(
+    'malformed-frontend',
+    ['--frontend', 'http://'],
+    'smoke: --frontend "http://" is not a valid URL (expected e.g. http://localhost:3000)',
+  ),
+  broken(
+    'malformed-device',
+    ['--device', 'device:3003'],
+    'smoke: --device "device:3003" must be an http:// or https:// URL (expected e.g. http://localhost:3003)',
+  ),
   {
-    ...broken('malformed-env-url', [], 'smoke: SMOKE_BACKEND_URL "not a url" is not a valid URL (expected e.g. http://localhost:3001)', { SMOKE_BACKEND_URL: 'not a url' }),
+    ...broken(
+      'malformed-env-url',
+      [],
+      'smoke: SMOKE_BACKEND_URL "not a url" is not a valid URL (expected e.g. http://localhost:3001)',
+      { SMOKE_BACKEND_URL: 'not a url' },
+    ),
     args: ['--frontend', `${F}/`],
   },
-  broken('timeout-not-numeric', ['--timeout', 'abc'], 'smoke: --timeout must be a positive whole number of milliseconds, got "abc"'),
-  broken('timeout-zero', ['--timeout', '0'], 'smoke: --timeout must be a positive whole number of milliseconds, got "0"'),
-  broken('timeout-negative', ['--timeout=-5'], 'smoke: --timeout must be a positive whole number of milliseconds, got "-5"'),
-  broken('timeout-missing-value', ['--timeout'], 'smoke: --timeout needs a value (write --timeout=-x for one starting with "-")'),
-  broken('wait-not-numeric', ['--wait', 'soon'], 'smoke: --wait must be a non-negative whole number of milliseconds, got "soon"'),
+  broken(
+    'timeout-not-numeric',
+    ['--timeout', 'abc'],
+    'smoke: --timeout must be a positive whole number of milliseconds, got "abc"',
+  ),
+  broken(
+    'timeout-zero',
+    ['--timeout', '0'],
+    'smoke: --timeout must be a positive whole number of milliseconds, got "0"',
+  ),
+  broken(
+    'timeout-negative',
+    ['--timeout=-5'],
+    'smoke: --timeout must be a positive whole number of milliseconds, got "-5"',
+  ),
+  broken(
+    'timeout-missing-value',
+    ['--timeout'],
+    'smoke: --timeout needs a value (write --timeout=-x for one starting with "-")',
+  ),
+  broken(
+    'wait-not-numeric',
+    ['--wait', 'soon'],
+    'smoke: --wait must be a non-negative whole number of milliseconds, got "soon"',
+  ),
   broken('unknown-option', ['--bogus'], 'smoke: unknown option --bogus (run with --help to list the options)'),
   broken('stray-argument', ['extra'], 'smoke: unexpected argument "extra" (options take the form --name value)'),
-  broken('artifacts-is-a-file', ['--artifacts', join(base, 'a-file')], `smoke: --artifacts ${join(base, 'a-file')} is not a writable directory: EEXIST, a file is in the way`),
-  broken('artifacts-under-a-file', ['--artifacts', join(base, 'a-file/shots')], `smoke: --artifacts ${join(base, 'a-file/shots')} is not a writable directory: ENOTDIR, a file is in the way`),
-  broken('json-unwritable', ['--json', join(base, 'a-file/r.json')], `smoke: cannot write --json ${join(base, 'a-file/r.json')}: EEXIST, a file is in the way`),
+  broken(
+    'artifacts-is-a-file',
+    ['--artifacts', join(base, 'a-file')],
+    `smoke: --artifacts ${join(base, 'a-file')} is not a writable directory: EEXIST, a file is in the way`,
+  ),
+  broken(
+    'artifacts-under-a-file',
+    ['--artifacts', join(base, 'a-file/shots')],
+    `smoke: --artifacts ${join(base, 'a-file/shots')} is not a writable directory: ENOTDIR, a file is in the way`,
+  ),
+  broken(
+    'json-unwritable',
+    ['--json', join(base, 'a-file/r.json')],
+    `smoke: cannot write --json ${join(base, 'a-file/r.json')}: EEXIST, a file is in the way`,
+  ),
   // Node's recursive mkdir never returns on procfs: the check gives up after its bound, and the process exits.
-  { ...broken('artifacts-under-proc', ['--artifacts', '/proc/smoke-x'], `smoke: --artifacts /proc/smoke-x is not writable (no answer within ${FS_ANSWER_MS} ms)`), maxMs: FS_ANSWER_MS + 8000 },
-  { ...broken('json-under-proc', ['--json', '/proc/smoke-x/r.json'], `smoke: --json /proc/smoke-x/r.json is not writable (no answer within ${FS_ANSWER_MS} ms)`), maxMs: FS_ANSWER_MS + 8000 },
-  { ...broken('junit-under-proc', ['--junit', '/proc/smoke-x/r.xml'], `smoke: --junit /proc/smoke-x/r.xml is not writable (no answer within ${FS_ANSWER_MS} ms)`), maxMs: FS_ANSWER_MS + 8000 },
-  broken('browser-missing', [], `smoke: CHROME_PATH=/nonexistent/chromium is not an executable file; ${HINT}`, { CHROME_PATH: '/nonexistent/chromium' }),
   {
-    ...broken('browser-fails-to-launch', [], `smoke: could not launch Chromium at ${fakeChrome}: Failed to launch the browser process: Code: 1 (cannot open display); ${HINT}`, { CHROME_PATH: fakeChrome }),
+    ...broken(
+      'artifacts-under-proc',
+      ['--artifacts', '/proc/smoke-x'],
+      `smoke: --artifacts /proc/smoke-x is not writable (no answer within ${FS_ANSWER_MS} ms)`,
+    ),
+    maxMs: FS_ANSWER_MS + 8000,
+  },
+  {
+    ...broken(
+      'json-under-proc',
+      ['--json', '/proc/smoke-x/r.json'],
+      `smoke: --json /proc/smoke-x/r.json is not writable (no answer within ${FS_ANSWER_MS} ms)`,
+    ),
+    maxMs: FS_ANSWER_MS + 8000,
+  },
+  {
+    ...broken(
+      'junit-under-proc',
+      ['--junit', '/proc/smoke-x/r.xml'],
+      `smoke: --junit /proc/smoke-x/r.xml is not writable (no answer within ${FS_ANSWER_MS} ms)`,
+    ),
+    maxMs: FS_ANSWER_MS + 8000,
+  },
+  broken('browser-missing', [], `smoke: CHROME_PATH=/nonexistent/chromium is not an executable file; ${HINT}`, {
+    CHROME_PATH: '/nonexistent/chromium',
+  }),
+  {
+    ...broken(
+      'browser-fails-to-launch',
+      [],
+      `smoke: could not launch Chromium at ${fakeChrome}: ` +
+        `Failed to launch the browser process: Code: 1 (cannot open display); ${HINT}`,
+      { CHROME_PATH: fakeChrome },
+    ),
     stdout: backendOk, // the HTTP probes ran while the launch was failing
   },
 ];
@@ -229,13 +391,17 @@ test('the matrix covers at least 25 cases', () => {
 });
 
 for (const c of runs) {
-  test(`${nameOf(c)}: exit ${c.code}, exact lines, ${c.shot ? `frontend-${c.shot}.png` : 'no screenshot'}, within its timeout`, async () => {
+  const shot = c.shot ? `frontend-${c.shot}.png` : 'no screenshot';
+  test(`${nameOf(c)}: exit ${c.code}, exact lines, ${shot}, within its timeout`, async () => {
     const run = await results.get(nameOf(c))!;
     const context = `\n--- stdout\n${run.stdout.join('\n')}\n--- stderr\n${run.stderr.join('\n')}`;
     assert.is(run.code, c.code, `exit code${context}`);
     assert.equal(normalise(run.stdout), c.stdout, `stdout${context}`);
     // Piped output never carries colour, even without NO_COLOR.
-    assert.not.ok(run.stdout.some((l) => l.includes('\u001B')), 'no ANSI codes when piped');
+    assert.not.ok(
+      run.stdout.some((l) => l.includes('\u001B')),
+      'no ANSI codes when piped',
+    );
     if (typeof c.stderr === 'function') c.stderr(run.stderr);
     else assert.equal(run.stderr, c.stderr ?? [], `stderr${context}`);
 
@@ -259,7 +425,10 @@ for (const c of runs) {
       assert.ok(ms <= limit, `${name} took ${ms}ms, over ${limit}ms`);
     }
     if (c.stdout.some((l) => l.includes(`within ${c.timeout}ms`))) {
-      assert.ok([...times.values()].some((ms) => ms >= c.timeout - 20), 'a timed-out probe reports at least its timeout');
+      assert.ok(
+        [...times.values()].some((ms) => ms >= c.timeout - 20),
+        'a timed-out probe reports at least its timeout',
+      );
     }
     // The whole process: Chromium start-up (slow with three at once on two busy cores) plus one timeout.
     const bound = c.code === 2 && c.stdout.length === 0 ? 20_000 : c.timeout * 2 + 30_000;

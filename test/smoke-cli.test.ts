@@ -35,14 +35,15 @@ const F = fx.url;
 test.after(async () => {
   await stopAll();
   await Promise.all(servers.map((s) => s.close()));
-  for (const s of late) s.closeAllConnections(), s.close();
+  for (const s of late) (s.closeAllConnections(), s.close());
   rmSync(base, { recursive: true, force: true });
 });
 
 const dir = (name: string) => join(base, name);
 const png = (file: string) => readFileSync(file).subarray(0, 8).equals(PNG_SIGNATURE);
 const ok = (kind: string, target: string) => `[${kind}] ${target} ... PASS (Nms)`;
-const show = (r: { stdout: string[]; stderr: string[] }) => `\n--- stdout\n${r.stdout.join('\n')}\n--- stderr\n${r.stderr.join('\n')}`;
+const show = (r: { stdout: string[]; stderr: string[] }) =>
+  `\n--- stdout\n${r.stdout.join('\n')}\n--- stderr\n${r.stderr.join('\n')}`;
 /** Live processes whose command line mentions `text` (Chromium's carries its --user-data-dir). */
 const processesMentioning = (text: string) =>
   readdirSync('/proc').filter((pid) => {
@@ -76,40 +77,67 @@ test('--help lists every option with its default and fallback, exit 0, no colour
   }
 });
 
-test('-h prints the same usage; asking for help wins over a mistake on the same line; a mistake alone is one line, exit 2', async () => {
-  const help = await runCli(['--help']);
-  for (const args of [['-h'], ['--bogus', '--help'], ['--timeout', '-h']]) {
-    const run = await runCli(args);
-    assert.is(run.code, 0, args.join(' '));
-    assert.equal(run.stdout, help.stdout, args.join(' '));
-    assert.equal(run.stderr, [], args.join(' '));
-  }
-  for (const [args, line] of [
-    [['--strict=yes'], 'smoke: --strict takes no value'],
-    [['--json', '--strict'], 'smoke: --json needs a value (write --json=-x for one starting with "-")'],
-  ] as const) {
-    const run = await runCli([...args]);
-    assert.is(run.code, 2, args.join(' '));
-    assert.equal([run.stdout, run.stderr], [[], [line]], args.join(' '));
-  }
-});
+test(
+  '-h prints the same usage; asking for help wins over a mistake on the same line; ' +
+    'a mistake alone is one line, exit 2',
+  async () => {
+    const help = await runCli(['--help']);
+    for (const args of [['-h'], ['--bogus', '--help'], ['--timeout', '-h']]) {
+      const run = await runCli(args);
+      assert.is(run.code, 0, args.join(' '));
+      assert.equal(run.stdout, help.stdout, args.join(' '));
+      assert.equal(run.stderr, [], args.join(' '));
+    }
+    for (const [args, line] of [
+      [['--strict=yes'], 'smoke: --strict takes no value'],
+      [['--json', '--strict'], 'smoke: --json needs a value (write --json=-x for one starting with "-")'],
+    ] as const) {
+      const run = await runCli([...args]);
+      assert.is(run.code, 2, args.join(' '));
+      assert.equal([run.stdout, run.stderr], [[], [line]], args.join(' '));
+    }
+  },
+);
 
 test('no --device: three probes in order, smoke: PASS (3/3), Chromium and its profile gone afterwards', async () => {
   const tmp = dir('tmp-3');
   mkdirSync(tmp, { recursive: true });
   hits.length = 0;
-  const run = await runCli(['--backend', `${F}/ok`, '--frontend', `${F}/`, '--artifacts', dir('three'), '--timeout', '5000'], { env: { TMPDIR: tmp } });
+  const run = await runCli(
+    ['--backend', `${F}/ok`, '--frontend', `${F}/`, '--artifacts', dir('three'), '--timeout', '5000'],
+    { env: { TMPDIR: tmp } },
+  );
   assert.is(run.code, 0, show(run));
-  assert.equal(normalise(run.stdout), [ok('HEALTH', 'backend'), ok('READY', 'backend'), `${ok('LOAD', 'frontend')} screenshot=${dir('three')}/frontend-ok.png`, 'smoke: PASS (3/3)']);
+  assert.equal(normalise(run.stdout), [
+    ok('HEALTH', 'backend'),
+    ok('READY', 'backend'),
+    `${ok('LOAD', 'frontend')} screenshot=${dir('three')}/frontend-ok.png`,
+    'smoke: PASS (3/3)',
+  ]);
   assert.equal(run.stderr, []);
   assert.ok(png(join(dir('three'), 'frontend-ok.png')));
   assert.equal(hits.sort(), ['/', '/ok/api/health', '/ok/api/ready']);
-  assert.equal(readdirSync(tmp).filter((n) => n.startsWith('smoke-chromium-')), [], 'temporary Chromium profile removed');
+  assert.equal(
+    readdirSync(tmp).filter((n) => n.startsWith('smoke-chromium-')),
+    [],
+    'temporary Chromium profile removed',
+  );
   assert.equal(processesMentioning(tmp), [], 'no Chromium left running');
 });
 
 test('with --device: five probes, backend then device then frontend, smoke: PASS (5/5)', async () => {
-  const run = await runCli(['--backend', `${F}/ok`, '--device', `${F}/ok`, '--frontend', `${F}/`, '--artifacts', dir('five'), '--timeout', '5000']);
+  const run = await runCli([
+    '--backend',
+    `${F}/ok`,
+    '--device',
+    `${F}/ok`,
+    '--frontend',
+    `${F}/`,
+    '--artifacts',
+    dir('five'),
+    '--timeout',
+    '5000',
+  ]);
   assert.is(run.code, 0, show(run));
   assert.equal(normalise(run.stdout), [
     ok('HEALTH', 'backend'),
@@ -123,13 +151,18 @@ test('with --device: five probes, backend then device then frontend, smoke: PASS
 
 test('SMOKE_BACKEND_URL and SMOKE_FRONTEND_URL are used when the flags are absent; flags win over them', async () => {
   hits.length = 0;
-  const fromEnv = await runCli(['--artifacts', dir('env'), '--timeout', '5000'], { env: { SMOKE_BACKEND_URL: `${F}/ok`, SMOKE_FRONTEND_URL: `${F}/ok/` } });
+  const fromEnv = await runCli(['--artifacts', dir('env'), '--timeout', '5000'], {
+    env: { SMOKE_BACKEND_URL: `${F}/ok`, SMOKE_FRONTEND_URL: `${F}/ok/` },
+  });
   assert.is(fromEnv.code, 0, show(fromEnv));
   assert.is(fromEnv.stdout.at(-1), 'smoke: PASS (3/3)');
   assert.equal(hits.sort(), ['/ok/', '/ok/api/health', '/ok/api/ready']);
   const refused = await freePort();
   const env = { SMOKE_BACKEND_URL: `http://127.0.0.1:${refused}`, SMOKE_FRONTEND_URL: `http://127.0.0.1:${refused}/` };
-  const flags = await runCli(['--backend', `${F}/ok`, '--frontend', `${F}/`, '--artifacts', dir('env-flags'), '--timeout', '5000'], { env });
+  const flags = await runCli(
+    ['--backend', `${F}/ok`, '--frontend', `${F}/`, '--artifacts', dir('env-flags'), '--timeout', '5000'],
+    { env },
+  );
   assert.is(flags.code, 0, show(flags));
   assert.is(flags.stdout.at(-1), 'smoke: PASS (3/3)');
 });
@@ -138,7 +171,18 @@ test('localhost works for a service bound only to ::1 and one bound only to 127.
   for (const host of ['::1', '127.0.0.1']) {
     const s = await serve(host);
     const url = `http://localhost:${s.port}`;
-    const run = await runCli(['--backend', `${url}/ok`, '--device', `${url}/ok`, '--frontend', `${url}/`, '--artifacts', dir(`lo-${host}`), '--timeout', '5000']);
+    const run = await runCli([
+      '--backend',
+      `${url}/ok`,
+      '--device',
+      `${url}/ok`,
+      '--frontend',
+      `${url}/`,
+      '--artifacts',
+      dir(`lo-${host}`),
+      '--timeout',
+      '5000',
+    ]);
     assert.is(run.code, 0, `${host}${show(run)}`);
     assert.is(run.stdout.at(-1), 'smoke: PASS (5/5)');
   }
@@ -152,29 +196,64 @@ test('--wait: a stack that starts listening late, then is unready for a while, e
   const timer = setTimeout(() => {
     const server = createServer((req, res) => {
       if (req.url === '/api/ready' && Date.now() < readyAt) {
-        return res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify(readyBody('not ready', { database: 'disconnected' })));
+        return res
+          .writeHead(503, { 'content-type': 'application/json' })
+          .end(JSON.stringify(readyBody('not ready', { database: 'disconnected' })));
       }
-      if (req.url === '/api/health') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(healthyBody()));
-      if (req.url === '/api/ready') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(readyBody()));
+      if (req.url === '/api/health')
+        return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(healthyBody()));
+      if (req.url === '/api/ready')
+        return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(readyBody()));
       res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>late but up</h1>');
     });
     late.push(server);
     server.listen(port, '127.0.0.1', () => (readyAt = Date.now() + 1000));
   }, 1500);
   const url = `http://127.0.0.1:${port}`;
-  const run = await runCli(['--backend', url, '--frontend', `${url}/`, '--wait', '20000', '--timeout', '2000', '--artifacts', dir('wait')]);
+  const run = await runCli([
+    '--backend',
+    url,
+    '--frontend',
+    `${url}/`,
+    '--wait',
+    '20000',
+    '--timeout',
+    '2000',
+    '--artifacts',
+    dir('wait'),
+  ]);
   clearTimeout(timer);
   assert.is(run.code, 0, show(run));
-  assert.equal(normalise(run.stdout), [ok('HEALTH', 'backend'), ok('READY', 'backend'), `${ok('LOAD', 'frontend')} screenshot=${dir('wait')}/frontend-ok.png`, 'smoke: PASS (3/3)']);
+  assert.equal(normalise(run.stdout), [
+    ok('HEALTH', 'backend'),
+    ok('READY', 'backend'),
+    `${ok('LOAD', 'frontend')} screenshot=${dir('wait')}/frontend-ok.png`,
+    'smoke: PASS (3/3)',
+  ]);
   assert.ok(Date.now() - startedAt >= 2400, 'it really waited for readiness');
   assert.ok(Date.now() - startedAt < 20_000, 'and stopped waiting once ready');
 });
 
-test('--wait gives up at its deadline with the last attempt\'s reason and the attempt count', async () => {
-  const run = await runCli(['--backend', `${F}/not-ready`, '--frontend', `${F}/`, '--wait', '1500', '--timeout', '1000', '--artifacts', dir('wait-fail')]);
+test("--wait gives up at its deadline with the last attempt's reason and the attempt count", async () => {
+  const run = await runCli([
+    '--backend',
+    `${F}/not-ready`,
+    '--frontend',
+    `${F}/`,
+    '--wait',
+    '1500',
+    '--timeout',
+    '1000',
+    '--artifacts',
+    dir('wait-fail'),
+  ]);
   assert.is(run.code, 1, show(run));
   const lines = normalise(run.stdout);
-  assert.equal(lines.slice(0, 3), [ok('HEALTH', 'backend'), '[READY] backend ... FAIL (Nms)', '    HTTP 503 Service Unavailable']);
+  assert.equal(lines.slice(0, 3), [
+    ok('HEALTH', 'backend'),
+    '[READY] backend ... FAIL (Nms)',
+    '    HTTP 503 Service Unavailable',
+  ]);
   assert.is(lines[3], '    checks: database=disconnected');
   assert.match(lines[4]!, /^ {4}gave up after \d+ attempts$/);
   assert.ok(Number(/(\d+) attempts/.exec(lines[4]!)![1]) >= 3, lines[4]);
@@ -187,17 +266,29 @@ test('--json, --junit and GITHUB_STEP_SUMMARY: written, and they parse back to t
   const junit = join(dir('reports'), 'out', 'smoke.xml');
   const summary = join(base, 'step-summary.md');
   writeFileSync(summary, '## earlier step\n');
-  const args = ['--backend', `${F}/not-ready`, '--frontend', `${F}/`, '--artifacts', dir('reports'), '--timeout', '5000', '--json', json, '--junit', junit];
+  const args = [
+    '--backend',
+    `${F}/not-ready`,
+    '--frontend',
+    `${F}/`,
+    '--artifacts',
+    dir('reports'),
+    '--timeout',
+    '5000',
+    '--json',
+    json,
+    '--junit',
+    junit,
+  ];
   const run = await runCli(args, { env: { GITHUB_STEP_SUMMARY: summary } });
   assert.is(run.code, 1, show(run));
 
   const report = JSON.parse(readFileSync(json, 'utf8'));
   assert.equal([report.result, report.passed, report.failed, report.total], ['FAIL', 2, 1, 3]);
-  assert.equal(report.probes.map((p: { kind: string; target: string; result: string }) => `${p.kind} ${p.target} ${p.result}`), [
-    'HEALTH backend PASS',
-    'READY backend FAIL',
-    'LOAD frontend PASS',
-  ]);
+  assert.equal(
+    report.probes.map((p: { kind: string; target: string; result: string }) => `${p.kind} ${p.target} ${p.result}`),
+    ['HEALTH backend PASS', 'READY backend FAIL', 'LOAD frontend PASS'],
+  );
   assert.is(report.probes[1].url, `${F}/not-ready/api/ready`);
   assert.is(report.probes[1].reason, 'HTTP 503 Service Unavailable; checks: database=disconnected');
   assert.is(report.probes[2].screenshot, join(dir('reports'), 'frontend-ok.png'));
@@ -207,15 +298,21 @@ test('--json, --junit and GITHUB_STEP_SUMMARY: written, and they parse back to t
   const launched = await withDeadline(launchBrowser(), 30_000, 'Chromium for XML parsing');
   try {
     const page = await launched.browser.newPage();
-    const parsed = await page.evaluate((xml) => {
-      const doc = new DOMParser().parseFromString(xml, 'application/xml');
-      if (doc.querySelector('parsererror')) return { error: doc.querySelector('parsererror')!.textContent };
-      const suite = doc.documentElement;
-      return {
-        suite: [suite.tagName, suite.getAttribute('tests'), suite.getAttribute('failures')],
-        cases: [...doc.querySelectorAll('testcase')].map((c) => [c.getAttribute('name'), c.querySelector('failure')?.getAttribute('message') ?? null]),
-      };
-    }, readFileSync(junit, 'utf8'));
+    const parsed = await page.evaluate(
+      (xml) => {
+        const doc = new DOMParser().parseFromString(xml, 'application/xml');
+        if (doc.querySelector('parsererror')) return { error: doc.querySelector('parsererror')!.textContent };
+        const suite = doc.documentElement;
+        return {
+          suite: [suite.tagName, suite.getAttribute('tests'), suite.getAttribute('failures')],
+          cases: [...doc.querySelectorAll('testcase')].map((c) => [
+            c.getAttribute('name'),
+            c.querySelector('failure')?.getAttribute('message') ?? null,
+          ]),
+        };
+      },
+      readFileSync(junit, 'utf8'),
+    );
     assert.equal(parsed, {
       suite: ['testsuite', '3', '1'],
       cases: [
@@ -232,41 +329,71 @@ test('--json, --junit and GITHUB_STEP_SUMMARY: written, and they parse back to t
   assert.is(md[0], '## earlier step', 'appended, not overwritten');
   assert.is(md[1], '### smoke: FAIL (1/3 failed)');
   assert.is(md.filter((l) => l.startsWith('| ')).length, 4);
-  assert.ok(md.includes('| READY | backend | ❌ FAIL | ' + report.probes[1].ms + ' | HTTP 503 Service Unavailable; checks: database=disconnected |'));
+  assert.ok(
+    md.includes(
+      '| READY | backend | ❌ FAIL | ' +
+        report.probes[1].ms +
+        ' | HTTP 503 Service Unavailable; checks: database=disconnected |',
+    ),
+  );
 });
 
-test('colour on a terminal only: PASS is green on a TTY, plain with NO_COLOR; the text is otherwise identical', async () => {
-  const args = ['--backend', `${F}/ok`, '--frontend', `${F}/`, '--artifacts', dir('tty'), '--timeout', '5000'];
-  // `script` gives the CLI a pseudo-terminal as stdout, as a person at a shell would.
-  const wrap = (argv: string[]) => ['script', '-qfec', argv.map((a) => `'${a}'`).join(' '), '/dev/null'];
-  const coloured = await runCli(args, { wrap });
-  assert.is(coloured.code, 0, show(coloured));
-  const text = coloured.stdout.join('\n');
-  assert.match(text, '[HEALTH] backend ... \u001B[32mPASS\u001B[39m (');
-  assert.match(text, 'smoke: \u001B[32mPASS\u001B[39m (3/3)');
-  const plain = await runCli(args, { wrap, env: { NO_COLOR: '1' } });
-  assert.is(plain.code, 0, show(plain));
-  assert.not.match(plain.stdout.join('\n'), '\u001B');
-  assert.is(plain.stdout.map((l) => l.replace(/\r$/, '')).at(-1), 'smoke: PASS (3/3)');
-});
+test(
+  'colour on a terminal only: PASS is green on a TTY, plain with NO_COLOR; ' + 'the text is otherwise identical',
+  async () => {
+    const args = ['--backend', `${F}/ok`, '--frontend', `${F}/`, '--artifacts', dir('tty'), '--timeout', '5000'];
+    // `script` gives the CLI a pseudo-terminal as stdout, as a person at a shell would.
+    const wrap = (argv: string[]) => ['script', '-qfec', argv.map((a) => `'${a}'`).join(' '), '/dev/null'];
+    const coloured = await runCli(args, { wrap });
+    assert.is(coloured.code, 0, show(coloured));
+    const text = coloured.stdout.join('\n');
+    assert.match(text, '[HEALTH] backend ... \u001B[32mPASS\u001B[39m (');
+    assert.match(text, 'smoke: \u001B[32mPASS\u001B[39m (3/3)');
+    const plain = await runCli(args, { wrap, env: { NO_COLOR: '1' } });
+    assert.is(plain.code, 0, show(plain));
+    assert.not.match(plain.stdout.join('\n'), '\u001B');
+    assert.is(plain.stdout.map((l) => l.replace(/\r$/, '')).at(-1), 'smoke: PASS (3/3)');
+  },
+);
 
 test('SIGTERM mid-run closes Chromium, removes its profile and exits 143', async () => {
   const tmp = dir('tmp-term');
   mkdirSync(tmp, { recursive: true });
-  const args = ['--import', 'tsx', 'smoke/cli.ts', '--backend', `${F}/ok`, '--frontend', `${F}/hang/`, '--timeout', '60000', '--artifacts', dir('term')];
+  const args = [
+    '--import',
+    'tsx',
+    'smoke/cli.ts',
+    '--backend',
+    `${F}/ok`,
+    '--frontend',
+    `${F}/hang/`,
+    '--timeout',
+    '60000',
+    '--artifacts',
+    dir('term'),
+  ];
   const proc = spawnProcess(process.execPath, args, { cwd: root, env: cliEnv({ TMPDIR: tmp }) });
   // The profile directory appears once Chromium is starting; its request for the hanging page shows the launch is
   // done and the run is mid-navigation, which is the moment SIGTERM must handle.
   const pageRequestsBefore = hits.filter((url) => url === '/hang/').length;
-  await waitFor(() => readdirSync(tmp).some((n) => n.startsWith('smoke-chromium-')) && processesMentioning(tmp).length > 0, { timeout: 30_000, what: 'Chromium running' });
+  await waitFor(
+    () => readdirSync(tmp).some((n) => n.startsWith('smoke-chromium-')) && processesMentioning(tmp).length > 0,
+    { timeout: 30_000, what: 'Chromium running' },
+  );
   await waitFor(() => proc.stdout.length >= 2, { timeout: 10_000, what: 'HTTP probe lines' });
-  await waitFor(() => hits.filter((url) => url === '/hang/').length > pageRequestsBefore, { timeout: 30_000, what: 'Chromium requesting the page' });
+  await waitFor(() => hits.filter((url) => url === '/hang/').length > pageRequestsBefore, {
+    timeout: 30_000,
+    what: 'Chromium requesting the page',
+  });
   proc.signal('SIGTERM');
   const code = await proc.waitExit(15_000);
   assert.is(code, 143, proc.lines.join('\n'));
   assert.ok(proc.stderr.includes('smoke: interrupted by SIGTERM'));
   await waitFor(() => processesMentioning(tmp).length === 0, { timeout: 5000, what: 'Chromium gone' });
-  assert.not.ok(readdirSync(tmp).some((n) => n.startsWith('smoke-chromium-')), 'profile removed');
+  assert.not.ok(
+    readdirSync(tmp).some((n) => n.startsWith('smoke-chromium-')),
+    'profile removed',
+  );
   assert.not.ok(existsSync(join(dir('term'), 'frontend-ok.png')));
 });
 

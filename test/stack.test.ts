@@ -26,7 +26,16 @@ async function stackEnv(extra: Record<string, string> = {}) {
     ...extra,
   };
   // NO_COLOR too: the test runner sets it, and the stack must leave out colour on its own when piped.
-  for (const key of ['MONGODB_URI', 'HOST', 'PORT', 'STACK_READY_TIMEOUT_MS', 'NO_COLOR', 'FORCE_COLOR', 'LOG_SINGLE_LINE']) if (!(key in extra)) delete env[key];
+  for (const key of [
+    'MONGODB_URI',
+    'HOST',
+    'PORT',
+    'STACK_READY_TIMEOUT_MS',
+    'NO_COLOR',
+    'FORCE_COLOR',
+    'LOG_SINGLE_LINE',
+  ])
+    if (!(key in extra)) delete env[key];
   return env;
 }
 
@@ -34,7 +43,10 @@ const MAX_LINES = 40;
 const ESC = '\u001b';
 /** The services' pino lines (`backend  | …`, `device   | …`), without the prefix. */
 const serviceLogLines = (lines: string[]) =>
-  lines.map((line) => line.replace(/\r$/, '')).filter((line) => /^(backend|device) +\| /.test(line)).map((line) => line.replace(/^\w+ +\| /, ''));
+  lines
+    .map((line) => line.replace(/\r$/, ''))
+    .filter((line) => /^(backend|device) +\| /.test(line))
+    .map((line) => line.replace(/^\w+ +\| /, ''));
 /** One entry per line: each starts with pino-pretty's time and level, none is an indented field or a brace. */
 const PRETTY_ENTRY = /^(\u001b\[[\d;]*m)*\[\d\d:\d\d:\d\d\.\d{3}\] (\u001b\[[\d;]*m)*(INFO|WARN|ERROR|DEBUG)/;
 
@@ -67,55 +79,71 @@ test.after.each(async () => {
 test.after(() => rmSync(artifacts, { recursive: true, force: true }));
 
 test(
-  'npm start -- --once: four parts up, five PASS lines, ' +
-    'smoke: PASS (5/5), exit 0, nothing left running',
+  'npm start -- --once: four parts up, five PASS lines, ' + 'smoke: PASS (5/5), exit 0, nothing left running',
   async () => {
-  const env = await stackEnv();
-  const proc = spawnProcess('npm', ['start', '--', '--once'], { cwd: root, env });
-  const code = await proc.waitExit(180_000);
-  assert.is(code, 0, output(proc));
-  const probeLines = proc.stdout.filter((line) => /^\[\w+\] \w+ \.\.\. /.test(line));
-  assert.equal(probeLines.map((line) => line.split(' ... ')[0]), PROBES, output(proc));
-  for (const line of probeLines) assert.match(line, / \.\.\. PASS \(\d+ms\)/);
-  assert.ok(proc.stdout.includes('smoke: PASS (5/5)'), output(proc));
-  assert.ok(proc.stdout.some((line) => /^stack: database: .*(stand-in, not a database|mongod from)/.test(line)), 'the database is announced');
-  assert.ok(proc.stdout.some((line) => line.startsWith('backend  | ')), 'service output is prefixed with its name');
-  // Piped (as `npm start -- --once | cat`): no escape codes, one line per log entry, and short.
-  assert.not.match(output(proc), ESC, 'no escape codes when piped');
-  const logLines = serviceLogLines(proc.lines);
-  assert.ok(logLines.length >= 4, output(proc));
-  for (const line of logLines) assert.match(line, PRETTY_ENTRY, `one line per entry: ${line}`);
-  assert.not.ok(proc.lines.some((line) => /request completed|GET \/\S* 200 \d+ms/.test(line)), 'the stack\'s own polls and the smoke\'s requests are not printed');
-  const count = proc.lines.length - (proc.lines.at(-1) === '' ? 1 : 0);
-  assert.ok(count <= MAX_LINES, `${count} lines printed, at most ${MAX_LINES}:\n${output(proc)}`);
-  const pids = childPids(proc);
-  assert.equal([...pids.keys()].sort(), ['backend', 'database', 'device', 'frontend']);
-  for (const [name, pid] of pids) assert.not.ok(alive(pid), `${name} (pid ${pid}) still running`);
-  for (const key of ['BACKEND_PORT', 'DEVICE_PORT', 'FRONTEND_PORT', 'MONGO_PORT']) {
-    assert.is(await portProblem(Number(env[key])), undefined, `${key} ${env[key]} is free again`);
-  }
-});
+    const env = await stackEnv();
+    const proc = spawnProcess('npm', ['start', '--', '--once'], { cwd: root, env });
+    const code = await proc.waitExit(180_000);
+    assert.is(code, 0, output(proc));
+    const probeLines = proc.stdout.filter((line) => /^\[\w+\] \w+ \.\.\. /.test(line));
+    assert.equal(
+      probeLines.map((line) => line.split(' ... ')[0]),
+      PROBES,
+      output(proc),
+    );
+    for (const line of probeLines) assert.match(line, / \.\.\. PASS \(\d+ms\)/);
+    assert.ok(proc.stdout.includes('smoke: PASS (5/5)'), output(proc));
+    assert.ok(
+      proc.stdout.some((line) => /^stack: database: .*(stand-in, not a database|mongod from)/.test(line)),
+      'the database is announced',
+    );
+    assert.ok(
+      proc.stdout.some((line) => line.startsWith('backend  | ')),
+      'service output is prefixed with its name',
+    );
+    // Piped (as `npm start -- --once | cat`): no escape codes, one line per log entry, and short.
+    assert.not.match(output(proc), ESC, 'no escape codes when piped');
+    const logLines = serviceLogLines(proc.lines);
+    assert.ok(logLines.length >= 4, output(proc));
+    for (const line of logLines) assert.match(line, PRETTY_ENTRY, `one line per entry: ${line}`);
+    assert.not.ok(
+      proc.lines.some((line) => /request completed|GET \/\S* 200 \d+ms/.test(line)),
+      "the stack's own polls and the smoke's requests are not printed",
+    );
+    const count = proc.lines.length - (proc.lines.at(-1) === '' ? 1 : 0);
+    assert.ok(count <= MAX_LINES, `${count} lines printed, at most ${MAX_LINES}:\n${output(proc)}`);
+    const pids = childPids(proc);
+    assert.equal([...pids.keys()].sort(), ['backend', 'database', 'device', 'frontend']);
+    for (const [name, pid] of pids) assert.not.ok(alive(pid), `${name} (pid ${pid}) still running`);
+    for (const key of ['BACKEND_PORT', 'DEVICE_PORT', 'FRONTEND_PORT', 'MONGO_PORT']) {
+      assert.is(await portProblem(Number(env[key])), undefined, `${key} ${env[key]} is free again`);
+    }
+  },
+);
 
 test(
-  'on a terminal the services\' log lines are coloured, still one line per entry; ' +
-    'NO_COLOR turns colour off',
+  "on a terminal the services' log lines are coloured, still one line per entry; " + 'NO_COLOR turns colour off',
   async () => {
-  // `script` gives the stack a pseudo-terminal as stdout, as a person at a shell would; its children stay piped.
-  const wrap = ['-qfec', `'${process.execPath}' --import tsx dev/stack.ts --once`, '/dev/null'];
-  const coloured = spawnProcess('script', wrap, { cwd: root, env: await stackEnv() });
-  assert.is(await coloured.waitExit(180_000), 0, output(coloured));
-  const lines = serviceLogLines(coloured.lines);
-  assert.ok(lines.length >= 4, output(coloured));
-  for (const line of lines) assert.match(line, PRETTY_ENTRY, `one line per entry: ${JSON.stringify(line)}`);
-  assert.ok(lines.every((line) => line.includes(ESC)), 'every service log line is coloured on a terminal');
-  childPids(coloured);
+    // `script` gives the stack a pseudo-terminal as stdout, as a person at a shell would; its children stay piped.
+    const wrap = ['-qfec', `'${process.execPath}' --import tsx dev/stack.ts --once`, '/dev/null'];
+    const coloured = spawnProcess('script', wrap, { cwd: root, env: await stackEnv() });
+    assert.is(await coloured.waitExit(180_000), 0, output(coloured));
+    const lines = serviceLogLines(coloured.lines);
+    assert.ok(lines.length >= 4, output(coloured));
+    for (const line of lines) assert.match(line, PRETTY_ENTRY, `one line per entry: ${JSON.stringify(line)}`);
+    assert.ok(
+      lines.every((line) => line.includes(ESC)),
+      'every service log line is coloured on a terminal',
+    );
+    childPids(coloured);
 
-  const plain = spawnProcess('script', wrap, { cwd: root, env: await stackEnv({ NO_COLOR: '1' }) });
-  assert.is(await plain.waitExit(180_000), 0, output(plain));
-  assert.ok(serviceLogLines(plain.lines).length >= 4, output(plain));
-  assert.not.match(output(plain), ESC, 'NO_COLOR: no escape codes even on a terminal');
-  childPids(plain);
-});
+    const plain = spawnProcess('script', wrap, { cwd: root, env: await stackEnv({ NO_COLOR: '1' }) });
+    assert.is(await plain.waitExit(180_000), 0, output(plain));
+    assert.ok(serviceLogLines(plain.lines).length >= 4, output(plain));
+    assert.not.match(output(plain), ESC, 'NO_COLOR: no escape codes even on a terminal');
+    childPids(plain);
+  },
+);
 
 test('a port already in use: fails fast naming the service and the port, starts nothing', async () => {
   const env = await stackEnv();
@@ -127,7 +155,12 @@ test('a port already in use: fails fast naming the service and the port, starts 
     const code = await proc.waitExit(30_000);
     const ms = Date.now() - started;
     assert.is(code, 3, output(proc));
-    assert.ok(proc.stderr.includes(`stack: device cannot start: port ${taken.port} is already in use (stop what uses it, or set DEVICE_PORT)`), output(proc));
+    assert.ok(
+      proc.stderr.includes(
+        `stack: device cannot start: port ${taken.port} is already in use (stop what uses it, or set DEVICE_PORT)`,
+      ),
+      output(proc),
+    );
     assert.equal(childPids(proc).size, 0, 'no child was started');
     assert.ok(ms < 15_000, `failed fast (${ms} ms)`);
   } finally {
@@ -144,7 +177,10 @@ test('a service that crashes: one line naming it, its last log lines, every chil
   assert.is(code, 3, output(proc));
   const reason = proc.stderr.findIndex((line) => line === 'stack: backend exited (code 1) before the stack was ready');
   assert.ok(reason >= 0, output(proc));
-  assert.match(proc.stderr.slice(reason + 1).join('\n'), /last log lines of backend:\n {4}backend: MONGODB_URI=not-a-uri is not valid/);
+  assert.match(
+    proc.stderr.slice(reason + 1).join('\n'),
+    /last log lines of backend:\n {4}backend: MONGODB_URI=not-a-uri is not valid/,
+  );
   const pids = childPids(proc);
   assert.equal([...pids.keys()].sort(), ['backend', 'device', 'frontend'], 'MONGODB_URI given: no database child');
   for (const [name, pid] of pids) assert.not.ok(alive(pid), `${name} (pid ${pid}) still running`);
@@ -158,32 +194,41 @@ test('a service that never becomes ready: the deadline names it and what it last
   });
   const code = await proc.waitExit(60_000);
   assert.is(code, 3, output(proc));
-  assert.match(output(proc), /^stack: backend not ready within 6000 ms \(http:\/\/127\.0\.0\.1:\d+\/api\/ready: HTTP 503 .*disconnected/m);
+  assert.match(
+    output(proc),
+    /^stack: backend not ready within 6000 ms \(http:\/\/127\.0\.0\.1:\d+\/api\/ready: HTTP 503 .*disconnected/m,
+  );
   for (const [name, pid] of childPids(proc)) assert.not.ok(alive(pid), `${name} (pid ${pid}) still running`);
 });
 
-for (const [signal, toGroup] of [['SIGINT', true], ['SIGTERM', false]] as const) {
+for (const [signal, toGroup] of [
+  ['SIGINT', true],
+  ['SIGTERM', false],
+] as const) {
   test(
-    `running until ${signal}${toGroup ? ' to the terminal group (Ctrl-C)' : ''}: ` +
-      `every child stopped, exit 0`,
+    `running until ${signal}${toGroup ? ' to the terminal group (Ctrl-C)' : ''}: ` + `every child stopped, exit 0`,
     async () => {
-    const proc = spawnProcess(process.execPath, ['--import', 'tsx', 'dev/stack.ts'], { cwd: root, env: await stackEnv() });
-    await waitFor(() => proc.stdout.some((line) => line.startsWith('stack: running (smoke exit 0)')), {
-      timeout: 120_000,
-      interval: 100,
-      what: 'the stack running after its smoke',
-    });
-    const pids = childPids(proc);
-    assert.is(pids.size, 4);
-    for (const [name, pid] of pids) assert.ok(alive(pid), `${name} runs until the signal`);
-    if (toGroup) process.kill(-proc.pid, signal);
-    else proc.signal(signal);
-    const code = await proc.waitExit(30_000);
-    assert.is(code, 0, output(proc));
-    assert.ok(proc.stdout.includes('stack: stopped (exit 0)'), output(proc));
-    assert.not.match(output(proc), /did not stop cleanly/);
-    for (const [name, pid] of pids) assert.not.ok(alive(pid), `${name} (pid ${pid}) still running`);
-  });
+      const proc = spawnProcess(process.execPath, ['--import', 'tsx', 'dev/stack.ts'], {
+        cwd: root,
+        env: await stackEnv(),
+      });
+      await waitFor(() => proc.stdout.some((line) => line.startsWith('stack: running (smoke exit 0)')), {
+        timeout: 120_000,
+        interval: 100,
+        what: 'the stack running after its smoke',
+      });
+      const pids = childPids(proc);
+      assert.is(pids.size, 4);
+      for (const [name, pid] of pids) assert.ok(alive(pid), `${name} runs until the signal`);
+      if (toGroup) process.kill(-proc.pid, signal);
+      else proc.signal(signal);
+      const code = await proc.waitExit(30_000);
+      assert.is(code, 0, output(proc));
+      assert.ok(proc.stdout.includes('stack: stopped (exit 0)'), output(proc));
+      assert.not.match(output(proc), /did not stop cleanly/);
+      for (const [name, pid] of pids) assert.not.ok(alive(pid), `${name} (pid ${pid}) still running`);
+    },
+  );
 }
 
 test.run();

@@ -23,7 +23,11 @@ const env = {
 };
 
 async function git(args: string[], extra: Record<string, string> = {}, input?: string) {
-  const proc = spawnProcess('git', args, { cwd: repo, env: { ...env, ...extra }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+  const proc = spawnProcess('git', args, {
+    cwd: repo,
+    env: { ...env, ...extra },
+    stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+  });
   if (input !== undefined) proc.child.stdin!.end(input);
   // The hook starts tsx through npx: a second or two on a busy machine.
   const code = await proc.waitExit(60_000);
@@ -55,53 +59,67 @@ test.after.each(() => stopAll());
 test.after(() => rmSync(dir, { recursive: true, force: true }));
 
 test(
-  'git commit -s: the sign-off lands after the trailer, in the same block, ' +
-    'and the hook lets it through',
+  'git commit -s: the sign-off lands after the trailer, in the same block, ' + 'and the hook lets it through',
   async () => {
-  const run = await git(['commit', '-q', '-s', '-m', 'Backend: readiness', '-m', SKIPPED]);
-  assert.is(run.code, 0, run.stderr);
-  assert.is(await lastMessage(), `Backend: readiness\n\n${SKIPPED}\nSigned-off-by: Agent <agent@example.org>`);
-  // git itself reads the smoke line as a trailer of this commit.
-  const parsed = await git(['interpret-trailers', '--parse'], {}, `${await lastMessage()}\n`);
-  assert.equal(parsed.stdout.filter(Boolean), [SKIPPED, 'Signed-off-by: Agent <agent@example.org>']);
-});
+    const run = await git(['commit', '-q', '-s', '-m', 'Backend: readiness', '-m', SKIPPED]);
+    assert.is(run.code, 0, run.stderr);
+    assert.is(await lastMessage(), `Backend: readiness\n\n${SKIPPED}\nSigned-off-by: Agent <agent@example.org>`);
+    // git itself reads the smoke line as a trailer of this commit.
+    const parsed = await git(['interpret-trailers', '--parse'], {}, `${await lastMessage()}\n`);
+    assert.equal(parsed.stdout.filter(Boolean), [SKIPPED, 'Signed-off-by: Agent <agent@example.org>']);
+  },
+);
 
 test(
-  'git commit with a Co-authored-by line after the trailer passes, ' +
-    'by -m and through the editor with -v',
+  'git commit with a Co-authored-by line after the trailer passes, ' + 'by -m and through the editor with -v',
   async () => {
-  change();
-  await git(['add', '-A']);
-  const coAuthor = 'Co-authored-by: Person <person@example.org>';
-  const byM = await git(['commit', '-q', '-m', `Frontend: status page\n\n${SKIPPED}\n${coAuthor}`]);
-  assert.is(byM.code, 0, byM.stderr);
-  assert.is(await lastMessage(), `Frontend: status page\n\n${SKIPPED}\n${coAuthor}`);
-  change();
-  await git(['add', '-A']);
-  // The hook sees what the editor saved: git's comment lines and, with -v, the diff below the scissors line.
-  const editor = join(dir, 'editor.sh');
-  writeFileSync(editor, `#!/bin/sh\n` +
-    `{ printf 'Device: reconnect\\n\\n${SKIPPED}\\n${coAuthor}\\n'; cat "$1"; } > "$1.new" && mv "$1.new" "$1"\n`);
-  chmodSync(editor, 0o755);
-  const byEditor = await git(['commit', '-q', '-v'], { GIT_EDITOR: editor });
-  assert.is(byEditor.code, 0, byEditor.stderr);
-  assert.is(await lastMessage(), `Device: reconnect\n\n${SKIPPED}\n${coAuthor}`);
-});
+    change();
+    await git(['add', '-A']);
+    const coAuthor = 'Co-authored-by: Person <person@example.org>';
+    const byM = await git(['commit', '-q', '-m', `Frontend: status page\n\n${SKIPPED}\n${coAuthor}`]);
+    assert.is(byM.code, 0, byM.stderr);
+    assert.is(await lastMessage(), `Frontend: status page\n\n${SKIPPED}\n${coAuthor}`);
+    change();
+    await git(['add', '-A']);
+    // The hook sees what the editor saved: git's comment lines and, with -v, the diff below the scissors line.
+    const editor = join(dir, 'editor.sh');
+    writeFileSync(
+      editor,
+      `#!/bin/sh\n` +
+        `{ printf 'Device: reconnect\\n\\n${SKIPPED}\\n${coAuthor}\\n'; cat "$1"; } > "$1.new" && mv "$1.new" "$1"\n`,
+    );
+    chmodSync(editor, 0o755);
+    const byEditor = await git(['commit', '-q', '-v'], { GIT_EDITOR: editor });
+    assert.is(byEditor.code, 0, byEditor.stderr);
+    assert.is(await lastMessage(), `Device: reconnect\n\n${SKIPPED}\n${coAuthor}`);
+  },
+);
 
 test(
-  'the hook refuses a trailer outside the trailer block, ' +
-    'and a PASS that does not claim the compose target',
+  'the hook refuses a trailer outside the trailer block, ' + 'and a PASS that does not claim the compose target',
   async () => {
-  change();
-  await git(['add', '-A']);
-  const before = await head();
-  const misplaced = await git(['commit', '-q', '-m', 'Backend: readiness', '-m', SKIPPED, '-m', 'A closing remark.']);
-  assert.is(misplaced.code, 1);
-  assert.match(misplaced.stderr, /^smoke trailer check: the smoke trailer on line 3 is not in the trailer block at the end of the message/m);
-  const overclaim = await git(['commit', '-q', '-s', '-m', 'Backend: readiness', '-m', 'smoke: PASS — local stack 5/5']);
-  assert.is(overclaim.code, 1);
-  assert.match(overclaim.stderr, /^smoke trailer check: PASS needs the compose target/m);
-  assert.is(await head(), before, 'nothing was committed');
-});
+    change();
+    await git(['add', '-A']);
+    const before = await head();
+    const misplaced = await git(['commit', '-q', '-m', 'Backend: readiness', '-m', SKIPPED, '-m', 'A closing remark.']);
+    assert.is(misplaced.code, 1);
+    assert.match(
+      misplaced.stderr,
+      /^smoke trailer check: the smoke trailer on line 3 is not in the trailer block at the end of the message/m,
+    );
+    const overclaim = await git([
+      'commit',
+      '-q',
+      '-s',
+      '-m',
+      'Backend: readiness',
+      '-m',
+      'smoke: PASS — local stack 5/5',
+    ]);
+    assert.is(overclaim.code, 1);
+    assert.match(overclaim.stderr, /^smoke trailer check: PASS needs the compose target/m);
+    assert.is(await head(), before, 'nothing was committed');
+  },
+);
 
 test.run();

@@ -1,7 +1,16 @@
 // The commit trailer end to end: real trailer processes whose PATH holds only recording fake `docker` and `gh`.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../lib/free-port.ts';
@@ -69,20 +78,34 @@ async function targets({ ready = 200 } = {}) {
         : ready === 200
           ? { status: 'ready', timestamp: now, checks: { database: 'connected' } }
           : { status: 'not_ready', timestamp: now, checks: { database: 'disconnected' } };
-    res.writeHead(req.url === '/api/health' ? 200 : ready, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    res
+      .writeHead(req.url === '/api/health' ? 200 : ready, { 'content-type': 'application/json' })
+      .end(JSON.stringify(body));
   });
   const frontend = await listen((req, res) => {
     appendFileSync(record, `HTTP frontend ${req.url}\n`);
     res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>status</title><h1>status</h1>');
   });
   servers.push(backend, frontend);
-  return ['--backend', backend.url, '--frontend', frontend.url, '--artifacts', join(dir, 'artifacts'), '--timeout', '10000'];
+  return [
+    '--backend',
+    backend.url,
+    '--frontend',
+    frontend.url,
+    '--artifacts',
+    join(dir, 'artifacts'),
+    '--timeout',
+    '10000',
+  ];
 }
 
 async function trailer(args: string[], env: Record<string, string> = {}, path = bin, limitMs = 90_000) {
   const full: NodeJS.ProcessEnv = { ...process.env, PATH: path, FAKE_RECORD: record, ...env };
   for (const key of ['MONGODB_URI', 'HOST', 'PORT']) delete full[key]; // the local stack must not pick these up
-  const proc = spawnProcess(process.execPath, ['--import', 'tsx', 'smoke/trailer.ts', ...args], { cwd: root, env: full });
+  const proc = spawnProcess(process.execPath, ['--import', 'tsx', 'smoke/trailer.ts', ...args], {
+    cwd: root,
+    env: full,
+  });
   const code = await proc.waitExit(limitMs);
   return { code, stdout: proc.stdout.filter(Boolean), stderr: proc.stderr.join('\n') };
 }
@@ -124,38 +147,53 @@ test('docker present but its daemon unreachable: SKIPPED naming the daemon, only
 });
 
 test(
-  'a failed `docker info` or `podman info` (recorded outputs): ' +
-    'the trailer quotes the line that says why',
+  'a failed `docker info` or `podman info` (recorded outputs): ' + 'the trailer quotes the line that says why',
   async () => {
-  const fixtures = join(root, 'test/fixtures/docker-info');
-  const daemon = 'Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?';
-  const cases: [string, string][] = [
-    ['docker-20.10-no-daemon', `docker daemon unreachable (${daemon})`],
-    ['docker-20.10-permission-denied', 'docker daemon unreachable (Got permission denied while trying to connect to the Docker daemon socket ' +
-      'at unix:///var/run/docker.sock: ' +
-      'Get "http://%2Fvar%2Frun%2Fdocker.sock/v1.24/info": ' +
-        'dial unix /var/run/docker.sock: connect: permission denied)'],
-    ['docker-26.1-no-daemon', `docker daemon unreachable (${daemon})`],
-    ['docker-28.2.2-no-daemon', `docker daemon unreachable (${daemon})`],
-    ['docker-28.2.2-permission-denied', 'docker daemon unreachable (permission denied while trying to connect to the Docker daemon socket ' +
-      'at unix:///run/user/1000/docker.sock: ' +
-      'Get "http://%2Frun%2Fuser%2F1000%2Fdocker.sock/v1.50/info": ' +
-        'dial unix /run/user/1000/docker.sock: connect: permission denied)'],
-    ['podman-4.9-remote-refused', 'podman info failed (unable to connect to Podman socket: ' +
-      'failed to connect: dial tcp 127.0.0.1:53771: connect: connection refused)'],
-    ['podman-4.3-rootless-no-newuidmap', 'podman info failed (cannot set up namespace using "/usr/bin/newuidmap": ' +
-      'should have setuid or have filecaps setuid: exit status 1)'],
-  ];
-  for (const [name, reason] of cases) {
-    rmSync(bin, { recursive: true, force: true });
-    mkdirSync(bin, { recursive: true });
-    // The same fake answers as docker or as podman (then alone on the PATH, as when docker is not installed).
-    install(name.startsWith('podman') ? 'podman' : 'docker', FAKE_DOCKER.replaceAll('docker $*', `${name.split('-')[0]} $*`));
-    const run = await trailer([], { FAKE_INFO_REPLAY: join(fixtures, name) });
-    assert.is(run.code, 0, run.stderr);
-    assert.equal(run.stdout, [`smoke: SKIPPED — ${reason}`], name);
-  }
-});
+    const fixtures = join(root, 'test/fixtures/docker-info');
+    const daemon = 'Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?';
+    const cases: [string, string][] = [
+      ['docker-20.10-no-daemon', `docker daemon unreachable (${daemon})`],
+      [
+        'docker-20.10-permission-denied',
+        'docker daemon unreachable (Got permission denied while trying to connect to the Docker daemon socket ' +
+          'at unix:///var/run/docker.sock: ' +
+          'Get "http://%2Fvar%2Frun%2Fdocker.sock/v1.24/info": ' +
+          'dial unix /var/run/docker.sock: connect: permission denied)',
+      ],
+      ['docker-26.1-no-daemon', `docker daemon unreachable (${daemon})`],
+      ['docker-28.2.2-no-daemon', `docker daemon unreachable (${daemon})`],
+      [
+        'docker-28.2.2-permission-denied',
+        'docker daemon unreachable (permission denied while trying to connect to the Docker daemon socket ' +
+          'at unix:///run/user/1000/docker.sock: ' +
+          'Get "http://%2Frun%2Fuser%2F1000%2Fdocker.sock/v1.50/info": ' +
+          'dial unix /run/user/1000/docker.sock: connect: permission denied)',
+      ],
+      [
+        'podman-4.9-remote-refused',
+        'podman info failed (unable to connect to Podman socket: ' +
+          'failed to connect: dial tcp 127.0.0.1:53771: connect: connection refused)',
+      ],
+      [
+        'podman-4.3-rootless-no-newuidmap',
+        'podman info failed (cannot set up namespace using "/usr/bin/newuidmap": ' +
+          'should have setuid or have filecaps setuid: exit status 1)',
+      ],
+    ];
+    for (const [name, reason] of cases) {
+      rmSync(bin, { recursive: true, force: true });
+      mkdirSync(bin, { recursive: true });
+      // The same fake answers as docker or as podman (then alone on the PATH, as when docker is not installed).
+      install(
+        name.startsWith('podman') ? 'podman' : 'docker',
+        FAKE_DOCKER.replaceAll('docker $*', `${name.split('-')[0]} $*`),
+      );
+      const run = await trailer([], { FAKE_INFO_REPLAY: join(fixtures, name) });
+      assert.is(run.code, 0, run.stderr);
+      assert.equal(run.stdout, [`smoke: SKIPPED — ${reason}`], name);
+    }
+  },
+);
 
 test('docker without the compose command: SKIPPED naming compose', async () => {
   install('docker', FAKE_DOCKER);
@@ -175,28 +213,50 @@ test('compose path, smoke passes: info, compose version, up --wait, the smoke, t
   const lines = recorded();
   const hits = lines.flatMap((line, index) => (line.startsWith('HTTP ') ? [index] : []));
   assert.ok(hits.length >= 3, `the smoke probed the targets: ${lines.join(' | ')}`);
-  assert.ok(hits[0]! > lines.indexOf(UP) && hits[hits.length - 1]! < lines.indexOf(DOWN), `smoke between up and down: ${lines.join(' | ')}`);
-  assert.ok(lines.includes('HTTP backend /api/health') && lines.includes('HTTP backend /api/ready') && lines.includes('HTTP frontend /'));
+  assert.ok(
+    hits[0]! > lines.indexOf(UP) && hits[hits.length - 1]! < lines.indexOf(DOWN),
+    `smoke between up and down: ${lines.join(' | ')}`,
+  );
+  assert.ok(
+    lines.includes('HTTP backend /api/health') &&
+      lines.includes('HTTP backend /api/ready') &&
+      lines.includes('HTTP frontend /'),
+  );
 });
 
 test(
   'without --frontend/--backend: up with FRONTEND_PORT=0 BACKEND_PORT=0, ' +
     'then the smoke probes what `compose port` reports',
   async () => {
-  install('docker', FAKE_DOCKER);
-  const [, backendUrl, , frontendUrl, ...rest] = await targets();
-  const run = await trailer(['--compose-file', composeFile, ...rest], {
-    FAKE_RECORD_ENV: '1',
-    FAKE_FRONTEND_ADDRESS: `127.0.0.1:${new URL(frontendUrl!).port}`,
-    FAKE_BACKEND_ADDRESS: `0.0.0.0:${new URL(backendUrl!).port}`, // every address: probed on loopback
-  });
-  assert.is(run.code, 0, run.stderr);
-  assert.equal(run.stdout, ['smoke: PASS — 3/3 probes against docker compose']);
-  const lines = recorded();
-  assert.equal(commands().filter((line) => !line.startsWith('env ')), ['docker info', 'docker compose version', UP, `${compose} port frontend 3000`, `${compose} port backend 3001`, DOWN]);
-  assert.is(lines[lines.indexOf(UP) + 1], 'env FRONTEND_PORT=0 BACKEND_PORT=0', 'the stack publishes on free ports of its own');
-  assert.ok(lines.includes('HTTP backend /api/ready') && lines.includes('HTTP frontend /'), lines.join(' | '));
-});
+    install('docker', FAKE_DOCKER);
+    const [, backendUrl, , frontendUrl, ...rest] = await targets();
+    const run = await trailer(['--compose-file', composeFile, ...rest], {
+      FAKE_RECORD_ENV: '1',
+      FAKE_FRONTEND_ADDRESS: `127.0.0.1:${new URL(frontendUrl!).port}`,
+      FAKE_BACKEND_ADDRESS: `0.0.0.0:${new URL(backendUrl!).port}`, // every address: probed on loopback
+    });
+    assert.is(run.code, 0, run.stderr);
+    assert.equal(run.stdout, ['smoke: PASS — 3/3 probes against docker compose']);
+    const lines = recorded();
+    assert.equal(
+      commands().filter((line) => !line.startsWith('env ')),
+      [
+        'docker info',
+        'docker compose version',
+        UP,
+        `${compose} port frontend 3000`,
+        `${compose} port backend 3001`,
+        DOWN,
+      ],
+    );
+    assert.is(
+      lines[lines.indexOf(UP) + 1],
+      'env FRONTEND_PORT=0 BACKEND_PORT=0',
+      'the stack publishes on free ports of its own',
+    );
+    assert.ok(lines.includes('HTTP backend /api/ready') && lines.includes('HTTP frontend /'), lines.join(' | '));
+  },
+);
 
 test('compose port answers nothing usable: FAIL naming the service, down still run', async () => {
   install('docker', FAKE_DOCKER);
@@ -213,26 +273,38 @@ test('compose path, a probe fails: FAIL with the first failing probe, down still
   assert.is(run.code, 0, run.stderr);
   assert.is(run.stdout.length, 1, run.stdout.join('\n'));
   assert.match(run.stdout[0]!, /^smoke: FAIL — \[READY\] backend: .*503/);
-  assert.equal(commands(), ['docker info', 'docker compose version', UP, DOWN, 'gh issue edit 42 --add-label ralph:blocked']);
+  assert.equal(commands(), [
+    'docker info',
+    'docker compose version',
+    UP,
+    DOWN,
+    'gh issue edit 42 --add-label ralph:blocked',
+  ]);
   assert.match(run.stderr, /labelled issue 42 ralph:blocked/);
 });
 
 test(
-  'compose up fails: FAIL with its last line, no smoke, down still run; ' +
-    'a failing gh is reported on stderr',
+  'compose up fails: FAIL with its last line, no smoke, down still run; ' + 'a failing gh is reported on stderr',
   async () => {
-  install('docker', FAKE_DOCKER);
-  install('gh', FAKE_GH);
-  const unhealthy = 'dependency failed to start: container service-health-kit-smoke-backend-1 is unhealthy';
-  const run = await trailer(['--compose-file', composeFile, '--issue', '7', ...(await targets())], {
-    FAKE_UP_FAIL: unhealthy,
-    FAKE_GH_FAIL: 'HTTP 401: Bad credentials',
-  });
-  assert.is(run.code, 0, run.stderr);
-  assert.equal(run.stdout, [`smoke: FAIL — docker compose up did not become healthy (${unhealthy})`]);
-  assert.equal(recorded(), ['docker info', 'docker compose version', UP, DOWN, 'gh issue edit 7 --add-label ralph:blocked']);
-  assert.match(run.stderr, /^trailer: could not label issue 7 ralph:blocked: HTTP 401: Bad credentials$/m);
-});
+    install('docker', FAKE_DOCKER);
+    install('gh', FAKE_GH);
+    const unhealthy = 'dependency failed to start: container service-health-kit-smoke-backend-1 is unhealthy';
+    const run = await trailer(['--compose-file', composeFile, '--issue', '7', ...(await targets())], {
+      FAKE_UP_FAIL: unhealthy,
+      FAKE_GH_FAIL: 'HTTP 401: Bad credentials',
+    });
+    assert.is(run.code, 0, run.stderr);
+    assert.equal(run.stdout, [`smoke: FAIL — docker compose up did not become healthy (${unhealthy})`]);
+    assert.equal(recorded(), [
+      'docker info',
+      'docker compose version',
+      UP,
+      DOWN,
+      'gh issue edit 7 --add-label ralph:blocked',
+    ]);
+    assert.match(run.stderr, /^trailer: could not label issue 7 ralph:blocked: HTTP 401: Bad credentials$/m);
+  },
+);
 
 test('gh missing on FAIL: said on stderr, the trailer is still printed', async () => {
   install('docker', FAKE_DOCKER);
@@ -244,7 +316,13 @@ test('gh missing on FAIL: said on stderr, the trailer is still printed', async (
 
 test('bad arguments: exit 2, no trailer, one reason line before the usage', async () => {
   install('docker', FAKE_DOCKER);
-  for (const args of [['--issue', '42;touch /tmp/x'], ['--issue'], ['--wait-timeout', 'soon'], ['--bogus'], ['extra']]) {
+  for (const args of [
+    ['--issue', '42;touch /tmp/x'],
+    ['--issue'],
+    ['--wait-timeout', 'soon'],
+    ['--bogus'],
+    ['extra'],
+  ]) {
     const run = await trailer(args);
     assert.is(run.code, 2, args.join(' '));
     assert.equal(run.stdout, [], args.join(' '));
@@ -255,7 +333,10 @@ test('bad arguments: exit 2, no trailer, one reason line before the usage', asyn
 
 test('check: exit 0 for a good message, 1 with a one-line reason for a bad one, 2 for no file', async () => {
   const message = join(dir, 'COMMIT_EDITMSG');
-  writeFileSync(message, 'Backend: readiness\n\nsmoke: SKIPPED — no container runtime (neither docker nor podman on PATH)\n');
+  writeFileSync(
+    message,
+    'Backend: readiness\n\nsmoke: SKIPPED — no container runtime (neither docker nor podman on PATH)\n',
+  );
   const good = await trailer(['check', message]);
   assert.is(good.code, 0, good.stderr);
   assert.equal(good.stdout, []);
@@ -271,12 +352,20 @@ test('check: exit 0 for a good message, 1 with a one-line reason for a bad one, 
 
 test("--local-stack without a runtime: SKIPPED with the reason and the local stack's 5/5, never PASS", async () => {
   const ports = Object.fromEntries(
-    await Promise.all(['BACKEND_PORT', 'DEVICE_PORT', 'FRONTEND_PORT', 'MONGO_PORT'].map(async (key) => [key, String(await freePort())])),
+    await Promise.all(
+      ['BACKEND_PORT', 'DEVICE_PORT', 'FRONTEND_PORT', 'MONGO_PORT'].map(async (key) => [
+        key,
+        String(await freePort()),
+      ]),
+    ),
   );
   const run = await trailer(['--local-stack'], { ...ports, SMOKE_ARTIFACTS: join(dir, 'local') }, empty, 240_000);
   assert.is(run.code, 0, run.stderr);
-  assert.equal(run.stdout, ['smoke: SKIPPED — no container runtime (neither docker nor podman on PATH); local stack 5/5 PASS']);
-  for (const port of Object.values(ports)) assert.is(await portProblem(Number(port)), undefined, `port ${port} free again`);
+  assert.equal(run.stdout, [
+    'smoke: SKIPPED — no container runtime (neither docker nor podman on PATH); local stack 5/5 PASS',
+  ]);
+  for (const port of Object.values(ports))
+    assert.is(await portProblem(Number(port)), undefined, `port ${port} free again`);
 });
 
 test.run();

@@ -25,11 +25,16 @@ interface WorkflowStep {
 }
 interface Workflow {
   env?: Record<string, string>;
-  jobs: Record<string, { env?: Record<string, string>; steps: WorkflowStep[]; strategy?: { matrix?: Record<string, unknown[]> } }>;
+  jobs: Record<
+    string,
+    { env?: Record<string, string>; steps: WorkflowStep[]; strategy?: { matrix?: Record<string, unknown[]> } }
+  >;
 }
 
 const dir = join(root, '.github', 'workflows');
-const files = readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort();
+const files = readdirSync(dir)
+  .filter((f) => /\.ya?ml$/.test(f))
+  .sort();
 const text = (file: string) => readFileSync(join(dir, file), 'utf8');
 const load = (file: string) => parse(text(file)) as Workflow;
 const allJobs = (workflow: Workflow) => Object.values(workflow.jobs);
@@ -82,7 +87,8 @@ test('the schema check is real: an unknown job key is rejected', () => {
 
 test('every action is pinned to a major version', () => {
   for (const file of files) {
-    for (const step of allJobs(load(file)).flatMap((job) => job.steps)) if (step.uses) assert.match(step.uses, /^[\w.-]+\/[\w.-]+@v\d+$/, `${file}: ${step.uses}`);
+    for (const step of allJobs(load(file)).flatMap((job) => job.steps))
+      if (step.uses) assert.match(step.uses, /^[\w.-]+\/[\w.-]+@v\d+$/, `${file}: ${step.uses}`);
   }
 });
 
@@ -107,7 +113,11 @@ test("ci.yml: the container tests run on the runner's Docker through scripts/con
   const run = indexOf(job.steps, (s) => (s.run ?? '').includes('npm run test:containers'), 'runs the container tests');
   assert.ok(install < run);
   const lines = job.steps[run]!.run!.trim().split('\n');
-  assert.equal(lines, ['engine=$(bash scripts/container-engine.sh)', 'eval "$engine"', 'npm run test:containers'], 'the engine first, in the same shell');
+  assert.equal(
+    lines,
+    ['engine=$(bash scripts/container-engine.sh)', 'eval "$engine"', 'npm run test:containers'],
+    'the engine first, in the same shell',
+  );
 });
 
 for (const [file, artifact, where] of [
@@ -128,7 +138,11 @@ for (const [file, artifact, where] of [
   test(`${file}: screenshots uploaded as ${artifact}, kept 7 to 14 days, even when the smoke failed`, () => {
     const job = onlyJob(load(file));
     const smoke = indexOf(job.steps, (s) => s.id === 'smoke', 'is the smoke');
-    const upload = indexOf(job.steps, (s) => s.uses?.startsWith('actions/upload-artifact@') ?? false, 'uploads an artifact');
+    const upload = indexOf(
+      job.steps,
+      (s) => s.uses?.startsWith('actions/upload-artifact@') ?? false,
+      'uploads an artifact',
+    );
     const step = job.steps[upload]!;
     assert.ok(upload > smoke, 'after the smoke');
     assert.is(step.if, 'always()');
@@ -136,13 +150,17 @@ for (const [file, artifact, where] of [
     const days = Number(step.with?.['retention-days']);
     assert.ok(days >= 7 && days <= 14, `retention-days ${days}`);
     // The directory the smoke writes is the one uploaded.
-    const artifacts = flags(job.steps[smoke]!.run!).artifacts?.replace('$SMOKE_ARTIFACTS', job.env?.SMOKE_ARTIFACTS ?? '');
+    const artifacts = flags(job.steps[smoke]!.run!).artifacts?.replace(
+      '$SMOKE_ARTIFACTS',
+      job.env?.SMOKE_ARTIFACTS ?? '',
+    );
     assert.is(String(step.with?.path).replace(/\/$/, ''), artifacts);
   });
 
   test(`${file}: the smoke verdict goes to the step summary (step run for real, PASS and FAIL)`, async () => {
     const job = onlyJob(load(file));
-    const verdict = job.steps[indexOf(job.steps, (s) => (s.run ?? '').includes('GITHUB_STEP_SUMMARY'), 'writes the summary')]!;
+    const verdict =
+      job.steps[indexOf(job.steps, (s) => (s.run ?? '').includes('GITHUB_STEP_SUMMARY'), 'writes the summary')]!;
     assert.is(verdict.if, 'always()');
     assert.is(verdict.env?.OUTCOME, '${{ steps.smoke.outcome }}');
     const scratch = mkdtempSync(join(tmpdir(), 'workflow-step-'));
@@ -152,7 +170,10 @@ for (const [file, artifact, where] of [
       const failed = await runStep(verdict, scratch, { GITHUB_STEP_SUMMARY: summary, OUTCOME: 'failure' });
       assert.is(failed.code, 0, 'the verdict step itself never fails the job');
       assert.match(readFileSync(summary, 'utf8'), /smoke: FAIL \(1\/3 failed\) — step failure\n$/);
-      assert.ok(failed.lines.includes('::warning title=Smoke (advisory)::smoke: FAIL (1/3 failed)'), failed.lines.join('\n'));
+      assert.ok(
+        failed.lines.includes('::warning title=Smoke (advisory)::smoke: FAIL (1/3 failed)'),
+        failed.lines.join('\n'),
+      );
       writeFileSync(join(scratch, 'smoke.log'), 'smoke: PASS (3/3)\n');
       const passed = await runStep(verdict, scratch, { GITHUB_STEP_SUMMARY: summary, OUTCOME: 'success' });
       assert.is(passed.code, 0);
@@ -174,7 +195,7 @@ for (const [file, artifact, where] of [
     assert.ok(logs > smoke, 'after the smoke');
     // continue-on-error keeps the job green, so failure() alone never sees an advisory smoke failure.
     assert.is(job.steps[logs]!.if, "failure() || steps.smoke.outcome == 'failure'");
-    assert.match(job.steps[logs]!.run!, /\bps --all\b/, 'the containers\' state too');
+    assert.match(job.steps[logs]!.run!, /\bps --all\b/, "the containers' state too");
   });
 
   test(`${file}: the smoke names its browser (the runner's Google Chrome) and never turns the sandbox off`, () => {
@@ -210,7 +231,11 @@ test('deploy-cloud.yml: stack with the cloud override, 60 s sleep, smoke of runn
 test('deploy-cloud.yml: the deploy health check runs with the host and 3 tries, and is not advisory', () => {
   const job = onlyJob(load('deploy-cloud.yml'));
   const smoke = indexOf(job.steps, (s) => s.id === 'smoke', 'is the smoke');
-  const check = indexOf(job.steps, (s) => (s.run ?? '').includes('scripts/deploy-health-check.sh'), 'runs the deploy health check');
+  const check = indexOf(
+    job.steps,
+    (s) => (s.run ?? '').includes('scripts/deploy-health-check.sh'),
+    'runs the deploy health check',
+  );
   const step = job.steps[check]!;
   assert.ok(check > smoke);
   assert.is(step.run, 'bash scripts/deploy-health-check.sh "$DEPLOY_HOST" 3');
@@ -242,15 +267,24 @@ test(
   'deploy-dev.yml: private network joined and ' +
     'the serve configuration applied before the smoke, which goes through it',
   () => {
-  const job = onlyJob(load('deploy-dev.yml'));
-  const join = indexOf(job.steps, (s) => s.uses?.startsWith('tailscale/github-action@') ?? false, 'joins the tailnet');
-  const serve = indexOf(job.steps, (s) => /tailscale serve --bg --https=443 http:\/\/127\.0\.0\.1:3000/.test(s.run ?? ''), 'serves the frontend');
-  assert.match(job.steps[serve]!.run!, /tailscale serve --bg --https=8443 http:\/\/127\.0\.0\.1:3001/);
-  const smoke = indexOf(job.steps, (s) => s.id === 'smoke', 'is the smoke');
-  assert.ok(join < serve && serve < smoke);
-  const options = flags(job.steps[smoke]!.run!);
-  assert.is(options.frontend, 'https://$DEV_HOST');
-  assert.is(options.backend, 'https://$DEV_HOST:8443');
-});
+    const job = onlyJob(load('deploy-dev.yml'));
+    const join = indexOf(
+      job.steps,
+      (s) => s.uses?.startsWith('tailscale/github-action@') ?? false,
+      'joins the tailnet',
+    );
+    const serve = indexOf(
+      job.steps,
+      (s) => /tailscale serve --bg --https=443 http:\/\/127\.0\.0\.1:3000/.test(s.run ?? ''),
+      'serves the frontend',
+    );
+    assert.match(job.steps[serve]!.run!, /tailscale serve --bg --https=8443 http:\/\/127\.0\.0\.1:3001/);
+    const smoke = indexOf(job.steps, (s) => s.id === 'smoke', 'is the smoke');
+    assert.ok(join < serve && serve < smoke);
+    const options = flags(job.steps[smoke]!.run!);
+    assert.is(options.frontend, 'https://$DEV_HOST');
+    assert.is(options.backend, 'https://$DEV_HOST:8443');
+  },
+);
 
 test.run();

@@ -35,12 +35,22 @@ const ACCESS_LOG = /request completed|GET \/(api\/ready)? \d{3}/;
 const ANSI = /\u001b\[[0-9;]*m/g;
 // One request's line below warning level: pino-pretty's `INFO (backend/12): request completed {…}`, or the
 // frontend's `2026-01-01T10:00:00.000Z GET /status.json 200 4ms` for any status below 500.
-const REQUEST_LINE = /^\[[\d:.]+\] (?:TRACE|DEBUG|INFO) \([^)]*\): request completed\b|^\d{4}-\d\d-\d\dT\S+Z [A-Z]+ \S+ [1-4]\d\d \d+ms$/;
+const REQUEST_LINE =
+  /^\[[\d:.]+\] (?:TRACE|DEBUG|INFO) \([^)]*\): request completed\b|^\d{4}-\d\d-\d\dT\S+Z [A-Z]+ \S+ [1-4]\d\d \d+ms$/;
 
 /** True for a request's access line that reports no failure (see REQUEST_LINE). */
 export const isRequestLine = (line: string) => REQUEST_LINE.test(line);
 
-export function startChild({ name, command, args, env, cwd, print, prefix = `${name.padEnd(8)} | `, hide }: ChildOptions): StackChild {
+export function startChild({
+  name,
+  command,
+  args,
+  env,
+  cwd,
+  print,
+  prefix = `${name.padEnd(8)} | `,
+  hide,
+}: ChildOptions): StackChild {
   const tail: string[] = [];
   const partial = { stdout: '', stderr: '' };
   const relay = (chunk: Buffer, stream: 'stdout' | 'stderr') => {

@@ -28,7 +28,8 @@ export interface DatabaseOptions {
 const DB_NAME = 'app';
 
 export async function startDatabase({ uri, port, path, deadlineMs, start }: DatabaseOptions): Promise<Database> {
-  if (uri) return { uri, note: `database: MONGODB_URI from the environment (${redactUri(uri)})`, cleanup: async () => {} };
+  if (uri)
+    return { uri, note: `database: MONGODB_URI from the environment (${redactUri(uri)})`, cleanup: async () => {} };
   const local = `mongodb://127.0.0.1:${port}/${DB_NAME}`;
   const mongod = findOnPath('mongod', path);
   if (mongod) {
@@ -40,9 +41,22 @@ export async function startDatabase({ uri, port, path, deadlineMs, start }: Data
       await cleanup();
       throw error;
     });
-    return { uri: local, child, note: `database: mongod from ${mongod} at ${local}, data in ${dir} (removed on exit)`, cleanup };
+    return {
+      uri: local,
+      child,
+      note: `database: mongod from ${mongod} at ${local}, data in ${dir} (removed on exit)`,
+      cleanup,
+    };
   }
-  const child = start('database', process.execPath, ['--import', 'tsx', 'dev/mongo-standin.ts', '--port', String(port), '--host', '127.0.0.1']);
+  const child = start('database', process.execPath, [
+    '--import',
+    'tsx',
+    'dev/mongo-standin.ts',
+    '--port',
+    String(port),
+    '--host',
+    '127.0.0.1',
+  ]);
   await waitForPort(child, port, deadlineMs).catch(async (error) => {
     await child.stop(5000);
     throw error;
@@ -73,11 +87,20 @@ export function findOnPath(name: string, path = ''): string | undefined {
 async function waitForPort(child: StackChild, port: number, deadlineMs: number): Promise<void> {
   const until = Date.now() + deadlineMs;
   while (Date.now() < until) {
-    if (child.exit) throw new StackError(child.name, `exited (code ${child.exit.code ?? child.exit.signal}) before accepting connections`, child.lastLines());
+    if (child.exit)
+      throw new StackError(
+        child.name,
+        `exited (code ${child.exit.code ?? child.exit.signal}) before accepting connections`,
+        child.lastLines(),
+      );
     if (await accepts(port)) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new StackError(child.name, `did not accept connections on port ${port} within ${deadlineMs} ms`, child.lastLines());
+  throw new StackError(
+    child.name,
+    `did not accept connections on port ${port} within ${deadlineMs} ms`,
+    child.lastLines(),
+  );
 }
 
 function accepts(port: number): Promise<boolean> {

@@ -26,7 +26,9 @@ function fail(message: string, code: number): never {
 
 let args;
 try {
-  ({ values: args } = parseCommandLine({ options: { once: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } }));
+  ({ values: args } = parseCommandLine({
+    options: { once: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  }));
 } catch (error) {
   if (!(error instanceof CLIError)) throw error;
   fail(`stack: ${error.message}\n${USAGE}`, error.exitCode);
@@ -59,7 +61,10 @@ async function stop(code: number, why?: string): Promise<never> {
   process.exit(code);
 }
 
-for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+] as const) {
   process.on(signal, () => {
     if (stopping) return;
     out(`stack: ${signal} received, stopping every child`);
@@ -85,6 +90,9 @@ try {
   if (!stopping) await stop(EXIT_STACK, crashed.report());
 } catch (error) {
   if (stopping) await new Promise(() => {});
-  const report = error instanceof StackError ? error.report() : `stack: unexpected error\n${(error as Error)?.stack ?? String(error)}`;
+  const report =
+    error instanceof StackError
+      ? error.report()
+      : `stack: unexpected error\n${(error as Error)?.stack ?? String(error)}`;
   await stop(EXIT_STACK, report);
 }

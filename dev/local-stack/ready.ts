@@ -11,7 +11,12 @@ const POLL_MS = 250;
 const REQUEST_TIMEOUT_MS = 2000;
 
 /** `until` is the stack's overall deadline (epoch ms); `limitMs` the setting it came from, for the message. */
-export async function waitUntilReady(targets: ReadyTarget[], watched: StackChild[], until: number, limitMs: number): Promise<void> {
+export async function waitUntilReady(
+  targets: ReadyTarget[],
+  watched: StackChild[],
+  until: number,
+  limitMs: number,
+): Promise<void> {
   const last = new Map<ReadyTarget, string>();
   const pending = new Set(targets);
   while (pending.size > 0) {
@@ -24,7 +29,11 @@ export async function waitUntilReady(targets: ReadyTarget[], watched: StackChild
     if (Date.now() >= until) {
       const target = [...pending][0]!;
       const seen = last.get(target) ?? 'no answer yet';
-      throw new StackError(target.child.name, `not ready within ${limitMs} ms (${target.url}: ${seen})`, target.child.lastLines());
+      throw new StackError(
+        target.child.name,
+        `not ready within ${limitMs} ms (${target.url}: ${seen})`,
+        target.child.lastLines(),
+      );
     }
     await Promise.all(
       [...pending].map(async (target) => {

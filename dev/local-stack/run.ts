@@ -36,7 +36,14 @@ export function createStack(config: StackConfig, env: NodeJS.ProcessEnv, io: Sta
   const hide = (line: string) => hideRequests && isRequestLine(line);
   const start = (name: string, command: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}, prefix?: string) => {
     const child = startChild({
-      name, command, args, cwd: root, env: { ...env, ...childEnv, ...extraEnv }, print: io.out, hide, ...(prefix === undefined ? {} : { prefix }),
+      name,
+      command,
+      args,
+      cwd: root,
+      env: { ...env, ...childEnv, ...extraEnv },
+      print: io.out,
+      hide,
+      ...(prefix === undefined ? {} : { prefix }),
     });
     children.push(child);
     if (child.pid > 0 && name !== 'smoke') io.out(`stack: ${name} started (pid ${child.pid})`);
@@ -72,13 +79,25 @@ export function createStack(config: StackConfig, env: NodeJS.ProcessEnv, io: Sta
     // A fresh device token for this stack only, known to its backend and its device service and nothing else.
     const DEVICE_TOKEN = randomBytes(24).toString('base64url');
     const backend = start('backend', process.execPath, [...tsx, 'backend/main.ts'], {
-      ...host, NODE_ENV: 'local', PORT: String(config.backendPort), MONGODB_URI: database.uri, DEVICE_TOKEN,
+      ...host,
+      NODE_ENV: 'local',
+      PORT: String(config.backendPort),
+      MONGODB_URI: database.uri,
+      DEVICE_TOKEN,
     });
     const device = start('device', process.execPath, [...tsx, 'device/main.ts'], {
-      ...host, NODE_ENV: 'local', PORT: String(config.devicePort), BACKEND_URL: urls.backend, DEVICE_TOKEN,
+      ...host,
+      NODE_ENV: 'local',
+      PORT: String(config.devicePort),
+      BACKEND_URL: urls.backend,
+      DEVICE_TOKEN,
     });
     const frontend = start('frontend', process.execPath, [...tsx, 'frontend/main.ts'], {
-      ...host, NODE_ENV: 'local', PORT: String(config.frontendPort), BACKEND_URL: urls.backend, DEVICE_URL: urls.device,
+      ...host,
+      NODE_ENV: 'local',
+      PORT: String(config.frontendPort),
+      BACKEND_URL: urls.backend,
+      DEVICE_URL: urls.device,
     });
     await waitUntilReady(
       [
@@ -95,7 +114,16 @@ export function createStack(config: StackConfig, env: NodeJS.ProcessEnv, io: Sta
 
   /** Runs the smoke CLI with --device; its lines are printed as they are, and its exit code returned. */
   async function smoke(): Promise<number> {
-    const args = [...tsx, 'smoke/cli.ts', '--frontend', urls.frontend, '--backend', urls.backend, '--device', urls.device];
+    const args = [
+      ...tsx,
+      'smoke/cli.ts',
+      '--frontend',
+      urls.frontend,
+      '--backend',
+      urls.backend,
+      '--device',
+      urls.device,
+    ];
     args.push('--artifacts', config.artifacts, '--timeout', String(config.probeTimeoutMs));
     const child = start('smoke', process.execPath, args, {}, '');
     const { code } = await child.exited;
@@ -108,7 +136,14 @@ export function createStack(config: StackConfig, env: NodeJS.ProcessEnv, io: Sta
   function firstExit(): Promise<StackError> {
     return Promise.race(
       children.map((child) =>
-        child.exited.then(({ code, signal }) => new StackError(child.name, `stopped unexpectedly (${code !== null ? `code ${code}` : `signal ${signal}`})`, child.lastLines())),
+        child.exited.then(
+          ({ code, signal }) =>
+            new StackError(
+              child.name,
+              `stopped unexpectedly (${code !== null ? `code ${code}` : `signal ${signal}`})`,
+              child.lastLines(),
+            ),
+        ),
       ),
     );
   }

@@ -9,7 +9,7 @@ const USAGE = [
   '  a MongoDB wire-protocol stand-in for tests and `npm start`: it answers the driver and stores nothing',
   '  --port N   port to listen on (default 0: any free port)',
   '  --host H   address to listen on (default 127.0.0.1)',
-  '  --report-streams  print a line when a client\'s streaming hello starts or ends on a connection',
+  "  --report-streams  print a line when a client's streaming hello starts or ends on a connection",
 ].join('\n');
 
 async function main(): Promise<void> {
@@ -39,9 +39,11 @@ async function main(): Promise<void> {
     ? ({ connectionId, open }: { connectionId: number; open: boolean }) =>
         process.stdout.write(`stream ${open ? 'open' : 'closed'} on connection ${connectionId}\n`)
     : undefined;
-  const standin = await startMongoStandin({ port, host: values.host ?? '127.0.0.1', onStream }).catch((error: Error) => {
-    throw new ConfigError(error.message, { cause: error });
-  });
+  const standin = await startMongoStandin({ port, host: values.host ?? '127.0.0.1', onStream }).catch(
+    (error: Error) => {
+      throw new ConfigError(error.message, { cause: error });
+    },
+  );
   process.stdout.write(`mongo stand-in listening on ${standin.url} (a stand-in, not a database)\n`);
   const stop = () => void standin.close().then(() => process.exit(0));
   process.once('SIGTERM', stop);

@@ -39,7 +39,11 @@ function client(url: string, options: MongoClientOptions = {}) {
   return { client: created, succeeded, failed, types };
 }
 
-const settle = <T>(promise: Promise<T>) => promise.then((value) => ({ value }), (error: unknown) => ({ error }));
+const settle = <T>(promise: Promise<T>) =>
+  promise.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
 
 test.after.each(async () => {
   for (const s of standins) s.resume();
@@ -67,7 +71,9 @@ test('any other command, including a login, fails with CommandNotFound and says 
   assert.is(find.error.message, 'find is not supported by the MongoDB stand-in (it is not a database)');
   assert.is(find.error.code, 59);
   assert.is(find.error.codeName, 'CommandNotFound');
-  const insert = await settle(withDeadline(mongo.db('app').collection('things').insertOne({ a: 1 }), 5000, 'insertOne'));
+  const insert = await settle(
+    withDeadline(mongo.db('app').collection('things').insertOne({ a: 1 }), 5000, 'insertOne'),
+  );
   assert.ok('error' in insert && insert.error instanceof MongoServerError, 'insertOne must reject');
   assert.match(insert.error.message, /^insert is not supported by the MongoDB stand-in/);
   const login = client(url.replace('//', '//user:secret@'));
@@ -80,9 +86,15 @@ test('streaming monitor: awaited heartbeats arrive every heartbeatFrequencyMS', 
   const { url } = await standin();
   const { client: mongo, succeeded, failed } = client(url);
   await withDeadline(mongo.connect(), 5000, 'connect');
-  await waitFor(() => succeeded.filter((s) => s.event.awaited).length >= 4, { timeout: 6000, what: '4 awaited heartbeats' });
+  await waitFor(() => succeeded.filter((s) => s.event.awaited).length >= 4, {
+    timeout: 6000,
+    what: '4 awaited heartbeats',
+  });
   // The first heartbeat is the connection handshake; every later one is a streamed reply to the awaitable hello.
-  assert.ok(succeeded.slice(1).every((s) => s.event.awaited), 'the driver must use the streaming protocol');
+  assert.ok(
+    succeeded.slice(1).every((s) => s.event.awaited),
+    'the driver must use the streaming protocol',
+  );
   const awaited = succeeded.filter((s) => s.event.awaited);
   for (let i = 1; i < awaited.length; i++) {
     const gap = awaited[i]!.at - awaited[i - 1]!.at;
@@ -96,35 +108,49 @@ test('polling monitor (serverMonitoringMode: poll) also gets a heartbeat every h
   const { client: mongo, succeeded } = client(url, { serverMonitoringMode: 'poll' });
   await withDeadline(mongo.connect(), 5000, 'connect');
   await waitFor(() => succeeded.length >= 4, { timeout: 6000, what: '4 polled heartbeats' });
-  assert.ok(succeeded.every((s) => !s.event.awaited), 'poll mode must not stream');
+  assert.ok(
+    succeeded.every((s) => !s.event.awaited),
+    'poll mode must not stream',
+  );
   const gap = succeeded[3]!.at - succeeded[2]!.at;
   assert.ok(gap >= 350 && gap <= 1500, `polls must come every ~500 ms, got ${gap} ms`);
 });
 
-test('onStream: open once the driver\'s monitor streams, closed when that connection goes; a polling monitor never opens one', async () => {
-  const changes: Array<{ connectionId: number; open: boolean; heartbeats: number }> = [];
-  let heartbeats = 0;
-  const server = await standin({ onStream: (change) => changes.push({ ...change, heartbeats }) });
-  const { client: mongo, succeeded } = client(server.url);
-  mongo.on('serverHeartbeatSucceeded', () => heartbeats++);
-  await withDeadline(mongo.connect(), 5000, 'connect');
-  await waitFor(() => changes.length > 0, { timeout: 5000, what: 'a stream open' });
-  assert.equal(changes.map(({ open }) => open), [true]);
-  assert.is(server.streams, 1);
-  // The driver streams only after its handshake heartbeat, and every awaited heartbeat comes through it.
-  assert.is(changes[0]!.heartbeats, 1, 'the stream opens after the handshake heartbeat, before any awaited one');
-  await waitFor(() => succeeded.some((s) => s.event.awaited), { timeout: 5000, what: 'an awaited heartbeat' });
-  await withDeadline(mongo.close(), 5000, 'client.close()');
-  await waitFor(() => changes.length === 2, { timeout: 3000, what: 'the stream closed' });
-  assert.equal(changes[1], { connectionId: changes[0]!.connectionId, open: false, heartbeats: changes[1]!.heartbeats });
-  assert.is(server.streams, 0);
+test(
+  "onStream: open once the driver's monitor streams, closed when that connection goes; " +
+    'a polling monitor never opens one',
+  async () => {
+    const changes: Array<{ connectionId: number; open: boolean; heartbeats: number }> = [];
+    let heartbeats = 0;
+    const server = await standin({ onStream: (change) => changes.push({ ...change, heartbeats }) });
+    const { client: mongo, succeeded } = client(server.url);
+    mongo.on('serverHeartbeatSucceeded', () => heartbeats++);
+    await withDeadline(mongo.connect(), 5000, 'connect');
+    await waitFor(() => changes.length > 0, { timeout: 5000, what: 'a stream open' });
+    assert.equal(
+      changes.map(({ open }) => open),
+      [true],
+    );
+    assert.is(server.streams, 1);
+    // The driver streams only after its handshake heartbeat, and every awaited heartbeat comes through it.
+    assert.is(changes[0]!.heartbeats, 1, 'the stream opens after the handshake heartbeat, before any awaited one');
+    await waitFor(() => succeeded.some((s) => s.event.awaited), { timeout: 5000, what: 'an awaited heartbeat' });
+    await withDeadline(mongo.close(), 5000, 'client.close()');
+    await waitFor(() => changes.length === 2, { timeout: 3000, what: 'the stream closed' });
+    assert.equal(changes[1], {
+      connectionId: changes[0]!.connectionId,
+      open: false,
+      heartbeats: changes[1]!.heartbeats,
+    });
+    assert.is(server.streams, 0);
 
-  const poller = client(server.url, { serverMonitoringMode: 'poll' });
-  await withDeadline(poller.client.connect(), 5000, 'connect (poll)');
-  await waitFor(() => poller.succeeded.length >= 3, { timeout: 6000, what: '3 polled heartbeats' });
-  assert.is(changes.length, 2, 'a polling monitor must not count as a stream');
-  assert.is(server.streams, 0);
-});
+    const poller = client(server.url, { serverMonitoringMode: 'poll' });
+    await withDeadline(poller.client.connect(), 5000, 'connect (poll)');
+    await waitFor(() => poller.succeeded.length >= 3, { timeout: 6000, what: '3 polled heartbeats' });
+    assert.is(changes.length, 2, 'a polling monitor must not count as a stream');
+    assert.is(server.streams, 0);
+  },
+);
 
 test('close(): the heartbeat fails and the server turns Unknown within about a second', async () => {
   const server = await standin();
@@ -135,7 +161,10 @@ test('close(): the heartbeat fails and the server turns Unknown within about a s
   const closedAt = Date.now();
   await withDeadline(server.close(), 2000, 'close()');
   assert.is(server.connections, 0);
-  await waitFor(() => failed.length > 0 && types.some((t) => t.type === 'Unknown'), { timeout: 3000, what: 'heartbeat failure' });
+  await waitFor(() => failed.length > 0 && types.some((t) => t.type === 'Unknown'), {
+    timeout: 3000,
+    what: 'heartbeat failure',
+  });
   const unknownAfter = types.find((t) => t.type === 'Unknown')!.at - closedAt;
   assert.ok(unknownAfter < 1200, `Unknown must follow close() within ~1 s, took ${unknownAfter} ms`);
   assert.ok(failed[0]!.at - closedAt < 1200, `heartbeat failure took ${failed[0]!.at - closedAt} ms`);
@@ -143,7 +172,12 @@ test('close(): the heartbeat fails and the server turns Unknown within about a s
 
 test('hang(): nothing is answered while sockets stay open; resume() answers again', async () => {
   const server = await standin();
-  const { client: mongo, succeeded, failed, types } = client(server.url, { socketTimeoutMS: 600, connectTimeoutMS: 1000 });
+  const {
+    client: mongo,
+    succeeded,
+    failed,
+    types,
+  } = client(server.url, { socketTimeoutMS: 600, connectTimeoutMS: 1000 });
   assert.equal(await withDeadline(mongo.db('app').command({ ping: 1 }), 5000, 'ping before hang'), { ok: 1 });
   const open = server.connections;
   server.hang();
@@ -155,7 +189,10 @@ test('hang(): nothing is answered while sockets stay open; resume() answers agai
   await waitFor(() => failed.length > 0, { timeout: 5000, what: 'a heartbeat failure while hung' });
   const succeededBefore = succeeded.length;
   server.resume();
-  await waitFor(() => settle(mongo.db('app').command({ ping: 1 })).then((r) => 'value' in r), { timeout: 5000, what: 'ping after resume' });
+  await waitFor(() => settle(mongo.db('app').command({ ping: 1 })).then((r) => 'value' in r), {
+    timeout: 5000,
+    what: 'ping after resume',
+  });
   await waitFor(() => succeeded.length > succeededBefore && types.at(-1)?.type === 'Standalone', {
     timeout: 5000,
     what: 'heartbeats after resume',
@@ -167,7 +204,14 @@ test('hang(): nothing is answered while sockets stay open; resume() answers agai
 const MORE_TO_COME = 1 << 1;
 const EXHAUST_ALLOWED = 1 << 16;
 
-interface Reply { requestId: number; responseTo: number; opCode: number; flags: number; doc: Document; at: number }
+interface Reply {
+  requestId: number;
+  responseTo: number;
+  opCode: number;
+  flags: number;
+  doc: Document;
+  at: number;
+}
 
 async function raw(port: number) {
   const socket = connect(port, '127.0.0.1');
@@ -182,7 +226,14 @@ async function raw(port: number) {
       pending = pending.subarray(m.length);
       const opCode = m.readInt32LE(12);
       const docAt = opCode === 2013 ? 21 : 36;
-      replies.push({ requestId: m.readInt32LE(4), responseTo: m.readInt32LE(8), opCode, flags: m.readUInt32LE(16), doc: BSON.deserialize(m.subarray(docAt)), at: Date.now() });
+      replies.push({
+        requestId: m.readInt32LE(4),
+        responseTo: m.readInt32LE(8),
+        opCode,
+        flags: m.readUInt32LE(16),
+        doc: BSON.deserialize(m.subarray(docAt)),
+        at: Date.now(),
+      });
     }
   });
   return { socket, replies };
@@ -201,7 +252,12 @@ function opMsg(requestId: number, flags: number, doc: Document, extra: Buffer[] 
 test('OP_QUERY ismaster is answered with OP_REPLY, as the driver handshake expects', async () => {
   const { port } = await standin();
   const { socket, replies } = await raw(port);
-  const query = Buffer.concat([Buffer.from('admin.$cmd\0'), Buffer.alloc(4), Buffer.from([0xff, 0xff, 0xff, 0xff]), BSON.serialize({ ismaster: 1, helloOk: true })]);
+  const query = Buffer.concat([
+    Buffer.from('admin.$cmd\0'),
+    Buffer.alloc(4),
+    Buffer.from([0xff, 0xff, 0xff, 0xff]),
+    BSON.serialize({ ismaster: 1, helloOk: true }),
+  ]);
   const head = Buffer.alloc(20);
   head.writeInt32LE(20 + query.length, 0);
   head.writeInt32LE(7, 4);
@@ -216,37 +272,41 @@ test('OP_QUERY ismaster is answered with OP_REPLY, as the driver handshake expec
   assert.ok(reply!.doc.maxWireVersion >= 9 && reply!.doc.maxWireVersion <= 29, 'wire version the v7 driver accepts');
 });
 
-test('OP_MSG: exhaust streaming chains replies with moreToCome; checksums, sequences and moreToCome requests', async () => {
-  const { port } = await standin();
-  const { socket, replies } = await raw(port);
-  socket.write(opMsg(1, 0, { hello: 1, $db: 'admin' }));
-  await waitFor(() => replies.length === 1, { timeout: 2000, what: 'hello reply' });
-  const { topologyVersion } = replies[0]!.doc;
-  assert.ok(replies[0]!.doc.isWritablePrimary === true && topologyVersion, 'hello must name a topologyVersion');
-  const asked = Date.now();
-  socket.write(opMsg(2, EXHAUST_ALLOWED, { hello: 1, topologyVersion, maxAwaitTimeMS: 200, $db: 'admin' }));
-  await waitFor(() => replies.length >= 4, { timeout: 3000, what: 'three streamed hello replies' });
-  const streamed = replies.slice(1, 4);
-  assert.ok(streamed[0]!.at - asked >= 150, 'an awaitable hello is answered after maxAwaitTimeMS');
-  assert.is(streamed[0]!.responseTo, 2);
-  for (let i = 0; i < streamed.length; i++) {
-    assert.is(streamed[i]!.flags & MORE_TO_COME, MORE_TO_COME, 'streamed replies carry moreToCome');
-    if (i > 0) assert.is(streamed[i]!.responseTo, streamed[i - 1]!.requestId, 'each streamed reply answers the previous one');
-  }
-  socket.destroy();
+test(
+  'OP_MSG: exhaust streaming chains replies with moreToCome; ' + 'checksums, sequences and moreToCome requests',
+  async () => {
+    const { port } = await standin();
+    const { socket, replies } = await raw(port);
+    socket.write(opMsg(1, 0, { hello: 1, $db: 'admin' }));
+    await waitFor(() => replies.length === 1, { timeout: 2000, what: 'hello reply' });
+    const { topologyVersion } = replies[0]!.doc;
+    assert.ok(replies[0]!.doc.isWritablePrimary === true && topologyVersion, 'hello must name a topologyVersion');
+    const asked = Date.now();
+    socket.write(opMsg(2, EXHAUST_ALLOWED, { hello: 1, topologyVersion, maxAwaitTimeMS: 200, $db: 'admin' }));
+    await waitFor(() => replies.length >= 4, { timeout: 3000, what: 'three streamed hello replies' });
+    const streamed = replies.slice(1, 4);
+    assert.ok(streamed[0]!.at - asked >= 150, 'an awaitable hello is answered after maxAwaitTimeMS');
+    assert.is(streamed[0]!.responseTo, 2);
+    for (let i = 0; i < streamed.length; i++) {
+      assert.is(streamed[i]!.flags & MORE_TO_COME, MORE_TO_COME, 'streamed replies carry moreToCome');
+      if (i > 0)
+        assert.is(streamed[i]!.responseTo, streamed[i - 1]!.requestId, 'each streamed reply answers the previous one');
+    }
+    socket.destroy();
 
-  const second = await raw(port);
-  second.socket.write(opMsg(10, MORE_TO_COME, { ping: 1, $db: 'admin' })); // fire-and-forget: no reply
-  const sequence = Buffer.concat([Buffer.from('documents\0'), BSON.serialize({ a: 1 })]);
-  const size = Buffer.alloc(4);
-  size.writeInt32LE(4 + sequence.length);
-  const withChecksum = opMsg(11, 1, { ping: 1, $db: 'admin' }, [Buffer.from([1]), size, sequence, Buffer.alloc(4)]);
-  second.socket.write(withChecksum);
-  await waitFor(() => second.replies.length >= 1, { timeout: 2000, what: 'ping reply' });
-  assert.is(second.replies.length, 1);
-  assert.is(second.replies[0]!.responseTo, 11);
-  assert.equal(second.replies[0]!.doc, { ok: 1 });
-});
+    const second = await raw(port);
+    second.socket.write(opMsg(10, MORE_TO_COME, { ping: 1, $db: 'admin' })); // fire-and-forget: no reply
+    const sequence = Buffer.concat([Buffer.from('documents\0'), BSON.serialize({ a: 1 })]);
+    const size = Buffer.alloc(4);
+    size.writeInt32LE(4 + sequence.length);
+    const withChecksum = opMsg(11, 1, { ping: 1, $db: 'admin' }, [Buffer.from([1]), size, sequence, Buffer.alloc(4)]);
+    second.socket.write(withChecksum);
+    await waitFor(() => second.replies.length >= 1, { timeout: 2000, what: 'ping reply' });
+    assert.is(second.replies.length, 1);
+    assert.is(second.replies[0]!.responseTo, 11);
+    assert.equal(second.replies[0]!.doc, { ok: 1 });
+  },
+);
 
 test('OP_MSG: a hello naming another topologyVersion (a restarted server) is answered at once', async () => {
   const { port } = await standin();
@@ -256,17 +316,24 @@ test('OP_MSG: a hello naming another topologyVersion (a restarted server) is ans
   socket.write(opMsg(3, 0, { hello: 1, topologyVersion: stale, maxAwaitTimeMS: 3000, $db: 'admin' }));
   await waitFor(() => replies.length === 1, { timeout: 2000, what: 'an immediate hello reply' });
   assert.ok(replies[0]!.at - asked < 1000, `answered after ${replies[0]!.at - asked} ms`);
-  assert.ok(!replies[0]!.doc.topologyVersion.processId.equals(stale.processId), 'the reply names the current processId');
+  assert.ok(
+    !replies[0]!.doc.topologyVersion.processId.equals(stale.processId),
+    'the reply names the current processId',
+  );
 });
 
 // --- the CLI, as a real process ------------------------------------------------------------------------
 
-const cli = (...args: string[]) => spawnProcess(process.execPath, ['--import', 'tsx', 'dev/mongo-standin.ts', ...args], { cwd: root });
+const cli = (...args: string[]) =>
+  spawnProcess(process.execPath, ['--import', 'tsx', 'dev/mongo-standin.ts', ...args], { cwd: root });
 
 test('CLI: prints its one line, answers ping, exits 0 on SIGTERM', async () => {
   const port = await freePort();
   const proc = cli('--port', String(port));
-  await waitFor(() => proc.stdout.length > 0 || proc.child.exitCode !== null, { timeout: 15000, what: 'the listening line' });
+  await waitFor(() => proc.stdout.length > 0 || proc.child.exitCode !== null, {
+    timeout: 15000,
+    what: 'the listening line',
+  });
   assert.equal(proc.stdout, [`mongo stand-in listening on mongodb://127.0.0.1:${port} (a stand-in, not a database)`]);
   const { client: mongo } = client(`mongodb://127.0.0.1:${port}`);
   assert.equal(await withDeadline(mongo.db('app').command({ ping: 1 }), 5000, 'ping the CLI'), { ok: 1 });
@@ -275,17 +342,23 @@ test('CLI: prints its one line, answers ping, exits 0 on SIGTERM', async () => {
   assert.equal(proc.stderr.filter(Boolean), []);
 });
 
-test('CLI: --report-streams prints a line when the driver\'s streaming hello starts on a connection', async () => {
+test("CLI: --report-streams prints a line when the driver's streaming hello starts on a connection", async () => {
   const port = await freePort();
   const proc = cli('--port', String(port), '--report-streams');
-  await waitFor(() => proc.stdout.length > 0 || proc.child.exitCode !== null, { timeout: 15000, what: 'the listening line' });
+  await waitFor(() => proc.stdout.length > 0 || proc.child.exitCode !== null, {
+    timeout: 15000,
+    what: 'the listening line',
+  });
   const { client: mongo } = client(`mongodb://127.0.0.1:${port}`);
   await withDeadline(mongo.connect(), 5000, 'connect');
   await waitFor(() => proc.stdout.length > 1, { timeout: 5000, what: 'a stream line' });
   assert.match(proc.stdout[1]!, /^stream open on connection \d+$/);
   await withDeadline(mongo.close(), 5000, 'client.close()');
   const id = proc.stdout[1]!.split(' ').at(-1);
-  await waitFor(() => proc.stdout.includes(`stream closed on connection ${id}`), { timeout: 3000, what: 'the stream-closed line' });
+  await waitFor(() => proc.stdout.includes(`stream closed on connection ${id}`), {
+    timeout: 3000,
+    what: 'the stream-closed line',
+  });
   proc.signal('SIGTERM');
   assert.is(await proc.waitExit(5000), 0);
   assert.equal(proc.stderr.filter(Boolean), []);
@@ -294,13 +367,19 @@ test('CLI: --report-streams prints a line when the driver\'s streaming hello sta
 test('CLI: SIGSTOP fails the heartbeat and SIGCONT brings it back, as with a stopped mongod', async () => {
   const port = await freePort();
   const proc = cli('--port', String(port));
-  await waitFor(() => proc.stdout.length > 0 || proc.child.exitCode !== null, { timeout: 15000, what: 'the listening line' });
+  await waitFor(() => proc.stdout.length > 0 || proc.child.exitCode !== null, {
+    timeout: 15000,
+    what: 'the listening line',
+  });
   const { client: mongo, succeeded, failed, types } = client(`mongodb://127.0.0.1:${port}`, { connectTimeoutMS: 1000 });
   await withDeadline(mongo.connect(), 5000, 'connect');
   await waitFor(() => succeeded.some((s) => s.event.awaited), { timeout: 5000, what: 'an awaited heartbeat' });
   const stoppedAt = Date.now();
   proc.signal('SIGSTOP');
-  await waitFor(() => failed.length > 0 && types.at(-1)?.type === 'Unknown', { timeout: 6000, what: 'Unknown while stopped' });
+  await waitFor(() => failed.length > 0 && types.at(-1)?.type === 'Unknown', {
+    timeout: 6000,
+    what: 'Unknown while stopped',
+  });
   // The streamed hello times out after connectTimeoutMS + maxAwaitTimeMS (1000 + 500 ms).
   const failedAfter = failed[0]!.at - stoppedAt;
   assert.ok(failedAfter >= 1000 && failedAfter < 4000, `heartbeat failure after ${failedAfter} ms`);
@@ -316,7 +395,9 @@ test('CLI: a busy port is one line on stderr and exit 1', async () => {
   const proc = cli('--port', String(busy.port));
   assert.is(await proc.waitExit(15000), 1);
   assert.equal(proc.stdout.filter(Boolean), []);
-  assert.equal(proc.stderr.filter(Boolean), [`mongo stand-in: cannot listen on 127.0.0.1:${busy.port}: the port is already in use`]);
+  assert.equal(proc.stderr.filter(Boolean), [
+    `mongo stand-in: cannot listen on 127.0.0.1:${busy.port}: the port is already in use`,
+  ]);
 });
 
 for (const flag of ['--help', '-h']) {
@@ -333,7 +414,9 @@ test('CLI: an unknown option is one line on stderr with the usage, exit 1', asyn
   const proc = cli('--verbose');
   assert.is(await proc.waitExit(15000), 1);
   assert.equal(proc.stdout.filter(Boolean), []);
-  assert.equal(proc.stderr.filter(Boolean), ["mongo stand-in: Unknown option '--verbose'; usage: mongo-standin [--port N] [--host H] [--report-streams]"]);
+  assert.equal(proc.stderr.filter(Boolean), [
+    "mongo stand-in: Unknown option '--verbose'; usage: mongo-standin [--port N] [--host H] [--report-streams]",
+  ]);
 });
 
 test('CLI: a bad --port is one line on stderr and exit 1', async () => {

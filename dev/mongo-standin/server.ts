@@ -154,11 +154,15 @@ export async function startMongoStandin({
     if (stream) setStreaming(conn, true);
     let respondTo = request.requestId;
     const tick = (delay: number) => {
-      conn.timer = setTimeout(() => whenAwake(() => {
-        if (conn.socket.destroyed) return;
-        respondTo = send(conn, { ...request, requestId: respondTo }, helloReply(conn, command, name), stream);
-        if (stream) tick(waitMs);
-      }), delay);
+      conn.timer = setTimeout(
+        () =>
+          whenAwake(() => {
+            if (conn.socket.destroyed) return;
+            respondTo = send(conn, { ...request, requestId: respondTo }, helloReply(conn, command, name), stream);
+            if (stream) tick(waitMs);
+          }),
+        delay,
+      );
     };
     tick(current ? waitMs : 0);
   }
@@ -292,7 +296,7 @@ function parseRequest(message: Buffer): Request {
   const end = message.length - ((flags & CHECKSUM_PRESENT) !== 0 ? 4 : 0); // the CRC-32C is not checked
   let command: Document | undefined;
   const sequences: Document = {};
-  for (let at = 20; at < end; ) {
+  for (let at = 20; at < end;) {
     const kind = message.readUInt8(at++);
     if (kind === 0) {
       command = readDocument(message, at);
@@ -302,7 +306,8 @@ function parseRequest(message: Buffer): Request {
       const idEnd = message.indexOf(0, at + 4);
       const identifier = message.toString('utf8', at + 4, idEnd);
       const documents: Document[] = [];
-      for (let doc = idEnd + 1; doc < sectionEnd; doc += message.readInt32LE(doc)) documents.push(readDocument(message, doc));
+      for (let doc = idEnd + 1; doc < sectionEnd; doc += message.readInt32LE(doc))
+        documents.push(readDocument(message, doc));
       sequences[identifier] = documents;
       at = sectionEnd;
     } else {

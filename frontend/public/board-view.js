@@ -31,7 +31,9 @@ const UNKNOWN = { tone: 'muted', text: 'Unknown' };
 export function describeBoard(doc, { fetchError = null } = {}) {
   if (!doc) {
     return {
-      summary: fetchError ? { tone: 'bad', text: `Status unavailable: ${fetchError}` } : { tone: 'muted', text: 'Checking services…' },
+      summary: fetchError
+        ? { tone: 'bad', text: `Status unavailable: ${fetchError}` }
+        : { tone: 'muted', text: 'Checking services…' },
       refreshed: null,
       stale: Boolean(fetchError),
       panels: [],
@@ -49,10 +51,16 @@ export function describeBoard(doc, { fetchError = null } = {}) {
 }
 
 function summarize(services) {
-  const troubled = services.map((s) => ({ s, verdict: serviceVerdict(s) })).filter(({ verdict }) => verdict.tone !== 'good');
-  if (troubled.length === 0) return { tone: 'good', text: services.length > 1 ? 'All services ready' : 'Backend ready' };
+  const troubled = services
+    .map((s) => ({ s, verdict: serviceVerdict(s) }))
+    .filter(({ verdict }) => verdict.tone !== 'good');
+  if (troubled.length === 0)
+    return { tone: 'good', text: services.length > 1 ? 'All services ready' : 'Backend ready' };
   const tone = troubled.some(({ verdict }) => verdict.tone === 'bad') ? 'bad' : 'warn';
-  return { tone, text: troubled.map(({ s, verdict }) => `${TITLES[s.name]}: ${verdict.text.toLowerCase()}`).join(' · ') };
+  return {
+    tone,
+    text: troubled.map(({ s, verdict }) => `${TITLES[s.name]}: ${verdict.text.toLowerCase()}`).join(' · '),
+  };
 }
 
 function serviceVerdict(s) {
@@ -67,7 +75,12 @@ function describeService(s) {
     { label: 'Liveness', ...(LIVENESS[s.liveness] ?? UNKNOWN) },
     { label: 'Readiness', ...(READINESS[s.readiness] ?? UNKNOWN) },
     ...(checks.length
-      ? checks.map(([name, state]) => ({ label: name, text: state, tone: GOOD_CHECK_STATES.has(state) ? 'good' : 'bad', check: true }))
+      ? checks.map(([name, state]) => ({
+          label: name,
+          text: state,
+          tone: GOOD_CHECK_STATES.has(state) ? 'good' : 'bad',
+          check: true,
+        }))
       : [{ label: 'Checks', text: 'unknown', tone: 'muted', check: true }]),
     { label: 'Uptime', text: s.uptime === null ? '—' : formatDuration(s.uptime) },
     { label: 'Environment', text: s.environment ?? '—' },
@@ -91,16 +104,24 @@ function disabledDevicePanel() {
 function describeReading(doc) {
   const base = { id: 'reading', title: 'Latest reading', url: null };
   const { readings } = doc;
-  if (!readings.available) return { ...base, verdict: { tone: 'warn', text: 'Unavailable' }, rows: [], note: readings.problem };
+  if (!readings.available)
+    return { ...base, verdict: { tone: 'warn', text: 'Unavailable' }, rows: [], note: readings.problem };
   const latest = readings.latest;
   if (!latest) {
     const known = readings.devices.length;
-    return { ...base, verdict: { tone: 'muted', text: 'No readings yet' }, rows: [{ label: 'Devices known', text: String(known) }], note: null };
+    return {
+      ...base,
+      verdict: { tone: 'muted', text: 'No readings yet' },
+      rows: [{ label: 'Devices known', text: String(known) }],
+      note: null,
+    };
   }
   const age = Date.parse(doc.checkedAt) - Date.parse(latest.timestamp);
   return {
     ...base,
-    verdict: latest.connected ? { tone: 'good', text: 'Device connected' } : { tone: 'warn', text: 'Device disconnected' },
+    verdict: latest.connected
+      ? { tone: 'good', text: 'Device connected' }
+      : { tone: 'warn', text: 'Device disconnected' },
     rows: [
       { label: 'Value', text: latest.value, value: true },
       { label: 'Device', text: latest.deviceId },

@@ -30,14 +30,20 @@ function icon(tone) {
 function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(attrs ?? {})) {
-    if (value !== undefined && value !== null && value !== false) node.setAttribute(name, value === true ? '' : String(value));
+    if (value !== undefined && value !== null && value !== false)
+      node.setAttribute(name, value === true ? '' : String(value));
   }
   node.append(...children.filter((child) => child !== null && child !== undefined));
   return node;
 }
 
 const badge = (tag, verdict, className = 'badge') =>
-  el(tag, { class: className, 'data-tone': verdict.tone }, icon(verdict.tone), el('span', { class: 'badge-text' }, verdict.text));
+  el(
+    tag,
+    { class: className, 'data-tone': verdict.tone },
+    icon(verdict.tone),
+    el('span', { class: 'badge-text' }, verdict.text),
+  );
 
 function renderRow(row) {
   const value = row.tone
@@ -54,7 +60,12 @@ function renderPanel(panel) {
   return el(
     'section',
     { class: 'panel', 'data-panel': panel.id, 'data-tone': panel.verdict.tone, 'aria-labelledby': titleId },
-    el('div', { class: 'panel-head' }, el('h2', { id: titleId }, panel.title), badge('p', panel.verdict, 'badge verdict')),
+    el(
+      'div',
+      { class: 'panel-head' },
+      el('h2', { id: titleId }, panel.title),
+      badge('p', panel.verdict, 'badge verdict'),
+    ),
     panel.url ? el('p', { class: 'url' }, panel.url) : null,
     panel.rows.length ? el('dl', { class: 'rows' }, ...panel.rows.map(renderRow)) : null,
     panel.note ? el('p', { class: 'note' }, panel.note) : null,
@@ -92,7 +103,8 @@ async function refresh() {
     if (!res.ok) throw new Error(`/status.json answered HTTP ${res.status}`);
     last = await res.json();
   } catch (error) {
-    fetchError = error?.name === 'TimeoutError' ? 'the frontend did not answer in time' : 'the frontend cannot be reached';
+    fetchError =
+      error?.name === 'TimeoutError' ? 'the frontend did not answer in time' : 'the frontend cannot be reached';
   }
   render(describeBoard(last, { fetchError }));
 }

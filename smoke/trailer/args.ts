@@ -47,12 +47,14 @@ export function parseTrailerArgs(argv: string[]): TrailerArgs {
     if (positionals.length !== 2) throw new CLIError('check takes exactly one argument: the commit message file');
     return { command: 'check', file: positionals[1]! };
   }
-  if (positionals.length > 0) throw new CLIError(`unexpected argument "${positionals[0]}" (the only subcommand is check)`);
+  if (positionals.length > 0)
+    throw new CLIError(`unexpected argument "${positionals[0]}" (the only subcommand is check)`);
   if (values.issue !== undefined && !/^[1-9]\d{0,9}$/.test(values.issue)) {
     throw new CLIError(`--issue ${values.issue} is not valid: expected an issue number such as 42`);
   }
   const composeFile = values['compose-file'];
-  if (composeFile !== undefined && !existsSync(composeFile)) throw new CLIError(`--compose-file ${composeFile} does not exist`);
+  if (composeFile !== undefined && !existsSync(composeFile))
+    throw new CLIError(`--compose-file ${composeFile} does not exist`);
   return {
     command: 'produce',
     ...(values.issue ? { issue: values.issue } : {}),
@@ -68,7 +70,8 @@ export function parseTrailerArgs(argv: string[]): TrailerArgs {
 
 function whole(name: string, raw: string, min: number, max: number): number {
   const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!(value >= min && value <= max)) throw new CLIError(`${name} ${raw} is not valid: expected a whole number from ${min} to ${max}`);
+  if (!(value >= min && value <= max))
+    throw new CLIError(`${name} ${raw} is not valid: expected a whole number from ${min} to ${max}`);
   return value;
 }
 

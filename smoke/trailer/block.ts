@@ -69,7 +69,12 @@ export function parseMessage(raw: string): ParsedMessage {
   const start = blockStart(lines, end);
   if (start === undefined) return { lines, subjectEnd, trailers: [] };
   const block = lines.slice(start);
-  return { lines, subjectEnd, block: { first: block[0]!.number, last: block.at(-1)!.number }, trailers: collect(block) };
+  return {
+    lines,
+    subjectEnd,
+    block: { first: block[0]!.number, last: block.at(-1)!.number },
+    trailers: collect(block),
+  };
 }
 
 /** git's find_trailer_block_start, reading up from the end; the index of the block's first line, if any. */

@@ -22,25 +22,37 @@ test('accepts each verdict as the last line', () => {
   ]) {
     assert.is(checkMessage(body + line), undefined, line);
     assert.is(checkMessage(`${body}${line}\n\n`), undefined, 'trailing newlines are fine');
-    assert.is(checkMessage(`${body}Co-authored-by: A <a@example.org>\n${line}\r\n`), undefined, 'other trailers and CRLF are fine');
+    assert.is(
+      checkMessage(`${body}Co-authored-by: A <a@example.org>\n${line}\r\n`),
+      undefined,
+      'other trailers and CRLF are fine',
+    );
   }
 });
 
 test('accepts what formatTrailer writes, and ignores git comments and the --verbose diff', () => {
   const line = formatTrailer({ verdict: 'FAIL', detail: '[HEALTH] backend:\n  connection refused' });
   assert.is(line, 'smoke: FAIL — [HEALTH] backend: connection refused');
-  const edited = `${body}${line}\n# Please enter the commit message.\n` +
+  const edited =
+    `${body}${line}\n# Please enter the commit message.\n` +
     `# ------------------------ >8 ------------------------\ndiff --git a/x b/x\n`;
   assert.is(checkMessage(edited), undefined);
   // As `git interpret-trailers --parse` reads it: b: 1 more
-  const parsed = parseMessage('a\n# c\n\nb: 1\n  more\n# d\n\n# e\n# ------------------------ >8 ------------------------\nx: y\n');
-  assert.equal(parsed.lines.map((l) => l.text), ['a', '# c', '', 'b: 1', '  more']);
+  const parsed = parseMessage(
+    'a\n# c\n\nb: 1\n  more\n# d\n\n# e\n# ------------------------ >8 ------------------------\nx: y\n',
+  );
+  assert.equal(
+    parsed.lines.map((l) => l.text),
+    ['a', '# c', '', 'b: 1', '  more'],
+  );
   assert.equal(parsed.trailers, [{ token: 'b', text: 'b: 1 more', number: 4 }]);
 });
 
 test('a subject that starts with "smoke:" is not a trailer', () => {
-  assert.is(checkMessage('smoke: fix the probe timeout\n\n' +
-    'smoke: SKIPPED — docker daemon unreachable (x)'), undefined);
+  assert.is(
+    checkMessage('smoke: fix the probe timeout\n\n' + 'smoke: SKIPPED — docker daemon unreachable (x)'),
+    undefined,
+  );
 });
 
 test('rejects a missing trailer', () => {
@@ -67,25 +79,43 @@ test('accepts the trailer anywhere in the final trailer block, as git reads it',
     assert.is(checkMessage(body + block), undefined, block);
   }
   // The unfolded continuation is part of the trailer's value.
-  assert.is(checkMessage(`${body}smoke: FAIL — [READY] backend:\n  HTTP 503 Service Unavailable\nSigned-off-by: A <a@b>`), undefined);
+  assert.is(
+    checkMessage(`${body}smoke: FAIL — [READY] backend:\n  HTTP 503 Service Unavailable\nSigned-off-by: A <a@b>`),
+    undefined,
+  );
 });
 
 test('rejects a trailer outside the final trailer block', () => {
-  reject(`${body}smoke: SKIPPED — offline\n\nSigned-off-by: A <a@example.org>`, /the smoke trailer on line 5 is not in the trailer block at the end of the message/);
+  reject(
+    `${body}smoke: SKIPPED — offline\n\nSigned-off-by: A <a@example.org>`,
+    /the smoke trailer on line 5 is not in the trailer block at the end of the message/,
+  );
   // A last paragraph with prose and no git-generated trailer is no trailer block at all.
-  reject(`${body}Reads the monitor state.\nsmoke: SKIPPED — offline`, /line 5 "Reads the monitor state\." in its paragraph is not a `Token: value` line/);
+  reject(
+    `${body}Reads the monitor state.\nsmoke: SKIPPED — offline`,
+    /line 5 "Reads the monitor state\." in its paragraph is not a `Token: value` line/,
+  );
   // Too much prose for the quarter rule (2 trailers, 7 other lines), even with a sign-off.
   reject(`${body}a\nb\nc\nd\ne\nf\ng\nsmoke: SKIPPED — offline\nSigned-off-by: A <a@b>`, /not a trailer to git/);
   reject('Backend: readiness\nsmoke: SKIPPED — offline', /line 2 is part of the subject's paragraph/);
 });
 
 test('rejects two smoke trailers in the block, or one in it and one elsewhere', () => {
-  reject(`${body}smoke: SKIPPED — offline\nSigned-off-by: A <a@b>\nsmoke: SKIPPED — offline`, /^2 smoke trailers \(lines 5, 7\)/);
-  reject(`${body}smoke: FAIL — x\n\nsmoke: PASS — 3/3 probes against docker compose\nSigned-off-by: A <a@b>`, /^2 smoke trailers \(lines 5, 7\)/);
+  reject(
+    `${body}smoke: SKIPPED — offline\nSigned-off-by: A <a@b>\nsmoke: SKIPPED — offline`,
+    /^2 smoke trailers \(lines 5, 7\)/,
+  );
+  reject(
+    `${body}smoke: FAIL — x\n\nsmoke: PASS — 3/3 probes against docker compose\nSigned-off-by: A <a@b>`,
+    /^2 smoke trailers \(lines 5, 7\)/,
+  );
 });
 
 test('a continuation line belongs to the smoke trailer, so a PASS detail with one is refused', () => {
-  reject(`${body}smoke: PASS — 3/3 probes against docker compose\n  (cached)`, /PASS needs the compose target.*got "3\/3 probes against docker compose \(cached\)"/);
+  reject(
+    `${body}smoke: PASS — 3/3 probes against docker compose\n  (cached)`,
+    /PASS needs the compose target.*got "3\/3 probes against docker compose \(cached\)"/,
+  );
 });
 
 test('a subject that reads like a verdict is not a second trailer', () => {

@@ -24,11 +24,16 @@ export function checkMessage(text: string): string | undefined {
     .map((line) => line.number);
   const claims = [...new Set([...inBlock.map((trailer) => trailer.number), ...stray])].sort((a, b) => a - b);
   if (claims.length === 0) {
-    return 'no smoke trailer: ' +
-      'end the message with a line `smoke: <PASS|FAIL|SKIPPED> — <detail>` (from npx tsx smoke/trailer.ts)';
+    return (
+      'no smoke trailer: ' +
+      'end the message with a line `smoke: <PASS|FAIL|SKIPPED> — <detail>` (from npx tsx smoke/trailer.ts)'
+    );
   }
-  if (claims.length > 1) return `${claims.length} smoke trailers (lines ${claims.join(', ')}): ` +
-    `keep exactly one, in the trailer block at the end`;
+  if (claims.length > 1)
+    return (
+      `${claims.length} smoke trailers (lines ${claims.join(', ')}): ` +
+      `keep exactly one, in the trailer block at the end`
+    );
   const [trailer] = inBlock;
   return trailer ? checkLine(trailer.text) : misplaced(message, claims[0]!);
 }
@@ -36,13 +41,21 @@ export function checkMessage(text: string): string | undefined {
 /** Why a line that looks like the smoke trailer is not one to git. */
 function misplaced({ lines, subjectEnd, block }: ParsedMessage, line: number): string {
   if (line === lines[0]?.number) return 'the smoke trailer must follow a subject line, in the message body';
-  if (line <= subjectEnd) return `the smoke trailer on line ${line} is part of the subject's paragraph: leave a blank line after the subject`;
+  if (line <= subjectEnd)
+    return `the smoke trailer on line ${line} is part of the subject's paragraph: leave a blank line after the subject`;
   const lastParagraph = lastParagraphStart(lines);
-  if (block || line < lastParagraph) return `the smoke trailer on line ${line} is not in the trailer block at the end of the message (${WHERE})`;
-  const prose = lines.find((l) => l.number >= lastParagraph && !l.text.startsWith(COMMENT) && !/^\s/.test(l.text) && separatorAt(l.text) < 1);
-  const why = prose ? `line ${prose.number} "${prose.text.slice(0, 60)}" in its paragraph is not a \`Token: value\` line` : 'its paragraph is not a trailer block';
-  return `the smoke trailer on line ${line} is not a trailer to git: ${why} ` +
-    `(leave a blank line between the text and the trailers)`;
+  if (block || line < lastParagraph)
+    return `the smoke trailer on line ${line} is not in the trailer block at the end of the message (${WHERE})`;
+  const prose = lines.find(
+    (l) => l.number >= lastParagraph && !l.text.startsWith(COMMENT) && !/^\s/.test(l.text) && separatorAt(l.text) < 1,
+  );
+  const why = prose
+    ? `line ${prose.number} "${prose.text.slice(0, 60)}" in its paragraph is not a \`Token: value\` line`
+    : 'its paragraph is not a trailer block';
+  return (
+    `the smoke trailer on line ${line} is not a trailer to git: ${why} ` +
+    `(leave a blank line between the text and the trailers)`
+  );
 }
 
 /** Number of the first line of the message's last paragraph. */
@@ -56,19 +69,26 @@ function checkLine(line: string): string | undefined {
   const match = TRAILER_LINE.exec(line);
   if (match) {
     if (match[1] === 'PASS' && !isComposePass(match[2]!)) {
-      return `PASS needs the compose target: ` +
-        `the detail must read "<n>/<n> probes against docker compose" (got "${match[2]}")`;
+      return (
+        `PASS needs the compose target: ` +
+        `the detail must read "<n>/<n> probes against docker compose" (got "${match[2]}")`
+      );
     }
     return undefined;
   }
-  if (!/^smoke: \S/.test(line)) return `malformed smoke trailer "${line}": it starts with exactly "smoke: " (lowercase, one space)`;
+  if (!/^smoke: \S/.test(line))
+    return `malformed smoke trailer "${line}": it starts with exactly "smoke: " (lowercase, one space)`;
   const verdict = /^smoke: (\S+)/.exec(line)?.[1] ?? '';
-  if (!['PASS', 'FAIL', 'SKIPPED'].includes(verdict)) return `malformed smoke trailer "${line}": the verdict is PASS, FAIL or SKIPPED (got "${verdict}")`;
+  if (!['PASS', 'FAIL', 'SKIPPED'].includes(verdict))
+    return `malformed smoke trailer "${line}": the verdict is PASS, FAIL or SKIPPED (got "${verdict}")`;
   const rest = line.slice(`smoke: ${verdict}`.length);
-  if (/^\s*(-{1,3}|\u2013|\u2212)\s/.test(rest)) return `malformed smoke trailer "${line}": use the em dash — (U+2014) after the verdict, not a hyphen or en dash`;
+  if (/^\s*(-{1,3}|\u2013|\u2212)\s/.test(rest))
+    return `malformed smoke trailer "${line}": use the em dash — (U+2014) after the verdict, not a hyphen or en dash`;
   if (/^ \u2014\s*$/.test(rest)) return `malformed smoke trailer "${line}": the detail after the em dash is empty`;
-  return `malformed smoke trailer "${line}": expected "smoke: ${verdict} — <detail>" ` +
-    `(one space, em dash U+2014, one space, detail)`;
+  return (
+    `malformed smoke trailer "${line}": expected "smoke: ${verdict} — <detail>" ` +
+    `(one space, em dash U+2014, one space, detail)`
+  );
 }
 
 function isComposePass(detail: string): boolean {

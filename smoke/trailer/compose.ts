@@ -54,21 +54,31 @@ export async function composeTrailer(options: ComposeOptions): Promise<Trailer> 
   }
   try {
     const upLimitMs = waitTimeoutS * 1000 + BUILD_ALLOWANCE_MS;
-    const up = await runCommand(runtime, [...compose, 'up', '--build', '--detach', '--wait', '--wait-timeout', String(waitTimeoutS)], {
-      env,
-      timeoutMs: upLimitMs,
-    });
+    const up = await runCommand(
+      runtime,
+      [...compose, 'up', '--build', '--detach', '--wait', '--wait-timeout', String(waitTimeoutS)],
+      {
+        env,
+        timeoutMs: upLimitMs,
+      },
+    );
     if (up.code !== 0) return upFailed(runtime, up, upLimitMs);
     const frontend = options.targets.frontend ?? (await publishedUrl(runtime, compose, 'frontend', env));
     if (typeof frontend !== 'string') return frontend;
     const backend = options.targets.backend ?? (await publishedUrl(runtime, compose, 'backend', env));
     if (typeof backend !== 'string') return backend;
-    const smoke = await runSmoke({ frontend, backend }, { artifacts: options.artifacts, probeTimeoutMs: options.probeTimeoutMs, env });
+    const smoke = await runSmoke(
+      { frontend, backend },
+      { artifacts: options.artifacts, probeTimeoutMs: options.probeTimeoutMs, env },
+    );
     if (smoke.result === 'PASS') return { verdict: 'PASS', detail: passDetail(smoke.total, runtime) };
     if (smoke.result === 'FAIL') return { verdict: 'FAIL', detail: smoke.first };
     return { verdict: 'SKIPPED', detail: `${smoke.problem} (against ${runtime} compose)` };
   } finally {
-    const down = await runCommand(runtime, [...compose, 'down', '--volumes', '--remove-orphans'], { env, timeoutMs: DOWN_TIMEOUT_MS });
+    const down = await runCommand(runtime, [...compose, 'down', '--volumes', '--remove-orphans'], {
+      env,
+      timeoutMs: DOWN_TIMEOUT_MS,
+    });
     if (down.code !== 0) {
       const why = explain(`${runtime} compose down`, down, 'last', DOWN_TIMEOUT_MS);
       warn(`${runtime} compose down failed (${why}); project ${project} may still be running`);
@@ -77,21 +87,37 @@ export async function composeTrailer(options: ComposeOptions): Promise<Trailer> 
 }
 
 /** http://HOST:PORT where compose published the service, or a FAIL trailer saying why there is none. */
-async function publishedUrl(runtime: string, compose: string[], service: keyof typeof PUBLISHED, env: NodeJS.ProcessEnv): Promise<string | Trailer> {
-  const port = await runCommand(runtime, [...compose, 'port', service, String(PUBLISHED[service].port)], { env, timeoutMs: PORT_TIMEOUT_MS });
+async function publishedUrl(
+  runtime: string,
+  compose: string[],
+  service: keyof typeof PUBLISHED,
+  env: NodeJS.ProcessEnv,
+): Promise<string | Trailer> {
+  const port = await runCommand(runtime, [...compose, 'port', service, String(PUBLISHED[service].port)], {
+    env,
+    timeoutMs: PORT_TIMEOUT_MS,
+  });
   const address = /^(\S+):(\d+)\s*$/.exec(port.stdout.trim().split('\n')[0] ?? '');
   if (port.code !== 0 || !address) {
-    const why = port.code === 0 ? `it printed "${port.stdout.trim()}"` : explain(`${runtime} compose port`, port, 'last', PORT_TIMEOUT_MS);
-    return { verdict: 'FAIL', detail: `${runtime} compose publishes no port ${PUBLISHED[service].port} for ${service} (${why})` };
+    const why =
+      port.code === 0
+        ? `it printed "${port.stdout.trim()}"`
+        : explain(`${runtime} compose port`, port, 'last', PORT_TIMEOUT_MS);
+    return {
+      verdict: 'FAIL',
+      detail: `${runtime} compose publishes no port ${PUBLISHED[service].port} for ${service} (${why})`,
+    };
   }
   // 0.0.0.0 / :: mean "every address": probe loopback, in the family compose named.
-  const host = address[1] === '0.0.0.0' ? '127.0.0.1' : address[1] === '::' || address[1] === '[::]' ? '[::1]' : address[1]!;
+  const host =
+    address[1] === '0.0.0.0' ? '127.0.0.1' : address[1] === '::' || address[1] === '[::]' ? '[::1]' : address[1]!;
   return `http://${host}:${address[2]}`;
 }
 
 function upFailed(runtime: string, up: CommandResult, limitMs: number): Trailer {
   const why = explain(`${runtime} compose up`, up, 'last', limitMs);
   const said = `${up.stderr}\n${up.stdout}`;
-  if (OFFLINE.test(said)) return { verdict: 'SKIPPED', detail: `offline: ${runtime} compose up could not fetch images (${why})` };
+  if (OFFLINE.test(said))
+    return { verdict: 'SKIPPED', detail: `offline: ${runtime} compose up could not fetch images (${why})` };
   return { verdict: 'FAIL', detail: `${runtime} compose up did not become healthy (${why})` };
 }

@@ -8,7 +8,11 @@ const GH_TIMEOUT_MS = 30_000;
 export const labelArgs = (issue: string) => ['issue', 'edit', issue, '--add-label', BLOCKED_LABEL];
 
 /** Returns whether the label was set; any trouble is reported through `warn`, never thrown. */
-export async function labelBlocked(issue: string, env: NodeJS.ProcessEnv, warn: (line: string) => void): Promise<boolean> {
+export async function labelBlocked(
+  issue: string,
+  env: NodeJS.ProcessEnv,
+  warn: (line: string) => void,
+): Promise<boolean> {
   const run = await runCommand('gh', labelArgs(issue), { env, timeoutMs: GH_TIMEOUT_MS });
   if (run.code === 0) {
     warn(`labelled issue ${issue} ${BLOCKED_LABEL}`);

@@ -5,9 +5,7 @@ import { describeProbe, firstFailure, parseSmokeLines } from './report.ts';
 import { projectRoot as root } from '../../lib/project-root.ts';
 
 export type LocalOutcome =
-  | { result: 'PASS'; text: string }
-  | { result: 'FAIL'; text: string }
-  | { result: 'ERROR'; text: string };
+  { result: 'PASS'; text: string } | { result: 'FAIL'; text: string } | { result: 'ERROR'; text: string };
 
 // Four services start, become ready, then a browser loads the page; generous on a busy machine.
 const LOCAL_TIMEOUT_MS = 240_000;
@@ -20,7 +18,8 @@ export async function localStackSmoke(env: NodeJS.ProcessEnv): Promise<LocalOutc
   });
   const report = parseSmokeLines(run.stdout);
   const verdict = report.verdict;
-  if (run.code === 0 && verdict?.pass) return { result: 'PASS', text: `local stack ${verdict.total}/${verdict.total} PASS` };
+  if (run.code === 0 && verdict?.pass)
+    return { result: 'PASS', text: `local stack ${verdict.total}/${verdict.total} PASS` };
   if (run.code === 1 && verdict && !verdict.pass) {
     const failing = firstFailure(report.probes);
     const first = failing ? `, first ${describeProbe(failing)}` : '';

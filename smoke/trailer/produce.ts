@@ -12,11 +12,17 @@ import { projectRoot as root } from '../../lib/project-root.ts';
 export const COMPOSE_FILES = ['compose.yaml', 'compose.yml', 'docker-compose.yaml', 'docker-compose.yml'];
 export const COMPOSE_PROJECT = 'service-health-kit-smoke';
 
-export async function produceTrailer(options: ProduceOptions, env: NodeJS.ProcessEnv, warn: (line: string) => void): Promise<Trailer> {
+export async function produceTrailer(
+  options: ProduceOptions,
+  env: NodeJS.ProcessEnv,
+  warn: (line: string) => void,
+): Promise<Trailer> {
   const runtime = await detectRuntime(env);
-  if (!runtime.ok) return options.localStack ? withLocalStack(runtime.reason, env) : { verdict: 'SKIPPED', detail: runtime.reason };
+  if (!runtime.ok)
+    return options.localStack ? withLocalStack(runtime.reason, env) : { verdict: 'SKIPPED', detail: runtime.reason };
   const file = options.composeFile ?? COMPOSE_FILES.map((name) => join(root, name)).find((path) => existsSync(path));
-  if (!file) return { verdict: 'SKIPPED', detail: `no compose file in the project (looked for ${COMPOSE_FILES.join(', ')})` };
+  if (!file)
+    return { verdict: 'SKIPPED', detail: `no compose file in the project (looked for ${COMPOSE_FILES.join(', ')})` };
   return composeTrailer({
     runtime: runtime.runtime,
     file,

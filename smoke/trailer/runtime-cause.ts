@@ -26,7 +26,11 @@ const CAUSE = new RegExp(
  * the first line that is not noise. Undefined when the command said nothing useful.
  */
 export function runtimeCause({ stdout, stderr }: Pick<CommandResult, 'stdout' | 'stderr'>): string | undefined {
-  const said = (text: string) => text.split(/\r?\n/).map((line) => line.trim()).filter((line) => line && !NOISE.some((re) => re.test(line)));
+  const said = (text: string) =>
+    text
+      .split(/\r?\n/)
+      .map((line) => line.trim())
+      .filter((line) => line && !NOISE.some((re) => re.test(line)));
   const lines = said(stderr).length ? said(stderr) : said(stdout);
   const prefixed = lines.filter((line) => ERROR_PREFIX.test(line));
   const pick =

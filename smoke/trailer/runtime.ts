@@ -27,7 +27,8 @@ export async function detectRuntime(env: NodeJS.ProcessEnv, timeoutMs = PROBE_TI
     }
     return { ok: true, runtime };
   }
-  if (problems.length === 0) return { ok: false, reason: `no container runtime (neither ${RUNTIMES.join(' nor ')} on PATH)` };
+  if (problems.length === 0)
+    return { ok: false, reason: `no container runtime (neither ${RUNTIMES.join(' nor ')} on PATH)` };
   return { ok: false, reason: problems.join('; ') };
 }
 

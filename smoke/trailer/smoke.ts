@@ -25,10 +25,21 @@ export type SmokeOutcome =
   /** The smoke could not run (exit 2: browser launch, bad configuration...) or gave no verdict. */
   | { result: 'ERROR'; problem: string };
 
-export async function runSmoke(targets: SmokeTargets, { artifacts, probeTimeoutMs, env }: SmokeOptions): Promise<SmokeOutcome> {
+export async function runSmoke(
+  targets: SmokeTargets,
+  { artifacts, probeTimeoutMs, env }: SmokeOptions,
+): Promise<SmokeOutcome> {
   const dir = await mkdtemp(join(tmpdir(), 'smoke-trailer-'));
   const jsonFile = join(dir, 'probes.json');
-  const args = ['--import', 'tsx', join(root, 'smoke/cli.ts'), '--frontend', targets.frontend, '--backend', targets.backend];
+  const args = [
+    '--import',
+    'tsx',
+    join(root, 'smoke/cli.ts'),
+    '--frontend',
+    targets.frontend,
+    '--backend',
+    targets.backend,
+  ];
   if (targets.device) args.push('--device', targets.device);
   args.push('--artifacts', artifacts, '--timeout', String(probeTimeoutMs), '--json', jsonFile);
   // Four probes plus a browser start; the limit only guards against a smoke CLI that never ends.
@@ -42,7 +53,12 @@ export async function runSmoke(targets: SmokeTargets, { artifacts, probeTimeoutM
     if (run.code === 1) {
       const failing = firstFailure(probes);
       const failed = printed.verdict?.failed ?? probes.filter((probe) => !probe.passed).length;
-      return { result: 'FAIL', failed, total, first: failing ? describeProbe(failing) : `smoke: FAIL (${failed}/${total} failed)` };
+      return {
+        result: 'FAIL',
+        failed,
+        total,
+        first: failing ? describeProbe(failing) : `smoke: FAIL (${failed}/${total} failed)`,
+      };
     }
     if (run.code === 0) return { result: 'ERROR', problem: 'smoke exited 0 without a verdict line' };
     const code = run.code === null ? '' : ` (exit ${run.code})`;

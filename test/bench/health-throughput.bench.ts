@@ -14,7 +14,10 @@ const healthThroughput: Scenario = async ({ quick }) => {
   try {
     const mongo = await startMongoProcess(await freePort());
     const ours = await spawnService('backend/main.ts', { env: { MONGODB_URI: mongo.uri, LOG_LEVEL: 'info' } });
-    await waitFor(async () => (await fetch(`${ours.url}/api/ready`)).status === 200, { timeout: 10_000, what: 'backend ready' });
+    await waitFor(async () => (await fetch(`${ours.url}/api/ready`)).status === 200, {
+      timeout: 10_000,
+      what: 'backend ready',
+    });
     const bare = await spawnService('test/bench/fixtures/bare-health-server.ts', {});
     const rows: BenchRow[] = [];
     for (const path of ['/api/health', '/api/ready']) {
@@ -24,7 +27,8 @@ const healthThroughput: Scenario = async ({ quick }) => {
       for (let round = 0; round < rounds; round++) {
         // Interleaved, alternating who goes first, so drift on a shared machine hits both alike.
         const order = round % 2 ? (['bare', 'ours'] as const) : (['ours', 'bare'] as const);
-        for (const who of order) results[who].push(await load((who === 'ours' ? ours.url : bare.url) + path, { seconds }));
+        for (const who of order)
+          results[who].push(await load((who === 'ours' ? ours.url : bare.url) + path, { seconds }));
       }
       const rps = { ours: median(results.ours.map((r) => r.rps)), bare: median(results.bare.map((r) => r.rps)) };
       const p99 = { ours: median(results.ours.map((r) => r.p99)), bare: median(results.bare.map((r) => r.p99)) };

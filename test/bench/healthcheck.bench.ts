@@ -29,7 +29,11 @@ function wall(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
 function peakRss(args: string[], env: NodeJS.ProcessEnv, scratch: string): Promise<number> {
   const out = join(scratch, 'rss');
   return new Promise((resolve, reject) => {
-    const child = spawn(GNU_TIME, ['-f', '%M', '-o', out, process.execPath, ...args], { cwd: root, env, stdio: 'ignore' });
+    const child = spawn(GNU_TIME, ['-f', '%M', '-o', out, process.execPath, ...args], {
+      cwd: root,
+      env,
+      stdio: 'ignore',
+    });
     child.on('error', reject);
     child.on('exit', (code) => {
       const kib = Number(readFileSync(out, 'utf8').trim().split('\n').pop());
@@ -52,7 +56,9 @@ const healthcheckBench: Scenario = async function healthcheckBench({ quick }) {
   const tsxRounds = quick ? 3 : 10;
   const compiled = await compileHealthcheck('bench-healthcheck');
   // The backend stand-in: answers 200 at once, like /api/health.
-  const server = await listen((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}'));
+  const server = await listen((_req, res) =>
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}'),
+  );
   const scratch = mkdtempSync(join(tmpdir(), 'healthcheck-bench-'));
   const env = { ...process.env, PORT: String(server.port) };
   const baseArgs = ['-e', '0'];
@@ -76,8 +82,20 @@ const healthcheckBench: Scenario = async function healthcheckBench({ quick }) {
     const rows = [ratioRow('healthcheck: wall time per run (compiled, plain node)', 'ms', base, median(times.check))];
     rows.push(
       measureRss
-        ? ratioRow('healthcheck: peak RSS per run (compiled, plain node)', 'MiB', median(rss.base) / 1024, median(rss.check) / 1024)
-        : { scenario: 'healthcheck: peak RSS per run', baseline: '-', ours: `not measured: ${GNU_TIME} is missing`, ratio: '-', target: `≤ ${TARGET}×`, ok: null },
+        ? ratioRow(
+            'healthcheck: peak RSS per run (compiled, plain node)',
+            'MiB',
+            median(rss.base) / 1024,
+            median(rss.check) / 1024,
+          )
+        : {
+            scenario: 'healthcheck: peak RSS per run',
+            baseline: '-',
+            ours: `not measured: ${GNU_TIME} is missing`,
+            ratio: '-',
+            target: `≤ ${TARGET}×`,
+            ok: null,
+          },
     );
     const viaTsx = median(times.tsx);
     rows.push({

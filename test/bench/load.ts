@@ -8,9 +8,17 @@ export interface LoadResult {
   non2xx: number;
 }
 
-export async function load(url: string, { seconds, connections = 50 }: { seconds: number; connections?: number }): Promise<LoadResult> {
+export async function load(
+  url: string,
+  { seconds, connections = 50 }: { seconds: number; connections?: number },
+): Promise<LoadResult> {
   const result = await autocannon({ url, duration: seconds, connections, pipelining: 1 });
-  return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.timeouts, non2xx: result.non2xx };
+  return {
+    rps: result.requests.average,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+  };
 }
 
 export const fmt = (n: number) => Math.round(n).toLocaleString('en-US');

@@ -16,7 +16,12 @@ const FLAT_MIB = 8;
 
 /** `amount` probes, alternating /api/health and /api/ready, over 20 keep-alive connections. */
 async function probe(url: string, amount: number) {
-  const result = await autocannon({ url, amount, connections: 20, requests: [{ path: '/api/health' }, { path: '/api/ready' }] });
+  const result = await autocannon({
+    url,
+    amount,
+    connections: 20,
+    requests: [{ path: '/api/health' }, { path: '/api/ready' }],
+  });
   return result.errors + result.timeouts + result.non2xx;
 }
 
@@ -31,7 +36,9 @@ const memory: Scenario = async () => {
     const services: [string, Service][] = [['backend', backend]];
     if (existsSync(`${root}device/main.ts`)) {
       // Emulator mode (NODE_ENV=local): a reading a second travels to the backend while the probes run.
-      const device = await spawnService('device/main.ts', { env: { NODE_ENV: 'local', BACKEND_URL: backend.url, DEVICE_ID: 'bench' } });
+      const device = await spawnService('device/main.ts', {
+        env: { NODE_ENV: 'local', BACKEND_URL: backend.url, DEVICE_ID: 'bench' },
+      });
       await msUntilStatus(`${device.url}/api/ready`, 200, 10_000);
       services.push(['device', device]);
     }

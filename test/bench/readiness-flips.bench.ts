@@ -51,16 +51,20 @@ const readinessFlips: Scenario = async ({ quick }) => {
     const rows = [
       row('database killed → /api/ready 503', took.kill, BOUNDS.kill),
       row('database hung (SIGSTOP) → /api/ready 503', took.hang, BOUNDS.hang),
-      { ...row('database back (restart, SIGCONT) → /api/ready 200', back, BOUNDS.back), ours: `restart ${ms(median(took.restart))}, SIGCONT ${ms(median(took.resume))}, max ${ms(Math.max(...back))}` },
+      {
+        ...row('database back (restart, SIGCONT) → /api/ready 200', back, BOUNDS.back),
+        ours: `restart ${ms(median(took.restart))}, SIGCONT ${ms(median(took.resume))}, max ${ms(Math.max(...back))}`,
+      },
     ];
 
     const gone = await contrast.waitDisconnected(hungAt, contrastCapMs);
     const ours = median(took.hang);
     rows.push({
-      scenario: 'database hung (SIGSTOP) → noticed: the driver\'s defaults (10 s heartbeat, 30 s connect timeout)',
+      scenario: "database hung (SIGSTOP) → noticed: the driver's defaults (10 s heartbeat, 30 s connect timeout)",
       baseline: gone === undefined ? `> ${ms(contrastCapMs)} (wait capped)` : ms(gone),
       ours: ms(ours),
-      ratio: gone === undefined ? `> ${(contrastCapMs / ours).toFixed(0)}× sooner` : `${(gone / ours).toFixed(0)}× sooner`,
+      ratio:
+        gone === undefined ? `> ${(contrastCapMs / ours).toFixed(0)}× sooner` : `${(gone / ours).toFixed(0)}× sooner`,
       target: 'shows the ~40 s gap',
       ok: gone === undefined ? null : gone >= 30_000,
     });
@@ -70,14 +74,18 @@ const readinessFlips: Scenario = async ({ quick }) => {
   }
 };
 
-/** A stand-in watched by the backend's monitor with the driver's default timings (test/bench/fixtures/default-monitor.ts). */
+/**
+ * A stand-in watched by the backend's monitor with the driver's default timings
+ * (test/bench/fixtures/default-monitor.ts).
+ */
 async function startContrast() {
   const mongo: MongoProcess = await startMongoProcess(await freePort());
   const monitor = spawnProcess(process.execPath, ['--import', 'tsx', 'test/bench/fixtures/default-monitor.ts'], {
     cwd: root,
     env: { ...process.env, MONGODB_URI: mongo.uri },
   });
-  const states = () => monitor.stdout.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { state: string; at: number });
+  const states = () =>
+    monitor.stdout.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { state: string; at: number });
   await waitFor(() => states().at(-1)?.state === 'connected', { timeout: 15_000, what: 'default-monitor connected' });
   await mongo.streaming({ timeout: 15_000 });
   return {

@@ -15,7 +15,9 @@ const readyVsTerminus: Scenario = async ({ quick }) => {
     // One stand-in for both, so both readiness checks talk to the same database process.
     const mongo = await startMongoProcess(await freePort());
     const ours = await spawnService('backend/main.ts', { env: { MONGODB_URI: mongo.uri } });
-    const terminus = await spawnService('test/bench/fixtures/terminus-ready-server.ts', { env: { MONGODB_URI: mongo.uri } });
+    const terminus = await spawnService('test/bench/fixtures/terminus-ready-server.ts', {
+      env: { MONGODB_URI: mongo.uri },
+    });
     const urls = { ours: `${ours.url}/api/ready`, terminus: `${terminus.url}/api/ready` };
     for (const url of Object.values(urls)) {
       await waitFor(async () => (await fetch(url)).status === 200, { timeout: 10_000, what: `${url} ready` });

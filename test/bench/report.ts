@@ -28,9 +28,11 @@ export function renderBenchReport(
     `What each row measures and how to read it: [test/bench/README.md](${guide}).`,
     '',
     `- Date: ${now.toISOString().replace(/\.\d+Z$/, 'Z')}`,
-    `- Machine: ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${cpu.length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, ${osType()} ${release()}`,
+    `- Machine: ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${cpu.length} cores, ` +
+      `${Math.round(totalmem() / 2 ** 30)} GiB, ${osType()} ${release()}`,
     `- Node: ${process.version}`,
-    `- Run: ${quick ? 'quick (fewer, shorter rounds)' : 'full'}${filter ? `, scenarios matching "${filter}"` : ', every scenario'}`,
+    `- Run: ${quick ? 'quick (fewer, shorter rounds)' : 'full'}` +
+      (filter ? `, scenarios matching "${filter}"` : ', every scenario'),
     '',
     ...table,
     '',

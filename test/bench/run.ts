@@ -12,11 +12,17 @@ const WRITE_NEEDS_A_FILE = 'bench: --write needs a file, e.g. --write docs/perfo
 let parsed;
 try {
   // --write FILE: also write the table, with the machine, Node version and date, to FILE (docs/performance.md).
-  const options = { quick: { type: 'boolean' }, write: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
+  const options = {
+    quick: { type: 'boolean' },
+    write: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  } as const;
   parsed = parseCommandLine({ options, allowPositionals: true });
 } catch (error) {
   if (!(error instanceof CLIError)) throw error;
-  console.error(error.message.startsWith('--write needs a value') ? WRITE_NEEDS_A_FILE : `bench: ${error.message}\n${USAGE}`);
+  console.error(
+    error.message.startsWith('--write needs a value') ? WRITE_NEEDS_A_FILE : `bench: ${error.message}\n${USAGE}`,
+  );
   process.exit(error.exitCode);
 }
 if (parsed.values.help) {
@@ -33,7 +39,9 @@ if (writeTo !== undefined && (writeTo === '' || writeTo.startsWith('--'))) {
   process.exit(2);
 }
 const filter = parsed.positionals[0] ?? '';
-const files = readdirSync(dir).filter((f) => f.endsWith('.bench.ts') && f.includes(filter)).sort();
+const files = readdirSync(dir)
+  .filter((f) => f.endsWith('.bench.ts') && f.includes(filter))
+  .sort();
 
 const rows: BenchRow[] = [];
 for (const file of files) {
@@ -42,14 +50,34 @@ for (const file of files) {
   try {
     rows.push(...(await scenario({ quick })));
   } catch (error) {
-    rows.push({ scenario: file, baseline: '-', ours: `error: ${(error as Error).message}`, ratio: '-', target: '-', ok: false });
+    rows.push({
+      scenario: file,
+      baseline: '-',
+      ours: `error: ${(error as Error).message}`,
+      ratio: '-',
+      target: '-',
+      ok: false,
+    });
   }
 }
 
 const header = ['scenario', 'baseline', 'ours', 'ratio', 'target', 'met'];
-const table = rows.map((r) => [r.scenario, r.baseline, r.ours, r.ratio, r.target, r.ok === null ? '-' : r.ok ? 'yes' : 'NO']);
-const lines = [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...table.map((cells) => `| ${cells.join(' | ')} |`)];
-const summary = `${rows.length} rows, ${rows.filter((r) => r.ok === false).length} missed their target (node ${process.version}, ${quick ? 'quick' : 'full'} run)`;
+const table = rows.map((r) => [
+  r.scenario,
+  r.baseline,
+  r.ours,
+  r.ratio,
+  r.target,
+  r.ok === null ? '-' : r.ok ? 'yes' : 'NO',
+]);
+const lines = [
+  `| ${header.join(' | ')} |`,
+  `|${header.map(() => '---').join('|')}|`,
+  ...table.map((cells) => `| ${cells.join(' | ')} |`),
+];
+const missed = rows.filter((r) => r.ok === false).length;
+const summary =
+  `${rows.length} rows, ${missed} missed their target ` + `(node ${process.version}, ${quick ? 'quick' : 'full'} run)`;
 console.log(`${lines.join('\n')}\n\n${summary}`);
 if (writeTo) {
   writeBenchReport(writeTo, { table: lines, summary, quick, filter });

@@ -15,9 +15,19 @@ const smokeRun: Scenario = async ({ quick }) => {
   const fx = await listen(createFixtureHandler());
   // Both sides are a fresh `node --import tsx` process, so each pays the same start-up; the difference is ours.
   const ours = async () => {
-    const args = ['--backend', `${fx.url}/ok`, '--device', `${fx.url}/ok`, '--frontend', `${fx.url}/`, '--artifacts', dir];
+    const args = [
+      '--backend',
+      `${fx.url}/ok`,
+      '--device',
+      `${fx.url}/ok`,
+      '--frontend',
+      `${fx.url}/`,
+      '--artifacts',
+      dir,
+    ];
     const run = await runCli(args, { env: { NO_COLOR: '1' } });
-    if (run.code !== 0 || run.stdout.at(-1) !== 'smoke: PASS (5/5)') throw new Error(`smoke run failed: ${run.stdout.join(' | ')} ${run.stderr.join(' | ')}`);
+    if (run.code !== 0 || run.stdout.at(-1) !== 'smoke: PASS (5/5)')
+      throw new Error(`smoke run failed: ${run.stdout.join(' | ')} ${run.stderr.join(' | ')}`);
     return run.ms;
   };
   const bare = async () => {

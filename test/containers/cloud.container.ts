@@ -19,9 +19,14 @@ test.after(async () => {
 
 const publicPort = async (service: string, port: number) => {
   const bindings = await stack.published(service, port);
-  const open = bindings.find((binding) => binding.hostIp === '0.0.0.0' || binding.hostIp === '' || binding.hostIp === '::');
+  const open = bindings.find(
+    (binding) => binding.hostIp === '0.0.0.0' || binding.hostIp === '' || binding.hostIp === '::',
+  );
   assert.ok(open, `${service}:${port} has a public binding: ${JSON.stringify(bindings)}`);
-  assert.ok(bindings.some((binding) => binding.hostIp === '127.0.0.1'), 'the loopback port of compose.yaml stays');
+  assert.ok(
+    bindings.some((binding) => binding.hostIp === '127.0.0.1'),
+    'the loopback port of compose.yaml stays',
+  );
   return open!.hostPort;
 };
 

@@ -10,7 +10,10 @@ import { assertHealthyAsNode } from './support/node-health.ts';
 const test = suite('device profile');
 // The backend refuses device sockets without the shared token, and the device would then not be ready.
 const DEVICE_TOKEN = randomBytes(24).toString('hex');
-const stack = new ComposeStack(import.meta.filename, ['compose.yaml'], { DEVICE_URL: 'http://device:3003', DEVICE_TOKEN });
+const stack = new ComposeStack(import.meta.filename, ['compose.yaml'], {
+  DEVICE_URL: 'http://device:3003',
+  DEVICE_TOKEN,
+});
 const PROFILES = ['device'];
 
 test.before(async () => {
@@ -27,10 +30,20 @@ test('the device image checks its health as uid 1000, exit 0', async () => {
 });
 
 test('smoke from the host with the device: 5/5 PASS', async () => {
-  const args = ['--frontend', await stack.url('frontend', 3000), '--backend', await stack.url('backend', 3001), '--device', await stack.url('device', 3003)];
+  const args = [
+    '--frontend',
+    await stack.url('frontend', 3000),
+    '--backend',
+    await stack.url('backend', 3001),
+    '--device',
+    await stack.url('device', 3003),
+  ];
   const run = await runCli([...args, '--artifacts', '.tmp/container-tests/device', '--timeout', '15000']);
   assert.is(run.code, 0, [...run.stdout, ...run.stderr].join('\n'));
-  assert.ok(run.stdout.some((line) => /\b5\/5\b/.test(line) && /PASS/.test(line)), run.stdout.join('\n'));
+  assert.ok(
+    run.stdout.some((line) => /\b5\/5\b/.test(line) && /PASS/.test(line)),
+    run.stdout.join('\n'),
+  );
 });
 
 test('down -v removes the device profile too', async () => {

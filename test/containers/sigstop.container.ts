@@ -38,36 +38,43 @@ test.after(async () => {
   await stack.down();
 });
 
-test(`SIGSTOP: unhealthy after ${RETRIES} timed-out checks, within ${UNHEALTHY_WITHIN_MS} ms; SIGCONT: healthy within ${HEALTHY_AGAIN_WITHIN_MS} ms`, async () => {
-  const id = await stack.container('backend');
-  assert.is((await stack.inspect<Health>('backend', '.State.Health')).Status, 'healthy');
-  const stop = await stack.docker(['kill', '-s', 'STOP', id]);
-  assert.is(stop.code, 0, stop.stderr);
-  const stoppedAt = Date.now();
-  const unhealthy = await waitFor(
-    async () => {
-      const health = await stack.inspect<Health>('backend', '.State.Health');
-      return health.Status === 'unhealthy' ? health : undefined;
-    },
-    { timeout: UNHEALTHY_WITHIN_MS, interval: 100, what: 'backend unhealthy' },
-  );
-  const took = Date.now() - stoppedAt;
-  assert.ok(unhealthy.FailingStreak >= RETRIES, `failing streak ${unhealthy.FailingStreak}`);
-  // Docker writes "Health check exceeded timeout (1s)" for a check it had to cut off.
-  const failures = unhealthy.Log.slice(-RETRIES);
-  assert.ok(failures.every((entry) => entry.ExitCode !== 0), JSON.stringify(failures));
-  assert.ok(took >= (RETRIES - 1) * INTERVAL_MS, `unhealthy only after the retries (${took} ms)`);
-  console.log(`  unhealthy ${took} ms after SIGSTOP; last check: ${JSON.stringify(failures.at(-1)?.Output.trim())}`);
+test(
+  `SIGSTOP: unhealthy after ${RETRIES} timed-out checks, within ${UNHEALTHY_WITHIN_MS} ms; ` +
+    `SIGCONT: healthy within ${HEALTHY_AGAIN_WITHIN_MS} ms`,
+  async () => {
+    const id = await stack.container('backend');
+    assert.is((await stack.inspect<Health>('backend', '.State.Health')).Status, 'healthy');
+    const stop = await stack.docker(['kill', '-s', 'STOP', id]);
+    assert.is(stop.code, 0, stop.stderr);
+    const stoppedAt = Date.now();
+    const unhealthy = await waitFor(
+      async () => {
+        const health = await stack.inspect<Health>('backend', '.State.Health');
+        return health.Status === 'unhealthy' ? health : undefined;
+      },
+      { timeout: UNHEALTHY_WITHIN_MS, interval: 100, what: 'backend unhealthy' },
+    );
+    const took = Date.now() - stoppedAt;
+    assert.ok(unhealthy.FailingStreak >= RETRIES, `failing streak ${unhealthy.FailingStreak}`);
+    // Docker writes "Health check exceeded timeout (1s)" for a check it had to cut off.
+    const failures = unhealthy.Log.slice(-RETRIES);
+    assert.ok(
+      failures.every((entry) => entry.ExitCode !== 0),
+      JSON.stringify(failures),
+    );
+    assert.ok(took >= (RETRIES - 1) * INTERVAL_MS, `unhealthy only after the retries (${took} ms)`);
+    console.log(`  unhealthy ${took} ms after SIGSTOP; last check: ${JSON.stringify(failures.at(-1)?.Output.trim())}`);
 
-  const cont = await stack.docker(['kill', '-s', 'CONT', id]);
-  assert.is(cont.code, 0, cont.stderr);
-  const continuedAt = Date.now();
-  await waitFor(async () => (await stack.inspect<Health>('backend', '.State.Health')).Status === 'healthy', {
-    timeout: HEALTHY_AGAIN_WITHIN_MS,
-    interval: 100,
-    what: 'backend healthy again',
-  });
-  console.log(`  healthy ${Date.now() - continuedAt} ms after SIGCONT`);
-});
+    const cont = await stack.docker(['kill', '-s', 'CONT', id]);
+    assert.is(cont.code, 0, cont.stderr);
+    const continuedAt = Date.now();
+    await waitFor(async () => (await stack.inspect<Health>('backend', '.State.Health')).Status === 'healthy', {
+      timeout: HEALTHY_AGAIN_WITHIN_MS,
+      interval: 100,
+      what: 'backend healthy again',
+    });
+    console.log(`  healthy ${Date.now() - continuedAt} ms after SIGCONT`);
+  },
+);
 
 test.run();

@@ -29,17 +29,28 @@ test.after(async () => {
   for (const server of holders) server.close();
 });
 
-test('smoke/trailer.ts prints PASS 3/3 against docker compose with 3000 and 3001 busy, and leaves no project behind', async () => {
-  await hold(3000);
-  await hold(3001);
-  const env = { ...process.env };
-  for (const key of ['FRONTEND_PORT', 'BACKEND_PORT', 'DEVICE_PORT']) delete env[key];
-  const run = spawnProcess(process.execPath, ['--import', 'tsx', 'smoke/trailer.ts', '--artifacts', '.tmp/container-tests/trailer'], { cwd: root, env });
-  const code = await run.waitExit(TRAILER_LIMIT_MS);
-  assert.is(code, 0, run.lines.join('\n'));
-  assert.equal(run.stdout.filter(Boolean), ['smoke: PASS — 3/3 probes against docker compose'], run.lines.join('\n'));
-  const left = await runCommand('docker', ['ps', '-a', '-q', '--filter', `label=com.docker.compose.project=${COMPOSE_PROJECT}`], { timeoutMs: 30_000 });
-  assert.is(left.stdout.trim(), '', 'the trailer brought its stack down');
-});
+test(
+  'smoke/trailer.ts prints PASS 3/3 against docker compose with 3000 and 3001 busy, ' + 'and leaves no project behind',
+  async () => {
+    await hold(3000);
+    await hold(3001);
+    const env = { ...process.env };
+    for (const key of ['FRONTEND_PORT', 'BACKEND_PORT', 'DEVICE_PORT']) delete env[key];
+    const run = spawnProcess(
+      process.execPath,
+      ['--import', 'tsx', 'smoke/trailer.ts', '--artifacts', '.tmp/container-tests/trailer'],
+      { cwd: root, env },
+    );
+    const code = await run.waitExit(TRAILER_LIMIT_MS);
+    assert.is(code, 0, run.lines.join('\n'));
+    assert.equal(run.stdout.filter(Boolean), ['smoke: PASS — 3/3 probes against docker compose'], run.lines.join('\n'));
+    const left = await runCommand(
+      'docker',
+      ['ps', '-a', '-q', '--filter', `label=com.docker.compose.project=${COMPOSE_PROJECT}`],
+      { timeoutMs: 30_000 },
+    );
+    assert.is(left.stdout.trim(), '', 'the trailer brought its stack down');
+  },
+);
 
 test.run();

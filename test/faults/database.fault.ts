@@ -108,11 +108,17 @@ for (const fault of FAULTS) {
     await stopAll();
   });
 
-  test(`${fault.cycles} ${fault.cycleName} cycles under load: every /api/ready answer 200 or 503, matching the database within ${fault.awayBoundMs} ms (${fault.awayName}) / ${BACK_BOUND_MS} ms (back), no socket error`, async () => {
+  const name =
+    `${fault.cycles} ${fault.cycleName} cycles under load: every /api/ready answer 200 or 503, matching the database ` +
+    `within ${fault.awayBoundMs} ms (${fault.awayName}) / ${BACK_BOUND_MS} ms (back), no socket error`;
+  test(name, async () => {
     const port = await freePort();
     const db: Database = { port, process: await startMongoProcess(port) };
     backend = await spawnService('backend/main.ts', { env: { MONGODB_URI: db.process.uri } });
-    await waitFor(async () => (await fetch(`${backend.url}/api/ready`)).status === 200, { timeout: 10_000, what: 'backend ready' });
+    await waitFor(async () => (await fetch(`${backend.url}/api/ready`)).status === 200, {
+      timeout: 10_000,
+      what: 'backend ready',
+    });
     hammer = startHammer(backend.url, ['/api/ready'], { concurrency: 6 });
     const timeline = createTimeline(true);
     for (let cycle = 1; cycle <= fault.cycles; cycle++) {
@@ -121,9 +127,17 @@ for (const fault of FAULTS) {
       // sleep here did not always cover on a loaded machine. The stand-in reports the stream, so wait for it.
       await db.process.streaming({ timeout: 5000 });
       const awayFrom = await fault.takeAway(db, cycle, timeline);
-      await hammer.until(503, { since: awayFrom, timeout: fault.awayTimeoutMs, what: `${fault.awayName} ${cycle}: /api/ready 503 (bound ${fault.awayBoundMs} ms)` });
+      await hammer.until(503, {
+        since: awayFrom,
+        timeout: fault.awayTimeoutMs,
+        what: `${fault.awayName} ${cycle}: /api/ready 503 (bound ${fault.awayBoundMs} ms)`,
+      });
       const backFrom = await fault.bringBack(db, cycle, timeline);
-      await hammer.until(200, { since: backFrom, timeout: 8000, what: `back ${cycle}: /api/ready 200 (bound ${BACK_BOUND_MS} ms)` });
+      await hammer.until(200, {
+        since: backFrom,
+        timeout: 8000,
+        what: `back ${cycle}: /api/ready 200 (bound ${BACK_BOUND_MS} ms)`,
+      });
       if (cycle === fault.warmCycles) warm = await warmFootprint(backend.pid, () => hammer.samples.length);
     }
     await sleep(AFTERMATH_SETTLE_MS); // deliberately lets time pass: the memory level after the last cycle settles

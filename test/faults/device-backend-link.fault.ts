@@ -45,51 +45,74 @@ test.after(async () => {
 test(
   `backend killed ${KILLS}× and SIGSTOPped ${HANGS}× under load: ` +
     `device /api/ready 503 within ${KILL_BOUND_MS} ms (killed) / ${HANG_BOUND_MS} ms (hung), ` +
-      `200 within ${BACK_BOUND_MS} ms of its return; every line stored in order, once`,
+    `200 within ${BACK_BOUND_MS} ms of its return; every line stored in order, once`,
   async () => {
-  hammer = startHammer(device.url, ['/api/ready'], { concurrency: 2 });
-  writer = createLineWriter(() => stack.pty, 'line');
-  writer.start(25);
-  const timeline = createTimeline(true);
-  for (let cycle = 1; cycle <= KILLS; cycle++) {
-    await sleep(500);
-    backend().signal('SIGKILL');
-    timeline.mark(false, `backend killed ${cycle}`, KILL_BOUND_MS);
-    const killedAt = performance.now();
-    await backend().exited;
-    await hammer.until(503, { since: killedAt, timeout: 5000, what: `kill ${cycle}: device /api/ready 503 (bound ${KILL_BOUND_MS} ms)` });
-    const restarting = performance.now();
-    await timeline.during(true, `backend back ${cycle}`, BACK_BOUND_MS, () => stack.restartBackend());
-    await hammer.until(200, { since: restarting, timeout: 10_000, what: `restart ${cycle}: device /api/ready 200 (bound ${BACK_BOUND_MS} ms)` });
-  }
-  for (let cycle = 1; cycle <= HANGS; cycle++) {
-    await sleep(1500); // a few pings answered first
-    backend().signal('SIGSTOP');
-    timeline.mark(false, `backend SIGSTOP ${cycle}`, HANG_BOUND_MS);
-    await hammer.until(503, { since: performance.now(), timeout: 10_000, what: `SIGSTOP ${cycle}: device /api/ready 503 (bound ${HANG_BOUND_MS} ms)` });
-    backend().signal('SIGCONT');
-    timeline.mark(true, `backend SIGCONT ${cycle}`, BACK_BOUND_MS);
-    await hammer.until(200, { since: performance.now(), timeout: 10_000, what: `SIGCONT ${cycle}: device /api/ready 200 (bound ${BACK_BOUND_MS} ms)` });
-  }
-  writer.stop();
-  const written = writer.written;
-  // What is still queued drains at the device's send pace (45/s, while the writer added 40/s), so the wait is
-  // that drain time, not a fixed figure: a machine slowed by load queues more during the outages.
-  const stored = () => stack.backends.flatMap(storedReadings).length;
-  const queued = written.length - stored();
-  const drainMs = (queued / DEVICE_SEND_PACE.perSecond) * 1000;
-  await waitFor(() => stored() >= written.length, {
-    timeout: drainMs * MARGIN + 5000,
-    what: `${written.length} readings stored (${queued} queued when the writer stopped)`,
-  }).catch(() => {}); // readingProblems below names what is missing
-  await sleep(500); // a duplicate would show up just after
-  const verdict = judge(await hammer.stop(), timeline.changes, MARGIN);
-  console.log(`    measured: ${written.length} lines written, ` +
-    `${queued} queued when the writer stopped, ${stored()} stored by ${stack.backends.length} backend processes; ` +
-      `${verdict.answers} readiness answers; ${describeLags(verdict.lags)}`);
-  assert.equal(readingProblems(stack.backends, written), [], 'readings');
-  assert.equal(verdict.violations.slice(0, 5), [], `${verdict.violations.length} readiness answers missed their bound`);
-});
+    hammer = startHammer(device.url, ['/api/ready'], { concurrency: 2 });
+    writer = createLineWriter(() => stack.pty, 'line');
+    writer.start(25);
+    const timeline = createTimeline(true);
+    for (let cycle = 1; cycle <= KILLS; cycle++) {
+      await sleep(500);
+      backend().signal('SIGKILL');
+      timeline.mark(false, `backend killed ${cycle}`, KILL_BOUND_MS);
+      const killedAt = performance.now();
+      await backend().exited;
+      await hammer.until(503, {
+        since: killedAt,
+        timeout: 5000,
+        what: `kill ${cycle}: device /api/ready 503 (bound ${KILL_BOUND_MS} ms)`,
+      });
+      const restarting = performance.now();
+      await timeline.during(true, `backend back ${cycle}`, BACK_BOUND_MS, () => stack.restartBackend());
+      await hammer.until(200, {
+        since: restarting,
+        timeout: 10_000,
+        what: `restart ${cycle}: device /api/ready 200 (bound ${BACK_BOUND_MS} ms)`,
+      });
+    }
+    for (let cycle = 1; cycle <= HANGS; cycle++) {
+      await sleep(1500); // a few pings answered first
+      backend().signal('SIGSTOP');
+      timeline.mark(false, `backend SIGSTOP ${cycle}`, HANG_BOUND_MS);
+      await hammer.until(503, {
+        since: performance.now(),
+        timeout: 10_000,
+        what: `SIGSTOP ${cycle}: device /api/ready 503 (bound ${HANG_BOUND_MS} ms)`,
+      });
+      backend().signal('SIGCONT');
+      timeline.mark(true, `backend SIGCONT ${cycle}`, BACK_BOUND_MS);
+      await hammer.until(200, {
+        since: performance.now(),
+        timeout: 10_000,
+        what: `SIGCONT ${cycle}: device /api/ready 200 (bound ${BACK_BOUND_MS} ms)`,
+      });
+    }
+    writer.stop();
+    const written = writer.written;
+    // What is still queued drains at the device's send pace (45/s, while the writer added 40/s), so the wait is
+    // that drain time, not a fixed figure: a machine slowed by load queues more during the outages.
+    const stored = () => stack.backends.flatMap(storedReadings).length;
+    const queued = written.length - stored();
+    const drainMs = (queued / DEVICE_SEND_PACE.perSecond) * 1000;
+    await waitFor(() => stored() >= written.length, {
+      timeout: drainMs * MARGIN + 5000,
+      what: `${written.length} readings stored (${queued} queued when the writer stopped)`,
+    }).catch(() => {}); // readingProblems below names what is missing
+    await sleep(500); // a duplicate would show up just after
+    const verdict = judge(await hammer.stop(), timeline.changes, MARGIN);
+    console.log(
+      `    measured: ${written.length} lines written, ` +
+        `${queued} queued when the writer stopped, ${stored()} stored by ${stack.backends.length} backend processes; ` +
+        `${verdict.answers} readiness answers; ${describeLags(verdict.lags)}`,
+    );
+    assert.equal(readingProblems(stack.backends, written), [], 'readings');
+    assert.equal(
+      verdict.violations.slice(0, 5),
+      [],
+      `${verdict.violations.length} readiness answers missed their bound`,
+    );
+  },
+);
 
 test('the device service is still running with no error-level log line', () => {
   assert.is(device.child.exitCode, null, 'device exited');

@@ -28,7 +28,14 @@ const WARNINGS_MAX = 25;
 const INFO_LINES_MAX = 50;
 const DEVICE_ID = 'real-device';
 /** Each attack once at a small scale, all at once, before the pre-attack memory level is taken. */
-const REHEARSAL: Record<string, number> = { unauthenticated: 100, silent: 20, garbage: 2000, oversize: 1, 'second-device': 1, slow: 20 };
+const REHEARSAL: Record<string, number> = {
+  unauthenticated: 100,
+  silent: 20,
+  garbage: 2000,
+  oversize: 1,
+  'second-device': 1,
+  slow: 20,
+};
 
 const test = suite('device socket under hostile clients');
 let stack: DeviceStack;
@@ -58,10 +65,14 @@ test.after(async () => {
 });
 
 function attacker(scenario: string, count: number): Spawned {
-  const proc = spawnProcess(process.execPath, ['--import', 'tsx', 'test/faults/support/socket-attacker.ts', scenario, backend.url, String(count)], {
-    cwd: root,
-    env: { ...process.env, ATTACK_TOKEN: TEST_DEVICE_TOKEN },
-  });
+  const proc = spawnProcess(
+    process.execPath,
+    ['--import', 'tsx', 'test/faults/support/socket-attacker.ts', scenario, backend.url, String(count)],
+    {
+      cwd: root,
+      env: { ...process.env, ATTACK_TOKEN: TEST_DEVICE_TOKEN },
+    },
+  );
   attackers.push(proc);
   return proc;
 }
@@ -72,7 +83,8 @@ async function finished(proc: Spawned, what: string, timeoutMs = 60_000): Promis
   return JSON.parse(proc.stdout.filter(Boolean).at(-1)!);
 }
 
-const p99 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.max(0, Math.ceil(values.length * 0.99) - 1)] ?? NaN;
+const p99 = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.max(0, Math.ceil(values.length * 0.99) - 1)] ?? NaN;
 
 test('the attack runs to the end against a running backend and device', async () => {
   hammer = startHammer(backend.url, ['/api/health', '/api/ready'], { concurrency: 2 });
@@ -85,7 +97,7 @@ test('the attack runs to the end against a running backend and device', async ()
     Object.entries(REHEARSAL).map(([scenario, count]) => finished(attacker(scenario, count), `rehearsal ${scenario}`)),
   );
   warm = footprint(backend.pid);
-  for (let settled = 0, deadline = Date.now() + 15_000; settled < 4 && Date.now() < deadline; ) {
+  for (let settled = 0, deadline = Date.now() + 15_000; settled < 4 && Date.now() < deadline;) {
     await sleep(500);
     const now = footprint(backend.pid);
     settled = Math.abs(now.rss - warm.rss) < 0.5 ? settled + 1 : 0;
@@ -106,12 +118,17 @@ test('the attack runs to the end against a running backend and device', async ()
 
   writer.stop();
   const written = writer.written;
-  await waitFor(() => storedReadings(backend).filter((r) => r.deviceId === DEVICE_ID).length >= written.length, { timeout: 15_000, what: `${written.length} readings stored` });
+  await waitFor(() => storedReadings(backend).filter((r) => r.deviceId === DEVICE_ID).length >= written.length, {
+    timeout: 15_000,
+    what: `${written.length} readings stored`,
+  });
   await sleep(500); // a duplicate would show up just after
   samples = await hammer.stop();
   results.written = written.length;
-  console.log(`    measured: attack took ${((attackWindow.to - attackWindow.from) / 1000).toFixed(1)} s; ` +
-    `${written.length} device readings written meanwhile`);
+  console.log(
+    `    measured: attack took ${((attackWindow.to - attackWindow.from) / 1000).toFixed(1)} s; ` +
+      `${written.length} device readings written meanwhile`,
+  );
 });
 
 test(`the probes answer 200 throughout, p99 under ${P99_BOUND_MS} ms`, () => {
@@ -119,8 +136,10 @@ test(`the probes answer 200 throughout, p99 under ${P99_BOUND_MS} ms`, () => {
     const during = samples.filter((s) => s.path === path && s.sent >= attackWindow.from && s.sent <= attackWindow.to);
     const failed = during.filter((s) => s.status !== 200);
     const latency = p99(during.map((s) => s.received - s.sent));
-    console.log(`    measured: ${path} ${during.length} answers during the attack, ` +
-      `p99 ${latency.toFixed(1)} ms, max ${Math.max(...during.map((s) => s.received - s.sent)).toFixed(1)} ms`);
+    console.log(
+      `    measured: ${path} ${during.length} answers during the attack, ` +
+        `p99 ${latency.toFixed(1)} ms, max ${Math.max(...during.map((s) => s.received - s.sent)).toFixed(1)} ms`,
+    );
     assert.ok(during.length > 100, `only ${during.length} ${path} answers`);
     assert.equal(failed.slice(0, 3), [], `${failed.length} ${path} answers were not 200`);
     assert.ok(latency < P99_BOUND_MS, `${path} p99 ${latency.toFixed(1)} ms`);
@@ -139,103 +158,151 @@ test(
   `${SILENT} authenticated sockets that never say hello: ` +
     `all closed with 1008 about ${HELLO_MS / 1000} s after opening`,
   () => {
-  const { opened, codes, closedAfterMs, openedInMs } = results.silent;
-  console.log(`    measured: ${opened} opened in ${openedInMs} ms; ` +
-    `each closed at least ${closedAfterMs.minSinceRequest} ms after its upgrade request, ` +
-      `at most ${closedAfterMs.maxSinceOpen} ms after opening`);
-  assert.is(opened, SILENT);
-  assert.equal(codes, { 1008: SILENT });
-  // A timer may fire a millisecond before its time as a fresh clock reads it.
-  assert.ok(closedAfterMs.minSinceRequest >= HELLO_MS - 2, `one closed ${closedAfterMs.minSinceRequest} ms after its request`);
-  assert.ok(closedAfterMs.maxSinceOpen < HELLO_MS + 3000, `one closed only ${closedAfterMs.maxSinceOpen} ms after opening`);
-});
+    const { opened, codes, closedAfterMs, openedInMs } = results.silent;
+    console.log(
+      `    measured: ${opened} opened in ${openedInMs} ms; ` +
+        `each closed at least ${closedAfterMs.minSinceRequest} ms after its upgrade request, ` +
+        `at most ${closedAfterMs.maxSinceOpen} ms after opening`,
+    );
+    assert.is(opened, SILENT);
+    assert.equal(codes, { 1008: SILENT });
+    // A timer may fire a millisecond before its time as a fresh clock reads it.
+    assert.ok(
+      closedAfterMs.minSinceRequest >= HELLO_MS - 2,
+      `one closed ${closedAfterMs.minSinceRequest} ms after its request`,
+    );
+    assert.ok(
+      closedAfterMs.maxSinceOpen < HELLO_MS + 3000,
+      `one closed only ${closedAfterMs.maxSinceOpen} ms after opening`,
+    );
+  },
+);
 
 test(
-  `${GARBAGE_FRAMES} garbage frames: closed with 1008 at the rate limit, ` +
-    `one rate warning, malformed ones summed`,
+  `${GARBAGE_FRAMES} garbage frames: closed with 1008 at the rate limit, ` + `one rate warning, malformed ones summed`,
   () => {
-  assert.equal({ code: results.garbage.code, reason: results.garbage.reason }, { code: 1008, reason: 'message rate exceeded' });
-  assert.is(results.garbage.sent, GARBAGE_FRAMES);
-  const lines = jsonLines(backend);
-  assert.is(lines.filter((l) => l.time >= attackStartedAt && String(l.msg).includes('over its message rate') && l.deviceId === 'garbage-device').length, 1);
-  // Two garbage sockets in all (rehearsal and attack), each cut off once its burst of 200 is spent, plus what
-  // refilled at 50/s while the flood was being read: a second's worth is ample.
-  const malformed = lines.filter((l) => String(l.msg).includes('malformed device message'));
-  const counted = malformed.reduce((sum, l) => sum + l.count, 0);
-  console.log(`    measured: ${counted} malformed messages counted (rehearsal and attack) in ${malformed.length} log lines`);
-  assert.ok(counted <= 2 * 250, `${counted} malformed messages taken: more than two bursts and a second's refill`);
-  assert.ok(malformed.length <= 4, `${malformed.length} malformed-message lines`);
-});
+    assert.equal(
+      { code: results.garbage.code, reason: results.garbage.reason },
+      { code: 1008, reason: 'message rate exceeded' },
+    );
+    assert.is(results.garbage.sent, GARBAGE_FRAMES);
+    const lines = jsonLines(backend);
+    assert.is(
+      lines.filter(
+        (l) =>
+          l.time >= attackStartedAt &&
+          String(l.msg).includes('over its message rate') &&
+          l.deviceId === 'garbage-device',
+      ).length,
+      1,
+    );
+    // Two garbage sockets in all (rehearsal and attack), each cut off once its burst of 200 is spent, plus what
+    // refilled at 50/s while the flood was being read: a second's worth is ample.
+    const malformed = lines.filter((l) => String(l.msg).includes('malformed device message'));
+    const counted = malformed.reduce((sum, l) => sum + l.count, 0);
+    console.log(
+      `    measured: ${counted} malformed messages counted (rehearsal and attack) in ${malformed.length} log lines`,
+    );
+    assert.ok(counted <= 2 * 250, `${counted} malformed messages taken: more than two bursts and a second's refill`);
+    assert.ok(malformed.length <= 4, `${malformed.length} malformed-message lines`);
+  },
+);
 
 test('a 1 MiB frame closes its socket with 1009', () => {
   assert.is(results.oversize.code, 1009);
 });
 
 test('a socket naming a second device is closed with 1008 and nothing is stored for the other device', async () => {
-  assert.equal(results.secondDevice, { scenario: 'second-device', code: 1008, reason: 'one device per socket', acks: [1] });
+  assert.equal(results.secondDevice, {
+    scenario: 'second-device',
+    code: 1008,
+    reason: 'one device per socket',
+    acks: [1],
+  });
   const devices = (await (await fetch(`${backend.url}/api/devices`)).json()).devices as Array<{ deviceId: string }>;
-  assert.not.ok(devices.some((d) => d.deviceId === 'victim'), 'the claimed device exists');
+  assert.not.ok(
+    devices.some((d) => d.deviceId === 'victim'),
+    'the claimed device exists',
+  );
 });
 
 test(
   'a client that never reads its acks costs the backend nothing it cannot bound: ' +
     'served at its rate, never stalling the rest',
   () => {
-  // 40 readings a second cost the backend ~1 KB/s of acks, which the kernel's socket buffers absorb; past them the
-  // backend would drop it at 64 KiB unsent (backend/device-hub.test.ts shows that with the rate limit lifted).
-  assert.equal(results.slow, { scenario: 'slow', sent: SLOW_READINGS, stillOpen: true });
-  assert.is(storedReadings(backend).filter((r) => r.deviceId === 'slow-reader').length, SLOW_READINGS + REHEARSAL.slow!);
-});
+    // 40 readings a second cost the backend ~1 KB/s of acks, which the kernel's socket buffers absorb; past them the
+    // backend would drop it at 64 KiB unsent (backend/device-hub.test.ts shows that with the rate limit lifted).
+    assert.equal(results.slow, { scenario: 'slow', sent: SLOW_READINGS, stillOpen: true });
+    assert.is(
+      storedReadings(backend).filter((r) => r.deviceId === 'slow-reader').length,
+      SLOW_READINGS + REHEARSAL.slow!,
+    );
+  },
+);
 
 test(
-  'the real device service kept its readings flowing: ' +
-    'every line stored in order, once, without a reconnect',
+  'the real device service kept its readings flowing: ' + 'every line stored in order, once, without a reconnect',
   async () => {
-  assert.equal(readingProblems([backend], writer!.written, DEVICE_ID), []);
-  assert.is((await fetch(`${device.url}/api/ready`)).status, 200);
-  assert.equal(jsonLines(device).filter((l) => String(l.msg).includes('backend socket closed')), []);
-});
+    assert.equal(readingProblems([backend], writer!.written, DEVICE_ID), []);
+    assert.is((await fetch(`${device.url}/api/ready`)).status, 200);
+    assert.equal(
+      jsonLines(device).filter((l) => String(l.msg).includes('backend socket closed')),
+      [],
+    );
+  },
+);
 
 test(
-  `afterwards the backend's resident memory is back within ` +
-    `${RSS_SLACK_MIB} MiB of its pre-attack level`,
+  `afterwards the backend's resident memory is back within ` + `${RSS_SLACK_MIB} MiB of its pre-attack level`,
   async () => {
-  let after = rssMiB(backend.pid);
-  // V8 gives memory back over a few GC cycles; wait a bounded while for it.
-  const deadline = Date.now() + 15_000;
-  while (after > warm.rss + RSS_SLACK_MIB && Date.now() < deadline) {
-    await sleep(500);
-    after = rssMiB(backend.pid);
-  }
-  console.log(`    measured: backend RSS ${mib(warm.rss)} before the attack → ` +
-    `${mib(after)} after (Δ ${(after - warm.rss).toFixed(1)} MiB)`);
-  assert.ok(after <= warm.rss + RSS_SLACK_MIB, `${mib(after)}, pre-attack ${mib(warm.rss)}`);
-});
+    let after = rssMiB(backend.pid);
+    // V8 gives memory back over a few GC cycles; wait a bounded while for it.
+    const deadline = Date.now() + 15_000;
+    while (after > warm.rss + RSS_SLACK_MIB && Date.now() < deadline) {
+      await sleep(500);
+      after = rssMiB(backend.pid);
+    }
+    console.log(
+      `    measured: backend RSS ${mib(warm.rss)} before the attack → ` +
+        `${mib(after)} after (Δ ${(after - warm.rss).toFixed(1)} MiB)`,
+    );
+    assert.ok(after <= warm.rss + RSS_SLACK_MIB, `${mib(after)}, pre-attack ${mib(warm.rss)}`);
+  },
+);
 
 test(
   `the token appears in no output, and the attack cost at most ` +
     `${WARNINGS_MAX} warning lines, ${INFO_LINES_MAX} info lines and none at error level`,
   async () => {
-  const devices = await (await fetch(`${backend.url}/api/devices`)).text();
-  const outputs: Record<string, string> = {
-    backend: backend.lines.join('\n'),
-    device: device.lines.join('\n'),
-    '/api/devices': devices,
-    ...Object.fromEntries(attackers.map((a, i) => [`attacker ${i}`, a.lines.join('\n')])),
-  };
-  for (const [name, output] of Object.entries(outputs)) {
-    assert.not.ok(output.includes(TEST_DEVICE_TOKEN) || output.includes(TEST_DEVICE_TOKEN.toUpperCase()), `the token appears in ${name}`);
-  }
-  const warnings = jsonLines(backend).filter((l) => l.level === 40);
-  // Info lines too: a refused upgrade is worth no access-log line at info (the warning above covers it).
-  const infoDuringAttack = jsonLines(backend).filter((l) => l.level === 30 && l.time >= attackStartedAt);
-  console.log(`    measured: ${infoDuringAttack.length} info lines from the backend during the attack`);
-  assert.ok(infoDuringAttack.length <= INFO_LINES_MAX, `${infoDuringAttack.length} info lines: ${[...new Set(infoDuringAttack.map((l) => l.msg))].join(' | ')}`);
-  console.log(`    measured: ${warnings.length} warning lines from the backend: ` +
-    `${[...new Set(warnings.map((l) => String(l.msg).replace(/\d+/g, 'N')))].join(' | ')}`);
-  assert.ok(warnings.length <= WARNINGS_MAX, `${warnings.length} warning lines`);
-  assert.equal(errorOutput(backend), []);
-  assert.equal(errorOutput(device), []);
-});
+    const devices = await (await fetch(`${backend.url}/api/devices`)).text();
+    const outputs: Record<string, string> = {
+      backend: backend.lines.join('\n'),
+      device: device.lines.join('\n'),
+      '/api/devices': devices,
+      ...Object.fromEntries(attackers.map((a, i) => [`attacker ${i}`, a.lines.join('\n')])),
+    };
+    for (const [name, output] of Object.entries(outputs)) {
+      assert.not.ok(
+        output.includes(TEST_DEVICE_TOKEN) || output.includes(TEST_DEVICE_TOKEN.toUpperCase()),
+        `the token appears in ${name}`,
+      );
+    }
+    const warnings = jsonLines(backend).filter((l) => l.level === 40);
+    // Info lines too: a refused upgrade is worth no access-log line at info (the warning above covers it).
+    const infoDuringAttack = jsonLines(backend).filter((l) => l.level === 30 && l.time >= attackStartedAt);
+    console.log(`    measured: ${infoDuringAttack.length} info lines from the backend during the attack`);
+    assert.ok(
+      infoDuringAttack.length <= INFO_LINES_MAX,
+      `${infoDuringAttack.length} info lines: ${[...new Set(infoDuringAttack.map((l) => l.msg))].join(' | ')}`,
+    );
+    console.log(
+      `    measured: ${warnings.length} warning lines from the backend: ` +
+        `${[...new Set(warnings.map((l) => String(l.msg).replace(/\d+/g, 'N')))].join(' | ')}`,
+    );
+    assert.ok(warnings.length <= WARNINGS_MAX, `${warnings.length} warning lines`);
+    assert.equal(errorOutput(backend), []);
+    assert.equal(errorOutput(device), []);
+  },
+);
 
 test.run();

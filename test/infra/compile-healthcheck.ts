@@ -22,10 +22,15 @@ export async function compileHealthcheck(name: string): Promise<Compiled> {
   mkdirSync(dir, { recursive: true });
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   try {
-    await promisify(execFile)(npm, ['run', '--silent', 'build:healthcheck', '--', '--outDir', dir], { cwd: root, timeout: 60_000 });
+    await promisify(execFile)(npm, ['run', '--silent', 'build:healthcheck', '--', '--outDir', dir], {
+      cwd: root,
+      timeout: 60_000,
+    });
   } catch (error) {
     const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
-    throw new Error(`npm run build:healthcheck failed: ${(stdout + stderr).trim().split('\n').slice(0, 5).join(' | ')}`);
+    throw new Error(
+      `npm run build:healthcheck failed: ${(stdout + stderr).trim().split('\n').slice(0, 5).join(' | ')}`,
+    );
   }
   const file = join(dir, 'healthcheck.cjs');
   copyFileSync(join(dir, 'healthcheck.js'), file); // COPY --from=build /app/dist/healthcheck.js ./healthcheck.cjs

@@ -9,7 +9,10 @@ export type ComposeCheck = (document: unknown) => string[];
 export function loadComposeSchema(): ComposeCheck {
   // dclint's exports map does not list the schema file, so find it beside the package's package.json.
   const dir = dirname(createRequire(import.meta.url).resolve('dclint/package.json'));
-  const schema = JSON.parse(readFileSync(join(dir, 'schemas', 'compose.schema.json'), 'utf8')) as Record<string, unknown>;
+  const schema = JSON.parse(readFileSync(join(dir, 'schemas', 'compose.schema.json'), 'utf8')) as Record<
+    string,
+    unknown
+  >;
   if (schema.title !== 'Compose Specification') throw new Error(`unexpected schema in dclint: ${String(schema.title)}`);
   // Its $schema names draft-07 by an https URL ajv does not know; ajv's default dialect is draft-07.
   delete schema.$schema;

@@ -52,7 +52,8 @@ function toStep(keyword: string, instruction: Instruction): Step {
   const args = instruction.getArguments().map((a) => a.getValue());
   const step: Step = { keyword, args, flags };
   // CMD ["a", "b"] and HEALTHCHECK ... CMD ["a", "b"]: the words after CMD, rejoined, are JSON.
-  const json = keyword === 'CMD' ? args.join(' ') : keyword === 'HEALTHCHECK' && args[0] === 'CMD' ? args.slice(1).join(' ') : '';
+  const json =
+    keyword === 'CMD' ? args.join(' ') : keyword === 'HEALTHCHECK' && args[0] === 'CMD' ? args.slice(1).join(' ') : '';
   if (json.startsWith('[')) step.exec = JSON.parse(json) as string[];
   return step;
 }
@@ -66,5 +67,7 @@ export function chain(parsed: ParsedDockerfile, name: string): Stage[] {
 
 /** Every step a target runs, from the bottom of its chain up, in build order (inherited HEALTHCHECK included). */
 export function targetSteps(parsed: ParsedDockerfile, target: string): Step[] {
-  return chain(parsed, target).reverse().flatMap((stage) => stage.steps);
+  return chain(parsed, target)
+    .reverse()
+    .flatMap((stage) => stage.steps);
 }

@@ -7,7 +7,10 @@ export function createDockerignore(text: string): (path: string) => boolean {
     .split('\n')
     .map((line) => line.trim())
     .filter((line) => line !== '' && !line.startsWith('#'))
-    .map((line) => ({ keep: line.startsWith('!'), pattern: toRegExp(line.replace(/^!/, '').replace(/^\/+|\/+$/g, '')) }));
+    .map((line) => ({
+      keep: line.startsWith('!'),
+      pattern: toRegExp(line.replace(/^!/, '').replace(/^\/+|\/+$/g, '')),
+    }));
   return function isIgnored(path: string): boolean {
     const parts = path.split('/');
     // The path itself or any of its parent directories.

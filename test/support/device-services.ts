@@ -35,4 +35,5 @@ export const storedReadings = (backend: Service): Stored[] =>
     .map(({ deviceId, session, seq, value }) => ({ deviceId, session, seq, value }));
 
 /** The `time` (epoch ms) of the first log line with this message, if any yet. */
-export const logTime = (service: Service, msg: string): number | undefined => jsonLines(service).find((line) => line.msg === msg)?.time;
+export const logTime = (service: Service, msg: string): number | undefined =>
+  jsonLines(service).find((line) => line.msg === msg)?.time;

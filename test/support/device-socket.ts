@@ -21,12 +21,17 @@ export interface Refused {
 }
 
 /** `authorization` defaults to the test token; pass null to send none. */
-export function upgrade(baseUrl: string, { authorization = `Bearer ${TEST_DEVICE_TOKEN}` as string | null, timeout = 5000 } = {}): Promise<OpenSocket | Refused> {
+export function upgrade(
+  baseUrl: string,
+  { authorization = `Bearer ${TEST_DEVICE_TOKEN}` as string | null, timeout = 5000 } = {},
+): Promise<OpenSocket | Refused> {
   const headers = authorization === null ? {} : { Authorization: authorization };
   const ws = new WebSocket(baseUrl.replace(/^http/, 'ws') + DEVICE_SOCKET_PATH, { headers, perMessageDeflate: false });
   const messages: Array<Record<string, any>> = [];
   ws.on('message', (data) => messages.push(JSON.parse(String(data))));
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: String(reason) })));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.on('close', (code, reason) => resolve({ code, reason: String(reason) })),
+  );
   return withDeadline(
     new Promise<OpenSocket | Refused>((resolve, reject) => {
       ws.once('open', () => resolve({ status: 101, ws, messages, closed }));

@@ -30,7 +30,10 @@ export interface DeviceStackOptions {
   ready?: boolean;
 }
 
-export async function startDeviceStack({ deviceEnv = {}, ready = true }: DeviceStackOptions = {}): Promise<DeviceStack> {
+export async function startDeviceStack({
+  deviceEnv = {},
+  ready = true,
+}: DeviceStackOptions = {}): Promise<DeviceStack> {
   const mongo = await startMongoStandin();
   const dir = ptyDir();
   const backends: Service[] = [];
@@ -38,7 +41,11 @@ export async function startDeviceStack({ deviceEnv = {}, ready = true }: DeviceS
   try {
     stack.pty = await startPtyPair(dir);
     backends.push(await startBackend(mongo.url));
-    stack.device = await startDevice({ SERIAL_PATH: stack.pty.devicePath, BACKEND_URL: stack.backend().url, ...deviceEnv });
+    stack.device = await startDevice({
+      SERIAL_PATH: stack.pty.devicePath,
+      BACKEND_URL: stack.backend().url,
+      ...deviceEnv,
+    });
   } catch (error) {
     await Promise.all([...backends.map((b) => b.stop()), stack.pty?.stop()]);
     await mongo.close();
@@ -58,8 +65,14 @@ export async function startDeviceStack({ deviceEnv = {}, ready = true }: DeviceS
   };
   if (ready) {
     try {
-      for (const [what, service] of [['device', stack.device], ['backend', stack.backend()]] as const) {
-        await waitFor(async () => (await fetch(`${service.url}/api/ready`)).status === 200, { timeout: 10_000, what: `${what} ready` });
+      for (const [what, service] of [
+        ['device', stack.device],
+        ['backend', stack.backend()],
+      ] as const) {
+        await waitFor(async () => (await fetch(`${service.url}/api/ready`)).status === 200, {
+          timeout: 10_000,
+          what: `${what} ready`,
+        });
       }
     } catch (error) {
       await stack.stop();

@@ -34,20 +34,33 @@ export const behaviours: Record<string, Behaviour> = {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.write('{"status":"ok",');
   },
-  html: (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><p>Welcome to nginx!</p>'),
+  html: (_req, res) =>
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><p>Welcome to nginx!</p>'),
   'not-object': (_req, res) => json(res, 200, ['ok']),
   'wrong-status': (_req, res, rest) =>
-    json(res, 200, rest === '/api/ready' ? { ...readyBody(), status: 'starting' } : { ...healthyBody(), status: 'degraded' }),
+    json(
+      res,
+      200,
+      rest === '/api/ready' ? { ...readyBody(), status: 'starting' } : { ...healthyBody(), status: 'degraded' },
+    ),
   'wrong-types': (_req, res) =>
     json(res, 200, { status: 'ok', timestamp: 1_700_000_000, uptime: '12', environment: 5, checks: 'fine' }),
   'missing-fields': (_req, res) => json(res, 200, { status: 'ok' }),
   'not-ready': (_req, res, rest) =>
     rest === '/api/ready'
-      ? json(res, 503, { status: 'not ready', timestamp: new Date().toISOString(), checks: { database: 'disconnected' } })
+      ? json(res, 503, {
+          status: 'not ready',
+          timestamp: new Date().toISOString(),
+          checks: { database: 'disconnected' },
+        })
       : healthy(_req, res, rest),
   'device-degraded': (_req, res, rest) =>
     rest === '/api/ready'
-      ? json(res, 503, { status: 'degraded', timestamp: new Date().toISOString(), checks: { serial: 'emulator', backend: 'disconnected' } })
+      ? json(res, 503, {
+          status: 'degraded',
+          timestamp: new Date().toISOString(),
+          checks: { serial: 'emulator', backend: 'disconnected' },
+        })
       : healthy(_req, res, rest),
   error500: (_req, res) => res.writeHead(500, { 'content-type': 'text/plain' }).end('Internal Server Error: boom'),
   // Redirects to itself forever.

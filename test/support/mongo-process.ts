@@ -29,12 +29,19 @@ export async function startMongoProcess(port: number, database = 'app'): Promise
     throw error;
   }
   const openStreams = () =>
-    proc.stdout.reduce((open, line) => open + (line.startsWith('stream open ') ? 1 : line.startsWith('stream closed ') ? -1 : 0), 0);
+    proc.stdout.reduce(
+      (open, line) => open + (line.startsWith('stream open ') ? 1 : line.startsWith('stream closed ') ? -1 : 0),
+      0,
+    );
   return Object.assign(proc, {
     port,
     uri: `mongodb://127.0.0.1:${port}/${database}`,
     async streaming({ timeout = 5000 } = {}) {
-      await waitFor(() => openStreams() > 0, { timeout, interval: 5, what: `a streaming hello on the stand-in at port ${port}` });
+      await waitFor(() => openStreams() > 0, {
+        timeout,
+        interval: 5,
+        what: `a streaming hello on the stand-in at port ${port}`,
+      });
     },
   });
 }

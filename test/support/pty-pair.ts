@@ -24,11 +24,20 @@ export async function startPtyPair(dir: string): Promise<PtyPair> {
   const devicePath = join(dir, 'device');
   const farPath = join(dir, 'far');
   // socat -d -d prints "starting data transfer loop" once both ptys exist and the links are made.
-  const socat = spawnProcess('socat', ['-d', '-d', `pty,raw,echo=0,link=${devicePath}`, `pty,raw,echo=0,link=${farPath}`]);
+  const socat = spawnProcess('socat', [
+    '-d',
+    '-d',
+    `pty,raw,echo=0,link=${devicePath}`,
+    `pty,raw,echo=0,link=${farPath}`,
+  ]);
   await waitFor(
     () => {
       if (socat.child.exitCode !== null) throw new Error(`socat exited: ${socat.lines.join(' | ')}`);
-      return socat.lines.some((line) => line.includes('starting data transfer loop')) && existsSync(devicePath) && existsSync(farPath);
+      return (
+        socat.lines.some((line) => line.includes('starting data transfer loop')) &&
+        existsSync(devicePath) &&
+        existsSync(farPath)
+      );
     },
     { timeout: 5000, what: 'socat pty pair' },
   );

@@ -47,7 +47,12 @@ export function rawUpgrade(port: number, token: string): Promise<Socket> {
 export function frame(opcode: number, payload: Buffer | string): Buffer {
   const data = typeof payload === 'string' ? Buffer.from(payload) : payload;
   const mask = randomBytes(4);
-  const length = data.length < 126 ? Buffer.from([0x80 | data.length]) : data.length < 65536 ? Buffer.from([0x80 | 126, data.length >> 8, data.length & 0xff]) : lengthOf64(data.length);
+  const length =
+    data.length < 126
+      ? Buffer.from([0x80 | data.length])
+      : data.length < 65536
+        ? Buffer.from([0x80 | 126, data.length >> 8, data.length & 0xff])
+        : lengthOf64(data.length);
   const masked = Buffer.alloc(data.length);
   for (let i = 0; i < data.length; i++) masked[i] = data[i]! ^ mask[i & 3]!;
   return Buffer.concat([Buffer.from([0x80 | opcode]), length, mask, masked]);

@@ -13,7 +13,10 @@ export interface ReadinessWatch {
   history: Observation[];
   latest(): Observation | undefined;
   /** The first observation at or after `since` that satisfies `test`; throws after `timeout` ms. */
-  until(test: (o: Observation) => boolean, options: { since: number; timeout: number; what: string }): Promise<Observation>;
+  until(
+    test: (o: Observation) => boolean,
+    options: { since: number; timeout: number; what: string },
+  ): Promise<Observation>;
   stop(): Promise<void>;
 }
 

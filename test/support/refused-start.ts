@@ -19,7 +19,11 @@ export interface Refusal {
  * prefix), no stack trace; on stdout, outside local mode, the same error as one level-60 JSON line with a `code`
  * and no stack (so log pipelines see why a container crash-loops), else nothing.
  */
-export async function expectRefusal(entry: string, options: ServiceOptions, expected: RegExp | string): Promise<Refusal> {
+export async function expectRefusal(
+  entry: string,
+  options: ServiceOptions,
+  expected: RegExp | string,
+): Promise<Refusal> {
   const service = await spawnService(entry, { ...options, waitPath: false });
   const code = await service.waitExit(15_000);
   const output = service.lines.join('\n');
@@ -40,6 +44,9 @@ export async function expectRefusal(entry: string, options: ServiceOptions, expe
   const name = entry.split('/')[0];
   assert.equal([fatal.level, fatal.name, `${name}: ${fatal.msg}`], [60, name, line]);
   assert.type(fatal.code, 'string');
-  assert.not.ok('err' in fatal || 'stack' in fatal || STACK_FRAME.test(logged[0]!), 'no stack for a configuration error');
+  assert.not.ok(
+    'err' in fatal || 'stack' in fatal || STACK_FRAME.test(logged[0]!),
+    'no stack for a configuration error',
+  );
   return { service, line, fatal };
 }

@@ -12,7 +12,15 @@ export interface CliRun {
 }
 
 // Variables the CLI reads; a test sets the ones it means and never inherits them from the shell or the runner.
-const SCRUB = ['SMOKE_FRONTEND_URL', 'SMOKE_BACKEND_URL', 'GITHUB_STEP_SUMMARY', 'NO_COLOR', 'FORCE_COLOR', 'CHROME_PATH', 'PUPPETEER_EXECUTABLE_PATH'];
+const SCRUB = [
+  'SMOKE_FRONTEND_URL',
+  'SMOKE_BACKEND_URL',
+  'GITHUB_STEP_SUMMARY',
+  'NO_COLOR',
+  'FORCE_COLOR',
+  'CHROME_PATH',
+  'PUPPETEER_EXECUTABLE_PATH',
+];
 
 export function cliEnv(env: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const merged: Record<string, string | undefined> = { ...process.env };
@@ -31,7 +39,10 @@ export interface RunOptions {
   entry?: string;
 }
 
-export async function runCli(args: string[], { env, deadline = 90_000, wrap, entry = 'smoke/cli.ts' }: RunOptions = {}): Promise<CliRun> {
+export async function runCli(
+  args: string[],
+  { env, deadline = 90_000, wrap, entry = 'smoke/cli.ts' }: RunOptions = {},
+): Promise<CliRun> {
   const argv = [process.execPath, '--import', 'tsx', entry, ...args];
   const [command, ...rest] = wrap ? wrap(argv) : argv;
   const started = Date.now();
@@ -63,7 +74,8 @@ export function createPool(limit: number) {
 }
 
 /** Probe lines with their durations made comparable: `(123ms)` → `(Nms)`. */
-export const normalise = (lines: string[]) => lines.map((l) => (l.startsWith('[') ? l.replace(/ \(\d+ms\)/, ' (Nms)') : l));
+export const normalise = (lines: string[]) =>
+  lines.map((l) => (l.startsWith('[') ? l.replace(/ \(\d+ms\)/, ' (Nms)') : l));
 
 /** The duration printed on each probe line, by `KIND target`. */
 export function probeMs(lines: string[]): Map<string, number> {

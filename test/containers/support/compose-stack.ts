@@ -23,7 +23,9 @@ export class ComposeStack {
 
   /** `name` (a test file's name) and the pid make the project name; `files` are relative to the project root. */
   constructor(name: string, files: string[] = ['compose.yaml'], env: Record<string, string> = {}) {
-    this.project = `shk-test-${basename(name).replace(/\.container\.ts$/, '').replace(/[^a-z0-9]/g, '')}-${process.pid}`;
+    this.project = `shk-test-${basename(name)
+      .replace(/\.container\.ts$/, '')
+      .replace(/[^a-z0-9]/g, '')}-${process.pid}`;
     this.base = ['compose', '--project-directory', root, '-p', this.project, ...files.flatMap((file) => ['-f', file])];
     this.env = {
       ...process.env,
@@ -47,24 +49,43 @@ export class ComposeStack {
   /** Builds the images (cached after the first run), so `up` is timed without the build. */
   async build(profiles: string[] = []): Promise<void> {
     const build = await this.compose([...profileArgs(profiles), 'build'], BUILD_TIMEOUT_MS);
-    if (build.code !== 0) throw new Error(`docker compose build failed: ${explain('docker compose build', build, 'last', BUILD_TIMEOUT_MS)}`);
+    if (build.code !== 0)
+      throw new Error(
+        `docker compose build failed: ${explain('docker compose build', build, 'last', BUILD_TIMEOUT_MS)}`,
+      );
   }
 
   /** `up --build --wait`; a failure throws with the last log lines of each service that is not healthy. */
   async up(profiles: string[] = []): Promise<CommandResult> {
     this.profiles = profiles;
-    const up = await this.compose([...profileArgs(profiles), 'up', '--build', '--detach', '--wait', '--wait-timeout', String(WAIT_TIMEOUT_S)], BUILD_TIMEOUT_MS);
-    if (up.code !== 0) throw new Error(`docker compose up failed: ${explain('docker compose up', up, 'last', BUILD_TIMEOUT_MS)}\n${await this.unhealthyLogs(profiles)}`);
+    const up = await this.compose(
+      [...profileArgs(profiles), 'up', '--build', '--detach', '--wait', '--wait-timeout', String(WAIT_TIMEOUT_S)],
+      BUILD_TIMEOUT_MS,
+    );
+    if (up.code !== 0)
+      throw new Error(
+        `docker compose up failed: ${explain('docker compose up', up, 'last', BUILD_TIMEOUT_MS)}\n` +
+          (await this.unhealthyLogs(profiles)),
+      );
     return up;
   }
 
   /** The last log lines of every service that is not running healthy: what a failing `up` needs to show. */
   async unhealthyLogs(profiles: string[] = []): Promise<string> {
-    const ps = await this.compose([...profileArgs(profiles), 'ps', '--all', '--format', '{{.Service}} {{.State}} {{.Health}}']);
+    const ps = await this.compose([
+      ...profileArgs(profiles),
+      'ps',
+      '--all',
+      '--format',
+      '{{.Service}} {{.State}} {{.Health}}',
+    ]);
     const failing = ps.stdout
       .split('\n')
       .map((line) => line.trim().split(/\s+/))
-      .filter(([service, state, health]) => service && !(state === 'running' && (health === 'healthy' || health === undefined || health === '')));
+      .filter(
+        ([service, state, health]) =>
+          service && !(state === 'running' && (health === 'healthy' || health === undefined || health === '')),
+      );
     const parts: string[] = [];
     for (const [service, state, health] of failing) {
       const logs = await this.compose(['logs', '--no-color', '--tail', '20', service!]);
@@ -83,7 +104,12 @@ export class ComposeStack {
 
   /** Every host address a service's container port is published on. */
   async published(service: string, port: number): Promise<Published[]> {
-    const inspect = await this.docker(['inspect', '--format', `{{json (index .NetworkSettings.Ports "${port}/tcp")}}`, await this.container(service)]);
+    const inspect = await this.docker([
+      'inspect',
+      '--format',
+      `{{json (index .NetworkSettings.Ports "${port}/tcp")}}`,
+      await this.container(service),
+    ]);
     const bindings = JSON.parse(inspect.stdout.trim() || 'null') as { HostIp: string; HostPort: string }[] | null;
     return (bindings ?? []).map((binding) => ({ hostIp: binding.HostIp, hostPort: Number(binding.HostPort) }));
   }
@@ -104,19 +130,41 @@ export class ComposeStack {
   /** The engine's container events of this project since `since` (a Date), oldest first. */
   async events(since: Date): Promise<EngineEvent[]> {
     const result = await this.docker([
-      'events', '--since', since.toISOString(), '--until', new Date().toISOString(),
-      '--filter', 'type=container', '--filter', `label=com.docker.compose.project=${this.project}`, '--format', '{{json .}}',
+      'events',
+      '--since',
+      since.toISOString(),
+      '--until',
+      new Date().toISOString(),
+      '--filter',
+      'type=container',
+      '--filter',
+      `label=com.docker.compose.project=${this.project}`,
+      '--format',
+      '{{json .}}',
     ]);
     return result.stdout
       .split('\n')
       .filter(Boolean)
       .map((line) => JSON.parse(line) as RawEvent)
-      .map((event) => ({ service: event.Actor.Attributes['com.docker.compose.service'] ?? '?', action: event.Action, at: event.timeNano / 1e6 }));
+      .map((event) => ({
+        service: event.Actor.Attributes['com.docker.compose.service'] ?? '?',
+        action: event.Action,
+        at: event.timeNano / 1e6,
+      }));
   }
 
   /** Containers, networks, volumes, and the images this project built (their layers stay in the build cache). */
   down(): Promise<CommandResult> {
-    return this.compose([...profileArgs(this.profiles), 'down', '--volumes', '--remove-orphans', '--rmi', 'local', '--timeout', '20']);
+    return this.compose([
+      ...profileArgs(this.profiles),
+      'down',
+      '--volumes',
+      '--remove-orphans',
+      '--rmi',
+      'local',
+      '--timeout',
+      '20',
+    ]);
   }
 }
 

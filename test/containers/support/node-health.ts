@@ -8,7 +8,8 @@ export interface HealthLogEntry {
 }
 
 /** The engine's log of a service's recent health checks, oldest first. */
-export const healthLog = (stack: ComposeStack, service: string) => stack.inspect<HealthLogEntry[]>(service, '.State.Health.Log');
+export const healthLog = (stack: ComposeStack, service: string) =>
+  stack.inspect<HealthLogEntry[]>(service, '.State.Health.Log');
 
 /**
  * Asserts that `service` runs as `node` (uid 1000) and that its last health check exited 0; an earlier check may

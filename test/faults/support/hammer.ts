@@ -30,7 +30,11 @@ export interface HammerOptions {
   timeoutMs?: number;
 }
 
-export function startHammer(baseUrl: string, paths: string[], { concurrency = 8, timeoutMs = 5000 }: HammerOptions = {}): Hammer {
+export function startHammer(
+  baseUrl: string,
+  paths: string[],
+  { concurrency = 8, timeoutMs = 5000 }: HammerOptions = {},
+): Hammer {
   const { hostname, port } = new URL(baseUrl);
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   const samples: Sample[] = [];

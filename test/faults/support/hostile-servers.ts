@@ -16,7 +16,12 @@ export const hostile: Record<string, Behaviour> = {
   hang: () => {},
   // Valid headers, then a body that arrives one byte every 100 ms and never ends: no read ever goes idle.
   trickle: (socket) =>
-    drip(socket, 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{"status":"ok",', () => ' ', 100),
+    drip(
+      socket,
+      'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{"status":"ok",',
+      () => ' ',
+      100,
+    ),
   // Headers that never finish: one more header byte every 100 ms.
   'endless-headers': (socket) => drip(socket, 'HTTP/1.1 200 OK\r\nX-Filler: ', () => 'a', 100),
   // Binary noise instead of HTTP, and the connection stays open.

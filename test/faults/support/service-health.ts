@@ -21,7 +21,11 @@ export const WARM_ANSWERS = 20_000;
 
 /** The warm level, taken once the client has had at least WARM_ANSWERS answers (it keeps hammering meanwhile). */
 export async function warmFootprint(pid: number, answers: () => number): Promise<Footprint> {
-  await waitFor(() => answers() >= WARM_ANSWERS, { timeout: 120_000, interval: 50, what: `${WARM_ANSWERS} answers before the warm level` });
+  await waitFor(() => answers() >= WARM_ANSWERS, {
+    timeout: 120_000,
+    interval: 50,
+    what: `${WARM_ANSWERS} answers before the warm level`,
+  });
   return footprint(pid);
 }
 
@@ -50,12 +54,18 @@ export function testAftermath(
     `afterwards the backend's memory is back within ${rssSlackMiB} MiB ` +
       `and its open handles within ${fdSlack} of the warm level`,
     () => {
-    const { warm, after } = state();
-    console.log(`    measured: warm ${warm.rss.toFixed(1)} MiB / ${warm.fds} fds → ` +
-      `after ${after.rss.toFixed(1)} MiB / ${after.fds} fds`);
-    assert.ok(after.rss <= warm.rss + rssSlackMiB, `resident memory ${after.rss.toFixed(1)} MiB, warm ${warm.rss.toFixed(1)} MiB`);
-    assert.ok(after.fds <= warm.fds + fdSlack, `${after.fds} open handles, warm ${warm.fds}`);
-  });
+      const { warm, after } = state();
+      console.log(
+        `    measured: warm ${warm.rss.toFixed(1)} MiB / ${warm.fds} fds → ` +
+          `after ${after.rss.toFixed(1)} MiB / ${after.fds} fds`,
+      );
+      assert.ok(
+        after.rss <= warm.rss + rssSlackMiB,
+        `resident memory ${after.rss.toFixed(1)} MiB, warm ${warm.rss.toFixed(1)} MiB`,
+      );
+      assert.ok(after.fds <= warm.fds + fdSlack, `${after.fds} open handles, warm ${warm.fds}`);
+    },
+  );
 
   test('the backend is still running with no error-level log line, crash or unhandled rejection', () => {
     const { backend } = state();

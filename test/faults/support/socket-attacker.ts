@@ -15,9 +15,18 @@ const count = Number(countArg ?? 1);
 // A session of its own per process: a later attacker's readings are new readings, not resends.
 const session = `attack-${process.pid}`;
 const hello = (deviceId: string) => JSON.stringify({ type: 'hello', deviceId, session });
-const reading = (deviceId: string, seq: number) => JSON.stringify({ type: 'reading', deviceId, session, seq, timestamp: new Date().toISOString(), value: `attack-${seq}` });
+const reading = (deviceId: string, seq: number) =>
+  JSON.stringify({
+    type: 'reading',
+    deviceId,
+    session,
+    seq,
+    timestamp: new Date().toISOString(),
+    value: `attack-${seq}`,
+  });
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-const tally = (values: Array<string | number>) => values.reduce<Record<string, number>>((t, v) => ((t[v] = (t[v] ?? 0) + 1), t), {});
+const tally = (values: Array<string | number>) =>
+  values.reduce<Record<string, number>>((t, v) => ((t[v] = (t[v] ?? 0) + 1), t), {});
 
 /** One upgrade attempt over plain HTTP: the status line the backend answered with (101 would be a failure). */
 function attempt(authorization: string | undefined): Promise<number | string> {
@@ -29,7 +38,14 @@ function attempt(authorization: string | undefined): Promise<number | string> {
       'Sec-WebSocket-Key': randomBytes(16).toString('base64'),
     };
     if (authorization) headers.Authorization = authorization;
-    const req = request({ host: url.hostname, port: url.port, path: DEVICE_SOCKET_PATH, headers, agent: false, timeout: 5000 });
+    const req = request({
+      host: url.hostname,
+      port: url.port,
+      path: DEVICE_SOCKET_PATH,
+      headers,
+      agent: false,
+      timeout: 5000,
+    });
     req.on('response', (res) => {
       res.resume();
       resolve(res.statusCode ?? 0);
@@ -61,8 +77,14 @@ async function pool<T>(total: number, parallel: number, task: (i: number) => Pro
 
 function open(): Promise<{ ws: WebSocket; closed: Promise<{ code: number; reason: string; at: number }> }> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(wsUrl, { headers: { Authorization: `Bearer ${token}` }, perMessageDeflate: false, handshakeTimeout: 10_000 });
-    const closed = new Promise<{ code: number; reason: string; at: number }>((done) => ws.on('close', (code, reason) => done({ code, reason: String(reason), at: performance.now() })));
+    const ws = new WebSocket(wsUrl, {
+      headers: { Authorization: `Bearer ${token}` },
+      perMessageDeflate: false,
+      handshakeTimeout: 10_000,
+    });
+    const closed = new Promise<{ code: number; reason: string; at: number }>((done) =>
+      ws.on('close', (code, reason) => done({ code, reason: String(reason), at: performance.now() })),
+    );
     ws.on('error', () => {}); // the close code says what happened
     ws.once('open', () => resolve({ ws, closed }));
     ws.once('unexpected-response', (_req, res) => reject(new Error(`upgrade answered ${res.statusCode}`)));
@@ -73,7 +95,12 @@ function open(): Promise<{ ws: WebSocket; closed: Promise<{ code: number; reason
 const scenarios: Record<string, () => Promise<Record<string, unknown>>> = {
   /** `count` upgrades without the token: none, a wrong one, Basic, the right one in the wrong case. */
   async unauthenticated() {
-    const kinds = [undefined, 'Bearer not-the-token-0123456789abcdef', `Basic ${Buffer.from(`device:${token}`).toString('base64')}`, `Bearer ${token.toUpperCase()}`];
+    const kinds = [
+      undefined,
+      'Bearer not-the-token-0123456789abcdef',
+      `Basic ${Buffer.from(`device:${token}`).toString('base64')}`,
+      `Bearer ${token.toUpperCase()}`,
+    ];
     const statuses = await pool(count, 50, (i) => attempt(kinds[i % kinds.length]));
     return { statuses: tally(statuses) };
   },
@@ -89,14 +116,23 @@ const scenarios: Record<string, () => Promise<Record<string, unknown>>> = {
       return { requestedAt, openedAt: performance.now(), closed };
     });
     const openedIn = performance.now() - started;
-    const closes = await Promise.all(sockets.map(async ({ requestedAt, openedAt, closed }) => ({ ...(await closed), sinceRequest: (await closed).at - requestedAt, sinceOpen: (await closed).at - openedAt })));
+    const closes = await Promise.all(
+      sockets.map(async ({ requestedAt, openedAt, closed }) => ({
+        ...(await closed),
+        sinceRequest: (await closed).at - requestedAt,
+        sinceOpen: (await closed).at - openedAt,
+      })),
+    );
     const sinceRequest = closes.map((c) => c.sinceRequest);
     const sinceOpen = closes.map((c) => c.sinceOpen);
     return {
       opened: sockets.length,
       openedInMs: Math.round(openedIn),
       codes: tally(closes.map((c) => c.code)),
-      closedAfterMs: { minSinceRequest: Math.round(Math.min(...sinceRequest)), maxSinceOpen: Math.round(Math.max(...sinceOpen)) },
+      closedAfterMs: {
+        minSinceRequest: Math.round(Math.min(...sinceRequest)),
+        maxSinceOpen: Math.round(Math.max(...sinceOpen)),
+      },
     };
   },
   /**
@@ -110,7 +146,10 @@ const scenarios: Record<string, () => Promise<Record<string, unknown>>> = {
     while (sent < count) {
       for (let i = 0; i < 500 && sent < count; i++, sent++) {
         if (sent % 3 === 0) ws.send(randomBytes(32));
-        else ws.send(sent % 3 === 1 ? `{"type":"reading","seq":${sent}` : `garbage ${sent} ${randomBytes(8).toString('hex')}`);
+        else
+          ws.send(
+            sent % 3 === 1 ? `{"type":"reading","seq":${sent}` : `garbage ${sent} ${randomBytes(8).toString('hex')}`,
+          );
       }
       await new Promise((resolve) => setImmediate(resolve));
     }
@@ -155,7 +194,9 @@ const scenarios: Record<string, () => Promise<Record<string, unknown>>> = {
 
 const run = scenarios[scenario ?? ''];
 if (!run) {
-  process.stderr.write(`socket-attacker: unknown scenario "${scenario}"; one of ${Object.keys(scenarios).join(', ')}\n`);
+  process.stderr.write(
+    `socket-attacker: unknown scenario "${scenario}"; one of ${Object.keys(scenarios).join(', ')}\n`,
+  );
   process.exit(2);
 }
 const result = await run();

@@ -5,12 +5,31 @@ import { createTimeline, judge, type Change } from './state-timeline.ts';
 import { sleep } from '../../support/deadline.ts';
 import type { Sample } from './hammer.ts';
 
-const change = (at: number, up: boolean, what: string, boundMs: number, earlyMs = 0): Change => ({ at, up, what, boundMs, earlyMs });
-const answer = (sent: number, status: number, received = sent + 2): Sample => ({ path: '/api/ready', sent, received, status });
-const changes = [change(0, true, 'start', 0), change(1000, false, 'kill 1', 250), change(2000, true, 'restart 1', 2000, 100)];
+const change = (at: number, up: boolean, what: string, boundMs: number, earlyMs = 0): Change => ({
+  at,
+  up,
+  what,
+  boundMs,
+  earlyMs,
+});
+const answer = (sent: number, status: number, received = sent + 2): Sample => ({
+  path: '/api/ready',
+  sent,
+  received,
+  status,
+});
+const changes = [
+  change(0, true, 'start', 0),
+  change(1000, false, 'kill 1', 250),
+  change(2000, true, 'restart 1', 2000, 100),
+];
 
 test('answers matching the state, or stale within the bound, pass and report the lag', () => {
-  const verdict = judge([answer(500, 200), answer(1100, 200), answer(1200, 503), answer(2050, 503), answer(2100, 200)], changes, 1);
+  const verdict = judge(
+    [answer(500, 200), answer(1100, 200), answer(1200, 503), answer(2050, 503), answer(2100, 200)],
+    changes,
+    1,
+  );
   assert.equal(verdict.violations, []);
   assert.equal(verdict.lags, [
     { what: 'kill 1', ms: 100, boundMs: 250 },
@@ -41,21 +60,23 @@ test('an answer may show a change made while it was in flight, or just before a 
 });
 
 test(
-  'a change an awaited step brings about may show while the step runs, ' +
-    'yet a flip before the step began is a flap',
+  'a change an awaited step brings about may show while the step runs, ' + 'yet a flip before the step began is a flap',
   async () => {
-  const timeline = createTimeline(true);
-  await sleep(20);
-  let seen: Sample | undefined;
-  // The device saw the pty go before `pty.stop()` returned: the issue's "\"start\" (#0): still 503" failure.
-  await timeline.during(false, 'pty removed 1', 1000, async () => {
-    await sleep(5);
-    seen = answer(performance.now(), 503, performance.now() + 1);
+    const timeline = createTimeline(true);
     await sleep(20);
-  });
-  assert.equal(judge([seen!], timeline.changes, 1.6).violations, []);
-  const start = timeline.changes[0]!.at;
-  assert.equal(judge([answer(start + 10, 503, start + 11)], timeline.changes, 1.6).violations, ['"start" (#0): still 503 10 ms after it (bound 0 ms)']);
-});
+    let seen: Sample | undefined;
+    // The device saw the pty go before `pty.stop()` returned: the issue's "\"start\" (#0): still 503" failure.
+    await timeline.during(false, 'pty removed 1', 1000, async () => {
+      await sleep(5);
+      seen = answer(performance.now(), 503, performance.now() + 1);
+      await sleep(20);
+    });
+    assert.equal(judge([seen!], timeline.changes, 1.6).violations, []);
+    const start = timeline.changes[0]!.at;
+    assert.equal(judge([answer(start + 10, 503, start + 11)], timeline.changes, 1.6).violations, [
+      '"start" (#0): still 503 10 ms after it (bound 0 ms)',
+    ]);
+  },
+);
 
 test.run();

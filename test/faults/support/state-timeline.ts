@@ -72,7 +72,9 @@ export function judge(samples: Sample[], changes: Change[], margin: number): Ver
     const late = sample.sent - changes[i]!.at;
     lag[i] = Math.max(lag[i]!, late);
     if (late > changes[i]!.boundMs * margin) {
-      violations.push(`"${changes[i]!.what}" (#${i}): still ${up ? 200 : 503} ${ms(late)} after it (bound ${changes[i]!.boundMs} ms)`);
+      violations.push(
+        `"${changes[i]!.what}" (#${i}): still ${up ? 200 : 503} ${ms(late)} after it (bound ${changes[i]!.boundMs} ms)`,
+      );
     }
   }
   return {

@@ -18,7 +18,8 @@ export function readingProblems(backends: Service[], written: string[], deviceId
   if (missing.length) problems.push(`${missing.length} of ${written.length} lost, first ${missing[0]}`);
   const order = new Map(written.map((line, i) => [line, i]));
   const firstOutOfOrder = values.findIndex((v, i) => i > 0 && (order.get(v) ?? -1) < (order.get(values[i - 1]!) ?? -1));
-  if (firstOutOfOrder > 0) problems.push(`out of order at ${values[firstOutOfOrder]} (after ${values[firstOutOfOrder - 1]})`);
+  if (firstOutOfOrder > 0)
+    problems.push(`out of order at ${values[firstOutOfOrder]} (after ${values[firstOutOfOrder - 1]})`);
   const badSeq = stored.findIndex((r, i) => r.seq !== i + 1);
   if (badSeq >= 0) problems.push(`sequence number ${stored[badSeq]!.seq} at position ${badSeq + 1}`);
   return problems;
