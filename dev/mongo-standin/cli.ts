@@ -1,21 +1,23 @@
 // The stand-in's command line: parses its options, starts the server and stops it on SIGTERM/SIGINT.
-import { parseArgs } from 'node:util';
+import { CLIError } from '../../lib/cli-error.ts';
 import { ConfigError } from '../../lib/config-error.ts';
+import { parseCommandLine } from '../../lib/parse-command-line.ts';
 import { runMain } from '../../lib/run-main.ts';
 import { startMongoStandin } from './server.ts';
 
 const USAGE = [
   'usage: mongo-standin [--port N] [--host H] [--report-streams]',
   '  a MongoDB wire-protocol stand-in for tests and `npm start`: it answers the driver and stores nothing',
-  '  --port N   port to listen on (default 0: any free port)',
-  '  --host H   address to listen on (default 127.0.0.1)',
+  '  --port N          port to listen on (default 0: any free port)',
+  '  --host H          address to listen on (default 127.0.0.1)',
   "  --report-streams  print a line when a client's streaming hello starts or ends on a connection",
 ].join('\n');
 
 async function main(): Promise<void> {
-  let values: { port?: string; host?: string; 'report-streams'?: boolean; help?: boolean };
+  // A mistake on the command line is a start-up failure like any other here: exit 1 through runMain.
+  let values;
   try {
-    ({ values } = parseArgs({
+    ({ values } = parseCommandLine({
       options: {
         port: { type: 'string' },
         host: { type: 'string' },
@@ -24,7 +26,7 @@ async function main(): Promise<void> {
       },
     }));
   } catch (error) {
-    throw new ConfigError(`${(error as Error).message}; usage: mongo-standin [--port N] [--host H] [--report-streams]`);
+    throw error instanceof CLIError ? new ConfigError(error.message) : error;
   }
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);

@@ -410,13 +410,16 @@ for (const flag of ['--help', '-h']) {
   });
 }
 
-test('CLI: an unknown option is one line on stderr with the usage, exit 1', async () => {
-  const proc = cli('--verbose');
-  assert.is(await proc.waitExit(15000), 1);
-  assert.equal(proc.stdout.filter(Boolean), []);
-  assert.equal(proc.stderr.filter(Boolean), [
-    "mongo stand-in: Unknown option '--verbose'; usage: mongo-standin [--port N] [--host H] [--report-streams]",
-  ]);
+test('CLI: an unknown option or a missing value is one line on stderr, exit 1', async () => {
+  for (const [args, line] of [
+    [['--verbose'], 'mongo stand-in: unknown option --verbose (run with --help to list the options)'],
+    [['--port'], 'mongo stand-in: --port needs a value (write --port=-x for one starting with "-")'],
+  ] as const) {
+    const proc = cli(...args);
+    assert.is(await proc.waitExit(15000), 1, args.join(' '));
+    assert.equal(proc.stdout.filter(Boolean), []);
+    assert.equal(proc.stderr.filter(Boolean), [line]);
+  }
 });
 
 test('CLI: a bad --port is one line on stderr and exit 1', async () => {
