@@ -34,8 +34,6 @@ interface Run {
   /** Exact stderr lines, or a check on them. */
   stderr?: string[] | ((lines: string[]) => void);
   shot: Shot | null;
-  /** A tighter bound on the whole process than the default. */
-  maxMs?: number;
 }
 
 /**
@@ -345,31 +343,23 @@ const runs: Run[] = [
     ['--json', join(base, 'a-file/r.json')],
     `smoke: cannot write --json ${join(base, 'a-file/r.json')}: EEXIST, a file is in the way`,
   ),
-  // Node's recursive mkdir never returns on procfs: the check gives up after its bound, and the process exits.
-  {
-    ...broken(
-      'artifacts-under-proc',
-      ['--artifacts', '/proc/smoke-x'],
-      `smoke: --artifacts /proc/smoke-x is not writable (no answer within ${FS_ANSWER_MS} ms)`,
-    ),
-    maxMs: FS_ANSWER_MS + 8000,
-  },
-  {
-    ...broken(
-      'json-under-proc',
-      ['--json', '/proc/smoke-x/r.json'],
-      `smoke: --json /proc/smoke-x/r.json is not writable (no answer within ${FS_ANSWER_MS} ms)`,
-    ),
-    maxMs: FS_ANSWER_MS + 8000,
-  },
-  {
-    ...broken(
-      'junit-under-proc',
-      ['--junit', '/proc/smoke-x/r.xml'],
-      `smoke: --junit /proc/smoke-x/r.xml is not writable (no answer within ${FS_ANSWER_MS} ms)`,
-    ),
-    maxMs: FS_ANSWER_MS + 8000,
-  },
+  // Node's recursive mkdir never returns on procfs: the check gives up after its bound, and the process exits
+  // (within the 20 s every run that cannot happen is held to; a hang would reach runCli's deadline).
+  broken(
+    'artifacts-under-proc',
+    ['--artifacts', '/proc/smoke-x'],
+    `smoke: --artifacts /proc/smoke-x is not writable (no answer within ${FS_ANSWER_MS} ms)`,
+  ),
+  broken(
+    'json-under-proc',
+    ['--json', '/proc/smoke-x/r.json'],
+    `smoke: --json /proc/smoke-x/r.json is not writable (no answer within ${FS_ANSWER_MS} ms)`,
+  ),
+  broken(
+    'junit-under-proc',
+    ['--junit', '/proc/smoke-x/r.xml'],
+    `smoke: --junit /proc/smoke-x/r.xml is not writable (no answer within ${FS_ANSWER_MS} ms)`,
+  ),
   broken('browser-missing', [], `smoke: CHROME_PATH=/nonexistent/chromium is not an executable file; ${HINT}`, {
     CHROME_PATH: '/nonexistent/chromium',
   }),
@@ -452,7 +442,6 @@ for (const c of runs) {
     // The whole process: Chromium start-up (slow with three at once on two busy cores) plus one timeout.
     const bound = c.code === 2 && c.stdout.length === 0 ? 20_000 : c.timeout * 2 + 30_000;
     assert.ok(run.ms < bound, `run took ${run.ms}ms, over ${bound}ms`);
-    if (c.maxMs) assert.ok(run.ms < c.maxMs, `run took ${run.ms}ms, over ${c.maxMs}ms`);
   });
 }
 

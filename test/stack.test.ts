@@ -188,15 +188,26 @@ test('a service that crashes: one line naming it, its last log lines, every chil
 
 test('a service that never becomes ready: the deadline names it and what it last answered', async () => {
   const closed = await freePort();
+  // The deadline must outlast the backend's start-up, so that what it last answered is its 503: three services
+  // starting at once on a loaded machine were seen to take over 6 s to listen (the reason was then ECONNREFUSED).
+  const deadlineMs = 15_000;
   const proc = spawnProcess(process.execPath, ['--import', 'tsx', 'dev/stack.ts', '--once'], {
     cwd: root,
-    env: await stackEnv({ MONGODB_URI: `mongodb://127.0.0.1:${closed}/app`, STACK_READY_TIMEOUT_MS: '6000' }),
+    env: await stackEnv({
+      MONGODB_URI: `mongodb://127.0.0.1:${closed}/app`,
+      STACK_READY_TIMEOUT_MS: String(deadlineMs),
+    }),
   });
   const code = await proc.waitExit(60_000);
   assert.is(code, 3, output(proc));
   assert.match(
     output(proc),
-    /^stack: backend not ready within 6000 ms \(http:\/\/127\.0\.0\.1:\d+\/api\/ready: HTTP 503 .*disconnected/m,
+    new RegExp(
+      `^stack: backend not ready within ${deadlineMs} ms ` +
+        `\\(http://127\\.0\\.0\\.1:\\d+/api/ready: HTTP 503 .*disconnected`,
+      'm',
+    ),
+    output(proc),
   );
   for (const [name, pid] of childPids(proc)) assert.not.ok(alive(pid), `${name} (pid ${pid}) still running`);
 });
