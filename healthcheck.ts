@@ -1,4 +1,5 @@
-// The backend container's health check (spec 4.5): GET http://localhost:3001/api/health; exit 0 on 200, else 1.
+// The backend container's health check (docs/contract.md#container-health-checks):
+// GET http://localhost:3001/api/health; exit 0 on 200, else 1.
 // It starts every 30 s, so it is built to start cheaply (test/bench/healthcheck.bench.ts measures it): the image
 // compiles it to CommonJS (`npm run build:healthcheck`) and runs /app/healthcheck.cjs with plain node, and it
 // speaks its one HTTP/1.1 exchange over node:net instead of loading node:http's client.

@@ -55,7 +55,7 @@ export function readUrl(env: Env, name: string, fallback: string, protocols = ['
   return raw;
 }
 
-/** `NODE_ENV`, or `production` when it is unset (spec 2.1). */
+/** `NODE_ENV`, or `production` when it is unset (docs/contract.md#settings-and-start-up-errors). */
 export function readEnvironment(env: Env): string {
   return present(env, 'NODE_ENV') ?? 'production';
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Post-deploy health check (spec 4.7): GET the deployed backend's /api/health until it answers 200, at most
-# <retries> tries with a pause between them; one line per try; exit 1 once every try has failed.
+# Post-deploy health check (docs/contract.md#post-deploy-verification): GET the deployed backend's /api/health
+# until it answers 200, at most <retries> tries with a pause between them; one line per try; exit 1 once every
+# try has failed.
 #
 #   scripts/deploy-health-check.sh <host> <retries>
 #     host     a name or address, with :port if not 8443 (the cloud backend port), or a URL http(s)://host[:port]
@@ -29,7 +30,7 @@ timeout=${REQUEST_TIMEOUT_S:-5}
 [[ $path == /* ]] || usage "HEALTH_PATH must start with /, got '$path'"
 command -v curl >/dev/null 2>&1 || { echo "$name: curl is not installed" >&2; exit 2; }
 
-# host, host:port, [v6], [v6]:port, or a URL; without a port, the cloud backend's 8443 (spec 4.5).
+# host, host:port, [v6], [v6]:port, or a URL; without a port, the cloud backend's 8443 (docs/contract.md#ports).
 case $host in
   http://* | https://*) base=${host%/} ;;
   \[*\]) base="http://$host:8443" ;;

@@ -1,5 +1,6 @@
 // compose.yaml and the cloud override: valid against the Compose Specification schema, every value of the
-// spec's health-check table (4.5), the start-up order derived from depends_on (3.2), and the start-up arithmetic.
+// contract's health-check table, the start-up order derived from depends_on, and the start-up arithmetic
+// (docs/contract.md#container-health-checks, #start-up-order).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
@@ -63,8 +64,9 @@ function startOrder(services: Record<string, ComposeService>): string[] {
   return order;
 }
 
-// Spec 4.5, row by row; `test` is what each check runs.
-const SPEC_TABLE = {
+// The contract's health-check table (docs/contract.md#container-health-checks), row by row; `test` is what each
+// check runs.
+const CONTRACT_TABLE = {
   database: { interval: '30s', timeout: '10s', retries: 3, start_period: '60s' },
   backend: { interval: '30s', timeout: '10s', retries: 3, start_period: '60s' },
   frontend: { interval: '30s', timeout: '10s', retries: 3, start_period: '40s' },
@@ -90,8 +92,8 @@ test('the schema check is real: a misspelt health-check key and a wrong type are
   );
 });
 
-test('every value of the spec 4.5 table: interval, timeout, retries, start_period', () => {
-  for (const [name, expected] of Object.entries(SPEC_TABLE)) {
+test('every value of the contract table: interval, timeout, retries, start_period', () => {
+  for (const [name, expected] of Object.entries(CONTRACT_TABLE)) {
     const { interval, timeout, retries, start_period } = service(name).healthcheck!;
     assert.equal({ interval, timeout, retries, start_period }, expected, name);
   }

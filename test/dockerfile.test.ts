@@ -124,7 +124,7 @@ test('each service starts with node <service>/main.ts (Node 24 strips the types;
   }
 });
 
-test('backend HEALTHCHECK: spec 4.5 values, running the compiled check with plain node', () => {
+test('backend HEALTHCHECK: the contract values, running the compiled check with plain node', () => {
   const check = healthcheck('backend');
   assert.equal(check.flags, {
     interval: '30s',

@@ -1,4 +1,5 @@
-// The backend's container health check (spec 4.5) against real local servers, compiled as in the image and through tsx.
+// The backend's container health check (docs/contract.md#container-health-checks) against real local servers,
+// compiled as in the image and through tsx.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { RequestListener } from 'node:http';

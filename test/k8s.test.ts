@@ -106,7 +106,7 @@ test('probes: liveness → /api/health, readiness → /api/ready (frontend: GET 
   }
 });
 
-test('liveness uses the spec 4.5 values; the startup probe covers the start period (60 s, frontend 40 s)', () => {
+test('liveness uses the contract values; the startup probe covers the start period (60 s, frontend 40 s)', () => {
   const startPeriod = { backend: 60, device: 60, frontend: 40 };
   for (const [name, seconds] of Object.entries(startPeriod)) {
     const { periodSeconds, timeoutSeconds, failureThreshold } = container(name).livenessProbe!;

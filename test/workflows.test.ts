@@ -1,5 +1,6 @@
-// The GitHub Actions workflows: valid against the workflow schema (@action-validator/core), the spec 4.7 rules
-// for the post-deploy smoke, and the shell of the verdict and health-check steps run for real.
+// The GitHub Actions workflows: valid against the workflow schema (@action-validator/core), the contract's
+// post-deploy steps (docs/contract.md#post-deploy-verification), and the shell of the verdict and health-check
+// steps run for real.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
