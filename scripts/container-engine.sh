@@ -246,6 +246,10 @@ build_node_image() {
     changes+=(--change 'ENV NODE_EXTRA_CA_CERTS=/usr/local/share/host-ca.pem')
   fi
   $sudo rm -rf "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/cache/apt/*.bin "$rootfs"/var/cache/apt/archives/*.deb
+  # The official images' apt and dpkg settings for containers (test/containers/images/node-local/ says which),
+  # so a Dockerfile's `apt-get install` layer holds the packages and not apt's caches.
+  $sudo cp -r "$node_overlay/." "$rootfs/"
+  changes+=(--change "LABEL service-health-kit.recipe=$(node_recipe)")
   $sudo tar -C "$rootfs" -c . | docker import "${changes[@]}" - "$NODE_IMAGE_LOCAL" >/dev/null ||
     fail "docker import of $NODE_IMAGE_LOCAL failed"
   $sudo rm -rf "$rootfs"
@@ -268,10 +272,21 @@ build_mongo_image() {
     "$context" >"$work/images/mongo-standin.log" 2>&1 || fail "building $MONGO_IMAGE_LOCAL failed (see ${work#"$root"/}/images/mongo-standin.log)"
 }
 
+# The node image is rebuilt when its recipe (build_node_image and the files it installs) has changed.
+node_overlay=$root/test/containers/images/node-local
+node_recipe() {
+  { declare -f build_node_image; (cd "$node_overlay" && find . -type f | sort | xargs -r tail -n +1); } |
+    sha256sum | cut -c1-16
+}
+node_image_current() {
+  local label='{{index .Config.Labels "service-health-kit.recipe"}}'
+  [ "$(docker image inspect --format "$label" "$NODE_IMAGE_LOCAL" 2>/dev/null)" = "$(node_recipe)" ]
+}
+
 local_images=""
 if ! hub_reachable; then
   local_images=1
-  if ! docker image inspect "$NODE_IMAGE_LOCAL" >/dev/null 2>&1; then build_node_image; fi
+  if ! node_image_current; then build_node_image; fi
   build_mongo_image # cached by the builder; rebuilt when the stand-in's sources change
   say "Docker Hub is unreachable: NODE_IMAGE and MONGO_IMAGE name the local images"
 fi
