@@ -73,6 +73,26 @@ test('health checks: the backend image checks as uid 1000 with exit 0; the front
   }
 });
 
+test("the frontend's curl layer keeps none of apt's caches: no pkgcache.bin, srcpkgcache.bin, .debs", async () => {
+  // The base image's apt settings do this (the official images', and node-local's: test/containers/images/node-local/).
+  const run = await stack.compose([
+    'exec',
+    '-T',
+    '--user',
+    'root', // archives/partial is apt's own
+    'frontend',
+    'find',
+    '/var/cache/apt',
+    '/var/lib/apt/lists',
+    '-type',
+    'f',
+    '-size',
+    '+0',
+  ]);
+  assert.is(run.code, 0, run.stderr);
+  assert.is(run.stdout, '', 'files left by apt-get in the image');
+});
+
 test('smoke from the host against the published ports: 3/3 PASS', async () => {
   const run = await runCli([
     '--frontend',
