@@ -2,7 +2,7 @@
 import { ConfigError } from '../lib/config-error.ts';
 import { readEnvironment, readInteger, readPort, readString } from '../lib/env.ts';
 import { readDeviceToken } from '../lib/device-token.ts';
-import { redactUri } from './mongo-uri.ts';
+import { redactUrl } from '../lib/redact-url.ts';
 
 type Env = Record<string, string | undefined>;
 
@@ -28,7 +28,7 @@ export function readConfig(env: Env): BackendConfig {
   const mongodbUri = readString(env, 'MONGODB_URI', 'mongodb://localhost:27017/app');
   if (!/^mongodb(\+srv)?:\/\/[^/?#]+/i.test(mongodbUri)) {
     // Redacted: the rejected value may still carry a password.
-    throw new ConfigError(`MONGODB_URI=${redactUri(mongodbUri)} is not valid: expected mongodb://host[:port]/database`);
+    throw new ConfigError(`MONGODB_URI=${redactUrl(mongodbUri)} is not valid: expected mongodb://host[:port]/database`);
   }
   return {
     port,
