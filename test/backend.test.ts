@@ -190,6 +190,20 @@ test('bad settings: one line naming the variable (and the JSON fatal line), exit
     [{ SHUTDOWN_DELAY_MS: 'soon' }, 'backend: SHUTDOWN_DELAY_MS=soon is not valid'],
     [{ MONGODB_URI: 'postgres://x' }, 'backend: MONGODB_URI=postgres://x is not valid'],
     [{ LOG_LEVEL: 'loud' }, 'backend: LOG_LEVEL=loud is not valid'],
+    // URIs the driver refuses once were an "unexpected error" with a stack: now its reason, in the same line.
+    [{ MONGODB_URI: 'mongodb://db/app?foo=bar' }, 'backend: MONGODB_URI=mongodb://db/app?foo=bar is not valid: option'],
+    [{ MONGODB_URI: 'mongodb://db:99999/app' }, 'backend: MONGODB_URI=mongodb://db:99999/app is not valid: Unable'],
+    [
+      { MONGODB_URI: 'mongodb://db/app?tls=maybe' },
+      'backend: MONGODB_URI=mongodb://db/app?tls=maybe is not valid: tls',
+    ],
+    [
+      { MONGODB_URI: 'mongodb://db/app?replicaSet=' },
+      'backend: MONGODB_URI=mongodb://db/app?replicaSet= is not valid:',
+    ],
+    [{ MONGODB_URI: 'mongodb://u:pa:ss@db/app' }, 'backend: MONGODB_URI=mongodb://u:***@db/app is not valid: Password'],
+    [{ MONGODB_URI: 'mongodb://u:pa/ss@db/app' }, 'backend: MONGODB_URI=mongodb://u:***@db/app is not valid: Password'],
+    [{ MONGODB_URI: 'mongodb://u%zz:p@db/app' }, 'backend: MONGODB_URI=mongodb://u%zz:***@db/app is not valid: URI'],
   ] as const) {
     await expectRefusal('backend/main.ts', { env }, expected);
   }
