@@ -44,6 +44,14 @@ test('bad values name the variable and the value, on one line', () => {
       'BACKEND_URL=not a url is not valid: expected a URL such as http://localhost:3001',
     ],
     [
+      () => readUrl({ BACKEND_URL: 'ftp://u:S3cret@x' }, 'BACKEND_URL', 'http://localhost:3001'),
+      'BACKEND_URL=ftp://u:***@x is not valid: expected a http: or https: URL',
+    ],
+    [
+      () => readUrl({ BACKEND_URL: 'http://u:S3cret@[x' }, 'BACKEND_URL', 'http://localhost:3001'),
+      'BACKEND_URL=http://u:***@[x is not valid: expected a URL such as http://localhost:3001',
+    ],
+    [
       () => readUrl({ BACKEND_URL: 'ftp://x' }, 'BACKEND_URL', 'http://localhost:3001'),
       'BACKEND_URL=ftp://x is not valid: expected a http: or https: URL',
     ],

@@ -1,5 +1,6 @@
 // Reads settings from the environment; a bad value is a ConfigError naming the variable and the value.
 import { ConfigError } from './config-error.ts';
+import { redactUrl } from './redact-url.ts';
 
 type Env = Record<string, string | undefined>;
 
@@ -49,14 +50,16 @@ export function readPort(env: Env, name: string, fallback: number): number {
 
 export function readUrl(env: Env, name: string, fallback: string, protocols = ['http:', 'https:']): string {
   const raw = present(env, name) ?? fallback;
+  // Quoted redacted: a rejected value (ftp://user:password@…) may still carry a credential.
+  const shown = redactUrl(raw);
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new ConfigError(`${name}=${raw} is not valid: expected a URL such as ${fallback}`);
+    throw new ConfigError(`${name}=${shown} is not valid: expected a URL such as ${fallback}`);
   }
   if (!protocols.includes(url.protocol)) {
-    throw new ConfigError(`${name}=${raw} is not valid: expected a ${protocols.join(' or ')} URL`);
+    throw new ConfigError(`${name}=${shown} is not valid: expected a ${protocols.join(' or ')} URL`);
   }
   return raw;
 }
