@@ -78,6 +78,11 @@ test('redactUrlsIn: every URL in a reason or message, relative redirects too', (
     redactUrlsIn('redirected elsewhere: HTTP 302 to /login?next=%2F&session_token=abc; page=1'),
     'redirected elsewhere: HTTP 302 to /login?next=%2F&session_token=***; page=1',
   );
+  // A colour code after the URL is the text's, not the value's.
+  assert.is(
+    redactUrlsIn('\u001b[2m    GET http://x/?token=t0k\u001b[22m'),
+    '\u001b[2m    GET http://x/?token=***\u001b[22m',
+  );
   assert.is(
     redactUrlsIn('redirect loop: HTTP 301 from http://a:b@h/x back to http://a:b@h/x'),
     'redirect loop: HTTP 301 from http://a:***@h/x back to http://a:***@h/x',

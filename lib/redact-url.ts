@@ -12,10 +12,11 @@ const SECRET_NAME = /pass|pwd|secret|token|key|credential|signature|^sig$|^auth$
 
 const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
 const WHOLE_PARAM = /([?&#])([^=&#?]+)=([^&#]*)/g;
-// In free text a URL ends at whitespace, quotes or angle brackets (which a serialized URL escapes), and a value
-// leaves the punctuation that ends a sentence or a list (`; `, `, `, `)`) to the text.
-const TEXT_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/"'<>]*)@/gi;
-const TEXT_PARAM = /([?&#])([^=&#?\s"'<>]+)=([^&#\s"'<>]*?)(?=[;,.)\]]*(?:[&#\s"'<>]|$))/g;
+// In free text a URL ends at whitespace, quotes, angle brackets or a control character (a colour code), none of
+// which a serialized URL holds raw, and a value leaves the punctuation that ends a sentence or a list (`; `, `, `,
+// `)`) to the text.
+const TEXT_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s\0-\x1f/"'<>]*)@/gi;
+const TEXT_PARAM = /([?&#])([^=&#?\s\0-\x1f"'<>]+)=([^&#\s\0-\x1f"'<>]*?)(?=[;,.)\]]*(?:[&#\s\0-\x1f"'<>]|$))/g;
 
 /** One URL (the whole string, parseable or not: several hosts, a bad port) with its credentials replaced by `***`. */
 export function redactUrl(url: string): string {
