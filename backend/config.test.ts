@@ -64,4 +64,37 @@ test('a rejected MONGODB_URI is reported without its password', () => {
   assert.match(message, /^MONGODB_URI=\S+ is not valid/);
 });
 
+test('a MONGODB_URI the driver refuses is a one-line ConfigError in its words, without the password', () => {
+  const cases: [string, RegExp][] = [
+    [
+      'mongodb://db/app?foo=bar',
+      /^MONGODB_URI=mongodb:\/\/db\/app\?foo=bar is not valid: option foo is not supported$/,
+    ],
+    ['mongodb://db:99999/app', /^MONGODB_URI=mongodb:\/\/db:99999\/app is not valid: Unable to parse db:99999/],
+    ['mongodb://db/app?tls=maybe', /is not valid: tls\/ssl must be either "true" or "false"$/],
+    ['mongodb://db/app?replicaSet=', /is not valid: URI option "replicaSet" cannot be specified with no value$/],
+    [
+      'mongodb://app:hunter2:secret@db/app',
+      /^MONGODB_URI=mongodb:\/\/app:\*\*\*@db\/app is not valid: Password contains/,
+    ],
+    [
+      'mongodb://app:hunter2/secret@db/app',
+      /^MONGODB_URI=mongodb:\/\/app:\*\*\*@db\/app is not valid: Password contains/,
+    ],
+    [
+      'mongodb://u%zz:hunter2secret@db/app',
+      /^MONGODB_URI=mongodb:\/\/u%zz:\*\*\*@db\/app is not valid: URI malformed$/,
+    ],
+    [
+      'mongodb://db/app?proxyHost=p&proxyPassword=hunter2secret',
+      /^MONGODB_URI=mongodb:\/\/db\/app\?proxyHost=p&proxyPassword=\*\*\* is not valid: Can only specify both/,
+    ],
+  ];
+  for (const [uri, expected] of cases) {
+    const message = configError(() => readConfig({ MONGODB_URI: uri }));
+    assert.match(message, expected, uri);
+    assert.not.match(message, /hunter2|secret/, uri);
+  }
+});
+
 test.run();

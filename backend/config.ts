@@ -2,7 +2,8 @@
 import { ConfigError } from '../lib/config-error.ts';
 import { readEnvironment, readInteger, readPort, readString } from '../lib/env.ts';
 import { readDeviceToken } from '../lib/device-token.ts';
-import { redactUri } from './mongo-uri.ts';
+import { redactUrl, scrubSecrets } from '../lib/redact-url.ts';
+import { driverRejection } from './mongo-uri.ts';
 
 type Env = Record<string, string | undefined>;
 
@@ -26,10 +27,13 @@ export function readConfig(env: Env): BackendConfig {
   const host = readString(env, 'HOST');
   const shutdownDelayMs = readInteger(env, 'SHUTDOWN_DELAY_MS', 0, { max: 60_000 });
   const mongodbUri = readString(env, 'MONGODB_URI', 'mongodb://localhost:27017/app');
+  // Redacted: the rejected value may still carry a password (and the driver's reason may quote part of it).
+  const quoted = `MONGODB_URI=${redactUrl(mongodbUri)} is not valid`;
   if (!/^mongodb(\+srv)?:\/\/[^/?#]+/i.test(mongodbUri)) {
-    // Redacted: the rejected value may still carry a password.
-    throw new ConfigError(`MONGODB_URI=${redactUri(mongodbUri)} is not valid: expected mongodb://host[:port]/database`);
+    throw new ConfigError(`${quoted}: expected mongodb://host[:port]/database`);
   }
+  const rejection = driverRejection(mongodbUri);
+  if (rejection !== undefined) throw new ConfigError(`${quoted}: ${scrubSecrets(rejection, mongodbUri)}`);
   return {
     port,
     host,

@@ -1,7 +1,7 @@
 // Pushes the MongoDB connection state into readiness from the driver's monitoring events — never a query per probe.
 import { MongoClient, type MongoClientOptions } from 'mongodb';
 import type { Logger } from '../lib/logger.ts';
-import { redactUri, scrubSecrets } from './mongo-uri.ts';
+import { redactUrl, scrubSecrets } from '../lib/redact-url.ts';
 
 export type DatabaseState = 'connected' | 'disconnected';
 
@@ -92,7 +92,7 @@ export function createDatabaseMonitor({
         if (closed) return;
         if (!reported) {
           log.warn(
-            { database: redactUri(uri), reason: scrubSecrets((error as Error).message, uri) },
+            { database: redactUrl(uri), reason: scrubSecrets((error as Error).message, uri) },
             'database unreachable; retrying',
           );
           reported = true;

@@ -11,7 +11,8 @@ import { readConfig } from './config.ts';
 import { createDatabaseMonitor } from './database-monitor.ts';
 import { createDeviceHub } from './device-hub.ts';
 import { DEVICE_MAX_PAYLOAD } from '../lib/device-protocol.ts';
-import { databaseName, redactUri } from './mongo-uri.ts';
+import { redactUrl } from '../lib/redact-url.ts';
+import { databaseName } from './mongo-uri.ts';
 
 runMain('backend', async function main() {
   const config = readConfig(process.env);
@@ -49,7 +50,7 @@ runMain('backend', async function main() {
     {
       port: typeof address === 'object' && address ? address.port : port,
       host: host ?? 'all interfaces',
-      database: redactUri(uri),
+      database: redactUrl(uri),
     },
     'backend listening',
   );

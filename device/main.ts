@@ -15,6 +15,7 @@ import { createSerialLink } from './serial-link.ts';
 import { createEmulator, EMULATOR_PATH } from './emulator.ts';
 import { deviceIdentity } from './device-identity.ts';
 import { DEVICE_MAX_PAYLOAD } from '../lib/device-protocol.ts';
+import { redactUrl } from '../lib/redact-url.ts';
 
 // Leaves room in the backend's frame limit for the reading's JSON and escaping (a control character costs 6 bytes).
 const MAX_LINE_BYTES = DEVICE_MAX_PAYLOAD / 8;
@@ -79,7 +80,7 @@ runMain('device', async function main() {
       host: config.host ?? 'all interfaces',
       serial: emulator ? 'emulator' : path,
       baudRate: config.baudRate,
-      backend: config.socketUrl,
+      backend: redactUrl(config.socketUrl),
       deviceId: config.deviceId,
       session,
     },

@@ -4,6 +4,7 @@ import { startServer } from '../lib/serve.ts';
 import { closeHttpServer, installGracefulShutdown, plainShutdownLog } from '../lib/shutdown.ts';
 import { createApp } from './app.ts';
 import { readConfig } from './config.ts';
+import { redactUrl } from '../lib/redact-url.ts';
 
 runMain(
   'frontend',
@@ -14,7 +15,8 @@ runMain(
     const { port: actual } = server.address() as { port: number };
     console.log(
       `frontend listening on ${host ?? 'all interfaces'} port ${actual}; ` +
-        `backend ${backendUrl}, device ${deviceUrl ?? 'not monitored (DEVICE_URL is empty)'}`,
+        `backend ${redactUrl(backendUrl)}, ` +
+        `device ${deviceUrl ? redactUrl(deviceUrl) : 'not monitored (DEVICE_URL is empty)'}`,
     );
     // In-flight /status.json requests end within the probe timeout; past this limit something is stuck.
     installGracefulShutdown({

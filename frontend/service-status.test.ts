@@ -38,6 +38,13 @@ test('a live, ready backend: liveness ok, readiness ready, checks, uptime, envir
   assert.equal(backend.hits.sort(), ['/api/health', '/api/ready']);
 });
 
+test("status.json, which anyone may read, shows the service's URL and problem without its password", async () => {
+  const backend = await fake({ '/api/health': { status: 200, body: healthyBody() } });
+  const status = await checkService('backend', backend.url.replace('//', '//ci:S3cret@'), 1000);
+  assert.not.match(JSON.stringify(status), 'S3cret');
+  assert.is(status.url, backend.url.replace('//', '//ci:***@'));
+});
+
 test('503 not_ready keeps the checks and names them in the problem', async () => {
   const device = await fake({
     '/api/health': { status: 200, body: healthyBody() },

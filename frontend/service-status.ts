@@ -1,5 +1,6 @@
 // Asks one service for its liveness and readiness at the same time and says, in one record, how it is doing.
 import { asObject } from './as-object.ts';
+import { redactUrl, redactUrlsIn } from '../lib/redact-url.ts';
 import { probe, type Fetch, type ProbeResult } from './probe.ts';
 import type { LivenessState, ReadinessState, ServiceStatus } from './status-document.ts';
 
@@ -24,16 +25,18 @@ export async function checkService(
   const readiness = readReadiness(ready);
   const problems = [live.problem, readiness.problem].filter((p): p is string => p !== null);
   const sameCause = !health.reached && !ready.reached && health.error === ready.error;
+  const problem = sameCause ? `unreachable: ${health.error}` : problems.length ? problems.join('; ') : null;
+  // The status document is public: the URL and an error that quotes it are shown without their credentials.
   return {
     name,
-    url,
+    url: redactUrl(url),
     liveness: live.state,
     readiness: readiness.state,
     checks: readiness.checks,
     uptime: live.uptime,
     environment: live.environment,
     database: live.database,
-    problem: sameCause ? `unreachable: ${health.error}` : problems.length ? problems.join('; ') : null,
+    problem: problem === null ? null : redactUrlsIn(problem),
     ms: Math.max(health.ms, ready.ms),
   };
 }

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readEnvironment, readInteger, readPort, readString, readUrl } from './env.ts';
+import { parsePort, readEnvironment, readInteger, readPort, readString, readUrl } from './env.ts';
 import { configError as message } from '../test/support/config-error.ts';
 
 test('defaults apply when a variable is unset or blank', () => {
@@ -16,6 +16,13 @@ test('valid values are parsed', () => {
   assert.is(readPort({ PORT: '65535' }, 'PORT', 3001), 65535);
   assert.is(readInteger({ SHUTDOWN_DELAY_MS: '250' }, 'SHUTDOWN_DELAY_MS', 0), 250);
   assert.is(readUrl({ BACKEND_URL: 'http://[::1]:9/' }, 'BACKEND_URL', 'http://x'), 'http://[::1]:9/');
+});
+
+test('parsePort takes decimal digits up to 65535 and nothing Number() would also take', () => {
+  assert.equal(['0', '80', '065535', '65535'].map(parsePort), [0, 80, 65535, 65535]);
+  for (const raw of ['', ' 80', '0x10', '1e3', '+80', '-1', '80.0', '65536', '9'.repeat(400)]) {
+    assert.is(parsePort(raw), undefined, JSON.stringify(raw));
+  }
 });
 
 test('bad values name the variable and the value, on one line', () => {
@@ -35,6 +42,14 @@ test('bad values name the variable and the value, on one line', () => {
     [
       () => readUrl({ BACKEND_URL: 'not a url' }, 'BACKEND_URL', 'http://localhost:3001'),
       'BACKEND_URL=not a url is not valid: expected a URL such as http://localhost:3001',
+    ],
+    [
+      () => readUrl({ BACKEND_URL: 'ftp://u:S3cret@x' }, 'BACKEND_URL', 'http://localhost:3001'),
+      'BACKEND_URL=ftp://u:***@x is not valid: expected a http: or https: URL',
+    ],
+    [
+      () => readUrl({ BACKEND_URL: 'http://u:S3cret@[x' }, 'BACKEND_URL', 'http://localhost:3001'),
+      'BACKEND_URL=http://u:***@[x is not valid: expected a URL such as http://localhost:3001',
     ],
     [
       () => readUrl({ BACKEND_URL: 'ftp://x' }, 'BACKEND_URL', 'http://localhost:3001'),

@@ -22,6 +22,19 @@ test('production writes one JSON object per line with a numeric level', () => {
   assert.is(warn.level, 40);
 });
 
+test('a `url` field is redacted, in a line and in a child binding, in production and local mode', () => {
+  for (const environment of ['production', 'local']) {
+    const { stream, lines } = sink();
+    const log = createLogger({ name: 'device', environment, stream });
+    log.warn({ url: 'ws://dev:S3cret@backend:3001/api/device/socket?token=T0k' }, 'backend socket closed');
+    log.child({ url: 'http://u:S3cret@h/' }).info('child');
+    const text = lines.join('\n');
+    assert.not.match(text, /S3cret|T0k/, environment);
+    assert.match(text, 'ws://dev:***@backend:3001/api/device/socket?token=***', environment);
+    assert.match(text, 'http://u:***@h/', environment);
+  }
+});
+
 test('an unknown NODE_ENV also logs JSON', () => {
   const { stream, lines } = sink();
   createLogger({ name: 'x', environment: 'staging', stream }).info('hi');

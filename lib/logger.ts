@@ -2,6 +2,7 @@
 import { pino, destination, type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
 import pretty from 'pino-pretty';
 import { ConfigError } from './config-error.ts';
+import { redactUrl } from './redact-url.ts';
 
 export type { Logger };
 
@@ -20,7 +21,9 @@ export function createLogger({ name, environment, level = 'info', stream }: Logg
   if (!LEVELS.has(level)) {
     throw new ConfigError(`LOG_LEVEL=${level} is not valid: expected one of ${[...LEVELS].join(', ')}`);
   }
-  const options = { name, level: level as LevelWithSilent, base: { pid: process.pid } };
+  // Any `url` field is redacted on its way out (the device's socket lines carry BACKEND_URL's): no line can leak it.
+  const serializers = { url: (url: unknown) => (typeof url === 'string' ? redactUrl(url) : url) };
+  const options = { name, level: level as LevelWithSilent, base: { pid: process.pid }, serializers };
   if (environment === 'local') {
     // Synchronous in-process pretty printing: no worker thread, nothing lost at exit. LOG_SINGLE_LINE=1 (set
     // by `npm start`, which prefixes each line with the service's name) keeps each entry on one line.

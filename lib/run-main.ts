@@ -41,7 +41,7 @@ export function reportFatal(
 
 /**
  * The line pino's `fatal` would write (level 60), built by hand: the MongoDB stand-in's image carries only this
- * file and its two imports, no logger. `code` is the error's code (or its cause's: EADDRINUSE), else its name.
+ * file and what it imports, no logger. `code` is the error's code (or its cause's: EADDRINUSE), else its name.
  */
 function fatalLine(name: string, error: unknown, known: boolean): string {
   const err = error instanceof Error ? error : new Error(String(error));

@@ -40,6 +40,10 @@ case $host in
   *) base="http://$host:8443" ;;
 esac
 url=$base$path
+# Printed with *** for its password and secret query values, by lib/redact-url.ts's rule: CI logs are read widely.
+shown=$(printf '%s' "$url" | sed -E \
+  -e 's|^([a-z][a-z0-9+.-]*://[^:/@?#]*):[^/]*@|\1:***@|I' \
+  -e 's/([?&#])(sig|auth|[^=&#?]*(pass|pwd|secret|token|key|credential|signature)[^=&#?]*)=[^&#]*/\1\2=***/Ig')
 
 errors=$(mktemp)
 trap 'rm -f "$errors"' EXIT
@@ -49,7 +53,7 @@ for ((try = 1; try <= retries; try++)); do
     --max-time "$timeout" "$url" 2>"$errors")
   code=$?
   if [ $code -eq 0 ] && [ "$status" = 200 ]; then
-    echo "$name: try $try/$retries: $url answered 200: healthy"
+    echo "$name: try $try/$retries: $shown answered 200: healthy"
     exit 0
   fi
   if [ $code -ne 0 ]; then
@@ -58,9 +62,9 @@ for ((try = 1; try <= retries; try++)); do
   else
     why="answered $status"
   fi
-  echo "$name: try $try/$retries: $url $why"
+  echo "$name: try $try/$retries: $shown $why"
   [ "$try" -lt "$retries" ] && sleep "$delay"
 done
 
-echo "$name: $url is not healthy after $retries tries" >&2
+echo "$name: $shown is not healthy after $retries tries" >&2
 exit 1

@@ -5,6 +5,7 @@ import { parseSmokeArgs } from './config.ts';
 import { NoAnswerError } from './fs-answer.ts';
 import { renderUsage } from './usage.ts';
 import { CLIError } from '../lib/cli-error.ts';
+import { redactUrlsIn } from '../lib/redact-url.ts';
 import { EXIT_ERROR, EXIT_PASS } from './exit-codes.ts';
 
 // Why not citty (0.2.2), which the design card names: its runMain ends every error with process.exit(1), but 1
@@ -30,9 +31,11 @@ export async function main(rawArgs: string[], state: SmokeState): Promise<number
 
 const state: SmokeState = {
   env: process.env,
+  // Every line shows a URL without its password or secret query values: a reason (a redirect's Location), a
+  // page issue, a LOAD stack trace (Chromium's message quotes the URL), a rejected --frontend in an error line.
   io: {
-    out: (line) => process.stdout.write(`${line}\n`),
-    err: (line) => process.stderr.write(`${line}\n`),
+    out: (line) => process.stdout.write(`${redactUrlsIn(line)}\n`),
+    err: (line) => process.stderr.write(`${redactUrlsIn(line)}\n`),
     colors: createColors(colorEnabled(process.stdout)),
   },
 };

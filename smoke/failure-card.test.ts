@@ -27,6 +27,20 @@ test('the card shows the URL, reasons, time and what arrived, with every piece o
   assert.match(html, 'not be painted');
 });
 
+test('the card shows the URL and the reasons with *** for their credentials', () => {
+  const html = cardHtml({
+    url: 'http://ci:S3cret@x/?access_token=T0k',
+    reasons: ['redirected elsewhere: HTTP 302 to http://ci:S3cret@y/'],
+    ms: 10,
+    timeout: 1500,
+    received: { summary: 'no response' },
+    at: new Date('2026-01-02T03:04:05Z'),
+  });
+  assert.not.match(html, /S3cret|T0k/);
+  assert.match(html, 'http://ci:***@x/?access_token=***');
+  assert.match(html, 'redirected elsewhere: HTTP 302 to http://ci:***@y/');
+});
+
 test('the placeholder is a valid 320×200 greyscale PNG: signature, chunk CRCs, and the pixel rows', () => {
   const png = placeholderPng();
   assert.equal([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);

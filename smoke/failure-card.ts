@@ -1,5 +1,6 @@
 // A picture for a LOAD failure Chromium could not paint: a card with the URL, the reason, the time and what arrived.
 import type { Browser } from 'puppeteer-core';
+import { redactUrl, redactUrlsIn } from '../lib/redact-url.ts';
 import type { Receipt } from './document-receipt.ts';
 import { bounded, capturePng } from './page-capture.ts';
 
@@ -67,8 +68,8 @@ pre {
 <h1>LOAD failed: the page could not be painted</h1>
 <p class="note">A failure card drawn by the smoke CLI in a fresh tab, standing in for a screenshot of the page.</p>
 <table>
-${row('URL', esc(url))}
-${row('Reason', reasons.map(esc).join('<br>'))}
+${row('URL', esc(redactUrl(url)))}
+${row('Reason', reasons.map((reason) => esc(redactUrlsIn(reason))).join('<br>'))}
 ${row('Elapsed', `${ms} ms (timeout ${timeout} ms)`)}
 ${row('Received', `${esc(received.summary)}${body}`)}
 ${row('At', esc(at.toISOString()))}

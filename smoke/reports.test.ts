@@ -43,6 +43,50 @@ const summary: SmokeSummary = {
   ],
 };
 
+// A URL's password and secret query values never reach a file the workflows upload as an artifact.
+const secretive: SmokeSummary = {
+  ...summary,
+  probes: [
+    {
+      kind: 'READY',
+      target: 'backend',
+      url: 'http://ci:S3cret@b/api/ready',
+      ok: false,
+      ms: 6,
+      reasons: ['redirected elsewhere: HTTP 302 to http://ci:S3cret@b/login?session_token=T0k; then gave up'],
+      attempts: 1,
+    },
+    {
+      kind: 'LOAD',
+      target: 'frontend',
+      url: 'http://f/?access_token=T0k',
+      ok: false,
+      ms: 700,
+      reasons: ['net::ERR_CONNECTION_REFUSED at http://f/?access_token=T0k'],
+      attempts: 1,
+      screenshot: null,
+      issues: ['request failed: GET http://f/app.js?sig=T0k net::ERR_FAILED'],
+    },
+  ],
+};
+
+test('JSON, JUnit and the step summary show URLs with *** for their credentials, in url, reasons and issues', () => {
+  for (const text of [toJson(secretive), toJunit(secretive), toStepSummary(secretive)]) {
+    assert.not.match(text, /S3cret|T0k/, text);
+  }
+  const parsed = JSON.parse(toJson(secretive));
+  assert.equal(
+    parsed.probes.map((p: { url: string }) => p.url),
+    ['http://ci:***@b/api/ready', 'http://f/?access_token=***'],
+  );
+  assert.is(
+    parsed.probes[0].reason,
+    'redirected elsewhere: HTTP 302 to http://ci:***@b/login?session_token=***; then gave up',
+  );
+  assert.equal(parsed.probes[1].issues, ['request failed: GET http://f/app.js?sig=*** net::ERR_FAILED']);
+  assert.match(toJunit(secretive), 'url: http://f/?access_token=***');
+});
+
 test('JSON: every probe with kind, target, url, result, ms, reason', () => {
   const parsed = JSON.parse(toJson(summary));
   assert.equal(

@@ -4,12 +4,28 @@ import { dirname } from 'node:path';
 import { answerWithin, NoAnswerError } from './fs-answer.ts';
 import { describeFsError } from './fs-error.ts';
 import { CLIError } from '../lib/cli-error.ts';
+import { redactUrl, redactUrlsIn } from '../lib/redact-url.ts';
 import type { ProbeResult, SmokeSummary } from './types.ts';
 
 const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
+
+/**
+ * The run as it may be written down: every URL, in `url`, the reasons and the page issues (a redirect's Location,
+ * a request Chromium made), with `***` for its password and secret query values. CI uploads these files.
+ */
+function redacted(s: SmokeSummary): SmokeSummary {
+  const probes = s.probes.map((p) => ({
+    ...p,
+    url: redactUrl(p.url),
+    reasons: p.reasons.map(redactUrlsIn),
+    ...(p.issues ? { issues: p.issues.map(redactUrlsIn) } : {}),
+  }));
+  return { ...s, probes };
+}
 const reasonOf = (p: ProbeResult) => (p.reasons.length ? p.reasons.join('; ') : null);
 
-export function toJson(s: SmokeSummary): string {
+export function toJson(summary: SmokeSummary): string {
+  const s = redacted(summary);
   const probes = s.probes.map((p) => ({
     kind: p.kind,
     target: p.target,
@@ -25,7 +41,8 @@ export function toJson(s: SmokeSummary): string {
   return `${JSON.stringify({ result: verdict(ok), passed, failed, total, ms, startedAt, probes }, null, 2)}\n`;
 }
 
-export function toJunit(s: SmokeSummary): string {
+export function toJunit(summary: SmokeSummary): string {
+  const s = redacted(summary);
   const cases = s.probes.map((p) => {
     const time = (p.ms / 1000).toFixed(3);
     const open = `  <testcase classname="smoke.${p.target}" name="${p.kind} ${p.target}" time="${time}"`;
@@ -43,7 +60,8 @@ export function toJunit(s: SmokeSummary): string {
   ].join('\n');
 }
 
-export function toStepSummary(s: SmokeSummary): string {
+export function toStepSummary(summary: SmokeSummary): string {
+  const s = redacted(summary);
   const rows = s.probes.map((p) => {
     const note = [...(p.ok ? [] : p.reasons), ...(p.issues ?? [])].join('; ') || (p.screenshot ?? '');
     return `| ${p.kind} | ${p.target} | ${p.ok ? '✅ PASS' : '❌ FAIL'} | ${p.ms} | ${_cell(note)} |`;

@@ -159,12 +159,51 @@ test('credentials in MONGODB_URI are never printed, in logs or bodies', async ()
   );
 });
 
+test('secrets in MONGODB_URI options are never printed either: proxyPassword, tlsCertificateKeyFilePassword', async () => {
+  await startMongoProcess(mongoPort);
+  const [proxySecret, keySecret] = ['Pr0xy-S3cret', 'K3y-S3cret'];
+  const backend = await startBackend({
+    MONGODB_URI:
+      `mongodb://127.0.0.1:${mongoPort}/orders?proxyHost=127.0.0.1&proxyPort=9&proxyUsername=p` +
+      `&proxyPassword=${proxySecret}&tls=true&tlsCertificateKeyFilePassword=${keySecret}`,
+    LOG_LEVEL: 'debug',
+  });
+  await waitFor(() => backend.stdout.some((line) => line.includes('database unreachable')), {
+    timeout: 15_000,
+    what: 'a failed connection attempt logged',
+  });
+  await backend.stop();
+  const everything = backend.lines.join('\n');
+  assert.not.match(everything, proxySecret);
+  assert.not.match(everything, keySecret);
+  assert.ok(
+    backend.stdout.some(
+      (line) => line.includes('proxyPassword=***') && line.includes('tlsCertificateKeyFilePassword=***'),
+    ),
+    'the redacted URI is logged',
+  );
+});
+
 test('bad settings: one line naming the variable (and the JSON fatal line), exit 1', async () => {
   for (const [env, expected] of [
     [{ PORT: 'abc' }, 'backend: PORT=abc is not valid'],
     [{ SHUTDOWN_DELAY_MS: 'soon' }, 'backend: SHUTDOWN_DELAY_MS=soon is not valid'],
     [{ MONGODB_URI: 'postgres://x' }, 'backend: MONGODB_URI=postgres://x is not valid'],
     [{ LOG_LEVEL: 'loud' }, 'backend: LOG_LEVEL=loud is not valid'],
+    // URIs the driver refuses once were an "unexpected error" with a stack: now its reason, in the same line.
+    [{ MONGODB_URI: 'mongodb://db/app?foo=bar' }, 'backend: MONGODB_URI=mongodb://db/app?foo=bar is not valid: option'],
+    [{ MONGODB_URI: 'mongodb://db:99999/app' }, 'backend: MONGODB_URI=mongodb://db:99999/app is not valid: Unable'],
+    [
+      { MONGODB_URI: 'mongodb://db/app?tls=maybe' },
+      'backend: MONGODB_URI=mongodb://db/app?tls=maybe is not valid: tls',
+    ],
+    [
+      { MONGODB_URI: 'mongodb://db/app?replicaSet=' },
+      'backend: MONGODB_URI=mongodb://db/app?replicaSet= is not valid:',
+    ],
+    [{ MONGODB_URI: 'mongodb://u:pa:ss@db/app' }, 'backend: MONGODB_URI=mongodb://u:***@db/app is not valid: Password'],
+    [{ MONGODB_URI: 'mongodb://u:pa/ss@db/app' }, 'backend: MONGODB_URI=mongodb://u:***@db/app is not valid: Password'],
+    [{ MONGODB_URI: 'mongodb://u%zz:p@db/app' }, 'backend: MONGODB_URI=mongodb://u%zz:***@db/app is not valid: URI'],
   ] as const) {
     await expectRefusal('backend/main.ts', { env }, expected);
   }

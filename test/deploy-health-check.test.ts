@@ -121,6 +121,20 @@ test('an IPv6 host in brackets, and HEALTH_PATH', async () => {
   assert.equal(server.paths, ['/api/ready']);
 });
 
+test("a URL's password and secret query values are printed as ***: CI logs are read widely", async () => {
+  const server = await serve([503, 200]);
+  const result = await run([`http://ci:S3cret@127.0.0.1:${server.port}`, '2'], {
+    HEALTH_PATH: '/api/health?token=T0k',
+  });
+  assert.is(result.code, 0, result.stderr.join('\n'));
+  const shown = `http://ci:***@127.0.0.1:${server.port}/api/health?token=***`;
+  assert.equal(result.stdout, [
+    `deploy-health-check: try 1/2: ${shown} answered 503`,
+    `deploy-health-check: try 2/2: ${shown} answered 200: healthy`,
+  ]);
+  assert.equal(server.paths, ['/api/health?token=T0k', '/api/health?token=T0k'], 'the request itself is as given');
+});
+
 test('a host without a port means the cloud backend port 8443', async () => {
   const result = await run(['127.0.0.1', '1'], { REQUEST_TIMEOUT_S: '1' });
   assert.match(result.stdout[0] ?? '', /^deploy-health-check: try 1\/1: http:\/\/127\.0\.0\.1:8443\/api\/health /);

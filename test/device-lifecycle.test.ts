@@ -61,6 +61,20 @@ test('production logs: every line is JSON with a numeric level; request lines ca
   assert.ok(lines.some((l) => l.msg === 'readiness: backend is connected' && l.level === 30));
 });
 
+test("BACKEND_URL's password is never logged: the listening line and the socket's lines show it as ***", async () => {
+  const backendUrl = backend.url.replace('//', '//dev:S3cret-Pa55@');
+  const device = await startDevice({ SERIAL_PATH: pty.devicePath, BACKEND_URL: backendUrl });
+  const connected = await waitFor(() => jsonLines(device).find((l) => l.msg === 'backend socket connected'), {
+    timeout: 5000,
+    what: 'the socket connected (a line carrying its URL)',
+  });
+  await device.stop();
+  assert.not.match(device.lines.join('\n'), 'S3cret-Pa55');
+  const started = jsonLines(device).find((l) => l.msg === 'device service listening')!;
+  assert.is(started.backend, `${backendUrl.replace('http:', 'ws:').replace('S3cret-Pa55', '***')}/api/device/socket`);
+  assert.is(connected.url, started.backend);
+});
+
 test('SIGTERM: readiness 503 at once, socket closed with 1001, port closed, exit 0', async () => {
   const device = await startDevice({
     SERIAL_PATH: pty.devicePath,

@@ -85,6 +85,11 @@ function hasConnections(server: Server) {
 const badSettings: [Record<string, string>, string][] = [
   [{ PORT: 'abc' }, 'frontend: PORT=abc is not valid: expected a port number from 0 to 65535'],
   [{ BACKEND_URL: 'ftp://x' }, 'frontend: BACKEND_URL=ftp://x is not valid: expected a http: or https: URL'],
+  // A rejected URL is quoted without its password.
+  [
+    { BACKEND_URL: 'ftp://u:S3cret@x/?token=T0k' },
+    'frontend: BACKEND_URL=ftp://u:***@x/?token=*** is not valid: expected a http: or https: URL',
+  ],
   [
     { STATUS_TIMEOUT_MS: 'soon' },
     'frontend: STATUS_TIMEOUT_MS=soon is not valid: expected a whole number from 50 to 60000',

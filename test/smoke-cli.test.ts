@@ -397,4 +397,34 @@ test('SIGTERM mid-run closes Chromium, removes its profile and exits 143', async
   assert.not.ok(existsSync(join(dir('term'), 'frontend-ok.png')));
 });
 
+test("a URL's password and secret query values are printed and written as ***, never as given", async () => {
+  const json = join(dir('secrets'), 'smoke.json');
+  const junit = join(dir('secrets'), 'smoke.xml');
+  const backend = `${F.replace('//', '//ci:S3cret-Pa55@')}/not-ready`;
+  const frontend = `${F}/console-error/?access_token=T0ken-Value`;
+  const args = ['--backend', backend, '--frontend', frontend, '--artifacts', dir('secrets'), '--timeout', '5000'];
+  const run = await runCli([...args, '--json', json, '--junit', junit]);
+  assert.is(run.code, 1, show(run));
+  const written = [...run.stdout, ...run.stderr, readFileSync(json, 'utf8'), readFileSync(junit, 'utf8')].join('\n');
+  assert.not.match(written, /S3cret-Pa55|T0ken-Value/);
+  const shown = `${F.replace('//', '//ci:***@')}/not-ready`;
+  assert.equal(
+    JSON.parse(readFileSync(json, 'utf8')).probes.map((p: { url: string }) => p.url),
+    [`${shown}/api/health`, `${shown}/api/ready`, `${F}/console-error/?access_token=***`],
+  );
+  assert.match(readFileSync(junit, 'utf8'), `url: ${shown}/api/ready`);
+
+  // Nothing listens: the LOAD probe's exception, whose message and stack on stderr quote the page's URL.
+  const closed = `http://127.0.0.1:${await freePort()}/?access_token=T0ken-Value`;
+  const thrown = await runCli(['--backend', `${F}/ok`, '--frontend', closed, '--artifacts', dir('secrets')]);
+  assert.is(thrown.code, 1, show(thrown));
+  assert.match(thrown.stderr.join('\n'), /ERR_CONNECTION_REFUSED at http:\/\/127\.0\.0\.1:\d+\/\?access_token=\*\*\*/);
+  assert.not.match([...thrown.stdout, ...thrown.stderr].join('\n'), 'T0ken-Value');
+
+  const refused = await runCli(['--frontend', 'ftp://ci:S3cret-Pa55@x/', '--artifacts', dir('secrets')]);
+  assert.is(refused.code, 2, show(refused));
+  assert.not.match(refused.stderr.join('\n'), 'S3cret-Pa55');
+  assert.match(refused.stderr.join('\n'), '"ftp://ci:***@x/"');
+});
+
 test.run();

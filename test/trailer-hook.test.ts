@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnProcess, stopAll } from './support/spawn-process.ts';
 import { root } from './support/spawn-service.ts';
+import { checkMessage } from '../smoke/trailer/check.ts';
 
 const test = suite('trailer-hook');
 const dir = mkdtempSync(join(tmpdir(), 'trailer-hook-'));
@@ -121,5 +122,37 @@ test(
     assert.is(await head(), before, 'nothing was committed');
   },
 );
+
+// git's whitespace is ASCII space, tab, CR and LF (its own ctype table); JavaScript's \s and trim() also take
+// U+00A0, the BOM, U+2028, \v and \f, which once let the check accept a trailer git never sees.
+const SPACES = { nbsp: '\u00a0', bom: '\ufeff', ls: '\u2028', vt: '\v', ff: '\f', space: ' ', tab: '\t', cr: '\r' };
+
+test('the check sees a trailer exactly where `git interpret-trailers --parse` does, whatever the whitespace', async () => {
+  for (const [name, ch] of Object.entries(SPACES)) {
+    const shapes = {
+      'a line of it between the body and the trailer': `Backend: readiness\n\nThe body.\n${ch}\n${SKIPPED}\n`,
+      'a line of it after the trailer': `Backend: readiness\n\nThe body.\n\n${SKIPPED}\n${ch}\n`,
+      'a line starting with it after a trailer': `Backend: readiness\n\nCo-authored-by: P <p@x.org>\n${ch}more\n${SKIPPED}\n`,
+      'a line of it after the subject': `Backend: readiness\n${ch}\n${SKIPPED}\n`,
+    };
+    for (const [shape, message] of Object.entries(shapes)) {
+      const parsed = await git(['interpret-trailers', '--parse'], {}, message);
+      assert.is(parsed.code, 0, parsed.stderr);
+      const gitSees = parsed.stdout.includes(SKIPPED);
+      const reason = checkMessage(message);
+      assert.is(reason === undefined, gitSees, `${name}, ${shape}: git ${gitSees ? 'sees' : 'misses'} it; ${reason}`);
+    }
+  }
+});
+
+test('the hook refuses a trailer that a line holding only U+00A0 keeps from git', async () => {
+  change();
+  await git(['add', '-A']);
+  const before = await head();
+  const run = await git(['commit', '-q', '-m', `Backend: readiness\n\nThe body.\n\u00a0\n${SKIPPED}`]);
+  assert.is(run.code, 1, 'the commit was refused');
+  assert.match(run.stderr, /^smoke trailer check: the smoke trailer on line 5 is not a trailer to git/m);
+  assert.is(await head(), before, 'nothing was committed');
+});
 
 test.run();

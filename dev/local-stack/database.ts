@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { redactUri } from '../../backend/mongo-uri.ts';
+import { redactUrl } from '../../lib/redact-url.ts';
 import type { StackChild } from './child.ts';
 import { StackError } from './error.ts';
 
@@ -29,7 +29,7 @@ const DB_NAME = 'app';
 
 export async function startDatabase({ uri, port, path, deadlineMs, start }: DatabaseOptions): Promise<Database> {
   if (uri)
-    return { uri, note: `database: MONGODB_URI from the environment (${redactUri(uri)})`, cleanup: async () => {} };
+    return { uri, note: `database: MONGODB_URI from the environment (${redactUrl(uri)})`, cleanup: async () => {} };
   const local = `mongodb://127.0.0.1:${port}/${DB_NAME}`;
   const mongod = findOnPath('mongod', path);
   if (mongod) {

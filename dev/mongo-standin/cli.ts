@@ -1,6 +1,7 @@
 // The stand-in's command line: parses its options, starts the server and stops it on SIGTERM/SIGINT.
 import { CLIError } from '../../lib/cli-error.ts';
 import { ConfigError } from '../../lib/config-error.ts';
+import { parsePort } from '../../lib/env.ts';
 import { parseCommandLine } from '../../lib/parse-command-line.ts';
 import { runMain } from '../../lib/run-main.ts';
 import { startMongoStandin } from './server.ts';
@@ -32,8 +33,9 @@ async function main(): Promise<void> {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
-  const port = Number(values.port ?? 0);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  // Read as the services read PORT: `--port 0x10` once listened on port 16, and `--port=` on any free port.
+  const port = values.port === undefined ? 0 : parsePort(values.port);
+  if (port === undefined) {
     throw new ConfigError(`--port must be an integer from 0 to 65535, got "${values.port}"`);
   }
   // Tests that kill the process wait for "stream open" first: from then on the driver notices the kill at once.

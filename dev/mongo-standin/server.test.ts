@@ -422,10 +422,24 @@ test('CLI: an unknown option or a missing value is one line on stderr, exit 1', 
   }
 });
 
-test('CLI: a bad --port is one line on stderr and exit 1', async () => {
-  const proc = cli('--port', 'abc');
-  assert.is(await proc.waitExit(15000), 1);
-  assert.equal(proc.stderr.filter(Boolean), ['mongo stand-in: --port must be an integer from 0 to 65535, got "abc"']);
+test('CLI: a bad --port is one line on stderr and exit 1, read as the services read PORT', async () => {
+  // Number() took hex, exponents and the empty string: --port 0x10 listened on port 16.
+  for (const args of [
+    ['--port', 'abc'],
+    ['--port', '0x10'],
+    ['--port', '1e3'],
+    ['--port='],
+    ['--port', ' 80'],
+    ['--port', '70000'],
+  ]) {
+    const proc = cli(...args);
+    assert.is(await proc.waitExit(15000), 1, args.join(' '));
+    assert.equal(proc.stdout.filter(Boolean), [], args.join(' '));
+    const value = args.length === 1 ? '' : args[1];
+    assert.equal(proc.stderr.filter(Boolean), [
+      `mongo stand-in: --port must be an integer from 0 to 65535, got "${value}"`,
+    ]);
+  }
 });
 
 test.run();

@@ -36,7 +36,12 @@ export interface ParsedMessage {
   trailers: Trailer[];
 }
 
-const isBlank = (text: string) => text.trim() === '';
+// git's whitespace is its own ctype table's: space, tab, CR and LF only. JavaScript's \s and trim() also take
+// U+00A0, the BOM, U+2028, \v and \f, and a line of one of those would hide a trailer from git but not from us.
+export const isBlank = (text: string) => /^[ \t\r\n]*$/.test(text);
+/** A line that starts with git's whitespace continues the trailer above it. */
+export const startsWithSpace = (text: string) => /^[ \t\r\n]/.test(text);
+export const trimGit = (text: string) => text.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, '');
 const isComment = (text: string) => text.startsWith(COMMENT);
 
 /** git's find_separator: a token of letters, digits and hyphens, optional whitespace, then the colon. */
@@ -56,7 +61,7 @@ export function separatorAt(text: string): number {
 }
 
 export function parseMessage(raw: string): ParsedMessage {
-  const all = raw.split('\n').map((text, index) => ({ number: index + 1, text: text.replace(/\r$/, '').trimEnd() }));
+  const all = raw.split('\n').map((text, index) => ({ number: index + 1, text: text.replace(/[ \t\r]+$/, '') }));
   const cut = all.findIndex((line) => line.text === SCISSORS);
   const lines = cut >= 0 ? all.slice(0, cut) : all;
   while (lines.length > 0 && (isBlank(lines.at(-1)!.text) || isComment(lines.at(-1)!.text))) lines.pop();
@@ -100,10 +105,10 @@ function blockStart(lines: MessageLine[], afterSubject: number): number | undefi
       trailerLines++;
       possibleContinuations = 0;
       recognised = true;
-    } else if (separatorAt(text) >= 1 && !/^\s/.test(text)) {
+    } else if (separatorAt(text) >= 1 && !startsWithSpace(text)) {
       trailerLines++;
       possibleContinuations = 0;
-    } else if (/^\s/.test(text)) {
+    } else if (startsWithSpace(text)) {
       possibleContinuations++;
     } else {
       nonTrailerLines += 1 + possibleContinuations;
@@ -119,13 +124,13 @@ function collect(block: MessageLine[]): Trailer[] {
   let last: Trailer | undefined;
   for (const { number, text } of block) {
     if (isComment(text)) continue;
-    if (/^\s/.test(text) && last) {
-      last.text = `${last.text} ${text.trim()}`;
+    if (startsWithSpace(text) && last) {
+      last.text = `${last.text} ${trimGit(text)}`;
       continue;
     }
     const at = GIT_GENERATED.some((prefix) => text.startsWith(prefix)) ? text.indexOf(':') : separatorAt(text);
-    if (at >= 1 && !/^\s/.test(text)) {
-      last = { token: text.slice(0, at).trim(), text, number };
+    if (at >= 1 && !startsWithSpace(text)) {
+      last = { token: trimGit(text.slice(0, at)), text, number };
       trailers.push(last);
     } else {
       last = undefined;

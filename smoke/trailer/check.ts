@@ -1,6 +1,14 @@
 // Checks a commit message carries exactly one well-formed smoke trailer in git's trailer block (the `check`
 // subcommand and commit-msg hook).
-import { COMMENT, parseMessage, separatorAt, type MessageLine, type ParsedMessage } from './block.ts';
+import {
+  COMMENT,
+  isBlank,
+  parseMessage,
+  startsWithSpace,
+  separatorAt,
+  type MessageLine,
+  type ParsedMessage,
+} from './block.ts';
 import { PASS_DETAIL, TRAILER_LINE } from './format.ts';
 
 // Lines that claim to be a smoke trailer; a subject such as "smoke: fix the probe" is not one.
@@ -47,7 +55,8 @@ function misplaced({ lines, subjectEnd, block }: ParsedMessage, line: number): s
   if (block || line < lastParagraph)
     return `the smoke trailer on line ${line} is not in the trailer block at the end of the message (${WHERE})`;
   const prose = lines.find(
-    (l) => l.number >= lastParagraph && !l.text.startsWith(COMMENT) && !/^\s/.test(l.text) && separatorAt(l.text) < 1,
+    (l) =>
+      l.number >= lastParagraph && !l.text.startsWith(COMMENT) && !startsWithSpace(l.text) && separatorAt(l.text) < 1,
   );
   const why = prose
     ? `line ${prose.number} "${prose.text.slice(0, 60)}" in its paragraph is not a \`Token: value\` line`
@@ -61,7 +70,7 @@ function misplaced({ lines, subjectEnd, block }: ParsedMessage, line: number): s
 /** Number of the first line of the message's last paragraph. */
 function lastParagraphStart(lines: MessageLine[]): number {
   let index = lines.length - 1;
-  while (index > 0 && lines[index - 1]!.text.trim() !== '') index--;
+  while (index > 0 && !isBlank(lines[index - 1]!.text)) index--;
   return lines[index]?.number ?? 0;
 }
 
