@@ -140,7 +140,7 @@ test(
       assert.ok(took >= 480 && took < 1500, `answered after ${took} ms; the probe timeout is 500 ms`);
       const doc = (await res.json()) as StatusDocument;
       assert.equal([doc.services.device?.liveness, doc.services.device?.readiness], ['unreachable', 'unreachable']);
-      assert.is(doc.services.device?.problem, 'unreachable: no answer within 500 ms');
+      assert.is(doc.services.device?.problem, 'unreachable: no response within 500ms');
       assert.is(doc.services.backend.readiness, 'ready');
       assert.is(doc.overall, 'degraded');
     } finally {

@@ -3,7 +3,6 @@ import { fileURLToPath } from 'node:url';
 import { Hono } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
 import { accessLog, type LogLine } from './access-log.ts';
-import type { Fetch } from './probe.ts';
 import { loadStaticFiles, staticFiles } from './static-files.ts';
 import { createStatusCollector } from './status-collector.ts';
 
@@ -17,18 +16,10 @@ export interface FrontendDeps {
   timeoutMs: number;
   log: LogLine;
   publicDir?: string;
-  fetch?: Fetch;
 }
 
-export function createApp({
-  backendUrl,
-  deviceUrl,
-  timeoutMs,
-  log,
-  publicDir = PUBLIC_DIR,
-  fetch,
-}: FrontendDeps): Hono {
-  const collector = createStatusCollector({ backendUrl, deviceUrl, timeoutMs, fetch });
+export function createApp({ backendUrl, deviceUrl, timeoutMs, log, publicDir = PUBLIC_DIR }: FrontendDeps): Hono {
+  const collector = createStatusCollector({ backendUrl, deviceUrl, timeoutMs });
   const app = new Hono();
 
   app.use(accessLog(log));

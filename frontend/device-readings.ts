@@ -1,11 +1,18 @@
 // Reads the backend's device list (GET /api/devices) and picks the latest reading; a missing list is not an error page.
 import { asObject } from './as-object.ts';
-import { probe, type Fetch } from './probe.ts';
+import { probe } from './probe.ts';
 import { joinUrl } from './service-status.ts';
 import type { DeviceReading, DeviceSummary, ReadingsStatus } from './status-document.ts';
 
-export async function readDevices(backendUrl: string, timeoutMs: number, fetchImpl?: Fetch): Promise<ReadingsStatus> {
-  const result = await probe(joinUrl(backendUrl, '/api/devices'), timeoutMs, fetchImpl);
+/**
+ * The list grows with every device the backend has seen, and a reading may be up to 8 KiB: thousands of devices
+ * fit, while a backend that answers without end still costs the frontend no more than this.
+ */
+export const DEVICE_LIST_MAX_BYTES = 4 * 1024 * 1024;
+
+export async function readDevices(backendUrl: string, timeoutMs: number): Promise<ReadingsStatus> {
+  const url = joinUrl(backendUrl, '/api/devices');
+  const result = await probe(url, timeoutMs, { maxBytes: DEVICE_LIST_MAX_BYTES });
   const unavailable = (problem: string): ReadingsStatus => ({ available: false, problem, devices: [], latest: null });
   if (!result.reached) return unavailable(`device list: ${result.error}`);
   const list = asObject(result.body)?.devices;

@@ -72,7 +72,7 @@ test('a closed port is unreachable: connection refused, quickly', async () => {
   const status = await checkService('backend', gone.url, 1500);
   assert.is(status.liveness, 'unreachable');
   assert.is(status.readiness, 'unreachable');
-  assert.is(status.problem, 'unreachable: connection refused');
+  assert.is(status.problem, `unreachable: connection refused at 127.0.0.1:${gone.port} (is the service running?)`);
   assert.ok(Date.now() - started < 1000, `took ${Date.now() - started} ms`);
 });
 
@@ -87,7 +87,7 @@ test('a service that accepts and never answers is unreachable once the timeout p
   const took = Date.now() - started;
   assert.is(status.liveness, 'unreachable');
   assert.is(status.readiness, 'unreachable');
-  assert.is(status.problem, 'unreachable: no answer within 300 ms');
+  assert.is(status.problem, 'unreachable: no response within 300ms');
   assert.ok(took >= 280 && took < 1500, `took ${took} ms`);
 });
 
@@ -103,7 +103,33 @@ test('headers then a stalled body is still bounded by the timeout', async () => 
   );
   assert.is(status.liveness, 'unreachable');
   assert.is(status.readiness, 'ready');
-  assert.is(status.problem, 'liveness: no answer within 300 ms');
+  assert.is(status.problem, 'liveness: body not complete within 300ms (15 bytes received)');
+});
+
+test('a service that answers 200 and then streams without end: unreachable, its body capped', async () => {
+  const endless = await fake({ '/api/health': 'endless-body', '/api/ready': 'endless-body' });
+  const status = await withDeadline(
+    checkService('backend', endless.url, 2000),
+    5000,
+    'checkService against an endless body',
+  );
+  assert.equal([status.liveness, status.readiness], ['unreachable', 'unreachable']);
+  assert.is(status.problem, 'unreachable: body too large: more than 65536 bytes');
+});
+
+test('a body trickled a byte at a time is still bounded by the timeout', async () => {
+  const trickle = await fake({ '/api/health': 'trickle-body', '/api/ready': 'trickle-body' });
+  const status = await withDeadline(
+    checkService('device', trickle.url, 300),
+    3000,
+    'checkService against a trickled body',
+  );
+  assert.equal([status.liveness, status.readiness], ['unreachable', 'unreachable']);
+  const stalled = 'body not complete within 300ms \\(\\d+ bytes received\\)';
+  assert.match(
+    status.problem ?? '',
+    new RegExp(`^(unreachable: ${stalled}|liveness: ${stalled}; readiness: ${stalled})$`),
+  );
 });
 
 test('answers that are not health responses are failing, with the HTTP status in the problem', async () => {
@@ -130,7 +156,7 @@ test('a dropped connection is unreachable, with a reason', async () => {
   const rude = await fake({ '/api/health': 'drop', '/api/ready': 'drop' });
   const status = await checkService('device', rude.url, 1000);
   assert.is(status.liveness, 'unreachable');
-  assert.is(status.problem, 'unreachable: connection closed before an answer');
+  assert.is(status.problem, `unreachable: connection reset by 127.0.0.1:${rude.port} before a complete response`);
 });
 
 test('base URLs keep their path prefix and lose trailing slashes', () => {

@@ -1,7 +1,7 @@
 // Asks one service for its liveness and readiness at the same time and says, in one record, how it is doing.
 import { asObject } from './as-object.ts';
 import { redactUrl, redactUrlsIn } from '../lib/redact-url.ts';
-import { probe, type Fetch, type ProbeResult } from './probe.ts';
+import { probe, type ProbeResult } from './probe.ts';
 import type { LivenessState, ReadinessState, ServiceStatus } from './status-document.ts';
 
 const READINESS_STATES = new Set(['ready', 'not_ready', 'shutting_down']);
@@ -15,11 +15,10 @@ export async function checkService(
   name: ServiceStatus['name'],
   url: string,
   timeoutMs: number,
-  fetchImpl?: Fetch,
 ): Promise<ServiceStatus> {
   const [health, ready] = await Promise.all([
-    probe(joinUrl(url, '/api/health'), timeoutMs, fetchImpl),
-    probe(joinUrl(url, '/api/ready'), timeoutMs, fetchImpl),
+    probe(joinUrl(url, '/api/health'), timeoutMs),
+    probe(joinUrl(url, '/api/ready'), timeoutMs),
   ]);
   const live = readLiveness(health);
   const readiness = readReadiness(ready);

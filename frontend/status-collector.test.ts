@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createStatusCollector } from './status-collector.ts';
+import { DEVICE_LIST_MAX_BYTES } from './device-readings.ts';
 import {
   healthyBody,
   readyBody,
@@ -81,7 +82,7 @@ test('a hung device service: the document arrives within the timeout and marks o
   assert.is(doc.services.backend.readiness, 'ready');
   assert.is(doc.services.device?.liveness, 'unreachable');
   assert.is(doc.services.device?.readiness, 'unreachable');
-  assert.is(doc.services.device?.problem, 'unreachable: no answer within 400 ms');
+  assert.is(doc.services.device?.problem, 'unreachable: no response within 400ms');
   assert.equal(hung.hits.sort(), ['/api/health', '/api/ready']);
 });
 
@@ -128,7 +129,38 @@ test('a down backend: degraded, backend and readings unreachable', async () => {
   assert.is(doc.overall, 'degraded');
   assert.is(doc.services.backend.liveness, 'unreachable');
   assert.is(doc.services.device?.readiness, 'ready');
-  assert.is(doc.readings.problem, 'device list: connection refused');
+  assert.is(
+    doc.readings.problem,
+    `device list: connection refused at 127.0.0.1:${gone.port} (is the service running?)`,
+  );
+});
+
+test('a backend whose every answer streams without end: the document arrives, each part capped', async () => {
+  const endless = await fake({
+    '/api/health': 'endless-body',
+    '/api/ready': 'endless-body',
+    '/api/devices': 'endless-body',
+  });
+  const collector = createStatusCollector({ backendUrl: endless.url, timeoutMs: 5000 });
+  const doc = await withDeadline(collector.collect(), 10_000, 'status document with an endless backend');
+  assert.is(doc.services.backend.problem, 'unreachable: body too large: more than 65536 bytes');
+  assert.is(doc.readings.problem, `device list: body too large: more than ${DEVICE_LIST_MAX_BYTES} bytes`);
+});
+
+test('a device list past the health-body cap is still read whole', async () => {
+  const value = 'x'.repeat(500);
+  const devices = Array.from({ length: 400 }, (_, i) => ({
+    deviceId: `d${i}`,
+    session: 's',
+    connected: true,
+    lastReading: reading(i, new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(), value),
+  }));
+  assert.ok(JSON.stringify({ devices }).length > 128 * 1024, 'the list is larger than a health body may be');
+  const backend = await healthyBackend({ devices });
+  const doc = await createStatusCollector({ backendUrl: backend.url, timeoutMs: 2000 }).collect();
+  assert.is(doc.readings.available, true, doc.readings.problem ?? '');
+  assert.is(doc.readings.devices.length, 400);
+  assert.is(doc.readings.latest?.deviceId, 'd399');
 });
 
 test('concurrent callers share one round of probes; the next call probes again', async () => {

@@ -1,6 +1,5 @@
 // Builds the /status.json document: every probe in parallel, each bounded by the timeout, so it never hangs.
 import { readDevices } from './device-readings.ts';
-import type { Fetch } from './probe.ts';
 import { checkService } from './service-status.ts';
 import type { ServiceStatus, StatusDocument } from './status-document.ts';
 
@@ -9,7 +8,6 @@ export interface StatusCollectorOptions {
   /** Undefined: the device service is not monitored. */
   deviceUrl?: string;
   timeoutMs: number;
-  fetch?: Fetch;
 }
 
 export interface StatusCollector {
@@ -17,20 +15,15 @@ export interface StatusCollector {
   collect(): Promise<StatusDocument>;
 }
 
-export function createStatusCollector({
-  backendUrl,
-  deviceUrl,
-  timeoutMs,
-  fetch,
-}: StatusCollectorOptions): StatusCollector {
+export function createStatusCollector({ backendUrl, deviceUrl, timeoutMs }: StatusCollectorOptions): StatusCollector {
   let running: Promise<StatusDocument> | undefined;
 
   async function collectOnce(): Promise<StatusDocument> {
     const checkedAt = new Date().toISOString();
     const [backend, device, readings] = await Promise.all([
-      checkService('backend', backendUrl, timeoutMs, fetch),
-      deviceUrl === undefined ? null : checkService('device', deviceUrl, timeoutMs, fetch),
-      readDevices(backendUrl, timeoutMs, fetch),
+      checkService('backend', backendUrl, timeoutMs),
+      deviceUrl === undefined ? null : checkService('device', deviceUrl, timeoutMs),
+      readDevices(backendUrl, timeoutMs),
     ]);
     const healthy = (s: ServiceStatus | null) => s === null || (s.liveness === 'ok' && s.readiness === 'ready');
     return {

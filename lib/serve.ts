@@ -3,6 +3,20 @@ import { serve, type ServerType } from '@hono/node-server';
 import type { Server } from 'node:http';
 import type { WebSocketServer } from 'ws';
 import { ConfigError } from './config-error.ts';
+import { answerNonWebSocketUpgrades } from './non-websocket-upgrade.ts';
+
+/**
+ * Node's defaults let a request head take 60 s and check only every 30 s, so one client that sends half a head
+ * and stops holds its connection (and a shutdown) for up to 90 s. Our clients send a head in one packet.
+ */
+const HTTP_LIMITS = {
+  /** A request head not complete by then gets 408 and the connection closes. */
+  headersTimeout: 10_000,
+  /** The same for the whole request, body included (our requests have none to speak of). */
+  requestTimeout: 30_000,
+  /** How often Node looks for connections past those bounds; closeHttpServer's grace relies on it being short. */
+  connectionsCheckingInterval: 500,
+} as const;
 
 export interface ServeOptions {
   fetch: (request: Request, ...rest: any[]) => Response | Promise<Response>;
@@ -43,10 +57,20 @@ function listenOnce({
       server?.close();
       reject(error);
     };
-    server = serve({ fetch, port, hostname, ...(websocket ? { websocket: { server: websocket } } : {}) }, () => {
-      server!.off('error', onError);
-      resolve(server as Server);
-    });
+    server = serve(
+      {
+        fetch,
+        port,
+        hostname,
+        serverOptions: { ...HTTP_LIMITS },
+        ...(websocket ? { websocket: { server: websocket } } : {}),
+      },
+      () => {
+        server!.off('error', onError);
+        resolve(server as Server);
+      },
+    );
     server.once('error', onError);
+    if (websocket) answerNonWebSocketUpgrades(server as Server);
   });
 }

@@ -1,8 +1,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Agent, request } from 'node:http';
+import { connect } from 'node:net';
 import { createReadiness } from './readiness.ts';
 import { closeHttpServer, installGracefulShutdown } from './shutdown.ts';
+import { startServer } from './serve.ts';
 import { listen } from '../test/support/listen.ts';
 import { createLogSink } from '../test/support/log-sink.ts';
 import { withDeadline, sleep } from '../test/support/deadline.ts';
@@ -89,6 +91,36 @@ test('closeHttpServer lets an in-flight request finish and closes idle keep-aliv
   assert.is(await withDeadline(slow, 2000, 'in-flight request'), 'done');
   await withDeadline(closed, 2000, 'server close despite keep-alive');
   agent.destroy();
+});
+
+test('closeHttpServer ends a connection left with half a request head (408); a slow request finishes', async () => {
+  let slowArrived!: () => void;
+  const arrived = new Promise<void>((resolve) => (slowArrived = resolve));
+  const server = await startServer({
+    port: 0,
+    host: '127.0.0.1',
+    fetch: async () => {
+      slowArrived();
+      await sleep(300); // deliberately slow: the request is in flight while the server closes
+      return new Response('done');
+    },
+  });
+  const { port } = server.address() as { port: number };
+  const stranger = connect(port, '127.0.0.1', () => stranger.write('GET / HTTP/1.1\r\nHost: x\r\nX-Slow: '));
+  let told = '';
+  stranger.on('data', (chunk: Buffer) => (told += chunk.toString('latin1')));
+  const strangerGone = new Promise<void>((resolve) => stranger.once('close', () => resolve()));
+  try {
+    const slow = fetch(`http://127.0.0.1:${port}/`).then((res) => res.text());
+    await withDeadline(arrived, 2000, 'slow request reaching the server');
+    const closed = closeHttpServer(server);
+    assert.is(await withDeadline(slow, 2000, 'in-flight request'), 'done');
+    await withDeadline(closed, 10_000, 'server close despite a half-sent request head');
+    await withDeadline(strangerGone, 2000, 'the half-sent connection closed');
+    assert.match(told, /^HTTP\/1\.1 408 Request Timeout\r\n/);
+  } finally {
+    stranger.destroy();
+  }
 });
 
 test.run();

@@ -1,5 +1,6 @@
 // Graceful shutdown on SIGTERM/SIGINT: readiness goes 503 at once, then drain, close in order, exit 0.
 import type { Server } from 'node:http';
+import { Server as NetServer } from 'node:net';
 import type { Readiness } from './readiness.ts';
 
 type Fields = Record<string, unknown>;
@@ -85,11 +86,24 @@ export function plainShutdownLog(name: string, write: (line: string) => void = c
   return { info: line, warn: line, error: line };
 }
 
-/** Stops accepting, lets in-flight requests finish, and closes keep-alive connections as they go idle. */
+/** How long a request already arriving may still take once shutdown starts; one not received by then gets 408. */
+export const SHUTDOWN_ARRIVAL_GRACE_MS = 1000;
+
+/**
+ * Stops accepting, lets in-flight requests finish, and closes keep-alive connections as they go idle. A connection
+ * with half a request (a head cut off, a body trickling in) is neither idle nor in flight: Node's own request
+ * deadlines end it, cut to a grace here so one client that stops mid-request cannot hold the exit past the
+ * shutdown's limit. lib/serve.ts has Node check those deadlines often.
+ */
 export function closeHttpServer(server: Server): Promise<void> {
+  for (const key of ['headersTimeout', 'requestTimeout'] as const) {
+    if (server[key] === 0 || server[key] > SHUTDOWN_ARRIVAL_GRACE_MS) server[key] = SHUTDOWN_ARRIVAL_GRACE_MS;
+  }
   return new Promise((resolve) => {
     const sweep = setInterval(() => server.closeIdleConnections(), 50);
-    server.close(() => {
+    // http.Server#close() would also stop Node's check of those deadlines, the only thing that ends a half-sent
+    // request. So stop accepting with net.Server's close and close idle connections here, as http.Server's does.
+    NetServer.prototype.close.call(server, () => {
       clearInterval(sweep);
       resolve();
     });

@@ -1,5 +1,5 @@
 // One attempt of a HEALTH or READY probe: GET the endpoint under the service's base URL and judge the answer.
-import { httpGet, ProbeFailure } from './http-get.ts';
+import { httpGet, ProbeFailure } from '../lib/http-get.ts';
 import { judgeHealth, judgeReady } from './judge.ts';
 
 export interface Attempt {

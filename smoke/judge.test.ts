@@ -2,7 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { judgeHealth, judgeReady } from './judge.ts';
-import type { HttpResponse } from './http-get.ts';
+import type { HttpResponse } from '../lib/http-get.ts';
 
 const res = (status: number, body: unknown, type = 'application/json'): HttpResponse => ({
   url: 'http://127.0.0.1:1/api/health',

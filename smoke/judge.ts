@@ -1,5 +1,5 @@
 // Judges a health or readiness response against the spec: the reasons it fails, one line each (none: it passed).
-import type { HttpResponse } from './http-get.ts';
+import type { HttpResponse } from '../lib/http-get.ts';
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
 // Check values that mean "this dependency is fine"; any other value is shown as a failing check.

@@ -71,7 +71,7 @@ test('SIGTERM while /status.json waits on a hung backend: the answer still arriv
     const res = await pending;
     assert.is(res.status, 200);
     const doc = (await res.json()) as { services: { backend: { problem: string } } };
-    assert.is(doc.services.backend.problem, 'unreachable: no answer within 800 ms');
+    assert.is(doc.services.backend.problem, 'unreachable: no response within 800ms');
     assert.is(await frontend.waitExit(5000), 0);
   } finally {
     await hung.close();

@@ -34,6 +34,26 @@ export const behaviours: Record<string, Behaviour> = {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.write('{"status":"ok",');
   },
+  // 200, then a body that never ends, sent as fast as the client reads it.
+  'endless-body': (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    const chunk = Buffer.alloc(64 * 1024, 0x20);
+    res.write('{"status":"ok",');
+    let closed = false;
+    res.once('close', () => (closed = true));
+    const pump = () => {
+      while (!closed && res.write(chunk));
+      if (!closed) res.once('drain', pump);
+    };
+    pump();
+  },
+  // 200, then a body that arrives one byte every 50 ms and never ends: no read ever waits long.
+  'trickle-body': (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write('{"status":"ok",');
+    const timer = setInterval(() => res.write(' '), 50);
+    res.once('close', () => clearInterval(timer));
+  },
   html: (_req, res) =>
     res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><p>Welcome to nginx!</p>'),
   'not-object': (_req, res) => json(res, 200, ['ok']),
@@ -107,7 +127,11 @@ export type FakeRoute =
   /** Sends headers and part of a body, then nothing. */
   | 'stall-body'
   /** Closes the connection without an answer. */
-  | 'drop';
+  | 'drop'
+  /** 200, then a body without end, as fast as it is read. */
+  | 'endless-body'
+  /** 200, then a body without end, one byte every 50 ms. */
+  | 'trickle-body';
 
 export interface FakeService extends Listening {
   /** Change behaviour between requests; a path not listed answers 404. */
@@ -121,6 +145,8 @@ const hostileRoutes: Record<Exclude<FakeRoute, object>, Behaviour> = {
   hang: behaviours.hang!,
   'stall-body': behaviours['slow-body']!,
   drop: behaviours.reset!,
+  'endless-body': behaviours['endless-body']!,
+  'trickle-body': behaviours['trickle-body']!,
 };
 
 export async function startFakeService(routes: Record<string, FakeRoute>): Promise<FakeService> {

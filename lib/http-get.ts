@@ -1,4 +1,8 @@
 // One GET with a hard deadline, a body cap, same-path redirects only, and every address the host resolves to.
+// The smoke's probes and the frontend's status page both go through it. It is node:http, not fetch: on Node 20
+// `AbortSignal.timeout` did not reliably end `res.text()` on a body that never ends (2 of 4 runs hung, the
+// frontend grew past 6 GB), while here one timer destroys the socket whatever the peer does, and the body is
+// counted as it arrives.
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
