@@ -207,6 +207,34 @@ const runs: Run[] = [
     { name: 'redirect-elsewhere', url: 'elsewhere', health: ['redirected elsewhere: HTTP 302 to /login'] },
     { name: 'huge-body', url: 'huge', health: ['body too large: more than 65536 bytes'] },
   ),
+  // A Location that is no URL, or not an http(s) one, is a bad answer like any other: FAIL with one line.
+  pair(
+    {
+      name: 'redirect-to-port-out-of-range',
+      url: 'redirect-bad-port',
+      health: ['redirected to an invalid URL: HTTP 302 to http://127.0.0.1:99999/redirect-bad-port/api/health'],
+      ready: ['redirected to an invalid URL: HTTP 302 to http://127.0.0.1:99999/redirect-bad-port/api/ready'],
+    },
+    {
+      name: 'redirect-to-unclosed-ipv6',
+      url: 'redirect-bad-host',
+      health: ['redirected to an invalid URL: HTTP 302 to http://[::1'],
+    },
+  ),
+  pair(
+    {
+      name: 'redirect-to-file',
+      url: 'redirect-file',
+      health: ['redirected to a non-HTTP URL: HTTP 302 to file:///redirect-file/api/health'],
+      ready: ['redirected to a non-HTTP URL: HTTP 302 to file:///redirect-file/api/ready'],
+    },
+    {
+      name: 'redirect-to-ftp',
+      url: 'redirect-ftp',
+      health: ['redirected to a non-HTTP URL: HTTP 302 to ftp://127.0.0.1/redirect-ftp/api/health'],
+      ready: ['redirected to a non-HTTP URL: HTTP 302 to ftp://127.0.0.1/redirect-ftp/api/ready'],
+    },
+  ),
   pair(
     {
       name: 'tls-to-plain-port',

@@ -16,6 +16,11 @@ const html = (res: ServerResponse, status: number, body: string) => {
   res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><html><head><title>t</title>
 <link rel="icon" href="data:,"></head><body>${body}</body></html>`);
 };
+/** Redirects to `location(path)`, whatever the path. */
+const redirectTo =
+  (location: (path: string) => string): Behaviour =>
+  (req, res) =>
+    res.writeHead(302, { location: location(req.url ?? '/') }).end();
 
 /** A healthy service: health, readiness and a frontend page that loads cleanly. */
 const healthy: Behaviour = (_req, res, rest) => {
@@ -66,6 +71,11 @@ export const behaviours: Record<string, Behaviour> = {
   // Redirects to itself forever.
   loop: (req, res) => res.writeHead(302, { location: req.url ?? '/' }).end(),
   elsewhere: (_req, res) => res.writeHead(302, { location: '/login' }).end(),
+  // Redirects whose Location is no URL at all (a port out of range, an unclosed IPv6 bracket) or not http(s).
+  'redirect-bad-port': redirectTo((path) => `http://127.0.0.1:99999${path}`),
+  'redirect-bad-host': redirectTo(() => 'http://[::1'),
+  'redirect-file': redirectTo((path) => `file://${path}`),
+  'redirect-ftp': redirectTo((path) => `ftp://127.0.0.1${path}`),
   huge: (_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
     const chunk = Buffer.alloc(64 * 1024, 0x20);
