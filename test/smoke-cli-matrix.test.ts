@@ -268,6 +268,8 @@ const runs: Run[] = [
     },
   ),
   frontend('broken-image', `${F}/broken-image/`, 'ok', [`request failed: GET ${F}/broken-image/missing.png HTTP 404`]),
+  // A healthy page that moves on to another right after loading passes (a capture across the move used to hang).
+  frontend('frontend-meta-refresh', `${F}/meta-refresh/`, 'ok', []),
   frontend(
     'frontend-refused',
     `http://127.0.0.1:${refused}/`,

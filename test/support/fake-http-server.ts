@@ -12,10 +12,17 @@ type Behaviour = (req: IncomingMessage, res: ServerResponse, rest: string) => vo
 const json = (res: ServerResponse, status: number, body: unknown) => {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 };
-const html = (res: ServerResponse, status: number, body: string) => {
+const html = (res: ServerResponse, status: number, body: string, head = '') => {
   res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><html><head><title>t</title>
-<link rel="icon" href="data:,"></head><body>${body}</body></html>`);
+<link rel="icon" href="data:,">${head}</head><body>${body}</body></html>`);
 };
+/** A healthy page that, once loaded, moves on (as `move` says) to `good`, a healthy page beside it. */
+const movesOn =
+  (move: { head?: string; body?: string }): Behaviour =>
+  (_req, res, rest) =>
+    rest === '/good'
+      ? html(res, 200, '<h1 style="color:green">moved on, stack is up</h1>')
+      : html(res, 200, `<h1>moving on</h1>${move.body ?? ''}`, move.head);
 /** Redirects to `location(path)`, whatever the path. */
 const redirectTo =
   (location: (path: string) => string): Behaviour =>
@@ -93,6 +100,11 @@ export const behaviours: Record<string, Behaviour> = {
   'console-error': (_req, res) => html(res, 200, '<h1>up</h1><script>console.error("widget failed")</script>'),
   'broken-image': (_req, res, rest) =>
     rest.startsWith('/missing') ? res.writeHead(404).end() : html(res, 200, '<h1>up</h1><img src="missing.png">'),
+  // Healthy pages that go on to another page right after loading: a meta refresh, and location.replace() 50 ms on.
+  'meta-refresh': movesOn({ head: '<meta http-equiv="refresh" content="0;url=good">' }),
+  'replaces-itself': movesOn({
+    body: '<script>addEventListener("load", () => setTimeout(() => location.replace("good"), 50))</script>',
+  }),
   // The document arrives but an image never does, so the page's load event never fires.
   'slow-page': (_req, res, rest) => {
     if (!rest.startsWith('/pending')) html(res, 200, '<h1>loading</h1><img src="pending.png">');
