@@ -46,7 +46,7 @@ export async function httpGet(
     const res = await _getFromAnyAddress(current, deadline, timeout, maxBytes);
     const location = res.headers.location;
     if (!REDIRECTS.has(res.status) || !location) return res;
-    const next = new URL(location, current);
+    const next = _redirectTarget(location, current, res.status);
     // Following http→https or a host change is fine; a redirect to another path means "not the endpoint".
     if (next.pathname !== current.pathname || next.search !== current.search) {
       throw new ProbeFailure(`redirected elsewhere: HTTP ${res.status} to ${location}`);
@@ -56,6 +56,19 @@ export async function httpGet(
     if (seen.size > maxRedirects) throw new ProbeFailure(`more than ${maxRedirects} redirects, last to ${next.href}`);
     current = next;
   }
+}
+
+/** Where a redirect points; a Location that is no http(s) URL is a bad answer from the service, not a crash. */
+function _redirectTarget(location: string, from: URL, status: number): URL {
+  let next: URL;
+  try {
+    next = new URL(location, from);
+  } catch {
+    throw new ProbeFailure(`redirected to an invalid URL: HTTP ${status} to ${location}`);
+  }
+  if (next.protocol !== 'http:' && next.protocol !== 'https:')
+    throw new ProbeFailure(`redirected to a non-HTTP URL: HTTP ${status} to ${location}`);
+  return next;
 }
 
 async function _getFromAnyAddress(

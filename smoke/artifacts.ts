@@ -14,6 +14,7 @@ const NAMES: Record<Outcome, string> = {
 };
 
 export const screenshotName = (outcome: Outcome) => NAMES[outcome];
+export const screenshotNames = () => Object.values(NAMES);
 
 export async function prepareArtifacts(dir: string): Promise<void> {
   const check = async () => {

@@ -2,6 +2,7 @@
 import { INSTALL_HINT, launchBrowser, NO_USABLE_SANDBOX, SANDBOX_HINT, type LaunchedBrowser } from './browser.ts';
 import { prepareArtifacts } from './artifacts.ts';
 import { resolveConfig, type RawOptions } from './config.ts';
+import { checkOutputPaths } from './output-paths.ts';
 import { checkReportPaths, writeReports } from './reports.ts';
 import { printFinal, runSmoke, type SmokeIo } from './run.ts';
 import { CLIError } from '../lib/cli-error.ts';
@@ -33,6 +34,7 @@ export async function runSmokeCommand(options: RawOptions, state: SmokeState): P
 
 async function setUp(options: RawOptions, state: SmokeState): Promise<SmokeConfig> {
   const config = resolveConfig(options, state.env);
+  await checkOutputPaths(config, state.env); // before anything is written or cleared
   await prepareArtifacts(config.artifacts);
   await checkReportPaths(config);
   // Opting out is said out loud: a run without the sandbox must never look like an ordinary one.

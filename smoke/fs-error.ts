@@ -9,6 +9,7 @@ const WHY: Record<string, string> = {
   EROFS: 'read-only file system',
   ENOENT: 'no such directory, and it cannot be created there',
   ENOSPC: 'no space left on the device',
+  EIO: 'input/output error',
 };
 
 export function describeFsError(error: unknown): string {

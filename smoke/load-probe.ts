@@ -4,6 +4,7 @@ import { TimeoutError, type Browser, type Page } from 'puppeteer-core';
 import { screenshotName, type Outcome } from './artifacts.ts';
 import { watchDocument } from './document-receipt.ts';
 import { writeFailureCard } from './failure-card.ts';
+import { watchNavigation } from './navigation-watch.ts';
 import { bounded, screenshot as capture, stopLoading } from './page-capture.ts';
 import { writePlaceholderPng } from './placeholder-png.ts';
 
@@ -45,8 +46,13 @@ export async function loadProbe(
   const reasons: string[] = [];
   let outcome: Outcome = 'ok';
   let stack: string | undefined;
-  // Watching the document is for the failure card only; a browser that refuses it must not fail the probe.
-  const [, watch] = await Promise.all([page.setViewport(VIEWPORT), watchDocument(page).catch(() => undefined)]);
+  // Watching the document (for the failure card) and the tab's moves (for the capture) only helps: a browser that
+  // refuses either must not fail the probe.
+  const [, watch, moves] = await Promise.all([
+    page.setViewport(VIEWPORT),
+    watchDocument(page).catch(() => undefined),
+    watchNavigation(page).catch(() => undefined),
+  ]);
   const started = performance.now();
   let shotWithin = Math.min(Math.max(timeout, 2000), 10_000);
   let stuck = false;
@@ -86,10 +92,10 @@ export async function loadProbe(
     shotWithin = STUCK_SHOT_MS;
   }
   let screenshot: string | null = join(artifacts, screenshotName(outcome));
-  const shot = await capture(page, screenshot, shotWithin);
+  const shot = await capture(page, screenshot, shotWithin, moves);
   const unknown = { summary: 'not known (the browser did not say)' };
   const received = shot && watch ? await answerOr(watch.receipt(), 1000, unknown) : unknown;
-  await bounded(watch?.detach() ?? Promise.resolve(), 500);
+  await bounded(Promise.all([watch?.detach(), moves?.detach()]), 500);
   // A renderer stuck on a hostile page may never confirm the close; the browser's close ends it anyway.
   await bounded(page.close(), 1000);
   if (shot) {

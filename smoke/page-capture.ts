@@ -1,26 +1,44 @@
 // Capturing a page that may be stuck: every step has a bound, so a hostile page cannot hold the run.
 import { writeFile } from 'node:fs/promises';
 import type { Page } from 'puppeteer-core';
+import type { NavigationWatch } from './navigation-watch.ts';
 
 /**
  * Writes the screenshot; returns null, or the reason it could not be taken. After a failed navigation Chromium
  * swaps in its error page, and a capture during the swap fails with "not attached", so it is retried briefly.
+ * A page that moves on by itself (meta refresh, location.replace()) switches documents: a capture spanning the
+ * switch may never be answered, so with a `watch` the capture waits for a move under way to land, and one
+ * overlapped by a move is dropped and taken again from the new document.
  */
-export async function screenshot(page: Page, path: string, ms: number): Promise<string | null> {
+export async function screenshot(
+  page: Page,
+  path: string,
+  ms: number,
+  watch?: NavigationWatch,
+): Promise<string | null> {
   const until = Date.now() + ms;
+  const movesBefore = watch?.moves() ?? 0;
   let timer: NodeJS.Timeout | undefined;
   let gaveUp = false;
   const late = new Promise<string>((resolve) => {
     timer = setTimeout(() => {
       gaveUp = true; // a capture that answers after this must not overwrite what is written in its place
-      resolve(`screenshot not taken within ${ms}ms`);
+      const moved = (watch?.moves() ?? 0) - movesBefore;
+      const times = `${moved} time${moved === 1 ? '' : 's'}`;
+      resolve(`screenshot not taken within ${ms}ms${moved ? ` (the page moved on ${times} meanwhile)` : ''}`);
     }, ms);
   });
   const taken = (async () => {
-    for (;;) {
+    while (!gaveUp) {
+      // The last third of the bound is kept for a capture, so a move that never lands still gets its picture.
+      if (watch?.moving()) await watch.landed(until - ms / 3 - Date.now());
+      let wanted = true;
+      const capture = capturePng(page, path, () => wanted && !gaveUp).then(() => 'taken' as const);
+      const moved = watch?.nextMove().then(() => 'moved' as const) ?? new Promise<never>(() => {});
       try {
-        await capturePng(page, path, () => !gaveUp);
-        return null;
+        if ((await Promise.race([capture, moved])) === 'taken') return null;
+        wanted = false; // the document it was taken from is going away; its answer, if any, comes too late
+        capture.catch(() => {});
       } catch (error) {
         const message = (error as Error).message.split('\n')[0]!;
         if (!/not attached|detached|target closed|session closed/i.test(message) || Date.now() + 100 >= until) {
@@ -29,6 +47,7 @@ export async function screenshot(page: Page, path: string, ms: number): Promise<
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }
+    return null; // unreachable in effect: `late` has answered already
   })();
   return Promise.race([taken, late]).finally(() => clearTimeout(timer));
 }

@@ -1,10 +1,10 @@
 // --json, --junit and the step summary, parsed back; writing to a bad path is a run error.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { toJson, toJunit, toStepSummary, writeReports } from './reports.ts';
+import { checkReportPaths, toJson, toJunit, toStepSummary, writeReports } from './reports.ts';
 import { CLIError } from '../lib/cli-error.ts';
 import type { SmokeSummary } from './types.ts';
 
@@ -161,6 +161,26 @@ test('an unwritable --json is a CLIError; an unwritable step summary only warns'
     warnings[0],
     `smoke: warning: cannot append to GITHUB_STEP_SUMMARY ${join(dir, 'file/x.md')}: ENOTDIR, a file is in the way`,
   );
+});
+
+test('the up-front check writes no bytes: a file that refuses writes fails it; files stay as found', async () => {
+  const refused = (json: string) =>
+    checkReportPaths({ json, junit: null }).then(
+      () => null,
+      (e: Error) => e.message,
+    );
+  const root = process.getuid?.() === 0;
+  assert.is(
+    await refused('/proc/version'),
+    `cannot write --json /proc/version: ${root ? 'EIO, input/output error' : 'EACCES, permission denied'}`,
+  );
+  assert.is(await refused('/dev/full'), 'cannot write --json /dev/full: ENOSPC, no space left on the device');
+  writeFileSync(join(dir, 'kept.json'), 'last run');
+  symlinkSync(join(dir, 'target.json'), join(dir, 'link.json'));
+  await checkReportPaths({ json: join(dir, 'kept.json'), junit: join(dir, 'link.json') });
+  assert.is(readFileSync(join(dir, 'kept.json'), 'utf8'), 'last run');
+  assert.ok(lstatSync(join(dir, 'link.json')).isSymbolicLink(), 'a link to a file not there yet stays a link');
+  assert.not.ok(existsSync(join(dir, 'target.json')), 'nor is its target left behind');
 });
 
 test.run();

@@ -1,5 +1,5 @@
 // The run as machine-readable files: --json, --junit, and a markdown table for the GitHub step summary.
-import { appendFile, mkdir, open, rm, stat, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, open, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { answerWithin, NoAnswerError } from './fs-answer.ts';
 import { describeFsError } from './fs-error.ts';
@@ -91,8 +91,11 @@ export async function checkReportPaths({ json, junit }: { json: string | null; j
         () => false,
       );
       await mkdir(dirname(file), { recursive: true });
-      await (await open(file, 'a')).close();
-      if (!existed) await rm(file, { force: true });
+      // A write of no bytes leaves the file as it is, yet is answered as the report's write would be: some files
+      // open fine and refuse every write (EIO under /proc, ENOSPC on /dev/full).
+      const handle = await open(file, 'a');
+      await handle.write('').finally(() => handle.close());
+      if (!existed) await rm(await realpath(file), { force: true }); // through a link, the file it made (not the link)
     };
     try {
       await answerWithin(check(), `${flag} ${file}`);

@@ -131,6 +131,7 @@ const hasStack = (message: string) => (lines: string[]) => {
   );
 };
 const refusedReason = `connection refused at 127.0.0.1:${refused} (is the service running?)`;
+const ROOT = process.getuid?.() === 0;
 const HINT = 'install Chromium (apt-get install chromium) or set CHROME_PATH to a Chrome/Chromium executable';
 
 const runs: Run[] = [
@@ -207,6 +208,34 @@ const runs: Run[] = [
     { name: 'redirect-elsewhere', url: 'elsewhere', health: ['redirected elsewhere: HTTP 302 to /login'] },
     { name: 'huge-body', url: 'huge', health: ['body too large: more than 65536 bytes'] },
   ),
+  // A Location that is no URL, or not an http(s) one, is a bad answer like any other: FAIL with one line.
+  pair(
+    {
+      name: 'redirect-to-port-out-of-range',
+      url: 'redirect-bad-port',
+      health: ['redirected to an invalid URL: HTTP 302 to http://127.0.0.1:99999/redirect-bad-port/api/health'],
+      ready: ['redirected to an invalid URL: HTTP 302 to http://127.0.0.1:99999/redirect-bad-port/api/ready'],
+    },
+    {
+      name: 'redirect-to-unclosed-ipv6',
+      url: 'redirect-bad-host',
+      health: ['redirected to an invalid URL: HTTP 302 to http://[::1'],
+    },
+  ),
+  pair(
+    {
+      name: 'redirect-to-file',
+      url: 'redirect-file',
+      health: ['redirected to a non-HTTP URL: HTTP 302 to file:///redirect-file/api/health'],
+      ready: ['redirected to a non-HTTP URL: HTTP 302 to file:///redirect-file/api/ready'],
+    },
+    {
+      name: 'redirect-to-ftp',
+      url: 'redirect-ftp',
+      health: ['redirected to a non-HTTP URL: HTTP 302 to ftp://127.0.0.1/redirect-ftp/api/health'],
+      ready: ['redirected to a non-HTTP URL: HTTP 302 to ftp://127.0.0.1/redirect-ftp/api/ready'],
+    },
+  ),
   pair(
     {
       name: 'tls-to-plain-port',
@@ -240,6 +269,8 @@ const runs: Run[] = [
     },
   ),
   frontend('broken-image', `${F}/broken-image/`, 'ok', [`request failed: GET ${F}/broken-image/missing.png HTTP 404`]),
+  // A healthy page that moves on to another right after loading passes (a capture across the move used to hang).
+  frontend('frontend-meta-refresh', `${F}/meta-refresh/`, 'ok', []),
   frontend(
     'frontend-refused',
     `http://127.0.0.1:${refused}/`,
@@ -342,6 +373,38 @@ const runs: Run[] = [
     'json-unwritable',
     ['--json', join(base, 'a-file/r.json')],
     `smoke: cannot write --json ${join(base, 'a-file/r.json')}: EEXIST, a file is in the way`,
+  ),
+  // Two outputs on one path would leave only the last written: refused before anything runs.
+  broken(
+    'json-and-junit-one-file',
+    ['--json', join(base, 'report'), '--junit', join(base, 'report')],
+    `smoke: --json ${join(base, 'report')} and --junit ${join(base, 'report')} are the same file; ` +
+      'give each its own path',
+  ),
+  broken(
+    'json-is-the-screenshot',
+    ['--json', join(base, 'json-is-the-screenshot/frontend-ok.png')],
+    `smoke: --json ${join(base, 'json-is-the-screenshot/frontend-ok.png')} and the screenshot ` +
+      `${join(base, 'json-is-the-screenshot/frontend-ok.png')} are the same file; give each its own path`,
+  ),
+  broken(
+    'json-is-the-step-summary',
+    ['--json', join(base, 'summary.md')],
+    `smoke: --json ${join(base, 'summary.md')} and GITHUB_STEP_SUMMARY ${join(base, 'summary.md')} are the same ` +
+      'file; give each its own path',
+    { GITHUB_STEP_SUMMARY: join(base, 'summary.md') },
+  ),
+  // Files that open for writing and refuse every write: the up-front check writes (no bytes) to find out.
+  broken(
+    'junit-proc-version',
+    ['--junit', '/proc/version'],
+    // Root opens it (and the write fails); anyone else is refused at the open.
+    `smoke: cannot write --junit /proc/version: ${ROOT ? 'EIO, input/output error' : 'EACCES, permission denied'}`,
+  ),
+  broken(
+    'json-dev-full',
+    ['--json', '/dev/full'],
+    'smoke: cannot write --json /dev/full: ENOSPC, no space left on the device',
   ),
   // Node's recursive mkdir never returns on procfs: the check gives up after its bound, and the process exits
   // (within the 20 s every run that cannot happen is held to; a hang would reach runCli's deadline).

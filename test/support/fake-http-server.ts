@@ -12,10 +12,22 @@ type Behaviour = (req: IncomingMessage, res: ServerResponse, rest: string) => vo
 const json = (res: ServerResponse, status: number, body: unknown) => {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 };
-const html = (res: ServerResponse, status: number, body: string) => {
+const html = (res: ServerResponse, status: number, body: string, head = '') => {
   res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><html><head><title>t</title>
-<link rel="icon" href="data:,"></head><body>${body}</body></html>`);
+<link rel="icon" href="data:,">${head}</head><body>${body}</body></html>`);
 };
+/** A healthy page that, once loaded, moves on (as `move` says) to `good`, a healthy page beside it. */
+const movesOn =
+  (move: { head?: string; body?: string }): Behaviour =>
+  (_req, res, rest) =>
+    rest === '/good'
+      ? html(res, 200, '<h1 style="color:green">moved on, stack is up</h1>')
+      : html(res, 200, `<h1>moving on</h1>${move.body ?? ''}`, move.head);
+/** Redirects to `location(path)`, whatever the path. */
+const redirectTo =
+  (location: (path: string) => string): Behaviour =>
+  (req, res) =>
+    res.writeHead(302, { location: location(req.url ?? '/') }).end();
 
 /** A healthy service: health, readiness and a frontend page that loads cleanly. */
 const healthy: Behaviour = (_req, res, rest) => {
@@ -86,6 +98,11 @@ export const behaviours: Record<string, Behaviour> = {
   // Redirects to itself forever.
   loop: (req, res) => res.writeHead(302, { location: req.url ?? '/' }).end(),
   elsewhere: (_req, res) => res.writeHead(302, { location: '/login' }).end(),
+  // Redirects whose Location is no URL at all (a port out of range, an unclosed IPv6 bracket) or not http(s).
+  'redirect-bad-port': redirectTo((path) => `http://127.0.0.1:99999${path}`),
+  'redirect-bad-host': redirectTo(() => 'http://[::1'),
+  'redirect-file': redirectTo((path) => `file://${path}`),
+  'redirect-ftp': redirectTo((path) => `ftp://127.0.0.1${path}`),
   huge: (_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
     const chunk = Buffer.alloc(64 * 1024, 0x20);
@@ -103,6 +120,11 @@ export const behaviours: Record<string, Behaviour> = {
   'console-error': (_req, res) => html(res, 200, '<h1>up</h1><script>console.error("widget failed")</script>'),
   'broken-image': (_req, res, rest) =>
     rest.startsWith('/missing') ? res.writeHead(404).end() : html(res, 200, '<h1>up</h1><img src="missing.png">'),
+  // Healthy pages that go on to another page right after loading: a meta refresh, and location.replace() 50 ms on.
+  'meta-refresh': movesOn({ head: '<meta http-equiv="refresh" content="0;url=good">' }),
+  'replaces-itself': movesOn({
+    body: '<script>addEventListener("load", () => setTimeout(() => location.replace("good"), 50))</script>',
+  }),
   // The document arrives but an image never does, so the page's load event never fires.
   'slow-page': (_req, res, rest) => {
     if (!rest.startsWith('/pending')) html(res, 200, '<h1>loading</h1><img src="pending.png">');

@@ -1,0 +1,71 @@
+// Whether the tab is on its way to another document (a meta refresh, location.replace()): a capture that spans
+// the switch of documents can go unanswered for good, so the screenshot waits for the move to land instead.
+import type { CDPSession, Page } from 'puppeteer-core';
+
+export interface NavigationWatch {
+  /** True from the start of a main-frame navigation to another document until the tab stops loading. */
+  moving(): boolean;
+  /** Main-frame navigations to another document started so far (the page's own load included). */
+  moves(): number;
+  /** Resolves at the next start of such a navigation. */
+  nextMove(): Promise<void>;
+  /** Resolves once no such navigation is under way, or after `ms`, whichever comes first. */
+  landed(ms: number): Promise<void>;
+  detach(): Promise<void>;
+}
+
+const SAME_DOCUMENT = new Set(['sameDocument', 'historySameDocument']);
+
+/**
+ * Starts watching before the page's own navigation. Puppeteer says when a navigation commits, not when one starts
+ * or stops (a 204 or a download ends one without a commit), so a session of our own reads the raw frame events.
+ */
+export async function watchNavigation(page: Page): Promise<NavigationWatch> {
+  const session: CDPSession = await page.createCDPSession();
+  await session.send('Page.enable');
+  const { frameTree } = await session.send('Page.getFrameTree');
+  const main = frameTree.frame.id;
+  let moving = false;
+  let moves = 0;
+  const onMove = new Set<() => void>();
+  const onLand = new Set<() => void>();
+  const wake = (waiting: Set<() => void>) => {
+    for (const resolve of [...waiting]) resolve();
+    waiting.clear();
+  };
+  const start = (frameId: string) => {
+    if (frameId !== main || moving) return;
+    moving = true;
+    moves++;
+    wake(onMove);
+  };
+  // Same-document navigations (pushState, #hash, back within the page) keep the document: a capture is safe.
+  session.on('Page.frameStartedNavigating', (e) => void (!SAME_DOCUMENT.has(e.navigationType) && start(e.frameId)));
+  session.on('Page.frameStartedLoading', (e) => start(e.frameId));
+  session.on('Page.frameStoppedLoading', (e) => {
+    if (e.frameId !== main) return;
+    moving = false;
+    wake(onLand);
+  });
+  return {
+    moving: () => moving,
+    moves: () => moves,
+    nextMove: () => new Promise<void>((resolve) => onMove.add(resolve)),
+    landed: (ms) =>
+      new Promise<void>((resolve) => {
+        if (!moving) return resolve();
+        const timer = setTimeout(done, ms);
+        function done() {
+          clearTimeout(timer);
+          onLand.delete(done);
+          resolve();
+        }
+        onLand.add(done);
+      }),
+    detach: () => {
+      onMove.clear();
+      onLand.clear();
+      return session.detach().catch(() => {});
+    },
+  };
+}
