@@ -1,5 +1,4 @@
 // Graceful shutdown on SIGTERM/SIGINT: readiness goes 503 at once, then drain, close in order, exit 0.
-import type { Server } from 'node:http';
 import type { Readiness } from './readiness.ts';
 
 type Fields = Record<string, unknown>;
@@ -85,14 +84,23 @@ export function plainShutdownLog(name: string, write: (line: string) => void = c
   return { info: line, warn: line, error: line };
 }
 
+/**
+ * What closeHttpServer needs: a node:http Server, or whatever @hono/node-server's serve() returns (typed as
+ * http, http2 or https), so an app passes it as it is. HTTP/2 servers have no idle connections to sweep.
+ */
+export interface ClosableServer {
+  close(callback?: (error?: Error) => void): unknown;
+  closeIdleConnections?(): void;
+}
+
 /** Stops accepting, lets in-flight requests finish, and closes keep-alive connections as they go idle. */
-export function closeHttpServer(server: Server): Promise<void> {
+export function closeHttpServer(server: ClosableServer): Promise<void> {
   return new Promise((resolve) => {
-    const sweep = setInterval(() => server.closeIdleConnections(), 50);
+    const sweep = setInterval(() => server.closeIdleConnections?.(), 50);
     server.close(() => {
       clearInterval(sweep);
       resolve();
     });
-    server.closeIdleConnections();
+    server.closeIdleConnections?.();
   });
 }
