@@ -7,11 +7,13 @@
 # equivalent where Docker Hub cannot be reached.
 ARG NODE_IMAGE=node:24-slim
 
-# Production dependencies only (hono, mongodb, serialport, ...).
+# Production dependencies only (hono, mongodb, serialport, ...). --omit=optional: the package's smoke CLI brings
+# puppeteer-core as an optional dependency (npm installs those by default), which no service needs; it and its
+# tree would add some 55 MB.
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+RUN npm ci --omit=dev --omit=optional --no-audit --no-fund && npm cache clean --force
 
 # healthcheck.ts → dist/healthcheck.js, CommonJS, with the compiler from the lock file; the service images take
 # it as healthcheck.cjs, since package.json says "type": "module". Install scripts are skipped: tsc needs no

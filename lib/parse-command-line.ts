@@ -3,7 +3,10 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CLIError } from './cli-error.ts';
 
-export function parseCommandLine<const T extends Omit<ParseArgsConfig, 'strict'>>(config: T) {
+// The return type is spelled out for the package's declarations, which cannot name parseArgs' internal types.
+export function parseCommandLine<const T extends Omit<ParseArgsConfig, 'strict'>>(
+  config: T,
+): ReturnType<typeof parseArgs<T & { strict: true }>> {
   try {
     return parseArgs({ ...config, strict: true as const });
   } catch (error) {

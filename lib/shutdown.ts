@@ -1,5 +1,4 @@
 // Graceful shutdown on SIGTERM/SIGINT: readiness goes 503 at once, then drain, close in order, exit 0.
-import type { Server } from 'node:http';
 import { Server as NetServer } from 'node:net';
 import type { Readiness } from './readiness.ts';
 
@@ -90,23 +89,39 @@ export function plainShutdownLog(name: string, write: (line: string) => void = c
 export const SHUTDOWN_ARRIVAL_GRACE_MS = 1000;
 
 /**
+ * What closeHttpServer needs: a node:http Server, or whatever @hono/node-server's serve() returns (typed as
+ * http, http2 or https), so an app passes it as it is. HTTP/2 servers have no idle connections to sweep.
+ */
+export interface ClosableServer {
+  close(callback?: (error?: Error) => void): unknown;
+  closeIdleConnections?(): void;
+  headersTimeout?: number;
+  requestTimeout?: number;
+}
+
+/**
  * Stops accepting, lets in-flight requests finish, and closes keep-alive connections as they go idle. A connection
  * with half a request (a head cut off, a body trickling in) is neither idle nor in flight: Node's own request
  * deadlines end it, cut to a grace here so one client that stops mid-request cannot hold the exit past the
  * shutdown's limit. lib/serve.ts has Node check those deadlines often.
  */
-export function closeHttpServer(server: Server): Promise<void> {
+export function closeHttpServer(server: ClosableServer): Promise<void> {
   for (const key of ['headersTimeout', 'requestTimeout'] as const) {
-    if (server[key] === 0 || server[key] > SHUTDOWN_ARRIVAL_GRACE_MS) server[key] = SHUTDOWN_ARRIVAL_GRACE_MS;
+    const value = server[key];
+    if (value !== undefined && (value === 0 || value > SHUTDOWN_ARRIVAL_GRACE_MS)) {
+      server[key] = SHUTDOWN_ARRIVAL_GRACE_MS;
+    }
   }
   return new Promise((resolve) => {
-    const sweep = setInterval(() => server.closeIdleConnections(), 50);
-    // http.Server#close() would also stop Node's check of those deadlines, the only thing that ends a half-sent
-    // request. So stop accepting with net.Server's close and close idle connections here, as http.Server's does.
-    NetServer.prototype.close.call(server, () => {
+    const sweep = setInterval(() => server.closeIdleConnections?.(), 50);
+    const closed = () => {
       clearInterval(sweep);
       resolve();
-    });
-    server.closeIdleConnections();
+    };
+    // http.Server#close() would also stop Node's check of those deadlines, the only thing that ends a half-sent
+    // request. So stop accepting with net.Server's close and close idle connections here, as http.Server's does.
+    if (server instanceof NetServer) NetServer.prototype.close.call(server, closed);
+    else server.close(closed);
+    server.closeIdleConnections?.();
   });
 }

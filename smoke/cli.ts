@@ -1,9 +1,12 @@
-// `npx tsx smoke/cli.ts [options]`: exit 0 all probes passed, 1 a probe failed, 2 the run itself could not happen.
+#!/usr/bin/env node
+// `npx tsx smoke/cli.ts [options]` in this checkout, `npx service-health-kit [options]` where the package is
+// installed (compiled to JavaScript, run by plain node): exit 0 all probes passed, 1 a probe failed, 2 the run
+// itself could not happen.
 import { colorEnabled, createColors } from './color.ts';
 import { closeBrowser, runSmokeCommand, type SmokeState } from './command.ts';
-import { parseSmokeArgs } from './config.ts';
+import { parseSmokeArgs, smokeArgs } from './config.ts';
 import { NoAnswerError } from './fs-answer.ts';
-import { renderUsage } from './usage.ts';
+import { commandName, renderUsage } from './usage.ts';
 import { CLIError } from '../lib/cli-error.ts';
 import { redactUrlsIn } from '../lib/redact-url.ts';
 import { EXIT_ERROR, EXIT_PASS } from './exit-codes.ts';
@@ -17,7 +20,7 @@ export async function main(rawArgs: string[], state: SmokeState): Promise<number
   try {
     const args = parseSmokeArgs(rawArgs);
     if (args.help) {
-      state.io.out(renderUsage());
+      state.io.out(renderUsage(smokeArgs, commandName(import.meta.url)));
       return EXIT_PASS;
     }
     return await runSmokeCommand(args.options, state);

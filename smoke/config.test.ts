@@ -61,9 +61,15 @@ test('SMOKE_FRONTEND_URL and SMOKE_BACKEND_URL fill in when the flags are absent
   assert.is(resolveConfig({}, { ...env, SMOKE_BACKEND_URL: '' }).backend, DEFAULTS.backend + '/');
 });
 
-test('the device service has no fallback: only --device turns its probes on', () => {
-  assert.is(resolveConfig({}, { ...env, SMOKE_DEVICE_URL: 'http://x.test' }).device, null);
+test('the device service: --device, else SMOKE_DEVICE_URL, turns its probes on; neither (nor empty) does not', () => {
+  assert.is(resolveConfig({}, { ...env, SMOKE_DEVICE_URL: 'http://x.test:3003' }).device, 'http://x.test:3003/');
   assert.is(resolveConfig({ device: 'http://[::1]:3003' }, env).device, 'http://[::1]:3003/');
+  assert.is(
+    resolveConfig({ device: 'http://[::1]:3003' }, { ...env, SMOKE_DEVICE_URL: 'http://x.test' }).device,
+    'http://[::1]:3003/',
+  );
+  assert.is(resolveConfig({}, env).device, null);
+  assert.is(resolveConfig({}, { ...env, SMOKE_DEVICE_URL: '' }).device, null);
 });
 
 test('malformed URLs name their source', () => {
@@ -78,6 +84,10 @@ test('malformed URLs name their source', () => {
   rejects(
     () => resolveConfig({ device: 'ftp://x' }, env),
     '--device "ftp://x" must be an http:// or https:// URL (expected e.g. http://localhost:3003)',
+  );
+  rejects(
+    () => resolveConfig({}, { ...env, SMOKE_DEVICE_URL: 'device:3003' }),
+    'SMOKE_DEVICE_URL "device:3003" must be an http:// or https:// URL (expected e.g. http://localhost:3003)',
   );
   rejects(
     () => resolveConfig({}, { ...env, SMOKE_FRONTEND_URL: 'http://' }),

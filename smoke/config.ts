@@ -44,7 +44,8 @@ export const smokeArgs = {
     type: 'string',
     hint: 'url',
     description: 'device-service URL',
-    note: 'no env fallback; device probes run only when given',
+    env: 'SMOKE_DEVICE_URL',
+    note: 'no default; device probes run only when given',
   },
   artifacts: { type: 'string', hint: 'dir', description: 'directory for screenshots', default: DEFAULTS.artifacts },
   timeout: {
@@ -125,7 +126,7 @@ export function resolveConfig(options: RawOptions, env: NodeJS.ProcessEnv = proc
       DEFAULTS.frontend,
     ),
     backend: _url(options.backend, '--backend', env[smokeArgs.backend.env], smokeArgs.backend.env, DEFAULTS.backend),
-    device: options.device === undefined ? null : _url(options.device, '--device'),
+    device: _optionalUrl(options.device, '--device', env[smokeArgs.device.env], smokeArgs.device.env),
     artifacts: _nonEmpty(options.artifacts, '--artifacts') ?? DEFAULTS.artifacts,
     timeout: _ms(options.timeout, '--timeout', 1) ?? DEFAULTS.timeout,
     wait: _ms(options.wait, '--wait', 0) ?? 0,
@@ -170,6 +171,11 @@ function _url(given: string | undefined, flag: string, fromEnv?: string, envName
   }
   if (!url.hostname) throw new CLIError(`${source} "${value}" has no host`);
   return url.href;
+}
+
+/** A URL that may be absent (the device service): null when neither the flag nor its variable gives one. */
+function _optionalUrl(given: string | undefined, flag: string, fromEnv: string | undefined, envName: string) {
+  return given === undefined && !fromEnv ? null : _url(given, flag, fromEnv, envName);
 }
 
 function _ms(value: string | undefined, flag: string, min: 0 | 1): number | undefined {

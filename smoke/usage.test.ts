@@ -2,7 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { smokeArgs } from './config.ts';
-import { renderUsage } from './usage.ts';
+import { commandName, renderUsage } from './usage.ts';
 
 const lines = renderUsage().split('\n');
 const optionLines = lines.filter((line) => /^ +--/.test(line));
@@ -36,6 +36,15 @@ test('flags right-aligned, descriptions in one column, no trailing spaces; exit 
   assert.ok(lines.every((line) => !/\s$/.test(line)));
   assert.is(lines[2], 'USAGE npx tsx smoke/cli.ts [OPTIONS]');
   assert.is(lines.at(-1), 'Exit codes: 0 all probes passed, 1 one or more probes failed, 2 the run could not happen.');
+});
+
+test('the installed package (compiled JavaScript) names its bin; this checkout names tsx', () => {
+  assert.is(
+    commandName('file:///x/node_modules/service-health-kit/dist/package/smoke/cli.js'),
+    'npx service-health-kit',
+  );
+  assert.is(commandName('file:///x/smoke/cli.ts'), 'npx tsx smoke/cli.ts');
+  assert.is(renderUsage(smokeArgs, 'npx service-health-kit').split('\n')[2], 'USAGE npx service-health-kit [OPTIONS]');
 });
 
 test.run();

@@ -2,19 +2,26 @@
 import { smokeArgs, type SmokeOption } from './config.ts';
 import { EXIT_ERROR, EXIT_FAIL, EXIT_PASS } from './exit-codes.ts';
 
-const NAME = 'npx tsx smoke/cli.ts';
+const CHECKOUT_NAME = 'npx tsx smoke/cli.ts';
+/** The package's bin, named like the package. */
+const PACKAGE_NAME = 'npx service-health-kit';
 const ABOUT =
   'Probe backend health and readiness, the device service when given, and load the frontend in headless Chromium';
 
-export function renderUsage(options: Record<string, SmokeOption> = smokeArgs): string {
+/** How the running CLI is invoked: the installed package runs compiled JavaScript, this checkout its TypeScript. */
+export function commandName(cliUrl: string): string {
+  return cliUrl.endsWith('.js') ? PACKAGE_NAME : CHECKOUT_NAME;
+}
+
+export function renderUsage(options: Record<string, SmokeOption> = smokeArgs, command = CHECKOUT_NAME): string {
   const rows = Object.entries(options).map(([name, option]) => {
     return [`--${name}${option.hint ? `=<${option.hint}>` : ''}`, describe(option)] as const;
   });
   const width = Math.max(...rows.map(([flag]) => flag.length));
   return [
-    `${ABOUT} (${NAME})`,
+    `${ABOUT} (${command})`,
     '',
-    `USAGE ${NAME} [OPTIONS]`,
+    `USAGE ${command} [OPTIONS]`,
     '',
     'OPTIONS',
     '',

@@ -15,6 +15,10 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
   scripts: Record<string, string>;
   dependencies: Record<string, string>;
   devDependencies: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+};
+const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as {
+  packages: Record<string, { dev?: boolean; optional?: boolean }>;
 };
 
 const SERVICES = { backend: 3001, device: 3003, frontend: 3000 } as const;
@@ -77,11 +81,14 @@ test(
   },
 );
 
-test('service images get production dependencies only: npm ci --omit=dev, and nothing else from node_modules', () => {
-  const install = only(
+const depsInstall = () =>
+  only(
     stage('deps').steps.filter((s) => s.keyword === 'RUN' && s.args.includes('ci')),
     'npm ci in deps',
   );
+
+test('service images get production dependencies only: npm ci --omit=dev, and nothing else from node_modules', () => {
+  const install = depsInstall();
   assert.ok(install.args.includes('--omit=dev'), install.args.join(' '));
   for (const service of Object.keys(SERVICES)) {
     const modules = copies(service).filter((c) => c.source.includes('node_modules'));
@@ -90,6 +97,23 @@ test('service images get production dependencies only: npm ci --omit=dev, and no
     for (const c of copies(service).filter((c) => c.from === 'build')) assert.is(c.source, '/app/dist/healthcheck.js');
   }
 });
+
+test(
+  "the smoke's puppeteer-core stays out of the images: an optional dependency of the package, " +
+    'which the deps stage leaves out with --omit=optional, and no production dependency is optional',
+  () => {
+    const install = depsInstall();
+    assert.ok(install.args.includes('--omit=optional'), install.args.join(' '));
+    // npm installs optional dependencies by default: installing the package brings the smoke's browser driver.
+    assert.equal(Object.keys(pkg.optionalDependencies ?? {}), ['puppeteer-core']);
+    assert.is(lock.packages['node_modules/puppeteer-core']?.optional, true, 'puppeteer-core is optional in the lock');
+    for (const name of Object.keys(pkg.dependencies)) {
+      const entry = lock.packages[`node_modules/${name}`];
+      assert.ok(entry, `${name} is in the lock file`);
+      assert.not.ok(entry.optional || entry.dev, `${name} is a plain production dependency in the lock file`);
+    }
+  },
+);
 
 test('each service runs as the non-root node user, set after every RUN', () => {
   for (const service of Object.keys(SERVICES)) {
@@ -157,9 +181,6 @@ test('tsx and esbuild stay out of the images: development dependencies, which np
   for (const name of ['tsx', 'esbuild'])
     assert.not.ok(name in pkg.dependencies, `${name} is not a production dependency`);
   assert.ok('tsx' in pkg.devDependencies, 'tsx stays for Node 20 (node --import tsx) and the tests');
-  const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as {
-    packages: Record<string, { dev?: boolean }>;
-  };
   for (const name of ['node_modules/tsx', 'node_modules/esbuild'])
     assert.is(lock.packages[name]?.dev, true, `${name} is dev-only in the lock file`);
 });

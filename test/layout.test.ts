@@ -14,8 +14,9 @@ const ENTRIES = [
   'backend/main.ts',
   'device/main.ts',
   'frontend/main.ts',
-  'smoke/cli.ts',
+  'smoke/cli.ts', // also the package's bin, compiled
   'smoke/trailer.ts',
+  'lib/index.ts', // the package's entry point (package.json "exports", compiled)
   'healthcheck.ts',
 ];
 

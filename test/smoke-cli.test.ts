@@ -63,7 +63,7 @@ test('--help lists every option with its default and fallback, exit 0, no colour
   for (const expected of [
     /--frontend=<url>\s+frontend URL \(env SMOKE_FRONTEND_URL, default http:\/\/localhost:3000\)/,
     /--backend=<url>\s+backend URL \(env SMOKE_BACKEND_URL, default http:\/\/localhost:3001\)/,
-    /--device=<url>\s+device-service URL \(no env fallback; device probes run only when given\)/,
+    /--device=<url>\s+device-service URL \(env SMOKE_DEVICE_URL, no default; device probes run only when given\)/,
     /--artifacts=<dir>\s+directory for screenshots \(default \.\/smoke-artifacts\)/,
     /--timeout=<ms>\s+deadline of each probe attempt in ms \(default 10000\)/,
     /--wait=<ms>/,
@@ -149,22 +149,27 @@ test('with --device: five probes, backend then device then frontend, smoke: PASS
   ]);
 });
 
-test('SMOKE_BACKEND_URL and SMOKE_FRONTEND_URL are used when the flags are absent; flags win over them', async () => {
+test('SMOKE_BACKEND_URL, SMOKE_DEVICE_URL, SMOKE_FRONTEND_URL apply when the flags are absent; flags win', async () => {
   hits.length = 0;
   const fromEnv = await runCli(['--artifacts', dir('env'), '--timeout', '5000'], {
-    env: { SMOKE_BACKEND_URL: `${F}/ok`, SMOKE_FRONTEND_URL: `${F}/ok/` },
+    env: { SMOKE_BACKEND_URL: `${F}/ok`, SMOKE_DEVICE_URL: `${F}/ok`, SMOKE_FRONTEND_URL: `${F}/ok/` },
   });
   assert.is(fromEnv.code, 0, show(fromEnv));
-  assert.is(fromEnv.stdout.at(-1), 'smoke: PASS (3/3)');
-  assert.equal(hits.sort(), ['/ok/', '/ok/api/health', '/ok/api/ready']);
+  assert.is(fromEnv.stdout.at(-1), 'smoke: PASS (5/5)');
+  // Backend and device answer on the same fixture: each probe path twice.
+  assert.equal(hits.sort(), ['/ok/', '/ok/api/health', '/ok/api/health', '/ok/api/ready', '/ok/api/ready']);
   const refused = await freePort();
-  const env = { SMOKE_BACKEND_URL: `http://127.0.0.1:${refused}`, SMOKE_FRONTEND_URL: `http://127.0.0.1:${refused}/` };
+  const env = {
+    SMOKE_BACKEND_URL: `http://127.0.0.1:${refused}`,
+    SMOKE_DEVICE_URL: `http://127.0.0.1:${refused}`,
+    SMOKE_FRONTEND_URL: `http://127.0.0.1:${refused}/`,
+  };
   const flags = await runCli(
-    ['--backend', `${F}/ok`, '--frontend', `${F}/`, '--artifacts', dir('env-flags'), '--timeout', '5000'],
+    ['--backend', `${F}/ok`, '--device', `${F}/ok`, '--frontend', `${F}/`, '--artifacts', dir('env-flags')],
     { env },
   );
   assert.is(flags.code, 0, show(flags));
-  assert.is(flags.stdout.at(-1), 'smoke: PASS (3/3)');
+  assert.is(flags.stdout.at(-1), 'smoke: PASS (5/5)');
 });
 
 test('localhost works for a service bound only to ::1 and one bound only to 127.0.0.1', async () => {

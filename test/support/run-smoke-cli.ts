@@ -15,6 +15,7 @@ export interface CliRun {
 const SCRUB = [
   'SMOKE_FRONTEND_URL',
   'SMOKE_BACKEND_URL',
+  'SMOKE_DEVICE_URL',
   'GITHUB_STEP_SUMMARY',
   'NO_COLOR',
   'FORCE_COLOR',

@@ -1,0 +1,231 @@
+// The package as a user gets it: `npm pack`, the tarball installed into an empty project with `npm install` (the
+// npm registry only), lib/README.md's example type-checked there and run with plain node, and the installed bin
+// smoking it. Slow (an install): one file, one pack and one install shared by every case.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { runCommand, type CommandResult } from '../lib/child-process.ts';
+import { waitFor } from './support/deadline.ts';
+import { cliEnv, runCli } from './support/run-smoke-cli.ts';
+import { spawnProcess, stopAll, type Spawned } from './support/spawn-process.ts';
+import { root } from './support/spawn-service.ts';
+
+const work = mkdtempSync(join(tmpdir(), 'package-test-'));
+const project = join(work, 'project');
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+// The bin starts with `#!/usr/bin/env node`: the node running this file (20 or 24) comes first on PATH.
+const env = (extra: Record<string, string | undefined> = {}) =>
+  cliEnv({
+    PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`,
+    npm_config_update_notifier: 'false',
+    ...extra,
+  });
+const show = (r: CommandResult) => `exit ${r.code}${r.timedOut ? ' (timed out)' : ''}\n${r.stdout}\n${r.stderr}`;
+
+async function run(command: string, args: string[], cwd: string, timeoutMs: number): Promise<CommandResult> {
+  const result = await runCommand(command, args, { cwd, env: env(), timeoutMs });
+  assert.ok(!result.timedOut && !result.missing, `${command} ${args.join(' ')}: ${show(result)}`);
+  return result;
+}
+
+/** The example app in lib/README.md: the first TypeScript block of its package section. */
+function readmeExample(): string {
+  const readme = readFileSync(join(root, 'lib/README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## In your own Hono app'));
+  const block = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+  assert.ok(block?.includes("from 'service-health-kit'"), 'lib/README.md has the example');
+  return block!;
+}
+
+// The versions this checkout uses, so that npm's cache answers and the kit's hono and the app's are one copy.
+const version = (name: string) =>
+  (JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+
+interface Packed {
+  filename: string;
+  size: number;
+  files: { path: string }[];
+}
+
+async function packAndInstall(): Promise<Packed> {
+  // prepack compiles the kit (tsconfig.build.json) before the tarball is made.
+  const pack = await run(npm, ['pack', '--json', '--pack-destination', work], root, 180_000);
+  assert.is(pack.code, 0, show(pack));
+  const [packed] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as Packed[];
+  mkdirSync(project);
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'my-app', private: true, type: 'module' }));
+  const install = await run(
+    npm,
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--prefer-offline',
+      join(work, packed!.filename),
+      ...['hono', '@hono/node-server', 'typescript', '@types/node'].map((name) => `${name}@${version(name)}`),
+    ],
+    project,
+    180_000,
+  );
+  assert.is(install.code, 0, show(install));
+  return packed!;
+}
+
+/** The installed bin, once it is known to be a node script (without its #! line, sh would run it as a script). */
+function installedBin(): string {
+  const bin = join(project, 'node_modules/.bin/service-health-kit');
+  assert.is(readFileSync(bin, 'utf8').split('\n')[0], '#!/usr/bin/env node');
+  return bin;
+}
+
+let installing: Promise<Packed> | undefined;
+const installed = () => (installing ??= packAndInstall());
+
+let db: { port: number; clients: Set<Socket>; close(): void } | undefined;
+let app: { url: string; proc: Spawned } | undefined;
+
+/** The example, compiled by its type-check, running on a free port against a stand-in database (a TCP server). */
+async function startApp() {
+  if (app) return app;
+  await installed();
+  assert.ok(existsSync(join(project, 'app.js')), 'app.js, which the type-check case compiles, exists');
+  const clients = new Set<Socket>();
+  const server = createServer((socket) => {
+    clients.add(socket);
+    socket.on('close', () => clients.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  db = { port, clients, close: () => (clients.forEach((c) => c.destroy()), server.close()) };
+  const proc = spawnProcess(process.execPath, ['app.js'], {
+    cwd: project,
+    env: env({ PORT: '0', DB_HOST: '127.0.0.1', DB_PORT: String(port), NODE_ENV: 'production' }),
+  });
+  const line = await waitFor(() => proc.stdout.find((l) => l.startsWith('listening on ')), {
+    timeout: 30_000,
+    what: `the example app's "listening on" line (output: ${proc.lines.join(' | ')})`,
+  });
+  const url = `http://127.0.0.1:${new URL(line.slice('listening on '.length)).port}`;
+  return (app = { url, proc });
+}
+
+test.after(async () => {
+  await stopAll();
+  db?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+test('the tarball: the compiled kit, its bin, the READMEs; no sources, tests or smoke declarations', async () => {
+  const packed = await installed();
+  const paths = packed.files.map((f) => f.path);
+  for (const path of paths) {
+    assert.ok(
+      /^dist\/package\/(lib\/[\w-]+\.(js|d\.ts)|smoke\/[\w-]+\.js)$/.test(path) ||
+        ['package.json', 'README.md', 'lib/README.md', 'smoke/README.md'].includes(path),
+      `unexpected file in the tarball: ${path}`,
+    );
+  }
+  for (const path of ['dist/package/lib/index.js', 'dist/package/lib/index.d.ts', 'dist/package/smoke/cli.js']) {
+    assert.ok(paths.includes(path), `${path} is in the tarball`);
+  }
+  // npm installs optional dependencies by default: the smoke's browser driver came with the kit.
+  assert.ok(existsSync(join(project, 'node_modules/puppeteer-core/package.json')), 'puppeteer-core installed');
+  assert.ok(existsSync(join(project, 'node_modules/.bin/service-health-kit')), 'the bin is linked');
+});
+
+test("the README's example type-checks against the installed types, and a misuse of them does not", async () => {
+  await installed();
+  writeFileSync(join(project, 'app.ts'), readmeExample());
+  writeFileSync(
+    join(project, 'misuse.ts'),
+    [
+      "import { createHealthRoutes, createReadiness } from 'service-health-kit';",
+      'const status: number = createReadiness().snapshot().status;',
+      'createHealthRoutes({ readiness: createReadiness() });',
+      'export { status };',
+    ].join('\n'),
+  );
+  // As lib/README.md tells: NodeNext, and the Node types listed (TypeScript 6 no longer includes them unasked).
+  const compilerOptions = { target: 'ES2022', module: 'NodeNext', types: ['node'], strict: true, skipLibCheck: false };
+  writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['app.ts', 'misuse.ts'] }));
+  // One compiler run: it checks both files and emits app.js, which the next cases run.
+  const tsc = await run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', '.'], project, 120_000);
+  const errors = tsc.stdout.split('\n').filter((line) => /error TS\d+/.test(line));
+  assert.equal(
+    errors.filter((line) => !line.startsWith('misuse.ts(')),
+    [],
+    `only misuse.ts has type errors:\n${tsc.stdout}`,
+  );
+  assert.equal(
+    errors.map((line) => /^misuse\.ts\((\d+),/.exec(line)?.[1]),
+    ['2', '3'],
+    `the snapshot's status is a string union, environment is required:\n${tsc.stdout}`,
+  );
+  assert.ok(existsSync(join(project, 'app.js')), 'app.js emitted');
+});
+
+test('the example runs with plain node, and the installed bin smokes it: smoke: PASS (3/3), exit 0', async () => {
+  const { url } = await startApp();
+  const smoke = await runCommand(
+    installedBin(),
+    ['--backend', url, '--frontend', `${url}/`, '--artifacts', join(work, 'artifacts'), '--timeout', '10000'],
+    { cwd: project, env: env(), timeoutMs: 120_000 },
+  );
+  assert.is(smoke.code, 0, show(smoke));
+  const lines = smoke.stdout.trimEnd().split('\n');
+  assert.equal(
+    lines.map((l) => l.replace(/ \(\d+ms\)/, ' (Nms)')),
+    [
+      '[HEALTH] backend ... PASS (Nms)',
+      '[READY] backend ... PASS (Nms)',
+      `[LOAD] frontend ... PASS (Nms) screenshot=${join(work, 'artifacts')}/frontend-ok.png`,
+      'smoke: PASS (3/3)',
+    ],
+    show(smoke),
+  );
+  assert.is(smoke.stderr, '');
+  // `npx <package>` finds the installed bin, and its usage names that command.
+  const help = await run('npx', ['service-health-kit', '--help'], project, 60_000);
+  assert.is(help.code, 0, show(help));
+  assert.ok(help.stdout.includes('\nUSAGE npx service-health-kit [OPTIONS]\n'), help.stdout);
+});
+
+test("the example's readiness is honest: its database socket closes → 503; SIGTERM → drained, exit 0", async () => {
+  const { url, proc } = await startApp();
+  const ready = async () => {
+    const response = await fetch(`${url}/api/ready`);
+    return { status: response.status, body: (await response.json()) as { status: string; checks: object } };
+  };
+  assert.equal((await ready()).body.checks, { database: 'connected' });
+  for (const client of db!.clients) client.destroy();
+  const down = await waitFor(async () => ((await ready()).status === 503 ? ready() : undefined), {
+    timeout: 10_000,
+    what: '/api/ready to answer 503 once the database connection closed',
+  });
+  assert.equal([down.body.status, down.body.checks], ['not_ready', { database: 'disconnected' }]);
+  proc.signal('SIGTERM');
+  assert.is(await proc.waitExit(15_000), 0, proc.lines.join('\n'));
+  assert.ok(proc.stdout.includes('app: shutdown complete'), proc.lines.join('\n'));
+});
+
+test("the installed bin with no Chromium: exit 2 and the checkout's one line", async () => {
+  await installed();
+  const args = ['--backend', 'http://127.0.0.1:9', '--frontend', 'http://127.0.0.1:9/'];
+  const noBrowser = { CHROME_PATH: join(work, 'no-chromium') };
+  const bin = await runCommand(installedBin(), args, {
+    cwd: project,
+    env: env(noBrowser),
+    timeoutMs: 60_000,
+  });
+  const checkout = await runCli(args, { env: noBrowser });
+  const line =
+    `smoke: CHROME_PATH=${noBrowser.CHROME_PATH} is not an executable file; ` +
+    'install Chromium (apt-get install chromium) or set CHROME_PATH to a Chrome/Chromium executable';
+  assert.equal([checkout.code, checkout.stdout, checkout.stderr], [2, [], [line]]);
+  assert.equal([bin.code, bin.stdout, bin.stderr], [2, '', `${line}\n`], show(bin));
+});
+
+test.run();
