@@ -24,7 +24,10 @@ export const DEVICE_MAX_PAYLOAD = 64 * 1024;
 /** Messages (and pings) a socket may send: beyond this token bucket the backend closes it with 1008. */
 export const DEVICE_MESSAGE_RATE = { perSecond: 50, burst: 200 };
 
-/** What the device service allows itself: under the backend's limit with room for its pings and network jitter. */
+/**
+ * Frames (each many readings) the device service sends at most: under the backend's limit with room for its pings
+ * and network jitter.
+ */
 export const DEVICE_SEND_PACE = { perSecond: 45, burst: 150 };
 
 /** The longest reading value (UTF-8 bytes) the backend stores; a longer one is refused. */
@@ -89,7 +92,8 @@ export function parseDeviceMessage(data: string): DeviceMessage | undefined {
   if (m.type === 'readings' && Array.isArray(m.readings) && m.readings.length > 0) {
     const readings: Reading[] = [];
     for (const item of m.readings as unknown[]) {
-      const reading = typeof item === 'object' && item !== null ? toReading(item as Record<string, unknown>) : undefined;
+      const reading =
+        typeof item === 'object' && item !== null ? toReading(item as Record<string, unknown>) : undefined;
       // Ascending and without repeats, so that an ack of the last one may speak for all of them.
       if (!reading || (readings.length > 0 && reading.seq <= readings[readings.length - 1]!.seq)) return undefined;
       readings.push(reading);
