@@ -124,6 +124,15 @@ test('a restart resends the previous session’s unacknowledged readings first, 
   assert.equal(ctx.sink.find('unreadable'), [], 'nothing to skip after clean writes');
 });
 
+test('segments left empty by starts that read nothing are removed, not kept open', (ctx) => {
+  open(ctx, 's1').push('kept');
+  for (let i = 2; i <= 5; i++) open(ctx, `s${i}`); // each start makes a segment of its own
+  assert.is(segmentFiles(ctx.dir).length, 2, "s1's and the last start's");
+  const last = open(ctx, 's6');
+  assert.equal(all(last), [['s1', 1, 'kept']]);
+  assert.is(segmentFiles(ctx.dir).length, 2, 's1 and s6 only');
+});
+
 test('a torn last record (a crash mid-write) is skipped with one warning; the rest is kept', (ctx) => {
   const first = open(ctx, 's1');
   fill(first, 1, 3);

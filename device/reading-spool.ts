@@ -105,7 +105,7 @@ export function openReadingSpool(options: ReadingSpoolOptions): ReadingSpool {
     intervalMs: warnIntervalMs,
   });
 
-  let segments: Segment[] = [];
+  const segments: Segment[] = [];
   let active: Segment;
   let size = 0;
   let spoolBytes = 0;
@@ -216,6 +216,11 @@ export function openReadingSpool(options: ReadingSpoolOptions): ReadingSpool {
     const lastSeqs = new Map<string, number>();
     for (const id of listSegments(dir)) {
       const segment = newSegment(openSegment(dir, id));
+      // Left by a process that stopped before its first reading (a crash loop leaves one per start).
+      if (segment.file.bytes === 0) {
+        segment.file.remove();
+        continue;
+      }
       segments.push(segment);
       spoolBytes += segment.file.bytes;
       const { lines, tornBytes } = segment.file.lines();
