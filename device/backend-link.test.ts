@@ -244,7 +244,7 @@ test('refused readings are dropped with a warning; those after them arrive and n
   assert.ok(refusals.every((w) => w.level === 40 && w.session === 'session-1'));
 });
 
-test('a backlog drains in frames under the frame limit, never more than inFlightMax ahead of the last ack', async (ctx) => {
+test('a backlog drains in frames under the frame limit, never over inFlightMax ahead of the last ack', async (ctx) => {
   openSpool(ctx);
   for (let i = 1; i <= 5000; i++) ctx.spool!.push(`temperature_c=${(20 + i / 1000).toFixed(3)}`);
   ctx.backend = await startFakeBackend();
@@ -276,7 +276,7 @@ test('a backlog drains in frames under the frame limit, never more than inFlight
   );
 });
 
-test("frames go out paced, so the backend's rate limit never closes the socket (and would without the pace)", async (ctx) => {
+test("frames go out paced: the backend's rate limit never closes the socket (it would unpaced)", async (ctx) => {
   // One reading per frame (the smallest frame limit), 60 frames against a fake that allows 25/s with bursts of 12.
   const rate = { perSecond: 25, burst: 12 };
   for (const [pace, closes] of [

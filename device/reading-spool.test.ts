@@ -152,7 +152,7 @@ test('a torn last record (a crash mid-write) is skipped with one warning; the re
   assert.equal([warning!.torn, warning!.skipped, warning!.files], [1, 0, [join(ctx.dir, file!)]]);
 });
 
-test('a record damaged in the middle is skipped with one warning; the readable ones before and after are kept', (ctx) => {
+test('a record damaged in the middle is skipped with one warning; the readable ones around it are kept', (ctx) => {
   const first = open(ctx, 's1');
   fill(first, 1, 5);
   first.ack({ type: 'ack', session: 's1', seq: 1 });
@@ -241,7 +241,7 @@ test('refused readings are forgotten with one summed warning; the readings after
   );
 });
 
-test('next: one session per batch, at most maxCount readings, within maxBytes (one at least); through counts them', (ctx) => {
+test('next: one session per batch, at most maxCount, within maxBytes (one at least); through counts them', (ctx) => {
   const old = open(ctx, 'old');
   fill(old, 1, 3, 'o');
   const spool = open(ctx, 'new');
