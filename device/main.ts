@@ -36,8 +36,6 @@ runMain('device', async function main() {
   const app = createApp({ readiness, environment: config.environment, log, readings: spool });
   // Then listen: a port in use is a one-line exit before any device or socket is touched.
   const server = await startServer({ fetch: app.fetch, port: config.port, host: config.host });
-  // Logged once listening, so that a refused start stays one line.
-  log.info({ dir: config.spoolDir, ...spool.stats() }, 'spool opened');
 
   const backend = createBackendLink({
     url: config.socketUrl,
@@ -88,6 +86,7 @@ runMain('device', async function main() {
       backend: config.socketUrl,
       deviceId: config.deviceId,
       session,
+      spool: { dir: config.spoolDir, ...spool.stats() },
     },
     'device service listening',
   );
@@ -112,7 +111,7 @@ runMain('device', async function main() {
           spool.close();
           // Nothing is lost: what the backend has not acknowledged stays in the spool and goes first next time.
           const { unacknowledged } = spool.stats();
-          log.info(
+          log[unacknowledged > 0 ? 'info' : 'debug'](
             { dir: config.spoolDir, ...spool.stats() },
             `${unacknowledged} unacknowledged reading${unacknowledged === 1 ? '' : 's'} kept in the spool`,
           );

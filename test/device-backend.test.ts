@@ -180,8 +180,10 @@ test('device SIGKILLed with readings unacknowledged: the next process sends them
   assert.is(await device.waitExit(5000), 'SIGKILL');
 
   device = await stack.restartDevice(); // same port (the watch follows it) and the same spool
-  const opened = await waitFor(() => jsonLines(device).find((l) => l.msg === 'spool opened'), { what: 'spool opened' });
-  assert.is(opened.unacknowledged, 5);
+  const started = await waitFor(() => jsonLines(device).find((l) => l.msg === 'device service listening'), {
+    what: 'the listening line',
+  });
+  assert.is(started.spool.unacknowledged, 5, 'the spool as the new process found it');
   writeLines('after-restart', 3); // while the backend is still stopped: queued behind the held ones
   await waitFor(async () => (await backlog(device)).unacknowledged === 8, { what: '8 readings held' });
   backend().signal('SIGCONT');

@@ -49,6 +49,8 @@ const health = async (device: Service) =>
   (await (await fetch(`${device.url}/api/health`)).json()) as {
     readings: { unacknowledged: number; spoolBytes: number; dropped: number };
   };
+/** The start-up line, which says what the spool held. */
+const listening = (device: Service) => jsonLines(device).find((line) => line.msg === 'device service listening');
 const hellos = (ctx: Ctx) => ctx.backend.received.filter((m) => m.type === 'hello').map((m) => m.session);
 /** Every reading the fake received, resends included, as `session:seq:value`. */
 const received = (ctx: Ctx) =>
@@ -75,9 +77,7 @@ async function restartWith(ctx: Ctx, lines: string[]): Promise<Service> {
   ctx.backend.token = 'not-the-devices-token-0123456789'; // held off until the new lines are in the spool
   ctx.backend.acking = true;
   const device = await start(ctx);
-  const opened = await waitFor(() => jsonLines(device).find((line) => line.msg === 'spool opened'), {
-    what: 'the spool-opened line',
-  });
+  const opened = await waitFor(() => listening(device), { what: 'the listening line' });
   await waitFor(
     async () => (await fetch(`${device.url}/api/ready`).then((r) => r.json())).checks.serial === 'connected',
     {
@@ -85,7 +85,7 @@ async function restartWith(ctx: Ctx, lines: string[]): Promise<Service> {
     },
   );
   ctx.pty.write(lines.map((line) => `${line}\n`).join(''));
-  const before = opened.unacknowledged as number;
+  const before = opened.spool.unacknowledged as number;
   await waitFor(async () => (await health(device)).readings.unacknowledged === before + lines.length, {
     what: 'the new lines in the spool',
   });
@@ -100,7 +100,9 @@ test('SIGKILL with readings unacknowledged: the next process resends them, befor
   const [oldSession] = hellos(ctx);
 
   const second = await restartWith(ctx, ['new-1', 'new-2']);
-  assert.is(jsonLines(second).find((line) => line.msg === 'spool opened')?.unacknowledged, 3);
+  const { spool } = listening(second)!; // what the start found
+  assert.equal([spool.dir, spool.unacknowledged, spool.dropped], [ctx.spool, 3, 0]);
+  assert.ok(spool.spoolBytes > 0);
   await waitFor(async () => (await health(second)).readings.unacknowledged === 0, { what: 'all acknowledged' });
   const newSession = hellos(ctx)[1]!;
   assert.ok(newSession && newSession !== oldSession, 'a new session');
