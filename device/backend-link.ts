@@ -99,7 +99,8 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
         pumpTimer = setTimeout(pump, waitMs);
         return;
       }
-      const batch = spool.next(sent, room, budget)!;
+      const batch = spool.next(sent, room, budget);
+      if (!batch) return; // the spool is closed: shutting down
       bucket.take();
       ws.send(`${envelope(batch.session)}${batch.json}]}`);
       sent = batch.end;
