@@ -23,6 +23,8 @@ async function stackEnv(extra: Record<string, string> = {}) {
     FRONTEND_PORT: String(await freePort()),
     MONGO_PORT: String(await freePort()),
     SMOKE_ARTIFACTS: artifacts,
+    // Not the repository's ./spool: a stack per test, none inheriting another's unacknowledged readings.
+    DEVICE_SPOOL_DIR: mkdtempSync(join(artifacts, 'spool-')),
     ...extra,
   };
   // NO_COLOR too: the test runner sets it, and the stack must leave out colour on its own when piped.

@@ -6,8 +6,9 @@ export function startBackend(mongoUrl: string, port?: number): Promise<Service> 
   return spawnService('backend/main.ts', { env: { MONGODB_URI: `${mongoUrl}/app`, LOG_LEVEL: 'debug' }, port });
 }
 
-export function startDevice(env: Record<string, string | undefined>): Promise<Service> {
-  return spawnService('device/main.ts', { env });
+/** Without DEVICE_SPOOL_DIR in `env`, a fresh spool that goes with the process. */
+export function startDevice(env: Record<string, string | undefined>, port?: number): Promise<Service> {
+  return spawnService('device/main.ts', { env, port });
 }
 
 /** Every stdout line as JSON (throws on the first line that is not, naming it). */
