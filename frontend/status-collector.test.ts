@@ -194,10 +194,10 @@ test("one device's readings failing is that device's alone: each says why; the d
     {
       ok: null,
       refused: 'readings: backend answered HTTP 503: database unavailable: not connected',
-      hung: 'readings: no answer within 400 ms',
+      hung: 'readings: no response within 400ms',
       dropped: '',
       garbage: 'readings: backend answered HTTP 200 without a readings list',
-      stalled: 'readings: no answer within 400 ms',
+      stalled: 'readings: body not complete within 400ms (15 bytes received)',
     },
   );
   assert.is(doc.readings.devices[0]?.recent?.series.points.length, 3);
