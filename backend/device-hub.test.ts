@@ -1,5 +1,6 @@
 // The device hub in-process on a real server: a peer that stops reading is dropped once our unsent acks pass
-// the send-buffer bound (the rate limit is lifted here so the kernel's few MiB of buffers fill quickly).
+// the send-buffer bound (the rate limit is lifted here so the kernel's few MiB of buffers fill quickly). The store
+// stores at once; each reading names a session of its own, so each costs an ack however the writer batches them.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { WebSocketServer } from 'ws';
@@ -18,6 +19,7 @@ test('a peer that reads nothing while we acknowledge its readings is dropped pas
   const sink = createLogSink('info');
   const devices = createDeviceHub({
     log: sink.log,
+    store: { insert: async (docs) => ({ inserted: docs.length, duplicates: [] }) },
     token: TOKEN,
     rate: { perSecond: 1e6, burst: 1e6 },
     sendBufferMax: 64 * 1024,
@@ -38,7 +40,7 @@ test('a peer that reads nothing while we acknowledge its readings is dropped pas
   try {
     const socket = await rawUpgrade((server.address() as { port: number }).port, TOKEN);
     socket.write(frame(OPCODE.text, JSON.stringify({ type: 'hello', deviceId: 'slow', session: 's' })));
-    // Each reading costs us an ack of about 25 bytes; the loopback kernel buffers take ~4 MiB before ours fill.
+    // Each reading costs us an ack of about 45 bytes; the loopback kernel buffers take ~4 MiB before ours fill.
     // (Pings would not do: ws itself drops a peer with 60 unsent pongs.)
     const reading = (seq: number) =>
       frame(
@@ -46,8 +48,8 @@ test('a peer that reads nothing while we acknowledge its readings is dropped pas
         JSON.stringify({
           type: 'reading',
           deviceId: 'slow',
-          session: 's',
-          seq,
+          session: `s${seq}`,
+          seq: 1,
           timestamp: '2026-01-01T00:00:00.000Z',
           value: 'v',
         }),

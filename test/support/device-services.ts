@@ -1,7 +1,7 @@
 // Test helper: the real backend (against the MongoDB stand-in) and the real device service as processes.
 import { spawnService, type Service } from './spawn-service.ts';
 
-/** The backend at debug level, so each stored reading is a `reading stored` JSON line on its stdout. */
+/** The backend at debug level, so each write lists the readings it stored in a `readings stored` JSON line. */
 export function startBackend(mongoUrl: string, port?: number): Promise<Service> {
   return spawnService('backend/main.ts', { env: { MONGODB_URI: `${mongoUrl}/app`, LOG_LEVEL: 'debug' }, port });
 }
@@ -28,11 +28,13 @@ export interface Stored {
   value: string;
 }
 
-/** The readings a backend process stored, in the order it stored them. */
+/** The readings a backend process stored (a resend that found them stored already is not listed), in order. */
 export const storedReadings = (backend: Service): Stored[] =>
   jsonLines(backend)
-    .filter((line) => line.msg === 'reading stored')
-    .map(({ deviceId, session, seq, value }) => ({ deviceId, session, seq, value }));
+    .filter((line) => line.msg === 'readings stored')
+    .flatMap(({ deviceId, readings }) =>
+      (readings as Omit<Stored, 'deviceId'>[]).map(({ session, seq, value }) => ({ deviceId, session, seq, value })),
+    );
 
 /** The `time` (epoch ms) of the first log line with this message, if any yet. */
 export const logTime = (service: Service, msg: string): number | undefined =>
