@@ -104,7 +104,7 @@ test('any other method on the probes: 405 with Allow: GET, HEAD and a JSON reaso
   }
 });
 
-test('GET /api/devices: each device from the database, never cached; without a hub there is no such route', async () => {
+test('GET /api/devices: each device from the database, never cached; no hub, no such route', async () => {
   const res = await setup().app.request('/api/devices');
   assert.is(res.status, 200);
   assert.is(res.headers.get('cache-control'), 'no-store');
@@ -139,7 +139,7 @@ test('GET /api/readings: the query as the store gets it; defaults: limit 100, no
   ]);
 });
 
-test('GET /api/readings: bad query values get 400 with one line naming the problem; the store is not asked', async () => {
+test('GET /api/readings: a bad query value is a 400 with one line naming it; the store is not asked', async () => {
   const { app, asked } = setup();
   const cases: Array<[string, string]> = [
     ['limit=0', 'limit must be a whole number from 1 to 1000, got "0"'],
@@ -186,8 +186,8 @@ test('GET /api/readings: bad query values get 400 with one line naming the probl
   assert.equal(asked, []);
 });
 
-test('a database that is down: 503 with one line, Retry-After, no stack trace', async () => {
-  const { app, down } = setup();
+test('a database that is down: 503, one line, Retry-After; summed, not an error line per request', async () => {
+  const { app, down, lines } = setup();
   down.now = true;
   for (const [path, error] of [
     ['/api/readings?deviceId=dev-1', 'database unavailable: the database is not connected'],
@@ -198,6 +198,11 @@ test('a database that is down: 503 with one line, Retry-After, no stack trace', 
     assert.is(res.headers.get('retry-after'), '1');
     assert.equal(await res.json(), { error }, path);
   }
+  for (let i = 0; i < 20; i++) await app.request('/api/devices');
+  assert.equal(
+    lines.filter((l) => l.level >= 40).map((l) => [l.level, l.msg, l.count]),
+    [[40, 'answered 1 read of stored readings with 503: the database is unavailable', 1]],
+  );
 });
 
 test('an unknown route: 404 in JSON, logged at info; passing probes only at debug', async () => {

@@ -7,7 +7,7 @@ import type { Readiness } from '../lib/readiness.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { DeviceHub } from './device-hub.ts';
 import type { ReadingStore } from './reading-store.ts';
-import { createReadingsRoutes } from './readings-routes.ts';
+import { createReadingsRoutes, READINGS_PATHS } from './readings-routes.ts';
 
 export interface BackendDeps {
   readiness: Readiness;
@@ -32,7 +32,7 @@ export function createApp({ readiness, environment, log, databaseName, devices, 
   );
   if (devices) {
     app.get(DEVICE_SOCKET_PATH, devices.handler);
-    if (store) app.route('/', createReadingsRoutes({ store, devices }));
+    if (store) app.route('/', createReadingsRoutes({ store, devices, log }));
   }
   app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
   app.onError((error, c) => {
@@ -40,6 +40,7 @@ export function createApp({ readiness, environment, log, databaseName, devices, 
     return c.json({ error: 'internal error' }, 500);
   });
   // The device hub logs what matters about device sockets (connected, refused: once a minute per address, closed
-  // and why); thousands of refused upgrades must not each cost an info line.
-  return logRequests(app, log, { quietPaths: [DEVICE_SOCKET_PATH] });
+  // and why); thousands of refused upgrades must not each cost an info line. The readings routes sum their 503s:
+  // a client polling them while the database is away must not cost an error line per request.
+  return logRequests(app, log, { quietPaths: [DEVICE_SOCKET_PATH, ...READINGS_PATHS] });
 }
