@@ -96,7 +96,7 @@ test('insert: one unordered insert with majority and journaling; a resend makes 
   assert.equal(Object.keys(stored[0]!), ['_id', 'deviceId', 'session', 'seq', 'timestamp', 'value', 'receivedAt']);
 });
 
-test('readings: newest first by timestamp then seq, limited; before a time; before a seq in the newest session', async () => {
+test('readings: newest first (timestamp, seq), limited; before a time; before a seq of the last session', async () => {
   const { store } = setup();
   const same = new Date(T0 + 500_000);
   await store.insert([
@@ -127,7 +127,7 @@ test('readings: newest first by timestamp then seq, limited; before a time; befo
   assert.equal(await store.readings({ deviceId: 'nobody', limit: 10, before: { seq: 3 } }), []);
 });
 
-test('summaries: every device with readings and those asked about, each with its newest reading and count', async () => {
+test('summaries: each device with readings and each asked about, with its newest reading and count', async () => {
   const { store } = setup();
   await store.insert([doc(1), doc(2), doc(1, { deviceId: 'dev-0', session: 'x' }), doc(3)]);
   const { deviceIds, summaries } = await store.summaries(['dev-9', 'dev-1']);

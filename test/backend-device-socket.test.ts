@@ -47,7 +47,7 @@ const stored = () =>
     .flatMap((l) => l.readings.map((r: { session: string; seq: number }) => `${r.session}:${r.seq}`));
 const logged = (text: string) => jsonLines(backend).filter((l) => String(l.msg).includes(text));
 
-test('readings are stored once, in order, then acknowledged; a resend is acknowledged but not stored again', async () => {
+test('readings are stored once, in order, then acked; a resend is acked but not stored again', async () => {
   const { ws, messages } = await connect();
   ws.send(hello());
   for (const seq of [1, 2, 3, 2, 3, 4]) ws.send(reading(seq));
@@ -172,7 +172,7 @@ test('more than the burst of 200 messages at once closes the socket with 1008 an
   assert.ok(device.readingsStored < 300, `${device.readingsStored} stored`);
 });
 
-test('the rate counts frames, not readings: 10,000 readings in frames of 500, as the device sends a backlog', async () => {
+test('the rate counts frames, not readings: 10,000 readings in frames of 500, as a backlog comes', async () => {
   const { ws, messages } = await connect();
   ws.send(hello());
   const at = new Date().toISOString();
@@ -187,7 +187,7 @@ test('the rate counts frames, not readings: 10,000 readings in frames of 500, as
   assert.is((await devices())[0].readingsStored, 10_000);
 });
 
-test('a frame over 64 KiB closes the socket with 1009; one just under is fine, a value over 8 KiB refused', async () => {
+test('a frame over 64 KiB is closed with 1009; one just under is fine; a value over 8 KiB refused', async () => {
   const { ws, messages, closed } = await connect();
   ws.send(hello());
   const at = new Date().toISOString();

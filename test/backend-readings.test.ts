@@ -104,7 +104,7 @@ test('a resend after a reconnect is acknowledged and makes no second document', 
   );
 });
 
-test('while the database hangs nothing is acknowledged and reads answer 503; afterwards all is stored once', async () => {
+test('while the database hangs nothing is acked and reads answer 503; afterwards all is stored once', async () => {
   const backend = await startBackend();
   const socket = await openSocket(backend.url);
   socket.ws.send(hello());

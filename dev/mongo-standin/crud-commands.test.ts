@@ -134,7 +134,7 @@ test('a compound unique key is printed field by field, strings quoted', async ()
   assert.equal(error.keyValue, { deviceId: 'dev "1"', session: 's-1', seq: 3 });
 });
 
-test('find: an equality filter, a range, a sort on two fields, a limit; getMore for what the first batch left', async () => {
+test('find: equality, a range, a sort on two fields, a limit; getMore for what the first batch left', async () => {
   const { collection, commands } = fresh();
   const base = Date.UTC(2026, 0, 1);
   await collection.insertMany(

@@ -141,7 +141,9 @@ export async function startMongoStandin({
       default:
         return reply({
           ok: 0,
-          errmsg: `${name || '(empty command)'} is not supported by the MongoDB stand-in (it speaks only what the backend uses)`,
+          errmsg:
+            `${name || '(empty command)'} is not supported by the MongoDB stand-in ` +
+            '(it speaks only what the backend uses)',
           code: 59,
           codeName: 'CommandNotFound',
         });

@@ -217,7 +217,7 @@ test('a socket naming a second device is closed with 1008 and nothing is stored 
     scenario: 'second-device',
     code: 1008,
     reason: 'one device per socket',
-    acks: [1],
+    acks: ['own session:1'],
   });
   const devices = (await (await fetch(`${backend.url}/api/devices`)).json()).devices as Array<{ deviceId: string }>;
   assert.not.ok(
