@@ -104,6 +104,39 @@ test('a resend after a reconnect is acknowledged and makes no second document', 
   );
 });
 
+test('a backlog drains at database speed: inserts of whole frames, never a round trip per reading', async () => {
+  const backend = await startBackend();
+  const socket = await openSocket(backend.url);
+  socket.ws.send(hello());
+  const TOTAL = 20_000;
+  const PER_FRAME = 500;
+  const acked = () => Math.max(0, ...socket.messages.map((m) => m.seq));
+  const started = performance.now();
+  // No more than DEVICE_UNACKED_IN_FLIGHT (2000) ahead of the last ack, as the device does.
+  for (let sent = 0; sent < TOTAL; sent += PER_FRAME) {
+    await waitFor(() => sent + PER_FRAME - acked() <= 2000, {
+      timeout: 10_000,
+      interval: 1,
+      what: `room after ${sent}`,
+    });
+    socket.ws.send(frame(sent + 1, PER_FRAME));
+  }
+  await ackedUpTo(socket, TOTAL);
+  const ms = performance.now() - started;
+  const sizes = inserts.map((c) => (c.documents as Document[]).length);
+  console.log(
+    `    measured: ${TOTAL} readings in frames of ${PER_FRAME} stored and acked in ${ms.toFixed(0)} ms ` +
+      `(${Math.round((TOTAL / ms) * 1000)}/s) with ${sizes.length} inserts ` +
+      `of ${Math.min(...sizes)}–${Math.max(...sizes)}`,
+  );
+  assert.ok(sizes.length <= TOTAL / PER_FRAME, `${sizes.length} inserts for ${TOTAL / PER_FRAME} frames`);
+  assert.ok(
+    sizes.every((n) => n % PER_FRAME === 0),
+    `a frame was split: ${sizes.join(', ')}`,
+  );
+  assert.is((await get(backend, '/api/devices')).body.devices[0].readingsStored, TOTAL);
+});
+
 test('while the database hangs nothing is acked and reads answer 503; afterwards all is stored once', async () => {
   const backend = await startBackend();
   const socket = await openSocket(backend.url);
