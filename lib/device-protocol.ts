@@ -30,6 +30,12 @@ export const DEVICE_MESSAGE_RATE = { perSecond: 50, burst: 200 };
  */
 export const DEVICE_SEND_PACE = { perSecond: 45, burst: 150 };
 
+/**
+ * The longest `deviceId` and `session` (characters): every stored reading carries both, and a query names the
+ * device, so they are bounded like any key. A message with a longer (or an empty) one is malformed.
+ */
+export const DEVICE_ID_MAX_LENGTH = 256;
+
 /** The longest reading value (UTF-8 bytes) the backend stores; a longer one is refused. */
 export const DEVICE_VALUE_MAX_BYTES = 8 * 1024;
 
@@ -83,7 +89,7 @@ export type DeviceMessage = HelloMessage | ReadingMessage | ReadingsMessage;
 /** Parses a device message; returns undefined for anything that is not one (the caller logs and ignores it). */
 export function parseDeviceMessage(data: string): DeviceMessage | undefined {
   const m = parseObject(data);
-  if (!m || typeof m.deviceId !== 'string' || typeof m.session !== 'string') return undefined;
+  if (!m || !isName(m.deviceId) || !isName(m.session)) return undefined;
   if (m.type === 'hello') return { type: 'hello', deviceId: m.deviceId, session: m.session };
   if (m.type === 'reading') {
     const reading = toReading(m);
@@ -127,6 +133,10 @@ function toReading(m: Record<string, unknown>): Reading | undefined {
   if (!Number.isSafeInteger(m.seq) || (m.seq as number) < 1) return undefined;
   if (typeof m.timestamp !== 'string' || typeof m.value !== 'string') return undefined;
   return { seq: m.seq as number, timestamp: m.timestamp, value: m.value };
+}
+
+function isName(value: unknown): value is string {
+  return typeof value === 'string' && value.length > 0 && value.length <= DEVICE_ID_MAX_LENGTH;
 }
 
 function parseObject(data: string): Record<string, unknown> | undefined {
