@@ -11,11 +11,7 @@ export const RECENT_LIMIT = 60;
 /** Sixty readings of up to 8 KiB each, with their JSON around them. */
 export const RECENT_MAX_BYTES = 1024 * 1024;
 
-export async function readRecent(
-  backendUrl: string,
-  deviceId: string,
-  timeoutMs: number,
-): Promise<RecentReadings> {
+export async function readRecent(backendUrl: string, deviceId: string, timeoutMs: number): Promise<RecentReadings> {
   const query = `deviceId=${encodeURIComponent(deviceId)}&limit=${RECENT_LIMIT}`;
   const result = await probe(joinUrl(backendUrl, `/api/readings?${query}`), timeoutMs, { maxBytes: RECENT_MAX_BYTES });
   const unavailable = (problem: string): RecentReadings => ({

@@ -3,7 +3,8 @@
 (function auditInPage() {
   const problems = [];
   const describe = (el) =>
-    `<${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.className ? ` class="${el.getAttribute('class')}"` : ''}>`;
+    `<${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}` +
+    `${el.className ? ` class="${el.getAttribute('class')}"` : ''}>`;
   const nameOf = (el) => {
     const label = el.getAttribute('aria-label')?.trim();
     if (label) return label;
