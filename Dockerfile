@@ -50,6 +50,11 @@ CMD ["node", "backend/main.ts"]
 FROM node-checked AS device
 # dialout: the group that owns serial devices (/dev/ttyUSB*, /dev/ttyACM*) passed in with --device.
 RUN usermod -aG dialout node
+# The spool (DEVICE_SPOOL_DIR, by default ./spool from WORKDIR: /app/spool) keeps the readings the backend has not
+# acknowledged across restarts: the one directory node may write, and a volume, so a new container finds it (a
+# new, empty volume takes this directory's owner).
+RUN mkdir /app/spool && chown node:node /app/spool
+VOLUME /app/spool
 COPY device ./device
 ENV PORT=3003
 EXPOSE 3003

@@ -5,6 +5,39 @@ import { createApp } from './app.ts';
 import { createDeviceHub } from './device-hub.ts';
 import { createReadiness } from '../lib/readiness.ts';
 import { createLogger } from '../lib/logger.ts';
+import { DatabaseUnavailableError, type ReadingStore, type ReadingView } from './reading-store.ts';
+
+const READING: ReadingView = {
+  deviceId: 'dev-1',
+  session: 's1',
+  seq: 7,
+  timestamp: '2026-01-01T00:00:07.000Z',
+  value: 'v7',
+  receivedAt: '2026-01-01T00:00:07.100Z',
+};
+
+/** A store answering from fixed data, or failing as a database that is down does. */
+function fakeStore(down = { now: false }) {
+  const asked: unknown[] = [];
+  const store: ReadingStore = {
+    ensureIndexes: async () => {},
+    insert: async () => ({ inserted: 0, duplicates: [] }),
+    async readings(query) {
+      asked.push(query);
+      if (down.now) throw new DatabaseUnavailableError('the database is not connected');
+      return [READING];
+    },
+    async summaries(also) {
+      if (down.now) throw new DatabaseUnavailableError('the database did not answer within 2000 ms');
+      const { seq, timestamp, value } = READING;
+      return {
+        deviceIds: [...new Set(['dev-1', ...also])].sort(),
+        summaries: new Map([['dev-1', { session: 's1', lastReading: { seq, timestamp, value }, readingsStored: 7 }]]),
+      };
+    },
+  };
+  return { store, asked, down };
+}
 
 function setup({ withDevices = true } = {}) {
   const lines: Record<string, any>[] = [];
@@ -16,9 +49,10 @@ function setup({ withDevices = true } = {}) {
   });
   const readiness = createReadiness();
   const setDatabase = readiness.define('database', { initial: 'disconnected', ready: ['connected'] });
-  const devices = withDevices ? createDeviceHub({ log, token: '0123456789abcdef0123' }) : undefined;
-  const app = createApp({ readiness, environment: 'staging', log, databaseName: 'shop', devices });
-  return { app, readiness, setDatabase, lines };
+  const fake = fakeStore();
+  const devices = withDevices ? createDeviceHub({ log, store: fake.store, token: '0123456789abcdef0123' }) : undefined;
+  const app = createApp({ readiness, environment: 'staging', log, databaseName: 'shop', devices, store: fake.store });
+  return { app, readiness, setDatabase, lines, ...fake };
 }
 
 test('GET /api/health: 200 while the database is down, naming it and its state, never cached', async () => {
@@ -70,14 +104,105 @@ test('any other method on the probes: 405 with Allow: GET, HEAD and a JSON reaso
   }
 });
 
-test("GET /api/devices: the hub's list, never cached; without a hub there is no such route", async () => {
+test('GET /api/devices: each device from the database, never cached; no hub, no such route', async () => {
   const res = await setup().app.request('/api/devices');
   assert.is(res.status, 200);
   assert.is(res.headers.get('cache-control'), 'no-store');
-  assert.equal(await res.json(), { devices: [] });
+  assert.equal(await res.json(), {
+    devices: [
+      {
+        deviceId: 'dev-1',
+        session: 's1',
+        connected: false,
+        lastReading: { seq: 7, timestamp: '2026-01-01T00:00:07.000Z', value: 'v7' },
+        readingsStored: 7,
+      },
+    ],
+  });
   const without = await setup({ withDevices: false }).app.request('/api/devices');
   assert.is(without.status, 404);
   assert.equal(await without.json(), { error: 'no route for GET /api/devices' });
+});
+
+test('GET /api/readings: the query as the store gets it; defaults: limit 100, no before', async () => {
+  const { app, asked } = setup();
+  let res = await app.request('/api/readings?deviceId=dev-1');
+  assert.is(res.status, 200);
+  assert.is(res.headers.get('cache-control'), 'no-store');
+  assert.equal(await res.json(), { readings: [READING] });
+  res = await app.request('/api/readings?deviceId=dev-1&limit=1000&before=42');
+  res = await app.request('/api/readings?deviceId=dev%201&limit=1&before=2026-01-01T00:00:00%2B01:00');
+  assert.equal(asked, [
+    { deviceId: 'dev-1', limit: 100 },
+    { deviceId: 'dev-1', limit: 1000, before: { seq: 42 } },
+    { deviceId: 'dev 1', limit: 1, before: { time: new Date('2025-12-31T23:00:00Z') } },
+  ]);
+});
+
+test('GET /api/readings: a bad query value is a 400 with one line naming it; the store is not asked', async () => {
+  const { app, asked } = setup();
+  const cases: Array<[string, string]> = [
+    ['limit=0', 'limit must be a whole number from 1 to 1000, got "0"'],
+    ['limit=100000', 'limit must be a whole number from 1 to 1000, got "100000"'],
+    ['limit=abc', 'limit must be a whole number from 1 to 1000, got "abc"'],
+    ['limit=-1', 'limit must be a whole number from 1 to 1000, got "-1"'],
+    ['limit=1.5', 'limit must be a whole number from 1 to 1000, got "1.5"'],
+    ['limit=', 'limit must be a whole number from 1 to 1000, got ""'],
+    [
+      'before=yesterday',
+      'before must be a sequence number (1 or more) or an ISO 8601 time such as 2026-01-01T00:00:00Z, got "yesterday"',
+    ],
+    [
+      'before=2026-02-30T00:00:00Z',
+      'before must be a sequence number (1 or more) or an ISO 8601 time such as 2026-01-01T00:00:00Z, ' +
+        'got "2026-02-30T00:00:00Z"',
+    ],
+    [
+      'before=0',
+      'before must be a sequence number (1 or more) or an ISO 8601 time such as 2026-01-01T00:00:00Z, got "0"',
+    ],
+    ['limit=5&limit=6', 'limit is given more than once'],
+    ['limt=5', 'unknown parameter "limt": expected deviceId, limit, before'],
+  ];
+  for (const [query, error] of cases) {
+    const res = await app.request(`/api/readings?deviceId=dev-1&${query}`);
+    assert.is(res.status, 400, query);
+    assert.equal(await res.json(), { error }, query);
+  }
+  for (const [query, error] of [
+    ['', 'deviceId is required, e.g. /api/readings?deviceId=dev-1'],
+    ['?deviceId=', 'deviceId is required, e.g. /api/readings?deviceId=dev-1'],
+    [`?deviceId=${'d'.repeat(10 * 1024)}`, 'deviceId is longer than 256 characters (10240)'],
+  ] as Array<[string, string]>) {
+    const res = await app.request(`/api/readings${query}`);
+    assert.is(res.status, 400, query.slice(0, 30));
+    const body = await res.text();
+    assert.equal(JSON.parse(body), { error });
+    assert.not.match(body, /\n/);
+  }
+  const garbage = await app.request(`/api/readings?deviceId=dev-1&before=${'9'.repeat(5000)}`);
+  assert.is(garbage.status, 400);
+  assert.ok((await garbage.text()).length < 200, 'the value is cut short in the error');
+  assert.equal(asked, []);
+});
+
+test('a database that is down: 503, one line, Retry-After; summed, not an error line per request', async () => {
+  const { app, down, lines } = setup();
+  down.now = true;
+  for (const [path, error] of [
+    ['/api/readings?deviceId=dev-1', 'database unavailable: the database is not connected'],
+    ['/api/devices', 'database unavailable: the database did not answer within 2000 ms'],
+  ] as Array<[string, string]>) {
+    const res = await app.request(path);
+    assert.is(res.status, 503, path);
+    assert.is(res.headers.get('retry-after'), '1');
+    assert.equal(await res.json(), { error }, path);
+  }
+  for (let i = 0; i < 20; i++) await app.request('/api/devices');
+  assert.equal(
+    lines.filter((l) => l.level >= 40).map((l) => [l.level, l.msg, l.count]),
+    [[40, 'answered 1 read of stored readings with 503: the database is unavailable', 1]],
+  );
 });
 
 test('an unknown route: 404 in JSON, logged at info; passing probes only at debug', async () => {

@@ -1,4 +1,4 @@
-// Builds the backend's Hono app: health and readiness, the device socket, and the devices list.
+// Builds the backend's Hono app: health and readiness, the device socket, and the stored readings and devices.
 import { Hono } from 'hono';
 import { createHealthRoutes } from '../lib/health-routes.ts';
 import { logRequests } from '../lib/request-log.ts';
@@ -6,6 +6,8 @@ import { DEVICE_SOCKET_PATH } from '../lib/device-protocol.ts';
 import type { Readiness } from '../lib/readiness.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { DeviceHub } from './device-hub.ts';
+import type { ReadingStore } from './reading-store.ts';
+import { createReadingsRoutes, READINGS_PATHS } from './readings-routes.ts';
 
 export interface BackendDeps {
   readiness: Readiness;
@@ -14,9 +16,11 @@ export interface BackendDeps {
   /** The database name shown in the liveness body (never the URI). */
   databaseName: string;
   devices?: DeviceHub;
+  /** The readings in MongoDB: with `devices`, GET /api/readings and GET /api/devices answer from it. */
+  store?: Pick<ReadingStore, 'readings' | 'summaries'>;
 }
 
-export function createApp({ readiness, environment, log, databaseName, devices }: BackendDeps): Hono {
+export function createApp({ readiness, environment, log, databaseName, devices, store }: BackendDeps): Hono {
   const app = new Hono();
   app.route(
     '/',
@@ -28,7 +32,7 @@ export function createApp({ readiness, environment, log, databaseName, devices }
   );
   if (devices) {
     app.get(DEVICE_SOCKET_PATH, devices.handler);
-    app.get('/api/devices', (c) => c.json({ devices: devices.devices() }, 200, { 'Cache-Control': 'no-store' }));
+    if (store) app.route('/', createReadingsRoutes({ store, devices, log }));
   }
   app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
   app.onError((error, c) => {
@@ -36,6 +40,7 @@ export function createApp({ readiness, environment, log, databaseName, devices }
     return c.json({ error: 'internal error' }, 500);
   });
   // The device hub logs what matters about device sockets (connected, refused: once a minute per address, closed
-  // and why); thousands of refused upgrades must not each cost an info line.
-  return logRequests(app, log, { quietPaths: [DEVICE_SOCKET_PATH] });
+  // and why); thousands of refused upgrades must not each cost an info line. The readings routes sum their 503s:
+  // a client polling them while the database is away must not cost an error line per request.
+  return logRequests(app, log, { quietPaths: [DEVICE_SOCKET_PATH, ...READINGS_PATHS] });
 }

@@ -11,6 +11,7 @@ test('defaults: port 3001, every interface, production, a local database, no dev
     logLevel: 'info',
     mongodbUri: 'mongodb://localhost:27017/app',
     deviceToken: undefined,
+    deviceTokens: undefined,
     deviceSocketsMax: 1000,
     shutdownDelayMs: 0,
   });
@@ -25,6 +26,7 @@ test('reads every setting', () => {
       LOG_LEVEL: 'debug',
       MONGODB_URI: 'mongodb+srv://cluster.example.net/shop',
       DEVICE_TOKEN: ' 0123456789abcdef0123\n',
+      DEVICE_TOKENS: 'dev-1:0123456789abcdef-one',
       DEVICE_SOCKETS_MAX: '5',
       SHUTDOWN_DELAY_MS: '2500',
     }),
@@ -35,6 +37,7 @@ test('reads every setting', () => {
       logLevel: 'debug',
       mongodbUri: 'mongodb+srv://cluster.example.net/shop',
       deviceToken: '0123456789abcdef0123',
+      deviceTokens: new Map([['dev-1', '0123456789abcdef-one']]),
       deviceSocketsMax: 5,
       shutdownDelayMs: 2500,
     },

@@ -4,6 +4,7 @@ import { readEnvironment, readInteger, readPort, readString } from '../lib/env.t
 import { readDeviceToken } from '../lib/device-token.ts';
 import { redactUrl, scrubSecrets } from '../lib/redact-url.ts';
 import { driverRejection } from './mongo-uri.ts';
+import { readDeviceTokens } from './device-tokens.ts';
 
 type Env = Record<string, string | undefined>;
 
@@ -14,14 +15,16 @@ export interface BackendConfig {
   environment: string;
   logLevel: string;
   mongodbUri: string;
-  /** DEVICE_TOKEN devices must present on the socket upgrade; undefined when unset or blank. */
+  /** DEVICE_TOKEN, shared by every device DEVICE_TOKENS does not list; undefined when unset or blank. */
   deviceToken: string | undefined;
+  /** DEVICE_TOKENS or DEVICE_TOKENS_FILE: deviceId → that device's own token; undefined when neither is set. */
+  deviceTokens: Map<string, string> | undefined;
   /** DEVICE_SOCKETS_MAX: open device sockets above this are refused. */
   deviceSocketsMax: number;
   shutdownDelayMs: number;
 }
 
-export function readConfig(env: Env): BackendConfig {
+export function readConfig(env: Env, readFile?: (path: string) => string): BackendConfig {
   // Read in the order the backend always has, so that with two bad values the same one is reported first.
   const port = readPort(env, 'PORT', 3001);
   const host = readString(env, 'HOST');
@@ -34,13 +37,15 @@ export function readConfig(env: Env): BackendConfig {
   }
   const rejection = driverRejection(mongodbUri);
   if (rejection !== undefined) throw new ConfigError(`${quoted}: ${scrubSecrets(rejection, mongodbUri)}`);
+  const deviceToken = readDeviceToken(env);
   return {
     port,
     host,
     environment: readEnvironment(env),
     logLevel: readString(env, 'LOG_LEVEL', 'info'),
     mongodbUri,
-    deviceToken: readDeviceToken(env),
+    deviceToken,
+    deviceTokens: readDeviceTokens(env, deviceToken, readFile),
     deviceSocketsMax: readInteger(env, 'DEVICE_SOCKETS_MAX', 1000, { min: 1, max: 100_000 }),
     shutdownDelayMs,
   };

@@ -1,5 +1,7 @@
 // The device hub in-process on a real server: a peer that stops reading is dropped once our unsent acks pass
-// the send-buffer bound (the rate limit is lifted here so the kernel's few MiB of buffers fill quickly).
+// the send-buffer bound (the rate limit is lifted here so the kernel's few MiB of buffers fill quickly). The store
+// stores at once; each reading names a session of its own, so each costs an ack however the writer batches them.
+// And a hello whose names are longer than the protocol allows is no hello.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { WebSocketServer } from 'ws';
@@ -18,6 +20,7 @@ test('a peer that reads nothing while we acknowledge its readings is dropped pas
   const sink = createLogSink('info');
   const devices = createDeviceHub({
     log: sink.log,
+    store: { insert: async (docs) => ({ inserted: docs.length, duplicates: [] }) },
     token: TOKEN,
     rate: { perSecond: 1e6, burst: 1e6 },
     sendBufferMax: 64 * 1024,
@@ -38,7 +41,7 @@ test('a peer that reads nothing while we acknowledge its readings is dropped pas
   try {
     const socket = await rawUpgrade((server.address() as { port: number }).port, TOKEN);
     socket.write(frame(OPCODE.text, JSON.stringify({ type: 'hello', deviceId: 'slow', session: 's' })));
-    // Each reading costs us an ack of about 25 bytes; the loopback kernel buffers take ~4 MiB before ours fill.
+    // Each reading costs us an ack of about 45 bytes; the loopback kernel buffers take ~4 MiB before ours fill.
     // (Pings would not do: ws itself drops a peer with 60 unsent pongs.)
     const reading = (seq: number) =>
       frame(
@@ -46,8 +49,8 @@ test('a peer that reads nothing while we acknowledge its readings is dropped pas
         JSON.stringify({
           type: 'reading',
           deviceId: 'slow',
-          session: 's',
-          seq,
+          session: `s${seq}`,
+          seq: 1,
           timestamp: '2026-01-01T00:00:00.000Z',
           value: 'v',
         }),
@@ -70,6 +73,58 @@ test('a peer that reads nothing while we acknowledge its readings is dropped pas
     assert.ok(sent < LIMIT, 'never dropped');
     console.log(`    measured: dropped after ${sent} readings sent, with ${warning!.buffered} bytes of acks unsent`);
     socket.destroy();
+  } finally {
+    devices.closeAll();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+test('a hello with a deviceId or session over 256 characters is malformed: no hello, closed 1008', async () => {
+  const sink = createLogSink('info');
+  const devices = createDeviceHub({
+    log: sink.log,
+    store: { insert: async (docs) => ({ inserted: docs.length, duplicates: [] }) },
+    token: TOKEN,
+    helloTimeoutMs: 300,
+  });
+  const app = createApp({
+    readiness: createReadiness(),
+    environment: 'production',
+    log: sink.log,
+    databaseName: 'app',
+    devices,
+  });
+  const server = await startServer({
+    fetch: app.fetch,
+    port: 0,
+    host: '127.0.0.1',
+    websocket: new WebSocketServer({ noServer: true }),
+  });
+  try {
+    const port = (server.address() as { port: number }).port;
+    for (const hello of [
+      { type: 'hello', deviceId: 'd'.repeat(257), session: 's' },
+      { type: 'hello', deviceId: 'dev', session: 's'.repeat(257) },
+      { type: 'hello', deviceId: '', session: 's' },
+    ]) {
+      const socket = await rawUpgrade(port, TOKEN);
+      socket.resume();
+      const closed = new Promise<Buffer>((resolve) => {
+        let received = Buffer.alloc(0);
+        socket.on('data', (chunk: Buffer) => (received = Buffer.concat([received, chunk])));
+        socket.once('close', () => resolve(received));
+      });
+      socket.write(frame(OPCODE.text, JSON.stringify(hello)));
+      const received = await waitFor(() => closed, { timeout: 3000, what: 'the close' });
+      // A server close frame: 0x88, the length, the code (1008) and the reason.
+      assert.is(received[0], 0x88);
+      assert.is(received.readUInt16BE(2), 1008);
+      assert.is(received.subarray(4).toString(), 'no hello');
+      socket.destroy();
+    }
+    assert.equal(devices.devices(), []);
+    assert.ok(sink.find('malformed device message').length > 0, 'counted as malformed');
   } finally {
     devices.closeAll();
     server.closeAllConnections();

@@ -1,45 +1,55 @@
-// The backend end of the device socket: lets only our devices in, binds each socket to one device, bounds what
-// each socket may cost, stores readings once and keeps the latest.
+// The backend end of the device socket: lets only our devices in, binds each socket to the one device its token
+// may speak for, bounds what each socket may cost, and hands its readings to its writer (reading-writer.ts), which
+// stores them in MongoDB and only then acknowledges them.
 import { upgradeWebSocket } from '@hono/node-server';
 import type { MiddlewareHandler } from 'hono';
 import type { WSContext, WSEvents } from 'hono/ws';
 import type { WebSocket } from 'ws';
 import type { Logger } from '../lib/logger.ts';
 import {
+  CLOSE_TRY_AGAIN_LATER,
   DEVICE_MESSAGE_RATE,
   parseDeviceMessage,
-  type DeviceMessage,
-  type ReadingMessage,
+  readingsOf,
+  type HelloMessage,
 } from '../lib/device-protocol.ts';
 import { createSummedWarning } from '../lib/summed-warning.ts';
 import { createTokenBucket } from '../lib/token-bucket.ts';
 import { createUpgradeGate } from './device-upgrade-gate.ts';
+import type { DeviceIdentity } from './device-auth.ts';
+import type { ReadingStore } from './reading-store.ts';
+import { createReadingWriter, type ReadingWriter, type ReadingWriterOptions } from './reading-writer.ts';
+import { createHeldBudget } from './held-budget.ts';
 
-export interface DeviceView {
+/** What the hub knows of a device since this process started; the readings themselves are in the database. */
+export interface DeviceState {
   deviceId: string;
+  /** The session its latest hello named. */
   session: string;
   connected: boolean;
-  lastReading: { seq: number; timestamp: string; value: string } | null;
-  readingsStored: number;
 }
 
-interface DeviceRecord extends DeviceView {
+interface DeviceRecord extends DeviceState {
   socket: WSContext | undefined;
 }
 
 export interface DeviceHub {
   /** The Hono handler for the WebSocket upgrade route. */
   handler: MiddlewareHandler;
-  devices(): DeviceView[];
+  devices(): DeviceState[];
   /** Closes every device socket with 1001 (going away), as on shutdown. */
   closeAll(): void;
 }
 
 export interface DeviceHubOptions {
   log: Logger;
-  /** DEVICE_TOKEN. Unset: every upgrade gets 401, unless `open`. */
+  /** Where readings go; the writer acknowledges them once this stored them. */
+  store: Pick<ReadingStore, 'insert'>;
+  /** DEVICE_TOKEN: any device DEVICE_TOKENS does not list. Unset (and no `tokens`): every upgrade gets 401. */
   token?: string;
-  /** Local mode without a token: devices connect without one. */
+  /** DEVICE_TOKENS: deviceId → its own token; a listed device may use no other. */
+  tokens?: ReadonlyMap<string, string>;
+  /** Local mode without any token: devices connect without one. */
   open?: boolean;
   /** DEVICE_SOCKETS_MAX: concurrent sockets, including those that have not said hello yet. */
   socketsMax?: number;
@@ -48,6 +58,10 @@ export interface DeviceHubOptions {
   rate?: { perSecond: number; burst: number };
   /** A peer that leaves this much of our sending unread is not reading: it is dropped. */
   sendBufferMax?: number;
+  /** Bytes of readings all sockets may hold together while they wait to be stored. */
+  heldBytesMax?: number;
+  /** Per-socket writer settings (tests shorten the backoff). */
+  writer?: Pick<ReadingWriterOptions, 'heldMax' | 'backoff'>;
 }
 
 export const CLOSE_POLICY = 1008;
@@ -56,58 +70,68 @@ const CLOSE_GOING_AWAY = 1001;
 const CLOSE_GRACE_MS = 1000;
 
 export function createDeviceHub(options: DeviceHubOptions): DeviceHub {
-  const { log, token, open = false, socketsMax = 1000, helloTimeoutMs = 5000 } = options;
-  const { rate = DEVICE_MESSAGE_RATE, sendBufferMax = 64 * 1024 } = options;
+  const { log, store, token, tokens, open = false, socketsMax = 1000, helloTimeoutMs = 5000 } = options;
+  const { rate = DEVICE_MESSAGE_RATE, sendBufferMax = 64 * 1024, heldBytesMax = 256 * 1024 * 1024 } = options;
   const devices = new Map<string, DeviceRecord>();
   const sockets = new Set<WebSocket>();
-  const gate = createUpgradeGate({ log, token, open, socketsMax });
-  const malformed = createSummedWarning(log, (n) => `ignored ${n} malformed device message${n === 1 ? '' : 's'}`);
+  const gate = createUpgradeGate({ log, token, tokens, open, socketsMax });
+  const identities = new WeakMap<Request, DeviceIdentity>();
+  const budget = createHeldBudget(heldBytesMax);
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const malformed = createSummedWarning(log, (n) => `ignored ${plural(n, 'malformed device message')}`);
   const silent = createSummedWarning(
     log,
     (n) =>
-      `closed ${n} device socket${n === 1 ? '' : 's'} ` +
-      `that sent no hello within ${helloTimeoutMs / 1000} s (${CLOSE_POLICY})`,
+      `closed ${plural(n, 'device socket')} that sent no hello within ${helloTimeoutMs / 1000} s (${CLOSE_POLICY})`,
   );
+  const impostor = createSummedWarning(
+    log,
+    (n) =>
+      `closed ${plural(n, 'device socket')} whose hello named a device its token may not speak for (${CLOSE_POLICY})`,
+  );
+  const warnings = {
+    refused: createSummedWarning(
+      log,
+      (n) => `refused ${plural(n, 'reading')} the backend cannot store as given (acknowledged as refused)`,
+    ),
+    failed: createSummedWarning(
+      log,
+      (n) => `${plural(n, 'write')} of readings failed; holding them unacknowledged and retrying`,
+    ),
+    dropped: createSummedWarning(
+      log,
+      (n) =>
+        `dropped the readings held for ${plural(n, 'device socket')} over the bound and closed ` +
+        `${n === 1 ? 'it' : 'them'} with ${CLOSE_TRY_AGAIN_LATER} (the devices resend them)`,
+    ),
+  };
 
-  function store(record: DeviceRecord, reading: ReadingMessage) {
-    // A new session restarts its sequence; within a session a resent reading is acknowledged, not stored again.
-    if (reading.session !== record.session) {
-      record.session = reading.session;
-      record.lastReading = null;
-    } else if (record.lastReading && reading.seq <= record.lastReading.seq) {
-      return;
-    }
-    record.lastReading = { seq: reading.seq, timestamp: reading.timestamp, value: reading.value };
-    record.readingsStored += 1;
-    log.debug(
-      { deviceId: reading.deviceId, session: reading.session, seq: reading.seq, value: reading.value },
-      'reading stored',
-    );
+  /** Why a hello may not bind this socket, or undefined when it may. */
+  function refusal(hello: HelloMessage, identity: DeviceIdentity): string | undefined {
+    if (identity.deviceId !== undefined && identity.deviceId !== hello.deviceId) return 'token of another device';
+    if (identity.deviceId === undefined && tokens?.has(hello.deviceId)) return 'device has its own token';
+    return undefined;
   }
 
-  function bind(message: DeviceMessage, ws: WSContext): DeviceRecord {
-    const record = devices.get(message.deviceId) ?? {
-      deviceId: message.deviceId,
-      session: message.session,
+  function bind(hello: HelloMessage, ws: WSContext): DeviceRecord {
+    const record = devices.get(hello.deviceId) ?? {
+      deviceId: hello.deviceId,
+      session: hello.session,
       connected: false,
-      lastReading: null,
-      readingsStored: 0,
       socket: undefined,
     };
-    devices.set(message.deviceId, record);
-    if (message.session !== record.session) {
-      record.session = message.session;
-      record.lastReading = null;
-    }
+    devices.set(hello.deviceId, record);
+    record.session = hello.session;
     record.connected = true;
     record.socket = ws;
-    log.info({ deviceId: record.deviceId, session: message.session }, 'device connected');
+    log.info({ deviceId: record.deviceId, session: hello.session }, 'device connected');
     return record;
   }
 
   /** One socket's life: hello within the deadline, one device, a bounded rate and send buffer. */
-  function socketEvents(remoteAddress: string): WSEvents {
+  function socketEvents(remoteAddress: string, identity: DeviceIdentity): WSEvents {
     let record: DeviceRecord | undefined;
+    let writer: ReadingWriter | undefined;
     let ending = false;
     let helloTimer: NodeJS.Timeout | undefined;
     const bucket = createTokenBucket(rate);
@@ -117,6 +141,7 @@ export function createDeviceHub(options: DeviceHubOptions): DeviceHub {
       if (ending) return;
       ending = true;
       clearTimeout(helloTimer);
+      writer?.close();
       ws.close(code, reason);
       setTimeout(() => raw(ws).terminate(), CLOSE_GRACE_MS).unref();
     }
@@ -136,11 +161,37 @@ export function createDeviceHub(options: DeviceHubOptions): DeviceHub {
       if (buffered <= sendBufferMax || ending) return;
       ending = true;
       clearTimeout(helloTimer);
+      writer?.close();
       log.warn(
         { remoteAddress, deviceId: record?.deviceId, buffered },
         `dropped a device socket that stopped reading (${buffered} bytes unsent)`,
       );
       raw(ws).terminate();
+    }
+    function hello(message: HelloMessage, ws: WSContext): DeviceRecord | undefined {
+      const refused = refusal(message, identity);
+      if (refused) {
+        impostor.note({ remoteAddress, tokenDevice: identity.deviceId ?? '(shared token)', claimed: message.deviceId });
+        end(ws, CLOSE_POLICY, refused);
+        return undefined;
+      }
+      clearTimeout(helloTimer);
+      const bound = bind(message, ws);
+      writer = createReadingWriter({
+        deviceId: bound.deviceId,
+        store,
+        log,
+        budget,
+        warnings,
+        ...options.writer,
+        send(ack) {
+          if (ending) return;
+          ws.send(JSON.stringify(ack));
+          checkSendBuffer(ws);
+        },
+        overflow: () => end(ws, CLOSE_TRY_AGAIN_LATER, 'too many readings held; resend later'),
+      });
+      return bound;
     }
 
     return {
@@ -172,9 +223,10 @@ export function createDeviceHub(options: DeviceHubOptions): DeviceHub {
             end(ws, CLOSE_POLICY, 'hello first');
             return;
           }
-          clearTimeout(helloTimer);
-          record = bind(message, ws);
-        } else if (message.deviceId !== record.deviceId) {
+          record = hello(message, ws);
+          return;
+        }
+        if (message.deviceId !== record.deviceId) {
           log.warn(
             { remoteAddress, deviceId: record.deviceId, claimed: message.deviceId },
             `closed a device socket that named a second device (${CLOSE_POLICY})`,
@@ -183,24 +235,17 @@ export function createDeviceHub(options: DeviceHubOptions): DeviceHub {
           return;
         }
         if (record.socket !== ws) {
-          // The same device again on this socket after a newer socket had taken over (or a fresh hello).
+          // The same device again on this socket after a newer socket had taken over.
           record.connected = true;
           record.socket = ws;
         }
-        if (message.type === 'reading') {
-          store(record, message);
-          if (record.lastReading) {
-            ws.send(JSON.stringify({ type: 'ack', seq: record.lastReading.seq }));
-            checkSendBuffer(ws);
-          }
-        } else if (message.session !== record.session) {
-          record.session = message.session;
-          record.lastReading = null;
-        }
+        if (message.type === 'hello') record.session = message.session;
+        else writer!.accept(message.session, readingsOf(message));
       },
       onClose(event, ws) {
         ending = true;
         clearTimeout(helloTimer);
+        writer?.close();
         sockets.delete(raw(ws));
         if (record && record.socket === ws) {
           record.connected = false;
@@ -221,22 +266,21 @@ export function createDeviceHub(options: DeviceHubOptions): DeviceHub {
   const upgrade = upgradeWebSocket((c) =>
     socketEvents(
       (c.env as { incoming?: { socket: { remoteAddress?: string } } })?.incoming?.socket.remoteAddress ?? 'unknown',
+      identities.get(c.req.raw) ?? { deviceId: undefined },
     ),
   );
 
   return {
     handler: async function deviceSocket(c, next) {
-      return gate.check(c) ?? upgrade(c, next);
+      const checked = gate.check(c);
+      if (checked instanceof Response) return checked;
+      identities.set(c.req.raw, checked);
+      return upgrade(c, next);
     },
-    devices: () =>
-      [...devices.values()].map(({ socket: _socket, ...view }) => ({
-        ...view,
-        lastReading: view.lastReading && { ...view.lastReading },
-      })),
+    devices: () => [...devices.values()].map(({ deviceId, session, connected }) => ({ deviceId, session, connected })),
     closeAll() {
       for (const ws of sockets) ws.close(CLOSE_GOING_AWAY, 'server shutting down');
-      malformed.flush();
-      silent.flush();
+      for (const warning of [malformed, silent, impostor, ...Object.values(warnings)]) warning.flush();
       gate.flush();
     },
   };

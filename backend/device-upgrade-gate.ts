@@ -1,17 +1,19 @@
-// Decides, before any WebSocket exists, whether a device socket upgrade may proceed: 401 without the right
-// token, 503 (with Retry-After) when DEVICE_SOCKETS_MAX sockets are already open.
+// Decides, before any WebSocket exists, whether a device socket upgrade may proceed: 401 without a right token,
+// 503 (with Retry-After) when DEVICE_SOCKETS_MAX sockets are already open; otherwise, whom the token speaks for.
 import type { Context } from 'hono';
 import type { HttpBindings } from '@hono/node-server';
 import type { Logger } from '../lib/logger.ts';
 import { createSummedWarning } from '../lib/summed-warning.ts';
-import { createTokenCheck } from './device-auth.ts';
+import { createTokenCheck, type DeviceIdentity } from './device-auth.ts';
 import { createRefusalLog } from './refusal-log.ts';
 
 export interface UpgradeGateOptions {
   log: Logger;
-  /** DEVICE_TOKEN. Unset: every upgrade is refused, unless `open`. */
+  /** DEVICE_TOKEN: admits any device `tokens` does not list. */
   token: string | undefined;
-  /** Local mode without a token: devices connect without one. */
+  /** DEVICE_TOKENS: each listed device's own token. With neither, every upgrade is refused, unless `open`. */
+  tokens?: ReadonlyMap<string, string>;
+  /** Local mode without any token: devices connect without one. */
   open?: boolean;
   socketsMax: number;
   /** Seconds a client refused for capacity is asked to wait. */
@@ -20,9 +22,10 @@ export interface UpgradeGateOptions {
 
 export interface UpgradeGate {
   /**
-   * A refusal to send instead of upgrading, or undefined to go ahead (the socket then holds a slot until it closes).
+   * A refusal to send instead of upgrading, or whom the socket may speak for when it goes ahead (it then holds a
+   * slot until it closes).
    */
-  check(c: Context): Response | undefined;
+  check(c: Context): Response | DeviceIdentity;
   readonly open: number;
   flush(): void;
 }
@@ -30,11 +33,15 @@ export interface UpgradeGate {
 export function createUpgradeGate({
   log,
   token,
+  tokens,
   open: openWithoutToken = false,
   socketsMax,
   retryAfterS = 5,
 }: UpgradeGateOptions): UpgradeGate {
-  const authorized = token ? createTokenCheck(token) : () => openWithoutToken;
+  const anyToken = token !== undefined || (tokens !== undefined && tokens.size > 0);
+  const identify = anyToken
+    ? createTokenCheck({ shared: token, devices: tokens })
+    : () => (openWithoutToken ? { deviceId: undefined } : undefined);
   const refusals = createRefusalLog({ log });
   const full = createSummedWarning(
     log,
@@ -49,14 +56,19 @@ export function createUpgradeGate({
       const incoming = (c.env as HttpBindings | undefined)?.incoming;
       const address = incoming?.socket.remoteAddress ?? 'unknown';
       const authorization = c.req.header('authorization');
-      if (!authorized(authorization)) {
+      const identity = identify(authorization);
+      if (!identity) {
         refusals.refused(
           address,
-          !token ? 'DEVICE_TOKEN is not set on the backend' : authorization ? 'wrong token' : 'no token',
+          !anyToken
+            ? 'neither DEVICE_TOKEN nor DEVICE_TOKENS is set on the backend'
+            : authorization
+              ? 'wrong token'
+              : 'no token',
         );
         return c.body(null, 401, { 'WWW-Authenticate': 'Bearer realm="device socket"' });
       }
-      if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') return undefined;
+      if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') return identity;
       if (open >= socketsMax) {
         full.note({ remoteAddress: address });
         return c.body(null, 503, { 'Retry-After': String(retryAfterS) });
@@ -68,7 +80,7 @@ export function createUpgradeGate({
           open -= 1;
         });
       }
-      return undefined;
+      return identity;
     },
     get open() {
       return open;

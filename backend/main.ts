@@ -10,13 +10,15 @@ import { createApp } from './app.ts';
 import { readConfig } from './config.ts';
 import { createDatabaseMonitor } from './database-monitor.ts';
 import { createDeviceHub } from './device-hub.ts';
+import { createReadingStore } from './reading-store.ts';
+import { createIndexesAtStartUp } from './reading-indexes.ts';
 import { DEVICE_MAX_PAYLOAD } from '../lib/device-protocol.ts';
 import { redactUrl } from '../lib/redact-url.ts';
 import { databaseName } from './mongo-uri.ts';
 
 runMain('backend', async function main() {
   const config = readConfig(process.env);
-  const { environment, port, host, deviceToken } = config;
+  const { environment, port, host, deviceToken, deviceTokens } = config;
   const uri = config.mongodbUri;
   const log = createLogger({ name: 'backend', environment, level: config.logLevel });
 
@@ -24,9 +26,23 @@ runMain('backend', async function main() {
   const setDatabase = readiness.define('database', { initial: 'disconnected', ready: ['connected'] });
   logReadinessChanges(readiness, log);
   const database = createDatabaseMonitor({ uri, log, onState: setDatabase });
+  const store = createReadingStore({
+    client: database.client,
+    databaseName: databaseName(uri),
+    isConnected: () => database.state() === 'connected',
+    uri,
+  });
+  const indexes = createIndexesAtStartUp({ store, log });
   // Secure by default: without a token only local mode lets devices in; elsewhere every upgrade gets 401.
-  const openDeviceSocket = !deviceToken && environment === 'local';
-  if (!deviceToken) {
+  const openDeviceSocket = !deviceToken && !deviceTokens && environment === 'local';
+  if (deviceToken && deviceTokens) {
+    log.info(
+      { devices: deviceTokens.size },
+      'DEVICE_TOKENS lists the devices that must use their own token; ' +
+        'DEVICE_TOKEN admits only devices it does not list',
+    );
+  }
+  if (!deviceToken && !deviceTokens) {
     log.warn(
       openDeviceSocket
         ? 'DEVICE_TOKEN is not set: in local mode the device socket accepts devices without a token'
@@ -36,11 +52,13 @@ runMain('backend', async function main() {
   }
   const devices = createDeviceHub({
     log,
+    store,
     token: deviceToken,
+    tokens: deviceTokens,
     open: openDeviceSocket,
     socketsMax: config.deviceSocketsMax,
   });
-  const app = createApp({ readiness, environment, log, databaseName: databaseName(uri), devices });
+  const app = createApp({ readiness, environment, log, databaseName: databaseName(uri), devices, store });
 
   // A frame over 64 KiB closes its socket with 1009 (message too big) before it is buffered whole.
   const websocket = new WebSocketServer({ noServer: true, maxPayload: DEVICE_MAX_PAYLOAD });
@@ -61,6 +79,7 @@ runMain('backend', async function main() {
     delayMs: config.shutdownDelayMs,
     steps: [
       { name: 'device sockets', run: () => devices.closeAll() },
+      { name: 'readings indexes', run: () => indexes.stop() },
       { name: 'http server', run: () => closeHttpServer(server) },
       { name: 'database', run: () => database.close() },
     ],

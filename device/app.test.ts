@@ -8,8 +8,10 @@ function setup(environment = 'production') {
   const readiness = createReadiness();
   const checks = defineDeviceChecks(readiness);
   const sink = createLogSink();
-  const app = createApp({ readiness, environment, log: sink.log });
-  return { app, readiness, sink, ...checks };
+  const backlog = { unacknowledged: 0, spoolBytes: 0, dropped: 0 };
+  const readings = { version: 0, stats: () => ({ ...backlog }) };
+  const app = createApp({ readiness, environment, log: sink.log, readings });
+  return { app, readiness, sink, backlog, readings, ...checks };
 }
 
 test('starts not ready, naming both dependencies as disconnected', async () => {
@@ -82,6 +84,15 @@ test('request log lines carry req; unknown paths are a JSON 404', async () => {
   assert.equal(requests[0]!.req, { method: 'GET', url: '/api/nothing' });
   assert.is(requests[1]!.req.url, '/api/ready');
   assert.is(requests[1]!.res.statusCode, 503);
+});
+
+test('liveness reports the spool backlog as readings, and follows it', async () => {
+  const { app, backlog, readings } = setup();
+  const reported = async () => (await (await app.request('/api/health')).json()).readings;
+  assert.equal(await reported(), { unacknowledged: 0, spoolBytes: 0, dropped: 0 });
+  Object.assign(backlog, { unacknowledged: 12, spoolBytes: 3456, dropped: 7 });
+  readings.version += 1;
+  assert.equal(await reported(), { unacknowledged: 12, spoolBytes: 3456, dropped: 7 });
 });
 
 test.run();

@@ -1,20 +1,32 @@
-// Builds the device service's Hono app: liveness and readiness (serial + backend); never listens or reads env.
+// Builds the device service's Hono app: liveness (with the readings backlog) and readiness (serial + backend); never
+// listens or reads env.
 import { Hono } from 'hono';
 import { createHealthRoutes } from '../lib/health-routes.ts';
 import { logRequests } from '../lib/request-log.ts';
 import type { Readiness } from '../lib/readiness.ts';
 import type { Logger } from '../lib/logger.ts';
+import type { ReadingStats } from './reading-spool.ts';
 
 export interface DeviceDeps {
   /** Holds `serial` (connected | emulator | disconnected) and `backend` (connected | disconnected | unauthorized). */
   readiness: Readiness;
   environment: string;
   log: Logger;
+  /** The spool's backlog, reported in the liveness body as `readings` (the status page shows it). */
+  readings: { stats(): ReadingStats; readonly version: number };
 }
 
-export function createApp({ readiness, environment, log }: DeviceDeps): Hono {
+export function createApp({ readiness, environment, log, readings }: DeviceDeps): Hono {
   const app = new Hono();
-  app.route('/', createHealthRoutes({ readiness, environment }));
+  app.route(
+    '/',
+    createHealthRoutes({
+      readiness,
+      environment,
+      details: () => ({ readings: readings.stats() }),
+      detailsVersion: () => readings.version,
+    }),
+  );
   app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
   app.onError((error, c) => {
     log.error({ err: error, req: { method: c.req.method, url: c.req.path } }, 'request failed');

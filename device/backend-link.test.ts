@@ -1,8 +1,13 @@
-// The backend link against a real WebSocket server: delivery, acks, loss and return, silence, shutdown.
+// The backend link against a real WebSocket server: frames of readings, acks, loss and return, silence, shutdown.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createBackendLink, type BackendLink } from './backend-link.ts';
-import { createReadingQueue, type ReadingQueue } from './reading-queue.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createBackendLink, type BackendLink, type BackendLinkOptions } from './backend-link.ts';
+import { createBackoff } from './backoff.ts';
+import { openReadingSpool, type ReadingSpool } from './reading-spool.ts';
+import { DEVICE_MAX_PAYLOAD, readingsOf, type DeviceMessage } from '../lib/device-protocol.ts';
 import { createLogSink, type LogSink } from '../test/support/log-sink.ts';
 import { startFakeBackend, type FakeBackend } from '../test/support/fake-device-backend.ts';
 import { sleep, waitFor } from '../test/support/deadline.ts';
@@ -10,55 +15,71 @@ import { sleep, waitFor } from '../test/support/deadline.ts';
 interface Ctx {
   backend?: FakeBackend;
   link?: BackendLink;
-  queue?: ReadingQueue;
-  sink?: LogSink;
+  spool?: ReadingSpool;
+  sink: LogSink;
+  dir: string;
   states: Array<{ state: string; at: number }>;
 }
 
-const test = suite<Ctx>('backend link', { states: [] });
+const test = suite<Ctx>('backend link', { states: [], dir: '', sink: createLogSink() });
+
+test.before.each((ctx) => {
+  ctx.dir = mkdtempSync(join(tmpdir(), 'backend-link-'));
+  ctx.sink = createLogSink();
+});
 
 test.after.each(async (ctx) => {
   await ctx.link?.close();
   await ctx.backend?.kill();
-  ctx.queue?.flush();
-  ctx.link = ctx.backend = ctx.queue = undefined;
+  ctx.spool?.close();
+  rmSync(ctx.dir, { recursive: true, force: true });
+  ctx.link = ctx.backend = ctx.spool = undefined;
   ctx.states = [];
 });
 
-function startLink(
-  ctx: Ctx,
-  url: string,
-  { limit, token, pace }: { limit?: number; token?: string; pace?: { perSecond: number; burst: number } } = {},
-) {
-  ctx.sink = createLogSink();
-  ctx.queue = createReadingQueue({ deviceId: 'dev-1', session: 'session-1', log: ctx.sink.log, limit });
+/** A fast backoff: these tests wait on events, not on the production retry delays. */
+const quickBackoff = () => createBackoff({ initialMs: 10, maxMs: 50 });
+
+function openSpool(ctx: Ctx, session = 'session-1', dir = ctx.dir) {
+  ctx.spool?.close();
+  ctx.spool = openReadingSpool({ dir, session, maxBytes: 64 << 20, log: ctx.sink.log });
+  return ctx.spool;
+}
+
+function startLink(ctx: Ctx, url: string, options: Partial<BackendLinkOptions> = {}) {
+  const spool = ctx.spool ?? openSpool(ctx);
   ctx.link = createBackendLink({
     url,
     deviceId: 'dev-1',
-    session: 'session-1',
-    token,
-    pace,
-    queue: ctx.queue,
+    spool,
     log: ctx.sink.log,
     onState: (state) => ctx.states.push({ state, at: performance.now() }),
+    ...options,
   });
   ctx.link.start();
-  return { queue: ctx.queue, link: ctx.link };
+  return ctx.link;
 }
 
-const send = (ctx: Ctx, value: string) => ctx.link!.deliver(ctx.queue!.push(value));
+const send = (ctx: Ctx, value: string) => {
+  ctx.spool!.push(value);
+  ctx.link!.deliver();
+};
 const lastState = (ctx: Ctx) => ctx.states.at(-1)?.state ?? 'disconnected';
 const stateAfter = (ctx: Ctx, state: string, since: number) =>
   ctx.states.find((s) => s.state === state && s.at >= since);
 const connected = (ctx: Ctx, timeout = 3000) =>
   waitFor(() => lastState(ctx) === 'connected', { timeout, what: 'backend connected' });
+/** Every reading the fake received, resends included, as `session:seq`. */
+const receivedReadings = (messages: DeviceMessage[]) =>
+  messages.flatMap((m) => (m.type === 'hello' ? [] : readingsOf(m).map((r) => `${m.session}:${r.seq}`)));
+const frames = (backend: FakeBackend) => backend.received.filter((m) => m.type !== 'hello');
 
 test('says hello, sends readings in order, and forgets them once acked', async (ctx) => {
   ctx.backend = await startFakeBackend();
   startLink(ctx, ctx.backend.url);
   await connected(ctx);
   for (let i = 1; i <= 20; i++) send(ctx, `v${i}`);
-  await waitFor(() => ctx.backend!.stored.length === 20 && ctx.queue!.size === 0, {
+  await waitFor(() => ctx.backend!.stored.length === 20 && ctx.spool!.size === 0, {
     timeout: 3000,
     what: '20 stored and acked',
   });
@@ -67,6 +88,10 @@ test('says hello, sends readings in order, and forgets them once acked', async (
     ctx.backend.stored.map((r) => r.value),
     Array.from({ length: 20 }, (_, i) => `v${i + 1}`),
   );
+  assert.ok(
+    frames(ctx.backend).every((m) => m.type === 'readings' && m.deviceId === 'dev-1' && m.session === 'session-1'),
+  );
+  assert.is(ctx.spool!.stats().unacknowledged, 0);
 });
 
 test(
@@ -77,7 +102,7 @@ test(
     await connected(ctx);
     send(ctx, 'before-1');
     send(ctx, 'before-2');
-    await waitFor(() => ctx.queue!.size === 0, { timeout: 3000, what: 'first readings acked' });
+    await waitFor(() => ctx.spool!.size === 0, { timeout: 3000, what: 'first readings acked' });
 
     const killedAt = performance.now();
     await ctx.backend.kill();
@@ -90,14 +115,14 @@ test(
 
     for (let i = 1; i <= 5; i++) send(ctx, `away-${i}`);
     await sleep(4000); // long enough for the backoff to reach its 2 s cap
-    assert.is(ctx.queue!.size, 5);
+    assert.is(ctx.spool!.size, 5);
     const restartedAt = performance.now();
     await ctx.backend.restart();
     const up = await waitFor(() => stateAfter(ctx, 'connected', restartedAt), { timeout: 5000, what: 'reconnected' });
     const upMs = up.at - restartedAt;
     assert.ok(upMs < 3000, `reconnected after ${upMs} ms`);
     send(ctx, 'after-1');
-    await waitFor(() => ctx.backend!.stored.length === 8 && ctx.queue!.size === 0, {
+    await waitFor(() => ctx.backend!.stored.length === 8 && ctx.spool!.size === 0, {
       timeout: 3000,
       what: 'all 8 stored',
     });
@@ -109,7 +134,7 @@ test(
       ctx.backend.stored.map((r) => r.seq),
       [1, 2, 3, 4, 5, 6, 7, 8],
     );
-    assert.is(ctx.sink!.find('backend socket closed').length, 1);
+    assert.is(ctx.sink.find('backend socket closed').length, 1);
     console.log(
       `  measured (in-process ws server): killed → disconnected in ${downMs.toFixed(0)} ms; ` +
         `back → connected in ${upMs.toFixed(0)} ms`,
@@ -120,51 +145,165 @@ test(
 test('unacked readings are resent after a reconnect; the backend stores each once', async (ctx) => {
   ctx.backend = await startFakeBackend();
   ctx.backend.acking = false;
-  startLink(ctx, ctx.backend.url);
+  startLink(ctx, ctx.backend.url, { backoff: quickBackoff() });
   await connected(ctx);
   for (let i = 1; i <= 3; i++) send(ctx, `v${i}`);
   await waitFor(() => ctx.backend!.stored.length === 3, { timeout: 3000, what: '3 received' });
-  assert.is(ctx.queue!.size, 3, 'kept until acked');
+  assert.is(ctx.spool!.size, 3, 'kept until acked');
   await ctx.backend.kill();
   ctx.backend.acking = true;
   const since = performance.now();
   await ctx.backend.restart();
   await waitFor(() => stateAfter(ctx, 'connected', since), { timeout: 5000, what: 'reconnected' });
-  await waitFor(() => ctx.queue!.size === 0, { timeout: 3000, what: 'resent readings acked' });
-  const resent = ctx.backend.received.filter((m) => m.type === 'reading').map((m) => (m as { seq: number }).seq);
-  assert.equal(resent, [1, 2, 3, 1, 2, 3]);
+  await waitFor(() => ctx.spool!.size === 0, { timeout: 3000, what: 'resent readings acked' });
+  assert.equal(receivedReadings(ctx.backend.received), [
+    'session-1:1',
+    'session-1:2',
+    'session-1:3',
+    'session-1:1',
+    'session-1:2',
+    'session-1:3',
+  ]);
   assert.equal(
     ctx.backend.stored.map((r) => r.seq),
     [1, 2, 3],
   );
 });
 
-test(
-  'queue overflow while away: the oldest are dropped with a warning saying how many; ' + 'the rest arrive',
-  async (ctx) => {
-    ctx.backend = await startFakeBackend();
-    startLink(ctx, ctx.backend.url, { limit: 5 });
-    await connected(ctx);
+test('closed with 1013 (the backend dropped what it held): reconnects and resends from the oldest', async (ctx) => {
+  ctx.backend = await startFakeBackend();
+  ctx.backend.acking = false;
+  startLink(ctx, ctx.backend.url, { backoff: quickBackoff() });
+  await connected(ctx);
+  for (let i = 1; i <= 4; i++) send(ctx, `v${i}`);
+  await waitFor(() => receivedReadings(ctx.backend!.received).length === 4, { what: '4 received' });
+  const connections = ctx.backend.authorizations.length;
+  ctx.backend.acking = true;
+  ctx.backend.closeAll(1013);
+  await waitFor(() => ctx.spool!.size === 0, { timeout: 3000, what: 'resent and acked' });
+  assert.is(ctx.backend.authorizations.length, connections + 1, 'one reconnect');
+  assert.equal(ctx.backend.closeCodes, [1013]);
+  assert.equal(receivedReadings(ctx.backend.received).slice(4), [
+    'session-1:1',
+    'session-1:2',
+    'session-1:3',
+    'session-1:4',
+  ]);
+  const [closed] = ctx.sink.find('backend socket closed');
+  assert.equal([closed!.code, closed!.unacknowledged, closed!.level], [1013, 4, 40]);
+  assert.match(closed!.msg, /the backend dropped what it held/);
+});
+
+test('after a restart the previous session’s readings go first, each frame naming its session', async (ctx) => {
+  const before = openSpool(ctx, 'previous');
+  for (let i = 1; i <= 3; i++) before.push(`old-${i}`);
+  before.ack({ type: 'ack', session: 'previous', seq: 1 });
+  openSpool(ctx, 'current'); // as the next process opens it
+  ctx.spool!.push('new-1');
+  ctx.backend = await startFakeBackend();
+  startLink(ctx, ctx.backend.url);
+  await waitFor(() => ctx.spool!.size === 0, { timeout: 3000, what: 'all acked' });
+  assert.equal(ctx.backend.received[0], { type: 'hello', deviceId: 'dev-1', session: 'current' });
+  assert.equal(
+    ctx.backend.stored.map((r) => `${r.session}:${r.value}`),
+    ['previous:old-2', 'previous:old-3', 'current:new-1'],
+  );
+  assert.equal(
+    frames(ctx.backend).map((m) => m.session),
+    ['previous', 'current'],
+    'one frame per session',
+  );
+  assert.equal(
+    ctx.backend.acks.map((a) => [a.session, a.seq]),
+    [
+      ['previous', 3],
+      ['current', 1],
+    ],
+  );
+});
+
+test('refused readings are dropped with a warning; those after them arrive and nothing is resent', async (ctx) => {
+  ctx.backend = await startFakeBackend();
+  ctx.backend.refuse = (reading) => reading.value.startsWith('bad');
+  startLink(ctx, ctx.backend.url, { backoff: quickBackoff() });
+  await connected(ctx);
+  for (const value of ['ok-1', 'bad-2', 'ok-3', 'bad-4', 'ok-5']) send(ctx, value);
+  await waitFor(() => ctx.spool!.size === 0, { timeout: 3000, what: 'all acknowledged' });
+  assert.equal(
+    ctx.backend.stored.map((r) => r.value),
+    ['ok-1', 'ok-3', 'ok-5'],
+  );
+  await ctx.link!.close();
+  openSpool(ctx, 'session-2'); // closes the first (its warning's remainder too), as a restart would
+  assert.is(ctx.spool!.size, 0, 'refused readings are not kept for a restart');
+  const refusals = ctx.sink.find('the backend refused');
+  assert.is(
+    refusals.reduce((sum, w) => sum + w.count, 0),
+    2,
+  );
+  assert.ok(refusals.every((w) => w.level === 40 && w.session === 'session-1'));
+});
+
+test('a backlog drains in frames under the frame limit, never over inFlightMax ahead of the last ack', async (ctx) => {
+  openSpool(ctx);
+  for (let i = 1; i <= 5000; i++) ctx.spool!.push(`temperature_c=${(20 + i / 1000).toFixed(3)}`);
+  ctx.backend = await startFakeBackend();
+  ctx.backend.acking = false;
+  startLink(ctx, ctx.backend.url, { inFlightMax: 1500, pingIntervalMs: 20 });
+  const received = () => receivedReadings(ctx.backend!.received).length;
+  for (const expected of [1500, 3000]) {
+    await waitFor(() => received() >= expected, { timeout: 5000, what: `${expected} readings received` });
+    // A ping sent after them shows the link stopped there: it waits for an ack.
+    const pings = ctx.backend.pings;
+    await waitFor(() => ctx.backend!.pings > pings, { timeout: 3000, what: 'a later ping' });
+    assert.is(received(), expected, 'no more than inFlightMax unacknowledged');
+    ctx.backend.ackReceived();
+  }
+  ctx.backend.acking = true;
+  ctx.backend.ackReceived();
+  await waitFor(() => ctx.spool!.size === 0, { timeout: 5000, what: 'the whole backlog acknowledged' });
+  assert.equal(
+    ctx.backend.stored.map((r) => r.seq),
+    Array.from({ length: 5000 }, (_, i) => i + 1),
+  );
+  const readingFrames = ctx.backend.frameBytes.slice(1);
+  assert.ok(readingFrames.length < 20, `${readingFrames.length} frames for 5000 readings`);
+  assert.ok(Math.max(...readingFrames) <= DEVICE_MAX_PAYLOAD, `largest frame ${Math.max(...readingFrames)} bytes`);
+  assert.ok(Math.max(...readingFrames) > DEVICE_MAX_PAYLOAD / 2, 'frames are filled');
+  assert.not.ok(ctx.backend.closeCodes.length, 'never closed (1009: too large)');
+  console.log(
+    `  measured: 5000 readings in ${readingFrames.length} frames of up to ${Math.max(...readingFrames)} bytes`,
+  );
+});
+
+test("frames go out paced: the backend's rate limit never closes the socket (it would unpaced)", async (ctx) => {
+  // One reading per frame (the smallest frame limit), 60 frames against a fake that allows 25/s with bursts of 12.
+  const rate = { perSecond: 25, burst: 12 };
+  for (const [pace, closes] of [
+    [{ perSecond: 1000, burst: 1000 }, true],
+    [{ perSecond: 20, burst: 10 }, false],
+  ] as const) {
+    ctx.backend = await startFakeBackend({ rate });
+    ctx.spool = undefined;
+    openSpool(ctx, 'session-1', mkdtempSync(join(ctx.dir, 'pace-')));
+    for (let i = 1; i <= 60; i++) ctx.spool!.push(`v${i}`);
+    startLink(ctx, ctx.backend.url, { pace, maxPayload: 1, backoff: quickBackoff() });
+    if (closes) {
+      await waitFor(() => ctx.backend!.closeCodes.includes(1008), { timeout: 5000, what: 'closed over its rate' });
+    } else {
+      await waitFor(() => ctx.spool!.size === 0, { timeout: 10_000, what: 'all 60 acknowledged' });
+      assert.equal(ctx.backend.closeCodes, []);
+      assert.is(frames(ctx.backend).length, 60);
+      assert.equal(
+        ctx.backend.stored.map((r) => r.seq),
+        Array.from({ length: 60 }, (_, i) => i + 1),
+      );
+    }
+    await ctx.link!.close();
     await ctx.backend.kill();
-    await waitFor(() => lastState(ctx) === 'disconnected', { timeout: 2000, what: 'disconnected' });
-    for (let i = 1; i <= 8; i++) send(ctx, `v${i}`);
-    const warning = ctx.sink!.find('reading queue full');
-    assert.is(warning.length, 1);
-    assert.is(warning[0]!.level, 40);
-    assert.match(warning[0]!.msg, /dropped the 1 oldest/);
-    ctx.queue!.flush(); // reports the two dropped after the first warning
-    assert.equal(
-      ctx.sink!.find('reading queue full').map((w) => w.dropped),
-      [1, 2],
-    );
-    await ctx.backend.restart();
-    await waitFor(() => ctx.backend!.stored.length === 5, { timeout: 5000, what: 'five stored' });
-    assert.equal(
-      ctx.backend.stored.map((r) => r.seq),
-      [4, 5, 6, 7, 8],
-    );
-  },
-);
+    ctx.spool!.close();
+  }
+});
 
 test('a silent peer (socket open, nothing read) → disconnected within 5 s, then reconnects', async (ctx) => {
   ctx.backend = await startFakeBackend();
@@ -180,7 +319,7 @@ test('a silent peer (socket open, nothing read) → disconnected within 5 s, the
   const silentMs = down.at - silencedAt;
   assert.ok(silentMs < 5000, `silent peer noticed after ${silentMs} ms`);
   assert.ok(silentMs > 1500, `noticed after only ${silentMs} ms: the limit is 2.5 s of silence`);
-  assert.ok(ctx.sink!.find('silent for').length === 1);
+  assert.ok(ctx.sink.find('silent for').length === 1);
   await connected(ctx, 3000); // the fake's listener still accepts new sockets
   console.log(`  measured (in-process ws server): silent peer → disconnected in ${silentMs.toFixed(0)} ms`);
 });
@@ -190,39 +329,13 @@ test('a backend that is not there yet: warns once, retries, connects when it app
   const { port, url } = probe;
   await probe.kill();
   startLink(ctx, url);
-  await waitFor(() => ctx.sink!.find('unavailable').length >= 3, { timeout: 5000, what: 'three failed attempts' });
+  await waitFor(() => ctx.sink.find('unavailable').length >= 3, { timeout: 5000, what: 'three failed attempts' });
   assert.is(lastState(ctx), 'disconnected');
-  assert.is(ctx.sink!.find('unavailable').filter((e) => e.level === 40).length, 1);
-  assert.match(ctx.sink!.find('unavailable')[0]!.reason, /ECONNREFUSED/);
-  ctx.backend = await startFakeBackend(port);
+  assert.is(ctx.sink.find('unavailable').filter((e) => e.level === 40).length, 1);
+  assert.match(ctx.sink.find('unavailable')[0]!.reason, /ECONNREFUSED/);
+  ctx.backend = await startFakeBackend({ port });
   await connected(ctx, 3000);
 });
-
-test(
-  'a backlog goes out paced (burst, then the sustained rate), in order, ' +
-    "so the backend's rate limit never closes the socket",
-  async (ctx) => {
-    ctx.backend = await startFakeBackend();
-    ctx.backend.acking = false;
-    startLink(ctx, ctx.backend.url, { pace: { perSecond: 20, burst: 10 } });
-    for (let i = 1; i <= 40; i++) send(ctx, `v${i}`);
-    await connected(ctx);
-    const readings = () => ctx.backend!.received.filter((m) => m.type === 'reading').length;
-    await waitFor(() => readings() >= 9, { timeout: 2000, what: 'the burst' });
-    const burstAt = performance.now();
-    await sleep(500);
-    const inHalfASecond = readings() - 9;
-    // The burst (10, the hello included) and then 20 a second: about 10 more in 500 ms, never the whole backlog.
-    assert.ok(inHalfASecond >= 5 && inHalfASecond <= 14, `${inHalfASecond} readings in the 500 ms after the burst`);
-    await waitFor(() => readings() === 40, { timeout: 4000, what: 'all 40 sent' });
-    const tookMs = performance.now() - burstAt;
-    assert.ok(tookMs > 1200, `the backlog went out in ${tookMs} ms: not paced`);
-    assert.equal(
-      ctx.backend.stored.map((r) => r.seq),
-      Array.from({ length: 40 }, (_, i) => i + 1),
-    );
-  },
-);
 
 test(
   'a refused token: state unauthorized, one warning then debug lines, retries with backoff; ' +
@@ -232,7 +345,7 @@ test(
     ctx.backend.token = 'the-backends-token-0123456789';
     startLink(ctx, ctx.backend.url, { token: 'the-devices-token-0123456789' });
     send(ctx, 'kept-1');
-    const refusals = () => ctx.sink!.find('backend refused the device token (401)');
+    const refusals = () => ctx.sink.find('backend refused the device token (401)');
     await waitFor(() => refusals().length >= 3, { timeout: 5000, what: 'three refusals' });
     assert.is(lastState(ctx), 'unauthorized');
     assert.ok(
@@ -245,10 +358,10 @@ test(
         .slice(0, 3),
       [40, 20, 20],
     );
-    assert.is(ctx.sink!.find('unavailable').length, 0, 'a refusal is not reported as an absent backend');
+    assert.is(ctx.sink.find('unavailable').length, 0, 'a refusal is not reported as an absent backend');
     assert.ok(refusals()[1]!.retryInMs > refusals()[0]!.retryInMs, 'backs off');
     assert.is(ctx.backend.authorizations[0], 'Bearer the-devices-token-0123456789');
-    assert.not.ok(JSON.stringify(ctx.sink!.entries).includes('token-0123456789'), 'a token in the log');
+    assert.not.ok(JSON.stringify(ctx.sink.entries).includes('token-0123456789'), 'a token in the log');
     ctx.backend.token = 'the-devices-token-0123456789';
     await connected(ctx, 3000);
     await waitFor(() => ctx.backend!.stored.length === 1, { timeout: 3000, what: 'the kept reading stored' });

@@ -1,19 +1,26 @@
-// The device's socket to the backend: sends readings, drops acked ones, heals itself, and reports its state.
+// The device's socket to the backend: sends the spool's readings in frames, forgets acked ones, heals itself, and
+// reports its state.
 import WebSocket from 'ws';
-import { DEVICE_SEND_PACE, parseAck, type ReadingMessage } from '../lib/device-protocol.ts';
+import {
+  CLOSE_TRY_AGAIN_LATER,
+  DEVICE_MAX_PAYLOAD,
+  DEVICE_SEND_PACE,
+  DEVICE_UNACKED_IN_FLIGHT,
+  parseAck,
+} from '../lib/device-protocol.ts';
 import { createTokenBucket } from '../lib/token-bucket.ts';
 import type { Logger } from '../lib/logger.ts';
 import { createBackoff, type Backoff } from './backoff.ts';
-import type { ReadingQueue } from './reading-queue.ts';
+import type { Cursor, ReadingSpool } from './reading-spool.ts';
 
 export interface BackendLinkOptions {
   /** ws(s)://host:port/api/device/socket */
   url: string;
   deviceId: string;
-  session: string;
   /** DEVICE_TOKEN, sent as `Authorization: Bearer <token>` on the upgrade. */
   token?: string;
-  queue: ReadingQueue;
+  /** What is unacknowledged, in order; `spool.session` is the session `hello` names. */
+  spool: ReadingSpool;
   /** `unauthorized`: the backend answered the upgrade with 401 (no token, or not its token). */
   onState: (state: 'connected' | 'disconnected' | 'unauthorized') => void;
   log: Logger;
@@ -26,34 +33,40 @@ export interface BackendLinkOptions {
   silenceLimitMs?: number;
   /** A backend that accepts TCP but never answers the upgrade (stopped) must not stall reconnecting. */
   handshakeTimeoutMs?: number;
-  /** Messages a second (and burst) this link sends at most: under the backend's rate limit. */
+  /** Frames a second (and burst) this link sends at most: under the backend's rate limit. */
   pace?: { perSecond: number; burst: number };
+  /** The largest frame the backend accepts (its JSON in UTF-8 bytes); frames stay a margin under it. */
+  maxPayload?: number;
+  /** Readings sent and not yet acknowledged at most. */
+  inFlightMax?: number;
 }
 
 export interface BackendLink {
   start(): void;
-  /** Sends a reading if the socket is open and the pace allows (else soon after); it stays queued until acked. */
-  deliver(reading: ReadingMessage): void;
+  /** The spool has a new reading: sends it if the socket, the pace and the in-flight bound allow (else later). */
+  deliver(): void;
   /** Closes the socket with 1001 (going away) and stops reconnecting. */
   close(): Promise<void>;
 }
 
 const GOING_AWAY = 1001;
 const UNAUTHORIZED = 401;
+/** Room left in each frame for what a byte count might miss; the envelope itself is counted exactly. */
+const FRAME_MARGIN = 1024;
 
 export function createBackendLink(options: BackendLinkOptions): BackendLink {
   const {
     url,
     deviceId,
-    session,
     token,
-    queue,
+    spool,
     onState,
     log,
     backoff = createBackoff({ initialMs: 100, maxMs: 2000 }),
   } = options;
   const headers = token ? { Authorization: `Bearer ${token}` } : {};
   const { pingIntervalMs = 1000, silenceLimitMs = 2500, handshakeTimeoutMs = 2000 } = options;
+  const { maxPayload = DEVICE_MAX_PAYLOAD, inFlightMax = DEVICE_UNACKED_IN_FLIGHT } = options;
   let socket: WebSocket | undefined;
   let retryTimer: NodeJS.Timeout | undefined;
   let closing = false;
@@ -62,25 +75,35 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
   let refusedInARow = 0;
   // The backend closes a socket that sends faster than its limit, so a backlog after an outage goes out paced.
   const bucket = createTokenBucket(options.pace ?? DEVICE_SEND_PACE);
-  let sentSeq = 0; // the highest sequence number written on the current socket
+  let sent: Cursor | undefined; // the last reading written on the current socket
   let pumpTimer: NodeJS.Timeout | undefined;
+  let pumpSoon = false;
+  const envelope = (session: string) =>
+    `{"type":"readings","deviceId":${JSON.stringify(deviceId)},"session":${JSON.stringify(session)},"readings":[`;
+  // What the readings of one frame may take: the frame limit, less the envelope and a margin.
+  const budget = (session: string) => maxPayload - FRAME_MARGIN - Buffer.byteLength(envelope(session)) - 2;
 
+  // Many readings to a frame, one frame per token: a backlog drains as fast as the backend acknowledges.
   function pump() {
     clearTimeout(pumpTimer);
     pumpTimer = undefined;
     const ws = socket;
     if (!ws || ws.readyState !== WebSocket.OPEN) return;
     for (;;) {
-      const [next] = queue.after(sentSeq, 1);
-      if (!next) return;
+      const inFlight = spool.through(sent);
+      if (inFlight === spool.size) return; // all sent
+      const room = inFlightMax - inFlight;
+      if (room <= 0) return; // the next ack pumps again
       const waitMs = bucket.wait();
       if (waitMs > 0) {
         pumpTimer = setTimeout(pump, waitMs);
         return;
       }
+      const batch = spool.next(sent, room, budget);
+      if (!batch) return; // the spool is closed: shutting down
       bucket.take();
-      ws.send(JSON.stringify(next));
-      sentSeq = next.seq;
+      ws.send(`${envelope(batch.session)}${batch.json}]}`);
+      sent = batch.end;
     }
   }
 
@@ -101,14 +124,14 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
       lastHeard = Date.now();
       const attempts = backoff.attempts;
       backoff.reset();
-      // Everything not yet acked goes again, in order; the backend ignores sequence numbers it already stored.
-      const resent = queue.size;
+      // Everything not yet acked goes again, in order; the backend ignores readings it already stored.
+      const unacknowledged = spool.size;
       bucket.take();
-      ws.send(JSON.stringify({ type: 'hello', deviceId, session }));
-      sentSeq = 0;
+      ws.send(JSON.stringify({ type: 'hello', deviceId, session: spool.session }));
+      sent = undefined;
       pump();
       onState('connected');
-      log.info({ url, attempts, downMs: Date.now() - downSince, resent }, 'backend socket connected');
+      log.info({ url, attempts, downMs: Date.now() - downSince, unacknowledged }, 'backend socket connected');
       heartbeat = setInterval(function checkPeer() {
         const silentMs = Date.now() - lastHeard;
         if (silentMs > silenceLimitMs) {
@@ -125,8 +148,11 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
     ws.on('message', function socketMessage(data) {
       lastHeard = Date.now();
       const ack = parseAck(data.toString());
-      if (ack) queue.ack(ack.seq);
-      else log.debug({ data: data.toString().slice(0, 200) }, 'ignored a message from the backend');
+      if (!ack) {
+        log.debug({ data: data.toString().slice(0, 200) }, 'ignored a message from the backend');
+        return;
+      }
+      if (spool.ack(ack) > 0 && !pumpTimer) pump();
     });
     // The backend answered the upgrade with a plain HTTP response (401, 503 …) instead of a socket.
     ws.on('unexpected-response', (_request, response) => {
@@ -146,9 +172,10 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
       if (closing) return;
       if (opened) {
         downSince = Date.now();
+        const held = code === CLOSE_TRY_AGAIN_LATER ? ': the backend dropped what it held' : '';
         log.warn(
-          { url, code, reason: reason.toString() || lastError, unacked: queue.size },
-          'backend socket closed; reconnecting',
+          { url, code, reason: reason.toString() || lastError, unacknowledged: spool.size },
+          `backend socket closed${held}; reconnecting to resend from the oldest unacknowledged reading`,
         );
       }
       const delayMs = backoff.next();
@@ -179,7 +206,13 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
       connect();
     },
     deliver() {
-      if (!pumpTimer) pump();
+      // Lines that arrive together (one serial chunk) go out in one frame: pump once they are all in the spool.
+      if (pumpTimer || pumpSoon) return;
+      pumpSoon = true;
+      setImmediate(() => {
+        pumpSoon = false;
+        pump();
+      });
     },
     async close() {
       closing = true;

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 import { readConfig } from './config.ts';
 import { configError } from '../test/support/config-error.ts';
 
@@ -16,22 +17,30 @@ test('local mode needs nothing and uses the documented defaults', () => {
     deviceId: hostname(),
     deviceToken: undefined,
     shutdownDelayMs: 0,
+    spoolDir: join(process.cwd(), 'spool'),
+    spoolMaxBytes: 64 * 1024 * 1024,
   });
+  assert.is(readConfig({ NODE_ENV: 'local' }, '/app').spoolDir, '/app/spool', 'under the working directory');
 });
 
 test('reads every setting', () => {
-  const config = readConfig({
-    NODE_ENV: 'production',
-    PORT: '4003',
-    HOST: '127.0.0.1',
-    BACKEND_URL: 'https://backend.internal:8443',
-    SERIAL_PATH: '/dev/ttyUSB0',
-    SERIAL_BAUD_RATE: '115200',
-    DEVICE_ID: 'bench-7',
-    SHUTDOWN_DELAY_MS: '5000',
-    LOG_LEVEL: 'debug',
-    DEVICE_TOKEN: ' 0123456789abcdef0123\n',
-  });
+  const config = readConfig(
+    {
+      NODE_ENV: 'production',
+      PORT: '4003',
+      HOST: '127.0.0.1',
+      BACKEND_URL: 'https://backend.internal:8443',
+      SERIAL_PATH: '/dev/ttyUSB0',
+      SERIAL_BAUD_RATE: '115200',
+      DEVICE_ID: 'bench-7',
+      SHUTDOWN_DELAY_MS: '5000',
+      LOG_LEVEL: 'debug',
+      DEVICE_TOKEN: ' 0123456789abcdef0123\n',
+      DEVICE_SPOOL_DIR: 'var/spool',
+      DEVICE_SPOOL_MAX_BYTES: '1048576',
+    },
+    '/srv/device',
+  );
   assert.is(config.port, 4003);
   assert.is(config.host, '127.0.0.1');
   assert.is(config.socketUrl, 'wss://backend.internal:8443/api/device/socket');
@@ -41,6 +50,9 @@ test('reads every setting', () => {
   assert.is(config.shutdownDelayMs, 5000);
   assert.is(config.logLevel, 'debug');
   assert.is(config.deviceToken, '0123456789abcdef0123', 'surrounding whitespace is trimmed');
+  assert.is(config.spoolDir, '/srv/device/var/spool', 'a relative DEVICE_SPOOL_DIR is resolved against the cwd');
+  assert.is(config.spoolMaxBytes, 1048576);
+  assert.is(readConfig({ NODE_ENV: 'local', DEVICE_SPOOL_DIR: '/data/spool' }).spoolDir, '/data/spool');
 });
 
 const rejects = (env: Record<string, string>, message: RegExp) =>
@@ -56,6 +68,11 @@ test('bad values are one-line ConfigErrors naming the variable', () => {
   rejects({ NODE_ENV: 'local', PORT: '70000' }, /^PORT=70000 is not valid/);
   rejects({ NODE_ENV: 'local', BACKEND_URL: 'backend:3001' }, /^BACKEND_URL=backend:3001 is not valid/);
   rejects({ NODE_ENV: 'local', SHUTDOWN_DELAY_MS: 'soon' }, /^SHUTDOWN_DELAY_MS=soon is not valid/);
+  rejects(
+    { NODE_ENV: 'local', DEVICE_SPOOL_MAX_BYTES: '64MiB' },
+    /^DEVICE_SPOOL_MAX_BYTES=64MiB is not valid: expected a whole number from 1048576 to/,
+  );
+  rejects({ NODE_ENV: 'local', DEVICE_SPOOL_MAX_BYTES: '1000' }, /^DEVICE_SPOOL_MAX_BYTES=1000 is not valid/);
 });
 
 test('a bad DEVICE_TOKEN is a one-line ConfigError that never quotes the token', () => {

@@ -1,5 +1,6 @@
 // The device service's settings, read from an environment map; a bad value is a one-line ConfigError.
 import { hostname } from 'node:os';
+import { resolve } from 'node:path';
 import { ConfigError } from '../lib/config-error.ts';
 import { readEnvironment, readInteger, readPort, readString, readUrl } from '../lib/env.ts';
 import { DEVICE_SOCKET_PATH } from '../lib/device-protocol.ts';
@@ -19,9 +20,17 @@ export interface DeviceConfig {
   /** DEVICE_TOKEN, sent as `Authorization: Bearer …` on the upgrade; unset only against a local-mode backend. */
   deviceToken: string | undefined;
   shutdownDelayMs: number;
+  /** DEVICE_SPOOL_DIR, absolute: where unacknowledged readings are kept across restarts. */
+  spoolDir: string;
+  /** DEVICE_SPOOL_MAX_BYTES: beyond it the oldest unacknowledged readings are dropped. */
+  spoolMaxBytes: number;
 }
 
-export function readConfig(env: Record<string, string | undefined>): DeviceConfig {
+/** Below this a spool holds too few segments to drop the oldest without dropping nearly everything. */
+const SPOOL_MIN_BYTES = 1024 * 1024;
+
+/** `cwd` is what a relative DEVICE_SPOOL_DIR (and the default `spool`) is resolved against. */
+export function readConfig(env: Record<string, string | undefined>, cwd = process.cwd()): DeviceConfig {
   const environment = readEnvironment(env);
   const backendUrl = readUrl(env, 'BACKEND_URL', 'http://localhost:3001');
   const serialPath = readString(env, 'SERIAL_PATH');
@@ -42,6 +51,8 @@ export function readConfig(env: Record<string, string | undefined>): DeviceConfi
     deviceId: readString(env, 'DEVICE_ID', hostname()),
     deviceToken: readDeviceToken(env),
     shutdownDelayMs: readInteger(env, 'SHUTDOWN_DELAY_MS', 0, { max: 60_000 }),
+    spoolDir: resolve(cwd, readString(env, 'DEVICE_SPOOL_DIR', 'spool')),
+    spoolMaxBytes: readInteger(env, 'DEVICE_SPOOL_MAX_BYTES', 64 * 1024 * 1024, { min: SPOOL_MIN_BYTES }),
   };
 }
 

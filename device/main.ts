@@ -1,4 +1,5 @@
-// Device service entry point: reads the environment, opens the serial port (or emulator), connects, listens.
+// Device service entry point: reads the environment, opens the spool, listens, opens the serial port (or emulator),
+// connects.
 import { randomUUID } from 'node:crypto';
 import { SerialPort } from 'serialport';
 import { createReadiness } from '../lib/readiness.ts';
@@ -9,36 +10,39 @@ import { closeHttpServer, installGracefulShutdown } from '../lib/shutdown.ts';
 import { runMain } from '../lib/run-main.ts';
 import { createApp, defineDeviceChecks } from './app.ts';
 import { readConfig } from './config.ts';
-import { createReadingQueue } from './reading-queue.ts';
+import { openReadingSpool } from './reading-spool.ts';
 import { createBackendLink } from './backend-link.ts';
 import { createSerialLink } from './serial-link.ts';
 import { createEmulator, EMULATOR_PATH } from './emulator.ts';
 import { deviceIdentity } from './device-identity.ts';
-import { DEVICE_MAX_PAYLOAD } from '../lib/device-protocol.ts';
+import { DEVICE_VALUE_MAX_BYTES } from '../lib/device-protocol.ts';
 import { redactUrl } from '../lib/redact-url.ts';
 
-// Leaves room in the backend's frame limit for the reading's JSON and escaping (a control character costs 6 bytes).
-const MAX_LINE_BYTES = DEVICE_MAX_PAYLOAD / 8;
+// The backend refuses a longer value; dropping it here spares the spool and the socket. Escaped (a control character
+// costs 6 bytes), even the longest fits a frame alone.
+const MAX_LINE_BYTES = DEVICE_VALUE_MAX_BYTES;
 
 runMain('device', async function main() {
   const config = readConfig(process.env);
   const log = createLogger({ name: 'device', environment: config.environment, level: config.logLevel });
 
+  // The spool first: an unwritable DEVICE_SPOOL_DIR is a one-line exit like a bad setting. It holds what earlier
+  // sessions left unacknowledged; this session's readings queue after those.
+  const session = randomUUID();
+  const spool = openReadingSpool({ dir: config.spoolDir, maxBytes: config.spoolMaxBytes, session, log });
+
   const readiness = createReadiness();
   const { setSerial, setBackend } = defineDeviceChecks(readiness);
   logReadinessChanges(readiness, log);
-  const app = createApp({ readiness, environment: config.environment, log });
-  // Listen first: a port in use is a one-line exit before any device or socket is touched.
+  const app = createApp({ readiness, environment: config.environment, log, readings: spool });
+  // Then listen: a port in use is a one-line exit before any device or socket is touched.
   const server = await startServer({ fetch: app.fetch, port: config.port, host: config.host });
 
-  const session = randomUUID();
-  const queue = createReadingQueue({ deviceId: config.deviceId, session, log });
   const backend = createBackendLink({
     url: config.socketUrl,
     deviceId: config.deviceId,
-    session,
     token: config.deviceToken,
-    queue,
+    spool,
     log,
     onState: setBackend,
   });
@@ -57,7 +61,6 @@ runMain('device', async function main() {
     openState: emulator ? 'emulator' : 'connected',
     onState: setSerial,
     onLine: (line) => {
-      // A reading the backend would refuse (its frame over the backend's limit) would be resent forever.
       if (Buffer.byteLength(line) > MAX_LINE_BYTES) {
         log.warn(
           { bytes: Buffer.byteLength(line), limit: MAX_LINE_BYTES, start: line.slice(0, 100) },
@@ -65,7 +68,8 @@ runMain('device', async function main() {
         );
         return;
       }
-      backend.deliver(queue.push(line));
+      // Written to the spool (write(2)) before it is sent: a crash from here on loses nothing.
+      if (spool.push(line)) backend.deliver();
     },
     log,
     ...(emulator ? {} : { identify: deviceIdentity }),
@@ -83,6 +87,7 @@ runMain('device', async function main() {
       backend: redactUrl(config.socketUrl),
       deviceId: config.deviceId,
       session,
+      spool: { dir: config.spoolDir, ...spool.stats() },
     },
     'device service listening',
   );
@@ -104,13 +109,13 @@ runMain('device', async function main() {
         name: 'backend socket',
         run: async () => {
           await backend.close();
-          queue.flush();
-          // Nothing is lost silently: readings the backend never acknowledged are counted on the way out.
-          if (queue.size > 0)
-            log.warn(
-              { unacked: queue.size, firstSeq: queue.pending()[0]?.seq },
-              `${queue.size} reading(s) not acknowledged by the backend are lost at shutdown`,
-            );
+          spool.close();
+          // Nothing is lost: what the backend has not acknowledged stays in the spool and goes first next time.
+          const { unacknowledged } = spool.stats();
+          log[unacknowledged > 0 ? 'info' : 'debug'](
+            { dir: config.spoolDir, ...spool.stats() },
+            `${unacknowledged} unacknowledged reading${unacknowledged === 1 ? '' : 's'} kept in the spool`,
+          );
         },
       },
     ],

@@ -69,6 +69,29 @@ test('every static file referenced by the page is served with its type and the h
   }
 });
 
+test("every module the page's scripts import is served as JavaScript (a missing one blanks the page)", async () => {
+  const a = app();
+  const seen = new Set<string>();
+  const queue = ['/board.js'];
+  while (queue.length) {
+    const path = queue.shift()!;
+    if (seen.has(path)) continue;
+    seen.add(path);
+    const res = await a.request(path);
+    assert.is(res.status, 200, path);
+    assert.is(res.headers.get('content-type'), 'text/javascript; charset=utf-8', path);
+    for (const [, name] of (await res.text()).matchAll(/\bfrom '\.\/([\w-]+\.js)'/g)) queue.push(`/${name}`);
+  }
+  assert.equal([...seen].sort(), [
+    '/board-view.js',
+    '/board.js',
+    '/device-card.js',
+    '/dom.js',
+    '/format.js',
+    '/readings-view.js',
+  ]);
+});
+
 test('If-None-Match with the current ETag gets 304 and no body; a stale one gets the file', async () => {
   const a = app();
   const first = await a.request('/style.css');

@@ -11,6 +11,7 @@ const service = (over: Partial<ServiceStatus> & Pick<ServiceStatus, 'name'>): Se
   uptime: 3725,
   environment: 'production',
   database: null,
+  backlog: null,
   problem: null,
   ms: 4,
   ...over,
@@ -31,7 +32,19 @@ const doc = (over: Partial<StatusDocument> = {}): StatusDocument => ({
   readings: {
     available: true,
     problem: null,
-    devices: [],
+    devices: [
+      {
+        deviceId: 'emulator-1',
+        connected: true,
+        lastReading: { seq: 42, timestamp: '2026-01-01T10:00:07.000Z', value: '21.5 C' },
+        readingsStored: 42,
+        recent: {
+          available: true,
+          problem: null,
+          series: { name: null, points: [{ timestamp: '2026-01-01T10:00:07.000Z', number: 21.5 }] },
+        },
+      },
+    ],
     latest: {
       deviceId: 'emulator-1',
       connected: true,
@@ -53,7 +66,7 @@ test('all ready: a good summary, and each panel names its checks with words and 
   assert.equal(board.refreshed?.iso, '2026-01-01T10:00:10.000Z');
   assert.equal(
     board.panels.map((p) => p.id),
-    ['backend', 'device', 'reading'],
+    ['backend', 'device', 'readings'],
   );
   const backend = panel(board.panels, 'backend');
   assert.equal(backend.verdict, { tone: 'good', text: 'Ready' });
@@ -64,11 +77,39 @@ test('all ready: a good summary, and each panel names its checks with words and 
   assert.is(row(device, 'serial')?.text, 'emulator');
   assert.is(row(device, 'serial')?.tone, 'good');
   assert.is(row(device, 'Environment')?.text, 'local');
-  const reading = panel(board.panels, 'reading');
-  assert.equal(reading.verdict, { tone: 'good', text: 'Device connected' });
-  assert.is(row(reading, 'Value')?.text, '21.5 C');
-  assert.is(row(reading, 'Sequence')?.text, '#42');
-  assert.match(row(reading, 'Read at')?.text ?? '', /^\d\d:\d\d:07 \(3 s ago\)$/);
+  const readings = panel(board.panels, 'readings');
+  assert.equal(readings.verdict, { tone: 'good', text: 'Device connected' });
+  const card = readings.devices?.[0];
+  assert.is(card?.latest?.value, '21.5 C');
+  assert.is(card?.latest?.age, '3 s ago');
+  assert.is(card?.latest?.seq, 42);
+  assert.match(card?.latest?.clock ?? '', /^\d\d:\d\d:07$/);
+  assert.is(card?.chart?.latest, '21.5');
+  assert.is(readings.held, null);
+});
+
+test("the device service's backlog: rows in its panel, and a line in the Readings panel when it holds any", () => {
+  const base = doc();
+  const withBacklog = (backlog: ServiceStatus['backlog']) =>
+    describeBoard(doc({ services: { ...base.services, device: { ...base.services.device!, backlog } } }));
+  const none = withBacklog({ unacknowledged: 0, spoolBytes: 0, dropped: 0 });
+  const device = panel(none.panels, 'device');
+  assert.equal(row(device, 'Unacknowledged'), { label: 'Unacknowledged', text: 'none' });
+  assert.equal(row(device, 'Spool'), { label: 'Spool', text: '0 B' });
+  assert.is(row(device, 'Dropped'), undefined);
+  assert.is(panel(none.panels, 'readings').held, null);
+
+  const held = withBacklog({ unacknowledged: 1234, spoolBytes: 187_392, dropped: 3 });
+  const busy = panel(held.panels, 'device');
+  assert.is(row(busy, 'Unacknowledged')?.text, '1,234 readings held on the device');
+  assert.is(row(busy, 'Spool')?.text, '183.0 KiB');
+  assert.equal(row(busy, 'Dropped'), { label: 'Dropped', text: '3 readings (spool full)', tone: 'bad' });
+  assert.is(panel(held.panels, 'readings').held, '1,234 readings held on the device');
+  const one = withBacklog({ unacknowledged: 1, spoolBytes: null, dropped: null });
+  assert.is(row(panel(one.panels, 'device'), 'Unacknowledged')?.text, '1 reading held on the device');
+  assert.is(row(panel(one.panels, 'device'), 'Spool'), undefined);
+  // A device service that does not report a backlog shows no rows for it.
+  assert.is(row(panel(describeBoard(base).panels, 'device'), 'Unacknowledged'), undefined);
 });
 
 test('an unreachable backend: bad summary naming it, panel says Unreachable and why', () => {
@@ -102,7 +143,10 @@ test('an unreachable backend: bad summary naming it, panel says Unreachable and 
   const device = panel(board.panels, 'device');
   assert.equal(device.verdict, { tone: 'warn', text: 'Not ready' });
   assert.is(row(device, 'backend')?.tone, 'bad');
-  assert.equal(panel(board.panels, 'reading').verdict, { tone: 'warn', text: 'Unavailable' });
+  const readings = panel(board.panels, 'readings');
+  assert.equal(readings.verdict, { tone: 'warn', text: 'Unavailable' });
+  assert.is(readings.note, 'device list: connection refused');
+  assert.equal(readings.devices, []);
 });
 
 test('live but readiness unreachable is a problem, not a pass', () => {
@@ -120,14 +164,16 @@ test('device monitoring disabled: a muted panel saying so; the summary speaks of
   assert.match(device.note ?? '', /DEVICE_URL is empty/);
 });
 
-test('no readings yet, and a disconnected device', () => {
+test('no devices yet, and a disconnected device', () => {
   const none = describeBoard(doc({ readings: { available: true, problem: null, devices: [], latest: null } }));
-  assert.equal(panel(none.panels, 'reading').verdict, { tone: 'muted', text: 'No readings yet' });
+  assert.equal(panel(none.panels, 'readings').verdict, { tone: 'muted', text: 'No devices yet' });
   const base = doc();
   const off = describeBoard(
-    doc({ readings: { ...base.readings, latest: { ...base.readings.latest!, connected: false } } }),
+    doc({ readings: { ...base.readings, devices: [{ ...base.readings.devices[0]!, connected: false }] } }),
   );
-  assert.equal(panel(off.panels, 'reading').verdict, { tone: 'warn', text: 'Device disconnected' });
+  const readings = panel(off.panels, 'readings');
+  assert.equal(readings.verdict, { tone: 'warn', text: 'Device disconnected' });
+  assert.equal(readings.devices?.[0]?.verdict, { tone: 'warn', text: 'Disconnected' });
 });
 
 test('a failed refresh keeps the last data, marked stale, and says so', () => {

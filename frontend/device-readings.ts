@@ -1,6 +1,8 @@
-// Reads the backend's device list (GET /api/devices) and picks the latest reading; a missing list is not an error page.
+// Reads the backend's device list (GET /api/devices), picks the latest reading and fetches the first few devices'
+// recent readings; a missing list is not an error page, and one device's failure is that device's alone.
 import { asObject } from './as-object.ts';
 import { probe } from './probe.ts';
+import { readRecent } from './recent-readings.ts';
 import { joinUrl } from './service-status.ts';
 import type { DeviceReading, DeviceSummary, ReadingsStatus } from './status-document.ts';
 
@@ -9,6 +11,9 @@ import type { DeviceReading, DeviceSummary, ReadingsStatus } from './status-docu
  * fit, while a backend that answers without end still costs the frontend no more than this.
  */
 export const DEVICE_LIST_MAX_BYTES = 4 * 1024 * 1024;
+
+/** Devices whose recent readings are asked for, in the backend's order: bounds the requests per refresh. */
+export const CHARTED_DEVICES = 8;
 
 export async function readDevices(backendUrl: string, timeoutMs: number): Promise<ReadingsStatus> {
   const url = joinUrl(backendUrl, '/api/devices');
@@ -20,6 +25,12 @@ export async function readDevices(backendUrl: string, timeoutMs: number): Promis
     return unavailable(`device list: backend answered HTTP ${result.status} without a device list`);
   }
   const devices = list.map(toDevice).filter((d): d is DeviceSummary => d !== undefined);
+  // In parallel, each bounded by the timeout: the document waits at most one more timeout after the list.
+  await Promise.all(
+    devices.slice(0, CHARTED_DEVICES).map(async (device) => {
+      device.recent = await readRecent(backendUrl, device.deviceId, timeoutMs);
+    }),
+  );
   let latest: ReadingsStatus['latest'] = null;
   for (const { deviceId, connected, lastReading } of devices) {
     if (lastReading && (!latest || Date.parse(lastReading.timestamp) > Date.parse(latest.timestamp))) {
@@ -36,6 +47,11 @@ function toDevice(value: unknown): DeviceSummary | undefined {
     deviceId: device.deviceId,
     connected: device.connected === true,
     lastReading: toReading(device.lastReading),
+    readingsStored:
+      Number.isSafeInteger(device.readingsStored) && (device.readingsStored as number) >= 0
+        ? (device.readingsStored as number)
+        : null,
+    recent: null,
   };
 }
 

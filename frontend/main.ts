@@ -18,11 +18,12 @@ runMain(
         `backend ${redactUrl(backendUrl)}, ` +
         `device ${deviceUrl ? redactUrl(deviceUrl) : 'not monitored (DEVICE_URL is empty)'}`,
     );
-    // In-flight /status.json requests end within the probe timeout; past this limit something is stuck.
+    // In-flight /status.json requests end within two probe timeouts (the device list, then each device's
+    // readings); past this limit something is stuck.
     installGracefulShutdown({
       log: plainShutdownLog('frontend'),
       delayMs: 0,
-      timeoutMs: timeoutMs + 5000,
+      timeoutMs: timeoutMs * 2 + 5000,
       steps: [{ name: 'http server', run: () => closeHttpServer(server) }],
     });
   },

@@ -31,6 +31,7 @@ test('a live, ready backend: liveness ok, readiness ready, checks, uptime, envir
       uptime: 125.5,
       environment: 'production',
       database: { status: 'connected', name: 'health' },
+      backlog: null,
       problem: null,
       ms: 0,
     },
@@ -43,6 +44,38 @@ test("status.json, which anyone may read, shows the service's URL and problem wi
   const status = await checkService('backend', backend.url.replace('//', '//ci:S3cret@'), 1000);
   assert.not.match(JSON.stringify(status), 'S3cret');
   assert.is(status.url, backend.url.replace('//', '//ci:***@'));
+});
+
+test("the device service's backlog comes from its liveness body; partial or malformed counts are handled", async () => {
+  const device = await fake({
+    '/api/health': {
+      status: 200,
+      body: healthyBody({ readings: { unacknowledged: 12, spoolBytes: 4096, dropped: 0 } }),
+    },
+    '/api/ready': { status: 200, body: readyBody('ready', { serial: 'emulator', backend: 'connected' }) },
+  });
+  const backlog = async (readings: unknown) => {
+    device.routes['/api/health'] = { status: 200, body: healthyBody({ readings }) };
+    return (await checkService('device', device.url, 1000)).backlog;
+  };
+  assert.equal(await backlog({ unacknowledged: 12, spoolBytes: 4096, dropped: 0 }), {
+    unacknowledged: 12,
+    spoolBytes: 4096,
+    dropped: 0,
+  });
+  // Only the count is required; the other two are shown when present.
+  assert.equal(await backlog({ unacknowledged: 3 }), { unacknowledged: 3, spoolBytes: null, dropped: null });
+  assert.equal(await backlog({ unacknowledged: 3, spoolBytes: -1, dropped: 1.5 }), {
+    unacknowledged: 3,
+    spoolBytes: null,
+    dropped: null,
+  });
+  for (const bad of [undefined, null, 7, [], {}, { unacknowledged: '12' }, { unacknowledged: -1 }]) {
+    assert.is(await backlog(bad), null, JSON.stringify(bad));
+  }
+  // A liveness that fails carries no detail at all.
+  device.routes['/api/health'] = { status: 500, body: { status: 'ok', readings: { unacknowledged: 1 } } };
+  assert.is((await checkService('device', device.url, 1000)).backlog, null);
 });
 
 test('503 not_ready keeps the checks and names them in the problem', async () => {

@@ -2,7 +2,7 @@
 import { asObject } from './as-object.ts';
 import { redactUrl, redactUrlsIn } from '../lib/redact-url.ts';
 import { probe, type ProbeResult } from './probe.ts';
-import type { LivenessState, ReadinessState, ServiceStatus } from './status-document.ts';
+import type { DeviceBacklog, LivenessState, ReadinessState, ServiceStatus } from './status-document.ts';
 
 const READINESS_STATES = new Set(['ready', 'not_ready', 'shutting_down']);
 
@@ -35,13 +35,14 @@ export async function checkService(
     uptime: live.uptime,
     environment: live.environment,
     database: live.database,
+    backlog: live.backlog,
     problem: problem === null ? null : redactUrlsIn(problem),
     ms: Math.max(health.ms, ready.ms),
   };
 }
 
 function readLiveness(result: ProbeResult) {
-  const none = { uptime: null, environment: null, database: null };
+  const none = { uptime: null, environment: null, database: null, backlog: null };
   if (!result.reached) return { state: 'unreachable' as LivenessState, problem: `liveness: ${result.error}`, ...none };
   const body = asObject(result.body);
   if (result.status !== 200 || body?.status !== 'ok') {
@@ -58,7 +59,17 @@ function readLiveness(result: ProbeResult) {
       typeof database?.status === 'string' && typeof database.name === 'string'
         ? { status: database.status, name: database.name }
         : null,
+    backlog: readBacklog(body.readings),
   };
+}
+
+/** The device service's `readings` detail; without a whole `unacknowledged` count it is not shown at all. */
+function readBacklog(value: unknown): DeviceBacklog | null {
+  const readings = asObject(value);
+  const count = (v: unknown) => (Number.isSafeInteger(v) && (v as number) >= 0 ? (v as number) : null);
+  const unacknowledged = count(readings?.unacknowledged);
+  if (unacknowledged === null) return null;
+  return { unacknowledged, spoolBytes: count(readings?.spoolBytes), dropped: count(readings?.dropped) };
 }
 
 function readReadiness(result: ProbeResult) {

@@ -10,6 +10,7 @@ import {
   type FakeRoute,
 } from '../test/support/fake-http-server.ts';
 import { withDeadline } from '../test/support/deadline.ts';
+import { deviceEntry, fakeReadings } from '../test/support/fake-readings.ts';
 
 const open: FakeService[] = [];
 const fake = async (routes: Record<string, FakeRoute>) => {
@@ -117,8 +118,120 @@ test('malformed device entries are skipped, malformed readings become null', asy
     ],
   });
   const doc = await createStatusCollector({ backendUrl: backend.url, timeoutMs: 1000 }).collect();
-  assert.equal(doc.readings.devices, [{ deviceId: 'ok', connected: true, lastReading: null }]);
+  assert.equal(doc.readings.devices, [
+    {
+      deviceId: 'ok',
+      connected: true,
+      lastReading: null,
+      readingsStored: null,
+      recent: {
+        available: false,
+        problem: 'readings: backend answered HTTP 404: not found',
+        series: { name: null, points: [] },
+      },
+    },
+  ]);
   assert.is(doc.readings.latest, null);
+});
+
+const readingsPath = (deviceId: string) => `/api/readings?deviceId=${encodeURIComponent(deviceId)}&limit=60`;
+
+test("each device's latest 60 readings become its series, oldest first, of the numbers they carry", async () => {
+  const newest = new Date('2026-01-01T10:00:59.000Z');
+  const emulator = fakeReadings({ deviceId: 'emulator-1', count: 60, newest });
+  // A free-text id goes into the query encoded.
+  const lab = fakeReadings({ deviceId: 'lab sensor/2&x', count: 2, newest, value: (i) => (i ? '7.5 C' : 'error') });
+  const backend = await healthyBackend({ devices: [deviceEntry(emulator), deviceEntry(lab, false)] });
+  backend.routes[readingsPath('emulator-1')] = { status: 200, body: { readings: emulator } };
+  backend.routes[readingsPath('lab sensor/2&x')] = { status: 200, body: { readings: lab } };
+  const doc = await createStatusCollector({ backendUrl: backend.url, timeoutMs: 1000 }).collect();
+  const [e, l] = doc.readings.devices;
+  assert.is(e?.readingsStored, 60);
+  assert.is(e?.recent?.available, true);
+  assert.is(e?.recent?.series.name, 'temperature_c');
+  assert.is(e?.recent?.series.points.length, 60);
+  assert.equal(e?.recent?.series.points[0], { timestamp: '2026-01-01T10:00:00.000Z', number: 21 });
+  assert.equal(e?.recent?.series.points[59], {
+    timestamp: '2026-01-01T10:00:59.000Z',
+    number: Number(emulator[0]!.value.split('=')[1]),
+  });
+  assert.equal(l?.recent, {
+    available: true,
+    problem: null,
+    series: {
+      name: null,
+      points: [
+        { timestamp: '2026-01-01T10:00:58.000Z', number: null },
+        { timestamp: '2026-01-01T10:00:59.000Z', number: 7.5 },
+      ],
+    },
+  });
+  assert.ok(backend.urls.includes('/api/readings?deviceId=lab%20sensor%2F2%26x&limit=60'), backend.urls.join(' '));
+});
+
+test("one device's readings failing is that device's alone: each says why; the document still arrives", async () => {
+  const ok = fakeReadings({ deviceId: 'ok', count: 3, newest: new Date() });
+  const ids = ['ok', 'refused', 'hung', 'dropped', 'garbage', 'stalled'];
+  const backend = await healthyBackend({ devices: ids.map((deviceId) => ({ deviceId, connected: true })) });
+  Object.assign(backend.routes, {
+    [readingsPath('ok')]: { status: 200, body: { readings: ok } },
+    [readingsPath('refused')]: { status: 503, body: { error: 'database unavailable:\n  not connected' } },
+    [readingsPath('hung')]: 'hang',
+    [readingsPath('dropped')]: 'drop',
+    [readingsPath('garbage')]: { status: 200, body: { readings: 'none' } },
+    [readingsPath('stalled')]: 'stall-body',
+  });
+  const device = await healthyDevice();
+  const collector = createStatusCollector({ backendUrl: backend.url, deviceUrl: device.url, timeoutMs: 400 });
+  const doc = await withDeadline(collector.collect(), 5000, 'status document with failing readings');
+  assert.is(doc.overall, 'ready');
+  assert.is(doc.readings.available, true);
+  const problems = Object.fromEntries(doc.readings.devices.map((d) => [d.deviceId, d.recent?.problem]));
+  // How a dropped connection is worded is probe.ts's business; that it is this device's problem is ours.
+  assert.match(problems.dropped ?? '', /^readings: connection (reset|closed)/);
+  assert.equal(
+    { ...problems, dropped: '' },
+    {
+      ok: null,
+      refused: 'readings: backend answered HTTP 503: database unavailable: not connected',
+      hung: 'readings: no response within 400ms',
+      dropped: '',
+      garbage: 'readings: backend answered HTTP 200 without a readings list',
+      stalled: 'readings: body not complete within 400ms (15 bytes received)',
+    },
+  );
+  assert.is(doc.readings.devices[0]?.recent?.series.points.length, 3);
+});
+
+test('only the first 8 devices are asked for their readings; the rest carry no series', async () => {
+  const devices = Array.from({ length: 12 }, (_, i) => ({ deviceId: `d${i}`, connected: true, lastReading: null }));
+  const backend = await healthyBackend({ devices });
+  backend.routes['/api/readings'] = { status: 200, body: { readings: [] } };
+  const doc = await createStatusCollector({ backendUrl: backend.url, timeoutMs: 1000 }).collect();
+  assert.equal(
+    backend.urls.filter((u) => u.startsWith('/api/readings')).sort(),
+    Array.from({ length: 8 }, (_, i) => readingsPath(`d${i}`)).sort(),
+  );
+  assert.equal(
+    doc.readings.devices.map((d) => d.recent?.available ?? null),
+    [true, true, true, true, true, true, true, true, null, null, null, null],
+  );
+});
+
+test("the device service's backlog, from its liveness body", async () => {
+  const backend = await healthyBackend();
+  const device = await healthyDevice();
+  device.routes['/api/health'] = {
+    status: 200,
+    body: healthyBody({ environment: 'local', readings: { unacknowledged: 17, spoolBytes: 2048, dropped: 0 } }),
+  };
+  const doc = await createStatusCollector({
+    backendUrl: backend.url,
+    deviceUrl: device.url,
+    timeoutMs: 1000,
+  }).collect();
+  assert.equal(doc.services.device?.backlog, { unacknowledged: 17, spoolBytes: 2048, dropped: 0 });
+  assert.is(doc.services.backend.backlog, null);
 });
 
 test('a down backend: degraded, backend and readings unreachable', async () => {

@@ -18,10 +18,21 @@ export interface ServiceStatus {
   environment: string | null;
   /** The backend's optional liveness detail. */
   database: { status: string; name: string } | null;
+  /** The device service's liveness detail `readings`: what it still holds; null when absent (and for the backend). */
+  backlog: DeviceBacklog | null;
   /** What went wrong, in words (e.g. "readiness: connection refused"); null when both probes answered. */
   problem: string | null;
   /** Time the slower of the two probes took. */
   ms: number;
+}
+
+export interface DeviceBacklog {
+  /** Readings the device service holds that the backend has not acknowledged yet. */
+  unacknowledged: number;
+  /** Bytes of its on-disk spool; null when it did not say. */
+  spoolBytes: number | null;
+  /** Readings it had to drop (spool full) since it started; null when it did not say. */
+  dropped: number | null;
 }
 
 export interface DeviceReading {
@@ -31,10 +42,35 @@ export interface DeviceReading {
   value: string;
 }
 
+export interface SeriesPoint {
+  /** ISO 8601 time the device read the line. */
+  timestamp: string;
+  /** The number the value carries (`temperature_c=21.00` → 21); null when it carries none of the series' name. */
+  number: number | null;
+}
+
+export interface ReadingSeries {
+  /** What the numbers are (`temperature_c`), from the newest reading with a number; null for bare numbers. */
+  name: string | null;
+  /** Oldest first. */
+  points: SeriesPoint[];
+}
+
+export interface RecentReadings {
+  /** False when this device's readings could not be read (see `problem`). */
+  available: boolean;
+  problem: string | null;
+  series: ReadingSeries;
+}
+
 export interface DeviceSummary {
   deviceId: string;
   connected: boolean;
   lastReading: DeviceReading | null;
+  /** How many readings of this device the backend has stored; null when it did not say. */
+  readingsStored: number | null;
+  /** The device's latest readings as a series; null for devices past the first few, which are not asked for. */
+  recent: RecentReadings | null;
 }
 
 export interface ReadingsStatus {

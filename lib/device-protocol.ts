@@ -1,9 +1,20 @@
 // The messages on the device socket (device service → backend at DEVICE_SOCKET_PATH), shared by both ends.
 //
-// The device sends `hello` once per connection, then `reading`s in sequence order. The backend answers
-// each reading with `ack` carrying the highest sequence number it has stored; the device drops everything
-// up to that number from its queue and resends the rest after a reconnect. The backend ignores a reading
-// whose `seq` it has already stored for that device session, so a resend never duplicates a reading.
+// The device sends `hello` once per connection (naming its current session), then its unacknowledged readings
+// in order, many to a `readings` frame (a single `reading` is accepted too). A reading names its own session:
+// after a restart the device first resends what its previous session left unacknowledged, then the new ones.
+//
+// The backend writes readings to MongoDB and only then answers `ack` with the session and the highest sequence
+// number of that session it has finished with: every reading of that session up to `seq` is stored (or was
+// stored before: the key deviceId + session + seq is unique, so a resend never makes a second document) or was
+// refused. The device forgets everything of that session up to `seq`. A reading the backend cannot store as
+// given (a timestamp that is not a date, a value over DEVICE_VALUE_MAX_BYTES) is acknowledged as `refused`:
+// the device drops it with a summed warning, so it is neither resent forever nor blocks the readings after it.
+//
+// While the database is away nothing is acknowledged; the device keeps its readings (on disk) and sends no more
+// than DEVICE_UNACKED_IN_FLIGHT readings ahead of the last ack. When the backend holds more than it may keep
+// in memory it closes the socket with 1013 (try again later) and forgets its copies; the device reconnects
+// with backoff and resends from its oldest unacknowledged reading.
 
 export const DEVICE_SOCKET_PATH = '/api/device/socket';
 
@@ -13,8 +24,26 @@ export const DEVICE_MAX_PAYLOAD = 64 * 1024;
 /** Messages (and pings) a socket may send: beyond this token bucket the backend closes it with 1008. */
 export const DEVICE_MESSAGE_RATE = { perSecond: 50, burst: 200 };
 
-/** What the device service allows itself: under the backend's limit with room for its pings and network jitter. */
+/**
+ * Frames (each many readings) the device service sends at most: under the backend's limit with room for its pings
+ * and network jitter.
+ */
 export const DEVICE_SEND_PACE = { perSecond: 45, burst: 150 };
+
+/**
+ * The longest `deviceId` and `session` (characters): every stored reading carries both, and a query names the
+ * device, so they are bounded like any key. A message with a longer (or an empty) one is malformed.
+ */
+export const DEVICE_ID_MAX_LENGTH = 256;
+
+/** The longest reading value (UTF-8 bytes) the backend stores; a longer one is refused. */
+export const DEVICE_VALUE_MAX_BYTES = 8 * 1024;
+
+/** Readings the device sends ahead of the backend's last ack at most (the backend holds up to twice this). */
+export const DEVICE_UNACKED_IN_FLIGHT = 2000;
+
+/** The backend closes a socket with this code when it drops what it held for it: reconnect and resend. */
+export const CLOSE_TRY_AGAIN_LATER = 1013;
 
 export interface HelloMessage {
   type: 'hello';
@@ -23,10 +52,8 @@ export interface HelloMessage {
   session: string;
 }
 
-export interface ReadingMessage {
-  type: 'reading';
-  deviceId: string;
-  session: string;
+/** One reading as carried in a `readings` frame. */
+export interface Reading {
   seq: number;
   /** ISO 8601 UTC time the line was read from the serial port. */
   timestamp: string;
@@ -34,50 +61,90 @@ export interface ReadingMessage {
   value: string;
 }
 
-export interface AckMessage {
-  type: 'ack';
-  seq: number;
+export interface ReadingMessage extends Reading {
+  type: 'reading';
+  deviceId: string;
+  session: string;
 }
 
-export type DeviceMessage = HelloMessage | ReadingMessage;
+/** Several readings of one session, in ascending `seq` order, in one frame under DEVICE_MAX_PAYLOAD. */
+export interface ReadingsMessage {
+  type: 'readings';
+  deviceId: string;
+  session: string;
+  readings: Reading[];
+}
+
+export interface AckMessage {
+  type: 'ack';
+  session: string;
+  /** Every reading of `session` up to and including this one is stored or refused. */
+  seq: number;
+  /** Sequence numbers (≤ seq) the backend refused to store as given; omitted when none. */
+  refused?: number[];
+}
+
+export type DeviceMessage = HelloMessage | ReadingMessage | ReadingsMessage;
 
 /** Parses a device message; returns undefined for anything that is not one (the caller logs and ignores it). */
 export function parseDeviceMessage(data: string): DeviceMessage | undefined {
-  let message: unknown;
-  try {
-    message = JSON.parse(data);
-  } catch {
-    return undefined;
+  const m = parseObject(data);
+  if (!m || !isName(m.deviceId) || !isName(m.session)) return undefined;
+  if (m.type === 'hello') return { type: 'hello', deviceId: m.deviceId, session: m.session };
+  if (m.type === 'reading') {
+    const reading = toReading(m);
+    return reading && { type: 'reading', deviceId: m.deviceId, session: m.session, ...reading };
   }
-  if (typeof message !== 'object' || message === null) return undefined;
-  const m = message as Record<string, unknown>;
-  if (m.type === 'hello' && typeof m.deviceId === 'string' && typeof m.session === 'string') {
-    return { type: 'hello', deviceId: m.deviceId, session: m.session };
-  }
-  if (
-    m.type === 'reading' &&
-    typeof m.deviceId === 'string' &&
-    typeof m.session === 'string' &&
-    Number.isSafeInteger(m.seq) &&
-    typeof m.timestamp === 'string' &&
-    typeof m.value === 'string'
-  ) {
-    return {
-      type: 'reading',
-      deviceId: m.deviceId,
-      session: m.session,
-      seq: m.seq as number,
-      timestamp: m.timestamp,
-      value: m.value,
-    };
+  if (m.type === 'readings' && Array.isArray(m.readings) && m.readings.length > 0) {
+    const readings: Reading[] = [];
+    for (const item of m.readings as unknown[]) {
+      const reading =
+        typeof item === 'object' && item !== null ? toReading(item as Record<string, unknown>) : undefined;
+      // Ascending and without repeats, so that an ack of the last one may speak for all of them.
+      if (!reading || (readings.length > 0 && reading.seq <= readings[readings.length - 1]!.seq)) return undefined;
+      readings.push(reading);
+    }
+    return { type: 'readings', deviceId: m.deviceId, session: m.session, readings };
   }
   return undefined;
 }
 
+/** A `reading` or `readings` message as the list of readings it carries. */
+export function readingsOf(message: ReadingMessage | ReadingsMessage): Reading[] {
+  if (message.type === 'readings') return message.readings;
+  const { seq, timestamp, value } = message;
+  return [{ seq, timestamp, value }];
+}
+
 export function parseAck(data: string): AckMessage | undefined {
+  const m = parseObject(data);
+  if (m?.type !== 'ack' || typeof m.session !== 'string' || !Number.isSafeInteger(m.seq)) return undefined;
+  const ack: AckMessage = { type: 'ack', session: m.session, seq: m.seq as number };
+  if (m.refused !== undefined) {
+    if (!Array.isArray(m.refused) || !m.refused.every((seq) => Number.isSafeInteger(seq))) return undefined;
+    if (m.refused.length > 0) ack.refused = m.refused as number[];
+  }
+  return ack;
+}
+
+// The timestamp is checked only for being a string here: whether it is a date is the backend's call (it refuses
+// the reading, and says so in the ack), so a bad clock on one reading never costs the socket.
+function toReading(m: Record<string, unknown>): Reading | undefined {
+  if (!Number.isSafeInteger(m.seq) || (m.seq as number) < 1) return undefined;
+  if (typeof m.timestamp !== 'string' || typeof m.value !== 'string') return undefined;
+  return { seq: m.seq as number, timestamp: m.timestamp, value: m.value };
+}
+
+function isName(value: unknown): value is string {
+  return typeof value === 'string' && value.length > 0 && value.length <= DEVICE_ID_MAX_LENGTH;
+}
+
+function parseObject(data: string): Record<string, unknown> | undefined {
   try {
-    const m = JSON.parse(data) as Record<string, unknown>;
-    return m?.type === 'ack' && Number.isSafeInteger(m.seq) ? { type: 'ack', seq: m.seq as number } : undefined;
+    const value: unknown = JSON.parse(data);
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }

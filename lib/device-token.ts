@@ -6,7 +6,7 @@ export const DEVICE_TOKEN_MIN_LENGTH = 16;
 
 // RFC 6750's b64token: what may follow `Bearer ` in an Authorization header.
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
-const HOW = 'e.g. `openssl rand -hex 32`';
+export const TOKEN_HOW = 'e.g. `openssl rand -hex 32`';
 
 /**
  * The token, or undefined when DEVICE_TOKEN is unset or blank. Leading and trailing whitespace (a newline from
@@ -16,20 +16,21 @@ const HOW = 'e.g. `openssl rand -hex 32`';
 export function readDeviceToken(env: Record<string, string | undefined>): string | undefined {
   const token = readString(env, 'DEVICE_TOKEN'); // trimmed; blank is unset
   if (token === undefined) return undefined;
+  const problem = tokenProblem(token);
+  if (problem) throw new ConfigError(`DEVICE_TOKEN ${problem}`);
+  return token;
+}
+
+/** What is wrong with a token, worded to follow its name ("is too short (…)"), or undefined when nothing is. */
+export function tokenProblem(token: string): string | undefined {
   if (/\s/.test(token)) {
-    throw new ConfigError(
-      `DEVICE_TOKEN is not valid: it contains whitespace; use letters, digits and - . _ ~ + / only (${HOW})`,
-    );
+    return `is not valid: it contains whitespace; use letters, digits and - . _ ~ + / only (${TOKEN_HOW})`;
   }
   if (!B64TOKEN.test(token)) {
-    throw new ConfigError(
-      `DEVICE_TOKEN is not valid: use letters, digits and - . _ ~ + / only, optionally ending in = (${HOW})`,
-    );
+    return `is not valid: use letters, digits and - . _ ~ + / only, optionally ending in = (${TOKEN_HOW})`;
   }
   if (token.length < DEVICE_TOKEN_MIN_LENGTH) {
-    throw new ConfigError(
-      `DEVICE_TOKEN is too short (${token.length} characters): use at least ${DEVICE_TOKEN_MIN_LENGTH} (${HOW})`,
-    );
+    return `is too short (${token.length} characters): use at least ${DEVICE_TOKEN_MIN_LENGTH} (${TOKEN_HOW})`;
   }
-  return token;
+  return undefined;
 }

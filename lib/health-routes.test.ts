@@ -87,4 +87,29 @@ test('environment is reported as given', async () => {
   assert.is((await (await app.request('/api/health')).json()).environment, 'local');
 });
 
+test('details follow readiness changes, and detailsVersion changes, and nothing else', async () => {
+  const readiness = createReadiness();
+  const set = readiness.define('thing', { initial: 'down', ready: ['up'] });
+  let backlog = 1;
+  let version = 0;
+  let calls = 0;
+  const app = createHealthRoutes({
+    readiness,
+    environment: 'production',
+    details: () => ({ backlog, calls: ++calls }),
+    detailsVersion: () => version,
+  });
+  const health = async () => (await (await app.request('/api/health')).json()) as { backlog: number };
+  assert.is((await health()).backlog, 1);
+  backlog = 2;
+  assert.is((await health()).backlog, 1, 'cached while neither changed');
+  version += 1;
+  assert.is((await health()).backlog, 2);
+  backlog = 3;
+  set('up');
+  assert.is((await health()).backlog, 3);
+  await health();
+  assert.is(calls, 3, 'serialized once per change, not per probe');
+});
+
 test.run();

@@ -11,24 +11,32 @@ export interface HealthRoutesOptions {
    * serialized once per readiness change, not per probe.
    */
   details?: () => Record<string, unknown>;
+  /**
+   * For details that change without readiness (the device's backlog): a number that changes whenever they do,
+   * so the probe re-serializes them only then.
+   */
+  detailsVersion?: () => number;
 }
 
 const HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
 const ALLOW = 'GET, HEAD';
 const OTHER_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'CONNECT'];
 
-export function createHealthRoutes({ readiness, environment, details }: HealthRoutesOptions): Hono {
+export function createHealthRoutes({ readiness, environment, details, detailsVersion }: HealthRoutesOptions): Hono {
   const routes = new Hono();
 
   const environmentJson = JSON.stringify(environment);
   // The parts of both bodies that change only with readiness, serialized once per change.
   let cachedFor: ReadinessSnapshot | undefined;
+  let cachedVersion: number | undefined;
   let detailsJson = '';
   let checksJson = '';
   const refresh = () => {
     const snapshot = readiness.snapshot();
-    if (snapshot !== cachedFor) {
+    const version = detailsVersion?.();
+    if (snapshot !== cachedFor || version !== cachedVersion) {
       cachedFor = snapshot;
+      cachedVersion = version;
       detailsJson = details ? JSON.stringify(details()).slice(1, -1) : '';
       checksJson = JSON.stringify(snapshot.checks);
     }

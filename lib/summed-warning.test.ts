@@ -28,4 +28,19 @@ test('the first occurrence at once, the rest summed into one line per interval, 
   assert.is(sink.entries.length, 3, 'nothing more to report');
 });
 
+test('a note may count many at once (a batch dropped in one go is one line that says how many)', () => {
+  const sink = createLogSink();
+  const warning = createSummedWarning(sink.log, (n) => `dropped ${n}`, { intervalMs: 60_000 });
+  warning.note({ batch: 1 }, 40);
+  warning.note({ batch: 2 }, 2);
+  warning.flush();
+  assert.equal(
+    sink.entries.map((e) => [e.msg, e.count, e.total, e.batch]),
+    [
+      ['dropped 40', 40, 40, 1],
+      ['dropped 2', 2, 42, 2],
+    ],
+  );
+});
+
 test.run();

@@ -3,8 +3,8 @@
 import type { Logger } from './logger.ts';
 
 export interface SummedWarning {
-  /** Counts one occurrence; `fields` of the latest one go into the next line. */
-  note(fields?: Record<string, unknown>): void;
+  /** Counts `count` occurrences (one by default); `fields` of the latest go into the next line. */
+  note(fields?: Record<string, unknown>, count?: number): void;
   /** Logs what is counted but not yet reported, and stops the timer (on shutdown). */
   flush(): void;
 }
@@ -33,9 +33,9 @@ export function createSummedWarning(
   }
 
   return {
-    note(fields = {}) {
-      total += 1;
-      unreported += 1;
+    note(fields = {}, count = 1) {
+      total += count;
+      unreported += count;
       latest = fields;
       if (timer) return;
       report();

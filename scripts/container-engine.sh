@@ -299,7 +299,10 @@ build_mongo_image() {
   rm -rf "$context"
   mkdir -p "$context/dev/mongo-standin" "$context/lib" "$context/node_modules"
   cp "$root/dev/mongo-standin.ts" "$context/dev/"
-  cp "$root/dev/mongo-standin/cli.ts" "$root/dev/mongo-standin/server.ts" "$context/dev/mongo-standin/"
+  # The server and what it answers data commands with (in memory); not the tests beside them.
+  cp "$root/dev/mongo-standin/cli.ts" "$root/dev/mongo-standin/server.ts" "$root/dev/mongo-standin/crud-commands.ts" \
+    "$root/dev/mongo-standin/memory.ts" "$root/dev/mongo-standin/query.ts" "$root/dev/mongo-standin/values.ts" \
+    "$root/dev/mongo-standin/command-error.ts" "$context/dev/mongo-standin/"
   # The stand-in's imports: its command line's parser and errors, lib/run-main.ts and what it imports (node's
   # modules and bson aside). test/mongo-standin-image.test.ts checks this list against the imports.
   cp "$root/lib/cli-error.ts" "$root/lib/config-error.ts" "$root/lib/env.ts" "$root/lib/parse-command-line.ts" \

@@ -1,5 +1,6 @@
 // Who may open the backend's device socket: the right bearer token only (401 before any upgrade otherwise),
-// nobody when DEVICE_TOKEN is unset outside local mode, at most DEVICE_SOCKETS_MAX at once (503 beyond).
+// nobody when no token is set outside local mode, at most DEVICE_SOCKETS_MAX at once (503 beyond); and, with
+// DEVICE_TOKENS, who may say hello as which device (1008 otherwise).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnService, TEST_DEVICE_TOKEN, type Service } from './support/spawn-service.ts';
@@ -8,6 +9,9 @@ import { stopAll } from './support/spawn-process.ts';
 import { openSocket, upgrade, type Refused } from './support/device-socket.ts';
 import { jsonLines } from './support/device-services.ts';
 import { expectRefusal } from './support/refused-start.ts';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const test = suite('backend device socket access');
 const start = (env: Record<string, string | undefined> = {}) =>
@@ -139,6 +143,121 @@ test('bad settings: one line, exit 1, and the token is never quoted', async () =
   const trimmed = await start({ DEVICE_TOKEN: `  ${TEST_DEVICE_TOKEN}\n` });
   const { ws } = await openSocket(trimmed.url);
   ws.close();
+});
+
+const TOKEN_A = 'own-token-of-device-a-5f2c91d07b';
+const TOKEN_B = 'own-token-of-device-b-a81e6c3d44';
+const hello = (deviceId: string) => JSON.stringify({ type: 'hello', deviceId, session: 's1' });
+
+test(
+  "DEVICE_TOKENS: a device's own token may say hello only as that device; " +
+    'anything else is closed with 1008 and summed into one warning',
+  async () => {
+    const backend = await start({ DEVICE_TOKEN: undefined, DEVICE_TOKENS: `dev-a:${TOKEN_A},dev-b:${TOKEN_B}` });
+    const own = await openSocket(backend.url, { authorization: `Bearer ${TOKEN_A}` });
+    own.ws.send(hello('dev-a'));
+    const impostors = [];
+    for (const claimed of ['dev-b', 'dev-c', 'dev-b']) {
+      const socket = await openSocket(backend.url, { authorization: `Bearer ${TOKEN_A}` });
+      socket.ws.send(hello(claimed));
+      impostors.push(socket);
+    }
+    for (const { closed } of impostors) {
+      assert.equal(await withDeadline(closed, 3000, 'impostor closed'), {
+        code: 1008,
+        reason: 'token of another device',
+      });
+    }
+    // The shared DEVICE_TOKEN is not set: it is refused at the upgrade.
+    assert.is((await refusal(backend.url, `Bearer ${TEST_DEVICE_TOKEN}`)).status, 401);
+    const lines = await waitFor(
+      () => {
+        const found = warnings(backend, 'its token may not speak for');
+        return found.reduce((sum, l) => sum + l.count, 0) === 3 ? found : undefined;
+      },
+      { timeout: 8000, what: 'warnings summing to 3' },
+    );
+    assert.ok(lines.length <= 2, `${lines.length} warning lines for 3 impostors`);
+    assert.is(lines[0]!.tokenDevice, 'dev-a');
+    assert.is(lines[0]!.claimed, 'dev-b');
+    assert.is(own.ws.readyState, own.ws.OPEN, "the device's own socket stays open");
+    const devices = await (await fetch(`${backend.url}/api/devices`)).text();
+    for (const output of [backend.lines.join('\n'), devices]) {
+      assert.not.ok(output.includes(TOKEN_A) || output.includes(TOKEN_B), 'a token appears in output');
+    }
+    own.ws.close();
+  },
+);
+
+test(
+  'DEVICE_TOKEN and DEVICE_TOKENS together: a listed device needs its own token; ' +
+    'the shared one still admits devices not listed',
+  async () => {
+    const backend = await start({ DEVICE_TOKENS: `dev-a:${TOKEN_A}` });
+    const shared = await openSocket(backend.url);
+    shared.ws.send(hello('dev-a'));
+    assert.equal(await withDeadline(shared.closed, 3000, 'closed'), { code: 1008, reason: 'device has its own token' });
+    const other = await openSocket(backend.url);
+    other.ws.send(hello('dev-z'));
+    const own = await openSocket(backend.url, { authorization: `Bearer ${TOKEN_A}` });
+    own.ws.send(hello('dev-a'));
+    // No database here: the hub's own line says whom it bound.
+    const connected = () =>
+      jsonLines(backend)
+        .filter((l) => l.msg === 'device connected')
+        .map((l) => l.deviceId)
+        .sort();
+    await waitFor(() => connected().length === 2, { timeout: 5000, what: 'two devices connected' });
+    assert.equal(connected(), ['dev-a', 'dev-z']);
+    assert.ok(
+      jsonLines(backend).some((l) =>
+        String(l.msg).startsWith('DEVICE_TOKENS lists the devices that must use their own'),
+      ),
+      'the start-up line says how the two combine',
+    );
+    other.ws.close();
+    own.ws.close();
+  },
+);
+
+test('DEVICE_TOKENS_FILE: the pairs from a mounted file, one per line', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'device-tokens-'));
+  try {
+    const file = join(dir, 'tokens');
+    writeFileSync(file, `# hall 3\ndev-a:${TOKEN_A}\ndev-b:${TOKEN_B}\n`);
+    const backend = await start({ DEVICE_TOKEN: undefined, DEVICE_TOKENS_FILE: file });
+    const { ws, closed } = await openSocket(backend.url, { authorization: `Bearer ${TOKEN_B}` });
+    ws.send(hello('dev-a'));
+    assert.equal(await withDeadline(closed, 3000, 'closed'), { code: 1008, reason: 'token of another device' });
+    assert.is((await refusal(backend.url, `Bearer ${TEST_DEVICE_TOKEN}`)).status, 401);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('bad DEVICE_TOKENS: one line naming the entry (never the token), exit 1', async () => {
+  for (const [env, expected] of [
+    [{ DEVICE_TOKENS: `dev-a:${TOKEN_A},${TOKEN_B}` }, 'backend: DEVICE_TOKENS entry 2 is not deviceId:token'],
+    [
+      { DEVICE_TOKENS: `dev-a:${TOKEN_A},dev-a:${TOKEN_B}` },
+      'backend: DEVICE_TOKENS entry 2 (device "dev-a") names a device entry 1 names already: one token per device',
+    ],
+    [
+      { DEVICE_TOKENS: `dev-a:${TOKEN_A},dev-b:Zq7Wk-short` },
+      'backend: DEVICE_TOKENS entry 2 (device "dev-b"): the token is too short (11 characters): use at least 16',
+    ],
+    [
+      { DEVICE_TOKENS_FILE: '/nonexistent/tokens' },
+      'backend: DEVICE_TOKENS_FILE=/nonexistent/tokens cannot be read: ENOENT',
+    ],
+  ] as const) {
+    const { service: backend } = await expectRefusal('backend/main.ts', { env }, expected);
+    const output = backend.lines.join('\n');
+    assert.not.ok(
+      output.includes(TOKEN_A) || output.includes(TOKEN_B) || output.includes('Zq7Wk'),
+      'a token is quoted',
+    );
+  }
 });
 
 test.run();

@@ -1,5 +1,6 @@
-// The backend's device socket over a real WebSocket: readings stored once and acknowledged; one device per
-// socket; hello within 5 s; bounded frames and message rate; malformed messages summed; closed with 1001.
+// The backend's device socket over a real WebSocket, on the in-process MongoDB stand-in: readings stored once and
+// acknowledged per session; one device per socket; hello within 5 s; bounded frames and message rate; malformed
+// messages summed; closed with 1001.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnService, type Service } from './support/spawn-service.ts';
@@ -8,43 +9,66 @@ import { stopAll } from './support/spawn-process.ts';
 import { openSocket } from './support/device-socket.ts';
 import { jsonLines } from './support/device-services.ts';
 import { DEVICE_SOCKET_PATH } from '../lib/device-protocol.ts';
+import { startMongoStandin, type MongoStandin } from '../dev/mongo-standin/server.ts';
 
 const test = suite('backend device socket');
 let backend: Service;
+let mongo: MongoStandin;
 
 test.before.each(async () => {
-  // No database: the socket works whatever the database does.
-  backend = await spawnService('backend/main.ts', {
-    env: { MONGODB_URI: 'mongodb://127.0.0.1:9/app', LOG_LEVEL: 'debug' },
+  mongo = await startMongoStandin();
+  backend = await spawnService('backend/main.ts', { env: { MONGODB_URI: `${mongo.url}/app`, LOG_LEVEL: 'debug' } });
+  // Acks follow stored writes: wait until the database is there.
+  await waitFor(async () => (await fetch(`${backend.url}/api/ready`)).status === 200, {
+    timeout: 10_000,
+    what: 'backend ready',
   });
 });
-test.after.each(() => stopAll());
+test.after.each(async () => {
+  await stopAll();
+  await mongo.close();
+});
 
 const connect = () => openSocket(backend.url);
 const hello = (deviceId = 'dev-1', session = 's1') => JSON.stringify({ type: 'hello', deviceId, session });
 const reading = (seq: number, session = 's1', deviceId = 'dev-1') =>
   JSON.stringify({ type: 'reading', deviceId, session, seq, timestamp: new Date().toISOString(), value: `v${seq}` });
-const acks = (messages: Array<Record<string, any>>) => messages.map((m) => m.seq);
+const acks = (messages: Array<Record<string, any>>) => messages.map((m) => `${m.session}:${m.seq}`);
+/** Waits for an ack of `session` up to `seq` (acks are cumulative: one may cover several readings). */
+const ackedUpTo = (messages: Array<Record<string, any>>, session: string, seq: number) =>
+  waitFor(() => messages.some((m) => m.type === 'ack' && m.session === session && m.seq >= seq), {
+    timeout: 5000,
+    what: `an ack of ${session} up to ${seq}`,
+  });
 const devices = async () => (await (await fetch(`${backend.url}/api/devices`)).json()).devices;
 const stored = () =>
   jsonLines(backend)
-    .filter((l) => l.msg === 'reading stored')
-    .map((l) => `${l.session}:${l.seq}`);
+    .filter((l) => l.msg === 'readings stored')
+    .flatMap((l) => l.readings.map((r: { session: string; seq: number }) => `${r.session}:${r.seq}`));
 const logged = (text: string) => jsonLines(backend).filter((l) => String(l.msg).includes(text));
 
-test('readings are acknowledged and stored once, in order; a resend is acknowledged but not stored again', async () => {
+test('readings are stored once, in order, then acked; a resend is acked but not stored again', async () => {
   const { ws, messages } = await connect();
   ws.send(hello());
   for (const seq of [1, 2, 3, 2, 3, 4]) ws.send(reading(seq));
-  await waitFor(() => messages.length === 6, { timeout: 3000, what: 'six acks' });
-  assert.equal(acks(messages), [1, 2, 3, 3, 3, 4]);
+  await ackedUpTo(messages, 's1', 4);
+  // Cumulative: each ack names the session and the highest seq finished; they never go backwards.
+  const seqs = messages.map((m) => m.seq);
+  assert.ok(
+    messages.every((m) => m.type === 'ack' && m.session === 's1'),
+    JSON.stringify(messages),
+  );
+  assert.equal(
+    seqs,
+    [...seqs].sort((a, b) => a - b),
+  );
   const [device] = await devices();
   assert.is(device.deviceId, 'dev-1');
   assert.is(device.connected, true);
   assert.equal(device.lastReading.seq, 4);
   assert.is(device.lastReading.value, 'v4');
   assert.is(device.readingsStored, 4);
-  await waitFor(() => stored().length === 4, { timeout: 2000, what: 'four stored lines' });
+  await waitFor(() => stored().length === 4, { timeout: 2000, what: 'four stored readings' });
   assert.equal(stored(), ['s1:1', 's1:2', 's1:3', 's1:4']);
   ws.close(1000);
   await waitFor(async () => (await devices())[0].connected === false, {
@@ -65,23 +89,27 @@ test('the upgrade is logged with the status the device got: 101 Switching Protoc
   ws.close(1000);
 });
 
-test('a new session restarts the sequence', async () => {
+test("readings of the previous session, then the new one's: each session acknowledged on its own", async () => {
   const { ws, messages } = await connect();
-  ws.send(hello('dev-1', 'old'));
+  ws.send(hello('dev-1', 'new'));
   ws.send(reading(5, 'old'));
   ws.send(reading(1, 'new'));
-  await waitFor(() => messages.length === 2, { timeout: 3000, what: 'two acks' });
-  assert.equal(acks(messages), [5, 1]);
-  assert.is((await devices())[0].session, 'new');
+  await ackedUpTo(messages, 'old', 5);
+  await ackedUpTo(messages, 'new', 1);
+  assert.equal(acks(messages).sort(), ['new:1', 'old:5']);
+  const [device] = await devices();
+  assert.is(device.session, 'new');
+  assert.is(device.readingsStored, 2);
 });
 
 test('a message naming a second device closes the socket with 1008; nothing of it is stored', async () => {
   const { ws, messages, closed } = await connect();
   ws.send(hello('dev-1'));
   ws.send(reading(1));
+  await ackedUpTo(messages, 's1', 1);
   ws.send(reading(1, 's1', 'dev-2'));
   assert.equal(await withDeadline(closed, 3000, 'socket close'), { code: 1008, reason: 'one device per socket' });
-  assert.equal(acks(messages), [1]);
+  assert.equal(acks(messages), ['s1:1']);
   assert.equal(
     (await devices()).map((d: { deviceId: string }) => d.deviceId),
     ['dev-1'],
@@ -114,7 +142,7 @@ test(
     ws.send(hello());
     for (let i = 0; i < 50; i++) ws.send(i % 2 ? 'not json' : JSON.stringify({ type: 'reading', seq: 'x' }));
     ws.send(reading(1));
-    await waitFor(() => messages.length === 1, { timeout: 3000, what: 'one ack' });
+    await ackedUpTo(messages, 's1', 1);
     // The first is logged at once; the other 49 are summed into the line written 5 s later.
     const warnings = await waitFor(
       () => {
@@ -133,31 +161,44 @@ test(
 );
 
 test('more than the burst of 200 messages at once closes the socket with 1008 and one warning', async () => {
-  const { ws, messages, closed } = await connect();
+  const { ws, closed } = await connect();
   ws.send(hello());
   for (let seq = 1; seq <= 400; seq++) ws.send(reading(seq));
   assert.equal(await withDeadline(closed, 3000, 'socket close'), { code: 1008, reason: 'message rate exceeded' });
-  // hello + 199 readings fit the burst (plus what refilled meanwhile); far from all 400 were taken.
-  assert.ok(messages.length >= 199 && messages.length < 300, `${messages.length} acks`);
   await waitFor(() => logged('over its message rate').length === 1, { timeout: 2000, what: 'one warning' });
   assert.is(logged('over its message rate').length, 1);
+  // hello + 199 readings fit the burst (plus what refilled meanwhile); the rest were never taken.
+  const [device] = await devices();
+  assert.ok(device.readingsStored < 300, `${device.readingsStored} stored`);
 });
 
-test('a frame over 64 KiB closes the socket with 1009; one of 64 KiB is fine', async () => {
+test('the rate counts frames, not readings: 10,000 readings in frames of 500, as a backlog comes', async () => {
+  const { ws, messages } = await connect();
+  ws.send(hello());
+  const at = new Date().toISOString();
+  const acked = () => Math.max(0, ...messages.map((m) => m.seq));
+  // At most DEVICE_UNACKED_IN_FLIGHT (2000) ahead of the last ack, as the protocol asks of the device.
+  for (let sent = 0; sent < 10_000; sent += 500) {
+    await waitFor(() => sent + 500 - acked() <= 2000, { timeout: 5000, what: `room to send after ${sent}` });
+    const readings = Array.from({ length: 500 }, (_, i) => ({ seq: sent + i + 1, timestamp: at, value: 'v' }));
+    ws.send(JSON.stringify({ type: 'readings', deviceId: 'dev-1', session: 's1', readings }));
+  }
+  await ackedUpTo(messages, 's1', 10_000);
+  assert.is((await devices())[0].readingsStored, 10_000);
+});
+
+test('a frame over 64 KiB is closed with 1009; one just under is fine; a value over 8 KiB refused', async () => {
   const { ws, messages, closed } = await connect();
   ws.send(hello());
-  const value = 'x'.repeat(64 * 1024 - 200);
-  ws.send(
-    JSON.stringify({
-      type: 'reading',
-      deviceId: 'dev-1',
-      session: 's1',
-      seq: 1,
-      timestamp: new Date().toISOString(),
-      value,
-    }),
-  );
-  await waitFor(() => messages.length === 1, { timeout: 3000, what: 'ack of the large reading' });
+  const at = new Date().toISOString();
+  const readings = Array.from({ length: 6 }, (_, i) => ({ seq: i + 1, timestamp: at, value: 'x'.repeat(8 * 1024) }));
+  readings.push({ seq: 7, timestamp: at, value: 'y'.repeat(8 * 1024 + 1) });
+  const frame = JSON.stringify({ type: 'readings', deviceId: 'dev-1', session: 's1', readings });
+  assert.ok(frame.length > 56 * 1024 && frame.length <= 64 * 1024, `${frame.length} bytes`);
+  ws.send(frame);
+  await ackedUpTo(messages, 's1', 7);
+  assert.equal(messages, [{ type: 'ack', session: 's1', seq: 7, refused: [7] }]);
+  assert.is((await devices())[0].readingsStored, 6);
   ws.send('x'.repeat(1024 * 1024));
   assert.is((await withDeadline(closed, 3000, 'socket close')).code, 1009);
 });

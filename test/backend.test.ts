@@ -159,30 +159,33 @@ test('credentials in MONGODB_URI are never printed, in logs or bodies', async ()
   );
 });
 
-test('secrets in MONGODB_URI options are never printed either: proxyPassword, tlsCertificateKeyFilePassword', async () => {
-  await startMongoProcess(mongoPort);
-  const [proxySecret, keySecret] = ['Pr0xy-S3cret', 'K3y-S3cret'];
-  const backend = await startBackend({
-    MONGODB_URI:
-      `mongodb://127.0.0.1:${mongoPort}/orders?proxyHost=127.0.0.1&proxyPort=9&proxyUsername=p` +
-      `&proxyPassword=${proxySecret}&tls=true&tlsCertificateKeyFilePassword=${keySecret}`,
-    LOG_LEVEL: 'debug',
-  });
-  await waitFor(() => backend.stdout.some((line) => line.includes('database unreachable')), {
-    timeout: 15_000,
-    what: 'a failed connection attempt logged',
-  });
-  await backend.stop();
-  const everything = backend.lines.join('\n');
-  assert.not.match(everything, proxySecret);
-  assert.not.match(everything, keySecret);
-  assert.ok(
-    backend.stdout.some(
-      (line) => line.includes('proxyPassword=***') && line.includes('tlsCertificateKeyFilePassword=***'),
-    ),
-    'the redacted URI is logged',
-  );
-});
+test(
+  'secrets in MONGODB_URI options are never printed either: ' + 'proxyPassword, tlsCertificateKeyFilePassword',
+  async () => {
+    await startMongoProcess(mongoPort);
+    const [proxySecret, keySecret] = ['Pr0xy-S3cret', 'K3y-S3cret'];
+    const backend = await startBackend({
+      MONGODB_URI:
+        `mongodb://127.0.0.1:${mongoPort}/orders?proxyHost=127.0.0.1&proxyPort=9&proxyUsername=p` +
+        `&proxyPassword=${proxySecret}&tls=true&tlsCertificateKeyFilePassword=${keySecret}`,
+      LOG_LEVEL: 'debug',
+    });
+    await waitFor(() => backend.stdout.some((line) => line.includes('database unreachable')), {
+      timeout: 15_000,
+      what: 'a failed connection attempt logged',
+    });
+    await backend.stop();
+    const everything = backend.lines.join('\n');
+    assert.not.match(everything, proxySecret);
+    assert.not.match(everything, keySecret);
+    assert.ok(
+      backend.stdout.some(
+        (line) => line.includes('proxyPassword=***') && line.includes('tlsCertificateKeyFilePassword=***'),
+      ),
+      'the redacted URI is logged',
+    );
+  },
+);
 
 test('bad settings: one line naming the variable (and the JSON fatal line), exit 1', async () => {
   for (const [env, expected] of [

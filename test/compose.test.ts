@@ -30,9 +30,11 @@ interface ComposeService {
   build?: { context: string; target: string; args?: Record<string, string> };
   stop_grace_period?: string;
   devices?: string[];
+  volumes?: string[];
 }
 interface Compose {
   services: Record<string, ComposeService>;
+  volumes?: Record<string, unknown>;
 }
 
 const read = (name: string) => readFileSync(join(root, name), 'utf8');
@@ -244,6 +246,24 @@ test('the device service is optional: a profile for the emulator, another for a 
     serial.devices?.some((d) => d.endsWith(':/dev/ttyUSB0')),
     'the host device is passed through',
   );
+});
+
+test("each device service keeps its spool in a named volume of its own, at the image's /app/spool", () => {
+  const dockerfile = parseDockerfile(read('Dockerfile'));
+  const imageVolumes = targetSteps(dockerfile, 'device')
+    .filter((s: Step) => s.keyword === 'VOLUME')
+    .flatMap((s: Step) => s.args);
+  assert.equal(imageVolumes, ['/app/spool']);
+  const named = ['device', 'device-serial'].map((name) => {
+    const mounts = service(name).volumes ?? [];
+    assert.is(mounts.length, 1, name);
+    const [volume, target] = mounts[0]!.split(':');
+    assert.is(target, '/app/spool', name);
+    assert.ok(volume && volume in (compose.volumes ?? {}), `${name}: ${volume} is a named volume`);
+    return volume;
+  });
+  assert.is(new Set(named).size, 2, 'not shared');
+  for (const name of ['backend', 'frontend']) assert.is(service(name).volumes, undefined, name);
 });
 
 test(

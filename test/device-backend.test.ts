@@ -1,6 +1,7 @@
 // A real backend process (on the MongoDB stand-in) is killed, restarted and SIGSTOPped under a running device
 // service reading a socat pty: the device's readiness follows within the bounds, and every line still arrives
-// at the backend in order, once.
+// at the backend in order, once. Then the device itself is SIGKILLed holding unacknowledged readings: the next
+// device process sends them from its spool, before its own.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Service } from './support/spawn-service.ts';
@@ -56,6 +57,10 @@ async function expectAllWrittenStoredOnce(timeout = 5000) {
 }
 
 const since = () => Date.now();
+
+/** The device's backlog, as its liveness body reports it. */
+const backlog = async (service: Service) =>
+  ((await (await fetch(`${service.url}/api/health`)).json()) as { readings: { unacknowledged: number } }).readings;
 
 /** When the device itself flipped the check (its log line's time): the flip without the HTTP polling lag. */
 async function flipLoggedAt(state: string, after: number): Promise<number> {
@@ -162,5 +167,52 @@ test(
     );
   },
 );
+
+test('device SIGKILLed with readings unacknowledged: the next process sends them first; each stored once', async () => {
+  await watch.until((o) => o.status === 200, { since: 0, timeout: 6000, what: 'device ready' });
+  const oldSession = storedReadings(backend()).at(-1)!.session;
+  const held = await backlog(device);
+  assert.is(held.unacknowledged, 0, 'nothing held before');
+  backend().signal('SIGSTOP'); // nothing is acknowledged from here on
+  writeLines('held', 5);
+  await waitFor(async () => (await backlog(device)).unacknowledged === 5, { what: '5 readings held' });
+  device.signal('SIGKILL');
+  assert.is(await device.waitExit(5000), 'SIGKILL');
+
+  device = await stack.restartDevice(); // same port (the watch follows it) and the same spool
+  const started = await waitFor(() => jsonLines(device).find((l) => l.msg === 'device service listening'), {
+    what: 'the listening line',
+  });
+  assert.is(started.spool.unacknowledged, 5, 'the spool as the new process found it');
+  writeLines('after-restart', 3); // while the backend is still stopped: queued behind the held ones
+  await waitFor(async () => (await backlog(device)).unacknowledged === 8, { what: '8 readings held' });
+  backend().signal('SIGCONT');
+  await waitFor(async () => (await backlog(device)).unacknowledged === 0, {
+    timeout: 10_000,
+    what: 'all acknowledged',
+  });
+
+  const stored = allStored();
+  assert.equal(
+    stored.map((r) => r.value),
+    written,
+    'every line, in order, once',
+  );
+  const last8 = stored.slice(-8);
+  assert.ok(
+    last8.slice(0, 5).every((r) => r.session === oldSession),
+    'the held ones under the old session',
+  );
+  const newSession = last8[5]!.session;
+  assert.ok(newSession !== oldSession, 'a new session after the restart');
+  assert.equal(
+    last8.slice(5).map((r) => [r.session, r.seq]),
+    [
+      [newSession, 1],
+      [newSession, 2],
+      [newSession, 3],
+    ],
+  );
+});
 
 test.run();

@@ -3,12 +3,15 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer } from 'node:net';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expectRefusal } from './support/refused-start.ts';
 import { stopAll } from './support/spawn-process.ts';
 
 test.after.each(() => stopAll());
 
-const expectConfigError = (env: Record<string, string | undefined>, message: RegExp) =>
+const expectConfigError = (env: Record<string, string | undefined>, message: RegExp | string) =>
   expectRefusal('device/main.ts', { env }, message);
 
 test('missing SERIAL_PATH outside local mode', async () => {
@@ -40,6 +43,32 @@ test('BACKEND_URL that is not an http(s) URL', async () => {
   await expectConfigError(
     { NODE_ENV: 'local', BACKEND_URL: 'ftp://backend' },
     /^device: BACKEND_URL=ftp:\/\/backend is not valid/,
+  );
+});
+
+test('a DEVICE_SPOOL_DIR that cannot be written: one line at start-up, not a crash on the first reading', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'device-config-'));
+  const file = join(dir, 'not-a-directory');
+  writeFileSync(file, '');
+  try {
+    const { fatal } = await expectConfigError(
+      { SERIAL_PATH: '/dev/ttyUSB0', DEVICE_SPOOL_DIR: join(file, 'spool') },
+      new RegExp(`^device: DEVICE_SPOOL_DIR=${join(file, 'spool')} cannot be used: ENOTDIR: .*this user can write\\)$`),
+    );
+    assert.is(fatal?.code, 'ENOTDIR');
+    await expectConfigError(
+      { NODE_ENV: 'local', DEVICE_SPOOL_DIR: file },
+      `device: DEVICE_SPOOL_DIR=${file} cannot be used: EEXIST`,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('DEVICE_SPOOL_MAX_BYTES under 1 MiB', async () => {
+  await expectConfigError(
+    { NODE_ENV: 'local', DEVICE_SPOOL_MAX_BYTES: '65536' },
+    /^device: DEVICE_SPOOL_MAX_BYTES=65536 is not valid: expected a whole number from 1048576 to/,
   );
 });
 

@@ -210,6 +210,25 @@ test('device: the same compiled check (it follows PORT), and the node user may o
   assert.ok(stepsOf('device').some((s) => s.keyword === 'RUN' && s.args.join(' ') === 'usermod -aG dialout node'));
 });
 
+test("device: the spool is a volume at the default DEVICE_SPOOL_DIR (WORKDIR's ./spool) that node may write", () => {
+  const steps = stepsOf('device');
+  const workdir = steps.filter((s) => s.keyword === 'WORKDIR').at(-1)?.args[0];
+  assert.is(workdir, '/app');
+  assert.equal(
+    steps.filter((s) => s.keyword === 'VOLUME').map((s) => s.args),
+    [['/app/spool']],
+  );
+  const run = steps.find((s) => s.keyword === 'RUN' && s.args.includes('/app/spool'));
+  assert.is(run?.args.join(' '), 'mkdir /app/spool && chown node:node /app/spool');
+  assert.ok(steps.indexOf(run!) < steps.findIndex((s) => s.keyword === 'VOLUME'), 'made before it is a volume');
+  for (const service of ['backend', 'frontend']) {
+    assert.not.ok(
+      stepsOf(service).some((s) => s.keyword === 'VOLUME'),
+      `${service} has no volume`,
+    );
+  }
+});
+
 test('each image holds every file its service imports, and every package it imports is a production dependency', () => {
   for (const service of Object.keys(SERVICES)) {
     const copied = copies(service)
@@ -264,6 +283,7 @@ test('.dockerignore keeps local state and tests out of the build context, and ke
     '.env.production',
     '.tmp/x',
     'dist/healthcheck.js',
+    'spool/readings-000000000001.spool',
     'lib/env.test.ts',
     'test/run.ts',
   ]) {

@@ -7,6 +7,7 @@ import type { Page } from 'puppeteer-core';
 import { startMongoStandin, type MongoStandin } from '../dev/mongo-standin/server.ts';
 import { launchBrowser, type LaunchedBrowser } from '../smoke/browser.ts';
 import { REFRESH_MS } from '../frontend/public/board-view.js';
+import { auditPage } from './support/page-audit.ts';
 import { spawnService, root, type Service } from './support/spawn-service.ts';
 import { stopAll } from './support/spawn-process.ts';
 
@@ -86,7 +87,10 @@ test(
     await verdictIs('backend', 'Ready', 15_000);
     await verdictIs('device', 'Ready', 15_000);
     await page.waitForFunction(
-      (id) => document.querySelector('[data-panel="reading"]')?.textContent?.includes(id),
+      (id) =>
+        [...document.querySelectorAll('.device-card')].some(
+          (card) => card.getAttribute('data-device') === id && card.querySelector('.reading-value'),
+        ),
       { timeout: 15_000 },
       DEVICE_ID,
     );
@@ -100,11 +104,18 @@ test(
     assert.match(b.rows.Uptime ?? '', /^\d+ s$|^\d+ min \d+ s$/);
     const d = await readPanel('device');
     assert.equal([d.rows.serial, d.rows.backend, d.rows.Environment], ['emulator', 'connected', 'local']);
-    const r = await readPanel('reading');
-    assert.is(r.verdict, 'Device connected');
-    assert.is(r.rows.Device, DEVICE_ID);
-    assert.match(r.rows.Sequence ?? '', /^#\d+$/);
-    assert.ok((r.rows.Value ?? '').trim().length > 0, 'a reading value');
+    assert.is((await readPanel('readings')).verdict, 'Device connected');
+    const card = await page.$eval('.device-card', (c) => ({
+      device: c.getAttribute('data-device'),
+      value: c.querySelector('.reading-value')?.textContent ?? '',
+      age: c.querySelector('.age')?.textContent ?? '',
+      meta: c.querySelector('.card-meta')?.textContent ?? '',
+    }));
+    assert.is(card.device, DEVICE_ID);
+    assert.match(card.value, /^temperature_c=\d+\.\d\d$/, "the emulator's reading");
+    assert.match(card.age, /^just now$|^\d+ s ago$/);
+    assert.match(card.meta, /^#\d+ read at \d\d:\d\d:\d\d/);
+    assert.equal(await auditPage(page), [], 'accessibility checks');
     assert.is(await page.$eval('#summary', (s) => s.textContent), 'All services ready');
     assert.match(await page.$eval('#refreshed', (t) => t.textContent ?? ''), /^\d\d:\d\d:\d\d$/);
     await page.screenshot({ path: join(SHOTS, 'ready.png'), fullPage: true });
@@ -145,7 +156,7 @@ test('a killed backend shows as unreachable within one refresh, and the page kee
   // The device service notices its socket to the backend is gone and reports itself not ready.
   await verdictIs('device', 'Not ready', 10_000);
   assert.is((await readPanel('device')).rows.backend, 'disconnected');
-  assert.is((await readPanel('reading')).verdict, 'Unavailable');
+  assert.is((await readPanel('readings')).verdict, 'Unavailable');
   await page.screenshot({ path: join(SHOTS, 'backend-down.png'), fullPage: true });
   assert.equal(problems, []);
   console.log(`  backend shown unreachable ${took} ms after it was killed (limit ${limit} ms)`);

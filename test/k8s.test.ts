@@ -166,9 +166,12 @@ test('non-root, read-only, no privileges: a pod the restricted Pod Security leve
       name,
     );
     assert.is(pod.automountServiceAccountToken, false);
-    // tsx writes its cache under /tmp, so a read-only root needs a writable /tmp.
-    assert.equal(container(name).volumeMounts, [{ name: 'tmp', mountPath: '/tmp' }]);
-    assert.ok(pod.volumes.some((v: { name: string; emptyDir?: unknown }) => v.name === 'tmp' && v.emptyDir));
+    // tsx writes its cache under /tmp, so a read-only root needs a writable /tmp; the device its spool too.
+    const spool = name === 'device' ? [{ name: 'spool', mountPath: '/app/spool' }] : [];
+    assert.equal(container(name).volumeMounts, [{ name: 'tmp', mountPath: '/tmp' }, ...spool]);
+    for (const { name: volume } of container(name).volumeMounts as Array<{ name: string }>) {
+      assert.ok(pod.volumes.some((v: { name: string; emptyDir?: unknown }) => v.name === volume && v.emptyDir));
+    }
   }
   // uid 1000 is the `node` user the Dockerfile switches to.
   assert.match(readFileSync(join(root, 'Dockerfile'), 'utf8'), /^USER node$/m);

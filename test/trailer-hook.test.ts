@@ -125,25 +125,29 @@ test(
 
 // git's whitespace is ASCII space, tab, CR and LF (its own ctype table); JavaScript's \s and trim() also take
 // U+00A0, the BOM, U+2028, \v and \f, which once let the check accept a trailer git never sees.
+const COAUTHOR = 'Co-authored-by: P <p@x.org>';
 const SPACES = { nbsp: '\u00a0', bom: '\ufeff', ls: '\u2028', vt: '\v', ff: '\f', space: ' ', tab: '\t', cr: '\r' };
 
-test('the check sees a trailer exactly where `git interpret-trailers --parse` does, whatever the whitespace', async () => {
-  for (const [name, ch] of Object.entries(SPACES)) {
-    const shapes = {
-      'a line of it between the body and the trailer': `Backend: readiness\n\nThe body.\n${ch}\n${SKIPPED}\n`,
-      'a line of it after the trailer': `Backend: readiness\n\nThe body.\n\n${SKIPPED}\n${ch}\n`,
-      'a line starting with it after a trailer': `Backend: readiness\n\nCo-authored-by: P <p@x.org>\n${ch}more\n${SKIPPED}\n`,
-      'a line of it after the subject': `Backend: readiness\n${ch}\n${SKIPPED}\n`,
-    };
-    for (const [shape, message] of Object.entries(shapes)) {
-      const parsed = await git(['interpret-trailers', '--parse'], {}, message);
-      assert.is(parsed.code, 0, parsed.stderr);
-      const gitSees = parsed.stdout.includes(SKIPPED);
-      const reason = checkMessage(message);
-      assert.is(reason === undefined, gitSees, `${name}, ${shape}: git ${gitSees ? 'sees' : 'misses'} it; ${reason}`);
+test(
+  'the check sees a trailer exactly where `git interpret-trailers --parse` does, ' + 'whatever the whitespace',
+  async () => {
+    for (const [name, ch] of Object.entries(SPACES)) {
+      const shapes = {
+        'a line of it between the body and the trailer': `Backend: readiness\n\nThe body.\n${ch}\n${SKIPPED}\n`,
+        'a line of it after the trailer': `Backend: readiness\n\nThe body.\n\n${SKIPPED}\n${ch}\n`,
+        'a line starting with it after a trailer': `Backend: readiness\n\n${COAUTHOR}\n${ch}more\n${SKIPPED}\n`,
+        'a line of it after the subject': `Backend: readiness\n${ch}\n${SKIPPED}\n`,
+      };
+      for (const [shape, message] of Object.entries(shapes)) {
+        const parsed = await git(['interpret-trailers', '--parse'], {}, message);
+        assert.is(parsed.code, 0, parsed.stderr);
+        const gitSees = parsed.stdout.includes(SKIPPED);
+        const reason = checkMessage(message);
+        assert.is(reason === undefined, gitSees, `${name}, ${shape}: git ${gitSees ? 'sees' : 'misses'} it; ${reason}`);
+      }
     }
-  }
-});
+  },
+);
 
 test('the hook refuses a trailer that a line holding only U+00A0 keeps from git', async () => {
   change();

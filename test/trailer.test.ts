@@ -359,7 +359,8 @@ test("--local-stack without a runtime: SKIPPED with the reason and the local sta
       ]),
     ),
   );
-  const run = await trailer(['--local-stack'], { ...ports, SMOKE_ARTIFACTS: join(dir, 'local') }, empty, 240_000);
+  const env = { ...ports, SMOKE_ARTIFACTS: join(dir, 'local'), DEVICE_SPOOL_DIR: join(dir, 'spool') };
+  const run = await trailer(['--local-stack'], env, empty, 240_000);
   assert.is(run.code, 0, run.stderr);
   assert.equal(run.stdout, [
     'smoke: SKIPPED — no container runtime (neither docker nor podman on PATH); local stack 5/5 PASS',

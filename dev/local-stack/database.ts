@@ -66,7 +66,7 @@ export async function startDatabase({ uri, port, path, deadlineMs, start }: Data
     child,
     note:
       `database: no MONGODB_URI and no mongod on PATH, so the MongoDB stand-in answers at ${local} — ` +
-      'a stand-in, not a database: it stores nothing',
+      'a stand-in, not a database: it keeps data in memory only, lost when the stack stops',
     cleanup: async () => {},
   };
 }

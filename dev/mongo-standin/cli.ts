@@ -8,7 +8,7 @@ import { startMongoStandin } from './server.ts';
 
 const USAGE = [
   'usage: mongo-standin [--port N] [--host H] [--report-streams]',
-  '  a MongoDB wire-protocol stand-in for tests and `npm start`: it answers the driver and stores nothing',
+  '  a MongoDB wire-protocol stand-in for tests and `npm start`: it keeps data in memory only, lost when it stops',
   '  --port N          port to listen on (default 0: any free port)',
   '  --host H          address to listen on (default 127.0.0.1)',
   "  --report-streams  print a line when a client's streaming hello starts or ends on a connection",
@@ -48,7 +48,7 @@ async function main(): Promise<void> {
       throw new ConfigError(error.message, { cause: error });
     },
   );
-  process.stdout.write(`mongo stand-in listening on ${standin.url} (a stand-in, not a database)\n`);
+  process.stdout.write(`mongo stand-in listening on ${standin.url} (a stand-in: it keeps data in memory only)\n`);
   const stop = () => void standin.close().then(() => process.exit(0));
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);

@@ -63,23 +63,68 @@ test('the driver connects; ping and buildInfo answer', async () => {
   assert.is(info.version, '8.0.0');
 });
 
-test('any other command, including a login, fails with CommandNotFound and says why', async () => {
+test('a command it does not speak, a login included, fails with CommandNotFound naming itself', async () => {
   const { url } = await standin();
   const { client: mongo } = client(url);
-  const find = await settle(withDeadline(mongo.db('app').command({ find: 'things' }), 5000, 'find'));
-  assert.ok('error' in find && find.error instanceof MongoServerError, 'find must reject with a MongoServerError');
-  assert.is(find.error.message, 'find is not supported by the MongoDB stand-in (it is not a database)');
-  assert.is(find.error.code, 59);
-  assert.is(find.error.codeName, 'CommandNotFound');
-  const insert = await settle(
-    withDeadline(mongo.db('app').collection('things').insertOne({ a: 1 }), 5000, 'insertOne'),
+  const aggregate = await settle(withDeadline(mongo.db('app').command({ aggregate: 'things' }), 5000, 'aggregate'));
+  assert.ok('error' in aggregate && aggregate.error instanceof MongoServerError, 'aggregate must reject');
+  assert.is(
+    aggregate.error.message,
+    'aggregate is not supported by the MongoDB stand-in (it speaks only what the backend uses)',
   );
-  assert.ok('error' in insert && insert.error instanceof MongoServerError, 'insertOne must reject');
-  assert.match(insert.error.message, /^insert is not supported by the MongoDB stand-in/);
+  assert.is(aggregate.error.code, 59);
+  assert.is(aggregate.error.codeName, 'CommandNotFound');
+  const update = await settle(
+    withDeadline(
+      mongo
+        .db('app')
+        .collection('things')
+        .updateOne({}, { $set: { a: 1 } }),
+      5000,
+      'updateOne',
+    ),
+  );
+  assert.ok('error' in update && update.error instanceof MongoServerError, 'updateOne must reject');
+  assert.match(update.error.message, /^update is not supported by the MongoDB stand-in/);
   const login = client(url.replace('//', '//user:secret@'));
   const auth = await settle(withDeadline(login.client.connect(), 5000, 'connect with credentials'));
   assert.ok('error' in auth && auth.error instanceof Error, 'a login must fail');
   assert.match(auth.error.message, /^sasl\w+ is not supported by the MongoDB stand-in/);
+});
+
+test('it keeps what it is given in memory, per stand-in: a new one starts empty', async () => {
+  const first = await standin();
+  const { client: mongo } = client(first.url);
+  await withDeadline(mongo.db('app').collection('things').insertOne({ a: 1 }), 5000, 'insertOne');
+  const found = await mongo.db('app').collection('things').find({}).toArray();
+  assert.equal(
+    found.map((doc) => doc.a),
+    [1],
+  );
+  const second = await standin();
+  const { client: other } = client(second.url);
+  assert.equal(await other.db('app').collection('things').find({}).toArray(), []);
+});
+
+test('onCommand is told each command as it arrives, document sequences merged in', async () => {
+  const seen: Document[] = [];
+  const { url } = await standin({ onCommand: (command) => seen.push(command) });
+  const { client: mongo } = client(url);
+  await withDeadline(
+    mongo
+      .db('app')
+      .collection('things')
+      .insertMany([{ a: 1 }, { a: 2 }]),
+    5000,
+    'insertMany',
+  );
+  const insert = seen.find((command) => 'insert' in command)!;
+  assert.is(insert.insert, 'things');
+  assert.is(insert.$db, 'app');
+  assert.equal(
+    (insert.documents as Document[]).map((doc) => doc.a),
+    [1, 2],
+  );
 });
 
 test('streaming monitor: awaited heartbeats arrive every heartbeatFrequencyMS', async () => {
@@ -334,7 +379,9 @@ test('CLI: prints its one line, answers ping, exits 0 on SIGTERM', async () => {
     timeout: 15000,
     what: 'the listening line',
   });
-  assert.equal(proc.stdout, [`mongo stand-in listening on mongodb://127.0.0.1:${port} (a stand-in, not a database)`]);
+  assert.equal(proc.stdout, [
+    `mongo stand-in listening on mongodb://127.0.0.1:${port} (a stand-in: it keeps data in memory only)`,
+  ]);
   const { client: mongo } = client(`mongodb://127.0.0.1:${port}`);
   assert.equal(await withDeadline(mongo.db('app').command({ ping: 1 }), 5000, 'ping the CLI'), { ok: 1 });
   proc.signal('SIGTERM');

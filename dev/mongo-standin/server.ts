@@ -1,4 +1,5 @@
-// A MongoDB wire-protocol stand-in for tests and local runs; it is NOT a database and stores nothing.
+// A MongoDB wire-protocol stand-in for tests and local runs. It is NOT MongoDB: it keeps what it is given in this
+// process's memory only (gone when it stops; nothing is written to disk, nothing is journaled or replicated).
 //
 // No mongod binary can be installed where the tests run, so the official driver is pointed at this small
 // server instead. It speaks just enough of the protocol for the driver's connection handshake and server
@@ -7,12 +8,15 @@
 // `maxAwaitTimeMS`, and exhaust streaming (`exhaustAllowed` → replies flagged `moreToCome`).
 // It can report when a client's streaming hello starts and ends on a connection (see `onStream`), so a test
 // can wait for the driver's monitor to be streaming instead of sleeping.
-// It answers hello/isMaster, ping, buildInfo and endSessions; every other command (find, insert, saslStart…)
-// fails with CommandNotFound. The containers run the real `mongo` image, never this.
+// It answers hello/isMaster, ping, buildInfo and endSessions, and the data commands the backend uses
+// (crud-commands.ts: insert, find, getMore, killCursors, count, distinct, createIndexes, listIndexes, drop,
+// dropDatabase) as mongod words them; every other command (aggregate, update, saslStart…) fails with
+// CommandNotFound, naming itself. The containers run the real `mongo` image wherever it can be pulled.
 //
 // Its CLI is dev/mongo-standin.ts: node --import tsx dev/mongo-standin.ts [--port N] [--host H]
 import { createServer, type Socket } from 'node:net';
 import { BSON, Long, ObjectId, type Document } from 'bson';
+import { createCrudCommands } from './crud-commands.ts';
 
 export interface MongoStandin {
   port: number;
@@ -66,6 +70,8 @@ export interface MongoStandinOptions {
    * socket, so a server that dies is noticed at once; before the first one, only at the driver's next check.
    */
   onStream?: (change: { connectionId: number; open: boolean }) => void;
+  /** Told every command as it arrives (after OP_MSG sections are merged in), before it is answered. */
+  onCommand?: (command: Document) => void;
 }
 
 let nextResponseId = 1;
@@ -74,6 +80,7 @@ export async function startMongoStandin({
   port = 0,
   host = '127.0.0.1',
   onStream,
+  onCommand,
 }: MongoStandinOptions = {}): Promise<MongoStandin> {
   // A fresh processId per start, as mongod does per process: the driver treats a change as a restart.
   const topologyVersion = { processId: new ObjectId(), counter: Long.fromNumber(0) };
@@ -82,6 +89,7 @@ export async function startMongoStandin({
   let hung = false;
   let lastConnectionId = 0;
   let streams = 0;
+  const crud = createCrudCommands();
 
   const setStreaming = (conn: Connection, streaming: boolean) => {
     if (conn.streaming === streaming) return;
@@ -116,6 +124,9 @@ export async function startMongoStandin({
     const { command } = request;
     const name = Object.keys(command)[0] ?? '';
     const reply = (doc: Document) => void send(conn, request, doc);
+    onCommand?.(command);
+    const data = crud.answer(name, command);
+    if (data) return reply(data);
     switch (name) {
       case 'hello':
       case 'isMaster':
@@ -130,7 +141,9 @@ export async function startMongoStandin({
       default:
         return reply({
           ok: 0,
-          errmsg: `${name || '(empty command)'} is not supported by the MongoDB stand-in (it is not a database)`,
+          errmsg:
+            `${name || '(empty command)'} is not supported by the MongoDB stand-in ` +
+            '(it speaks only what the backend uses)',
           code: 59,
           codeName: 'CommandNotFound',
         });
@@ -267,7 +280,7 @@ export async function startMongoStandin({
 function buildInfo(): Document {
   return {
     version: '8.0.0',
-    gitVersion: 'mongo-standin (not a database)',
+    gitVersion: 'mongo-standin (not MongoDB: it keeps data in memory only)',
     versionArray: [8, 0, 0, 0],
     modules: [],
     bits: 64,

@@ -1,13 +1,8 @@
 // Types of board-view.js, the page's view model, for the Node tests that import it.
 import type { StatusDocument } from '../status-document.ts';
+import type { DeviceCard, Tone, Verdict } from './readings-view.js';
 
-export type { StatusDocument };
-export type Tone = 'good' | 'bad' | 'warn' | 'muted';
-
-export interface Verdict {
-  tone: Tone;
-  text: string;
-}
+export type { StatusDocument, Tone, Verdict };
 
 export interface Row {
   label: string;
@@ -21,12 +16,18 @@ export interface Row {
 }
 
 export interface Panel {
-  id: 'backend' | 'device' | 'reading';
+  id: 'backend' | 'device' | 'readings';
   title: string;
   url: string | null;
   verdict: Verdict;
   rows: Row[];
   note: string | null;
+  /** The Readings panel only: one card per charted device. */
+  devices?: DeviceCard[];
+  /** The Readings panel only: the devices not charted, in words. */
+  more?: string | null;
+  /** The Readings panel only: "12 readings held on the device" when the device service holds any. */
+  held?: string | null;
 }
 
 export interface Board {
@@ -39,6 +40,4 @@ export interface Board {
 
 export declare const REFRESH_MS: number;
 export declare function describeBoard(doc: StatusDocument | null, options?: { fetchError?: string | null }): Board;
-export declare function formatClock(iso: string): string;
-export declare function formatDuration(seconds: number): string;
-export declare function formatAge(ms: number): string;
+export { formatAge, formatClock, formatDuration } from './format.js';

@@ -1,4 +1,8 @@
 // Turns a /status.json document into what the board shows (words, tones, rows); pure, so it is tested in Node.
+import { formatBytes, formatClock, formatCount, formatDuration } from './format.js';
+import { describeReadings } from './readings-view.js';
+
+export { formatAge, formatClock, formatDuration } from './format.js';
 
 /** How often the page asks for /status.json. */
 export const REFRESH_MS = 2000;
@@ -42,7 +46,7 @@ export function describeBoard(doc, { fetchError = null } = {}) {
   const services = [doc.services.backend, doc.services.device].filter(Boolean);
   const panels = [describeService(doc.services.backend)];
   panels.push(doc.services.device ? describeService(doc.services.device) : disabledDevicePanel());
-  panels.push(describeReading(doc));
+  panels.push(describeReadings(doc));
   const refreshed = { iso: doc.checkedAt, text: formatClock(doc.checkedAt) };
   const summary = fetchError
     ? { tone: 'bad', text: `Status unavailable: ${fetchError}. Showing the data from ${refreshed.text}.` }
@@ -86,8 +90,19 @@ function describeService(s) {
     { label: 'Environment', text: s.environment ?? '—' },
   ];
   if (s.database) rows.push({ label: 'Database', text: `${s.database.name} (${s.database.status})` });
+  if (s.backlog) rows.push(...backlogRows(s.backlog));
   rows.push({ label: 'Answered in', text: `${s.ms} ms` });
   return { id: s.name, title: TITLES[s.name], url: s.url, verdict: serviceVerdict(s), rows, note: s.problem };
+}
+
+/** What the device service holds for the backend: readings not yet acknowledged, its spool, and what it dropped. */
+function backlogRows({ unacknowledged, spoolBytes, dropped }) {
+  // A reading waits for its ack for a moment on every send, so a count above 0 is not by itself a problem.
+  const held = unacknowledged === 0 ? 'none' : `${formatCount(unacknowledged, 'reading')} held on the device`;
+  const rows = [{ label: 'Unacknowledged', text: held }];
+  if (spoolBytes !== null) rows.push({ label: 'Spool', text: formatBytes(spoolBytes) });
+  if (dropped) rows.push({ label: 'Dropped', text: `${formatCount(dropped, 'reading')} (spool full)`, tone: 'bad' });
+  return rows;
 }
 
 function disabledDevicePanel() {
@@ -99,56 +114,4 @@ function disabledDevicePanel() {
     rows: [],
     note: 'DEVICE_URL is empty, so the frontend does not ask the device service.',
   };
-}
-
-function describeReading(doc) {
-  const base = { id: 'reading', title: 'Latest reading', url: null };
-  const { readings } = doc;
-  if (!readings.available)
-    return { ...base, verdict: { tone: 'warn', text: 'Unavailable' }, rows: [], note: readings.problem };
-  const latest = readings.latest;
-  if (!latest) {
-    const known = readings.devices.length;
-    return {
-      ...base,
-      verdict: { tone: 'muted', text: 'No readings yet' },
-      rows: [{ label: 'Devices known', text: String(known) }],
-      note: null,
-    };
-  }
-  const age = Date.parse(doc.checkedAt) - Date.parse(latest.timestamp);
-  return {
-    ...base,
-    verdict: latest.connected
-      ? { tone: 'good', text: 'Device connected' }
-      : { tone: 'warn', text: 'Device disconnected' },
-    rows: [
-      { label: 'Value', text: latest.value, value: true },
-      { label: 'Device', text: latest.deviceId },
-      { label: 'Sequence', text: `#${latest.seq}` },
-      { label: 'Read at', text: `${formatClock(latest.timestamp)} (${formatAge(age)})`, iso: latest.timestamp },
-    ],
-    note: null,
-  };
-}
-
-const pad = (n) => String(n).padStart(2, '0');
-
-/** Local wall-clock time, HH:MM:SS. */
-export function formatClock(iso) {
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? '—' : `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
-}
-
-/** 42 s · 4 min 12 s · 3 h 05 min · 2 d 4 h */
-export function formatDuration(seconds) {
-  const s = Math.max(0, Math.floor(seconds));
-  if (s < 60) return `${s} s`;
-  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
-  if (s < 86400) return `${Math.floor(s / 3600)} h ${pad(Math.floor((s % 3600) / 60))} min`;
-  return `${Math.floor(s / 86400)} d ${Math.floor((s % 86400) / 3600)} h`;
-}
-
-export function formatAge(ms) {
-  return ms < 1500 ? 'just now' : `${formatDuration(ms / 1000)} ago`;
 }

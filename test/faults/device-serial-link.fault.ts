@@ -6,7 +6,7 @@ import type { Service } from '../support/spawn-service.ts';
 import { sleep, waitFor } from '../support/deadline.ts';
 import { stopAll } from '../support/spawn-process.ts';
 import { startDeviceStack, type DeviceStack } from '../support/device-stack.ts';
-import { jsonLines, storedReadings } from '../support/device-services.ts';
+import { jsonLines, storedInDatabase, storedReadings } from '../support/device-services.ts';
 import { startHammer, type Hammer } from './support/hammer.ts';
 import { createTimeline, judge } from './support/state-timeline.ts';
 import { createLineWriter } from './support/line-writer.ts';
@@ -86,7 +86,7 @@ test(
         `${verdict.answers} readiness answers; ${describeLags(verdict.lags)}; ` +
         `open handles ${warmFds} → ${fds}`,
     );
-    assert.equal(readingProblems([backend], writer.written), [], 'readings');
+    assert.equal(readingProblems(await storedInDatabase(stack.mongo.url), writer.written), [], 'readings');
     assert.equal(
       verdict.violations.slice(0, 5),
       [],

@@ -1,13 +1,15 @@
 // Test helper: the real backend (against the MongoDB stand-in) and the real device service as processes.
+import { MongoClient } from 'mongodb';
 import { spawnService, type Service } from './spawn-service.ts';
 
-/** The backend at debug level, so each stored reading is a `reading stored` JSON line on its stdout. */
+/** The backend at debug level, so each write lists the readings it stored in a `readings stored` JSON line. */
 export function startBackend(mongoUrl: string, port?: number): Promise<Service> {
   return spawnService('backend/main.ts', { env: { MONGODB_URI: `${mongoUrl}/app`, LOG_LEVEL: 'debug' }, port });
 }
 
-export function startDevice(env: Record<string, string | undefined>): Promise<Service> {
-  return spawnService('device/main.ts', { env });
+/** Without DEVICE_SPOOL_DIR in `env`, a fresh spool that goes with the process. */
+export function startDevice(env: Record<string, string | undefined>, port?: number): Promise<Service> {
+  return spawnService('device/main.ts', { env, port });
 }
 
 /** Every stdout line as JSON (throws on the first line that is not, naming it). */
@@ -28,12 +30,33 @@ export interface Stored {
   value: string;
 }
 
-/** The readings a backend process stored, in the order it stored them. */
+/**
+ * The readings a backend process logged as stored anew, in order. A backend killed between a write and its log
+ * line leaves some out (and the next one finds them stored already): where backends are killed, ask the
+ * database (`storedInDatabase`).
+ */
 export const storedReadings = (backend: Service): Stored[] =>
   jsonLines(backend)
-    .filter((line) => line.msg === 'reading stored')
-    .map(({ deviceId, session, seq, value }) => ({ deviceId, session, seq, value }));
+    .filter((line) => line.msg === 'readings stored')
+    .flatMap(({ deviceId, readings }) =>
+      (readings as Omit<Stored, 'deviceId'>[]).map(({ session, seq, value }) => ({ deviceId, session, seq, value })),
+    );
 
 /** The `time` (epoch ms) of the first log line with this message, if any yet. */
 export const logTime = (service: Service, msg: string): number | undefined =>
   jsonLines(service).find((line) => line.msg === msg)?.time;
+
+/** What the database (`startBackend`'s `<mongoUrl>/app`) holds, of `deviceId` or all, in the order it was inserted. */
+export async function storedInDatabase(mongoUrl: string, deviceId?: string): Promise<Stored[]> {
+  const client = new MongoClient(mongoUrl, { serverSelectionTimeoutMS: 2000 });
+  try {
+    const docs = await client
+      .db('app')
+      .collection('readings')
+      .find(deviceId === undefined ? {} : { deviceId })
+      .toArray();
+    return docs.map(({ deviceId: id, session, seq, value }) => ({ deviceId: id, session, seq, value }));
+  } finally {
+    await client.close();
+  }
+}

@@ -156,10 +156,15 @@ export type FakeRoute =
   | 'trickle-body';
 
 export interface FakeService extends Listening {
-  /** Change behaviour between requests; a path not listed answers 404. */
+  /**
+   * Change behaviour between requests. A key with a query (`/api/readings?deviceId=a&limit=60`) matches that exact
+   * query first; a path alone matches any query; a path not listed answers 404.
+   */
   routes: Record<string, FakeRoute>;
   /** Paths requested so far, in order. */
   hits: string[];
+  /** Paths with their queries, in order. */
+  urls: string[];
 }
 
 /** The route table's hostile modes are the fixture's own behaviours. */
@@ -173,11 +178,14 @@ const hostileRoutes: Record<Exclude<FakeRoute, object>, Behaviour> = {
 
 export async function startFakeService(routes: Record<string, FakeRoute>): Promise<FakeService> {
   const hits: string[] = [];
-  const service = { routes, hits } as FakeService;
+  const urls: string[] = [];
+  const service = { routes, hits, urls } as FakeService;
   const handler: RequestListener = (req, res) => {
-    const path = new URL(req.url ?? '/', 'http://fake').pathname;
+    const { pathname: path, search } = new URL(req.url ?? '/', 'http://fake');
     hits.push(path);
-    const route = service.routes[path] ?? { status: 404, body: { error: 'not found' } };
+    urls.push(path + search);
+    const route = service.routes[path + search] ??
+      service.routes[path] ?? { status: 404, body: { error: 'not found' } };
     if (typeof route === 'string') return hostileRoutes[route](req, res, path);
     json(res, route.status, route.body);
   };

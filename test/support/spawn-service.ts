@@ -1,4 +1,7 @@
 // Starts one of our services as a real process on a free port and waits (with a deadline) until it answers.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawnProcess, type Spawned } from './spawn-process.ts';
 import { freePort } from '../../lib/free-port.ts';
@@ -37,8 +40,15 @@ export async function spawnService(entry: string, options: ServiceOptions = {}):
     DEVICE_TOKEN: TEST_DEVICE_TOKEN,
     ...options.env,
   };
+  // Each device process its own spool unless the test names one (to restart on it): the default, ./spool, would
+  // carry one test's unacknowledged readings into the next.
+  let spool: string | undefined;
+  if (entry === 'device/main.ts' && !(options.env && 'DEVICE_SPOOL_DIR' in options.env)) {
+    env.DEVICE_SPOOL_DIR = spool = mkdtempSync(join(tmpdir(), 'device-spool-'));
+  }
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
   const proc = spawnProcess(process.execPath, ['--import', 'tsx', entry], { cwd: root, env: env as NodeJS.ProcessEnv });
+  if (spool) void proc.exited.then(() => rmSync(spool, { recursive: true, force: true }));
   const url = `http://127.0.0.1:${port}`;
   const service: Service = Object.assign(proc, { url, port });
   if (options.waitPath !== false) {

@@ -1,10 +1,10 @@
-# A MongoDB STAND-IN, not MongoDB: dev/mongo-standin/ (a wire-protocol server that stores nothing) for machines
+# A MongoDB STAND-IN, not MongoDB: dev/mongo-standin/ (a wire-protocol server keeping data in memory only) for machines
 # where no MongoDB image can be had. scripts/container-engine.sh builds it as service-health-kit/mongo-standin;
 # compose.yaml takes it through MONGO_IMAGE. Node runs the .ts files itself (type stripping), no tsx.
 ARG NODE_IMAGE=node:24-slim
 FROM ${NODE_IMAGE}
 LABEL org.opencontainers.image.title="mongo-standin" \
-      org.opencontainers.image.description="A stand-in for the mongo image: dev/mongo-standin/ speaks the wire protocol's handshake and ping, stores nothing; NOT MongoDB" \
+      org.opencontainers.image.description="A stand-in for the mongo image: dev/mongo-standin/ speaks the wire protocol and the commands the backend uses, keeps data in memory only (lost when it stops); NOT MongoDB" \
       service-health-kit.standin-for="mongo:8.0"
 WORKDIR /standin
 COPY package.json ./

@@ -164,13 +164,20 @@ const scenarios: Record<string, () => Promise<Record<string, unknown>>> = {
     const { code } = await closed;
     return { code };
   },
-  /** One socket: hello as one device, a reading as it, then a reading claiming another device. */
+  /** One socket: hello as one device, a reading as it (acknowledged once stored), then one claiming another device. */
   async 'second-device'() {
     const { ws, closed } = await open();
-    const acks: number[] = [];
-    ws.on('message', (data) => acks.push(JSON.parse(String(data)).seq));
+    const acks: string[] = [];
+    const acked = new Promise<void>((resolve) =>
+      ws.on('message', (data) => {
+        const ack = JSON.parse(String(data));
+        acks.push(`${ack.session === session ? 'own session' : ack.session}:${ack.seq}`);
+        resolve();
+      }),
+    );
     ws.send(hello('claimer'));
     ws.send(reading('claimer', 1));
+    await acked;
     ws.send(reading('victim', 1));
     const { code, reason } = await closed;
     return { code, reason, acks };

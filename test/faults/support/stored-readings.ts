@@ -1,12 +1,12 @@
-// Checks what the backends stored against what was written: every line, in order, once, in one device session.
-import type { Service } from '../../support/spawn-service.ts';
-import { storedReadings } from '../../support/device-services.ts';
+// Checks what was stored (storedInDatabase: the database, in insertion order) against what was written: every line,
+// in order, once, in one device session.
+import type { Stored } from '../../support/device-services.ts';
 
 /**
  * One line per problem (none: everything written was stored, in order, exactly once); `deviceId`: only its readings.
  */
-export function readingProblems(backends: Service[], written: string[], deviceId?: string): string[] {
-  const stored = backends.flatMap(storedReadings).filter((r) => deviceId === undefined || r.deviceId === deviceId);
+export function readingProblems(all: Stored[], written: string[], deviceId?: string): string[] {
+  const stored = all.filter((r) => deviceId === undefined || r.deviceId === deviceId);
   const problems: string[] = [];
   const sessions = new Set(stored.map((r) => r.session));
   if (sessions.size !== 1) problems.push(`${sessions.size} device sessions, expected 1`);

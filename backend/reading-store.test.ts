@@ -1,0 +1,182 @@
+// The reading store against the in-process stand-in, or the real server MONGO_TEST_URI names (the container tests
+// run this file against the mongo image): indexes, the insert the backend sends and what a resend gives, the
+// queries behind /api/readings and /api/devices, and a database that is away or hung.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { commandShape, mongoTarget, type MongoTarget } from '../test/support/mongo-target.ts';
+import { withDeadline } from '../test/support/deadline.ts';
+import {
+  createReadingStore,
+  DatabaseUnavailableError,
+  READINGS_COLLECTION,
+  type ReadingDocument,
+  type ReadingStore,
+} from './reading-store.ts';
+
+let target: MongoTarget;
+const test = suite('reading store');
+
+test.before(async () => {
+  target = await mongoTarget();
+  console.log(`    against the ${target.label}`);
+});
+test.after.each(() => target.standin?.resume());
+test.after(() => target.close());
+
+function setup({ connected = (): boolean => true, queryTimeoutMs = 2000, socketTimeoutMS = 0 } = {}) {
+  // A hung server must fail a new connection's handshake too: connectTimeoutMS, as the backend's monitor sets it.
+  const { client, commands } = target.client({ socketTimeoutMS, connectTimeoutMS: 1000 });
+  const databaseName = target.database();
+  const store = createReadingStore({ client, databaseName, isConnected: connected, uri: target.url, queryTimeoutMs });
+  return { store, commands, client, db: client.db(databaseName) };
+}
+
+const T0 = Date.UTC(2026, 0, 1);
+const doc = (seq: number, over: Partial<ReadingDocument> = {}): ReadingDocument => ({
+  deviceId: 'dev-1',
+  session: 's1',
+  seq,
+  timestamp: new Date(T0 + seq * 1000),
+  value: `v${seq}`,
+  receivedAt: new Date(T0 + seq * 1000 + 50),
+  ...over,
+});
+
+async function rejection(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected a rejection');
+}
+
+test('ensureIndexes: the unique key and the newest-first index, once; again is a no-op', async () => {
+  const { store, commands, db } = setup();
+  await store.ensureIndexes();
+  await store.ensureIndexes();
+  const created = commands.filter((c) => c.commandName === 'createIndexes');
+  assert.is(created.length, 1, 'a second call does not ask again');
+  const indexes = await db.collection(READINGS_COLLECTION).listIndexes().toArray();
+  assert.equal(
+    indexes.map((i) => [i.name, i.unique === true]),
+    [
+      ['_id_', false],
+      ['deviceId_1_session_1_seq_1', true],
+      ['deviceId_1_timestamp_-1_seq_-1', false],
+    ],
+  );
+});
+
+test('insert: one unordered insert with majority and journaling; a resend makes no second document', async () => {
+  const { store, commands, db } = setup();
+  assert.equal(await store.insert([doc(1), doc(2), doc(3)]), { inserted: 3, duplicates: [] });
+  const [insert] = commands.filter((c) => c.commandName === 'insert');
+  const shape = commandShape(insert!);
+  assert.equal(
+    { ...shape, documents: undefined },
+    {
+      insert: 'readings',
+      ordered: false,
+      writeConcern: { w: 'majority', j: true, wtimeout: 5000 },
+      documents: undefined,
+    },
+  );
+  // A resend: new objects (new ObjectIds), the same readings.
+  assert.equal(await store.insert([doc(2), doc(4), doc(3)]), { inserted: 1, duplicates: [0, 2] });
+  assert.equal(await store.insert([doc(1)]), { inserted: 0, duplicates: [0] });
+  const stored = await db
+    .collection(READINGS_COLLECTION)
+    .find({}, { sort: { seq: 1 } })
+    .toArray();
+  assert.equal(
+    stored.map(({ _id, ...rest }) => rest),
+    [doc(1), doc(2), doc(3), doc(4)],
+  );
+  assert.equal(Object.keys(stored[0]!), ['_id', 'deviceId', 'session', 'seq', 'timestamp', 'value', 'receivedAt']);
+});
+
+test('readings: newest first (timestamp, seq), limited; before a time; before a seq of the last session', async () => {
+  const { store } = setup();
+  const same = new Date(T0 + 500_000);
+  await store.insert([
+    ...[1, 2, 3, 4, 5].map((seq) => doc(seq, { session: 'old' })),
+    ...[1, 2, 3].map((seq) => doc(seq, { session: 'new', timestamp: new Date(T0 + 100_000 + seq * 1000) })),
+    doc(4, { session: 'new', timestamp: same }),
+    doc(5, { session: 'new', timestamp: same }),
+    doc(1, { deviceId: 'dev-2', timestamp: new Date(T0 + 900_000) }),
+  ]);
+  const keys = (readings: { session: string; seq: number }[]) => readings.map((r) => `${r.session}:${r.seq}`);
+  assert.equal(keys(await store.readings({ deviceId: 'dev-1', limit: 4 })), ['new:5', 'new:4', 'new:3', 'new:2']);
+  const [first] = await store.readings({ deviceId: 'dev-1', limit: 1 });
+  assert.equal(first, {
+    deviceId: 'dev-1',
+    session: 'new',
+    seq: 5,
+    timestamp: same.toISOString(),
+    value: 'v5',
+    receivedAt: new Date(T0 + 5050).toISOString(),
+  });
+  assert.equal(
+    keys(await store.readings({ deviceId: 'dev-1', limit: 100, before: { time: new Date(T0 + 103_000) } })),
+    ['new:2', 'new:1', 'old:5', 'old:4', 'old:3', 'old:2', 'old:1'],
+  );
+  assert.equal(keys(await store.readings({ deviceId: 'dev-1', limit: 2, before: { seq: 5 } })), ['new:4', 'new:3']);
+  assert.equal(keys(await store.readings({ deviceId: 'dev-1', limit: 100, before: { seq: 1 } })), []);
+  assert.equal(await store.readings({ deviceId: 'nobody', limit: 10 }), []);
+  assert.equal(await store.readings({ deviceId: 'nobody', limit: 10, before: { seq: 3 } }), []);
+});
+
+test('summaries: each device with readings and each asked about, with its newest reading and count', async () => {
+  const { store } = setup();
+  await store.insert([doc(1), doc(2), doc(1, { deviceId: 'dev-0', session: 'x' }), doc(3)]);
+  const { deviceIds, summaries } = await store.summaries(['dev-9', 'dev-1']);
+  assert.equal(deviceIds, ['dev-0', 'dev-1', 'dev-9']);
+  assert.equal(summaries.get('dev-1'), {
+    session: 's1',
+    lastReading: { seq: 3, timestamp: doc(3).timestamp.toISOString(), value: 'v3' },
+    readingsStored: 3,
+  });
+  assert.is(summaries.get('dev-0')!.readingsStored, 1);
+  assert.is(summaries.get('dev-9'), undefined);
+});
+
+test('while the monitor says disconnected every call fails at once with one line', async () => {
+  const { store, commands } = setup({ connected: () => false });
+  for (const call of [
+    () => store.insert([doc(1)]),
+    () => store.readings({ deviceId: 'dev-1', limit: 1 }),
+    () => store.summaries([]),
+    () => store.ensureIndexes(),
+  ]) {
+    const error = await rejection(call());
+    assert.instance(error, DatabaseUnavailableError);
+    assert.is(error.message, 'the database is not connected');
+  }
+  assert.equal(commands, [], 'nothing was sent');
+});
+
+test('a hung database: queries give up after their bound, an insert fails; both work again after', async () => {
+  if (!target.standin) return; // only the stand-in can be hung in-process
+  const { store } = setup({ queryTimeoutMs: 300, socketTimeoutMS: 500 });
+  await store.insert([doc(1)]);
+  target.standin.hang();
+  for (const call of [() => store.readings({ deviceId: 'dev-1', limit: 1 }), () => store.summaries([])]) {
+    const error = await withDeadline(rejection(call()), 5000, 'a query to a hung database');
+    assert.instance(error, DatabaseUnavailableError);
+    assert.is(error.message, 'the database did not answer within 300 ms');
+  }
+  const failed = await withDeadline(rejection(store.insert([doc(2)])), 5000, 'an insert to a hung database');
+  assert.instance(failed, DatabaseUnavailableError);
+  assert.not.match(failed.message, /\n/);
+  target.standin.resume();
+  // Whether the hung insert reached the server or not, the retry stores doc 2 exactly once.
+  const retried = await store.insert([doc(2), doc(3)]);
+  assert.is(retried.inserted + retried.duplicates.length, 2);
+  assert.equal(
+    (await store.readings({ deviceId: 'dev-1', limit: 10 })).map((r) => r.seq),
+    [3, 2, 1],
+  );
+});
+
+test.run();

@@ -1,0 +1,198 @@
+// The per-socket writer with a store whose every insert the test settles by hand: batching while a write is in
+// flight, cumulative acks per session, refusals, retries, the held bound, close().
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { AckMessage, Reading } from '../lib/device-protocol.ts';
+import { createSummedWarning } from '../lib/summed-warning.ts';
+import { createLogSink } from '../test/support/log-sink.ts';
+import { waitFor } from '../test/support/deadline.ts';
+import { createHeldBudget } from './held-budget.ts';
+import { DatabaseUnavailableError, type InsertResult, type ReadingDocument } from './reading-store.ts';
+import { createReadingWriter, type ReadingWriterOptions } from './reading-writer.ts';
+
+interface Call {
+  docs: ReadingDocument[];
+  resolve(result?: Partial<InsertResult>): void;
+  reject(error: Error): void;
+}
+
+function setup(options: Partial<ReadingWriterOptions> = {}) {
+  const sink = createLogSink('debug', 'backend');
+  const calls: Call[] = [];
+  const acks: AckMessage[] = [];
+  const overflows: string[] = [];
+  const budget = options.budget ?? createHeldBudget(1024 * 1024);
+  const writer = createReadingWriter({
+    deviceId: 'dev-1',
+    store: {
+      insert: (docs) =>
+        new Promise((resolve, reject) =>
+          calls.push({
+            docs,
+            resolve: (result = {}) => resolve({ inserted: docs.length, duplicates: [], ...result }),
+            reject,
+          }),
+        ),
+    },
+    send: (ack) => acks.push(ack),
+    overflow: (why) => overflows.push(why),
+    warnings: {
+      refused: createSummedWarning(sink.log, (n) => `refused ${n}`),
+      failed: createSummedWarning(sink.log, (n) => `failed ${n}`),
+      dropped: createSummedWarning(sink.log, (n) => `dropped ${n}`),
+    },
+    log: sink.log,
+    budget,
+    backoff: { initialMs: 5, maxMs: 20 },
+    ...options,
+  });
+  return { writer, calls, acks, overflows, sink, budget };
+}
+
+const at = (seq: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, seq)).toISOString();
+const readings = (...seqs: number[]): Reading[] => seqs.map((seq) => ({ seq, timestamp: at(seq), value: `v${seq}` }));
+const seqs = (call: Call | undefined) => call?.docs.map((d) => `${d.session}:${d.seq}`);
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+test('one write in flight; what arrives meanwhile goes into the next insert together, acked after it', async () => {
+  const { writer, calls, acks } = setup();
+  writer.accept('s1', readings(1, 2));
+  assert.is(calls.length, 1);
+  writer.accept('s1', readings(3));
+  writer.accept('s1', readings(4, 5));
+  writer.accept('s2', readings(1));
+  assert.is(calls.length, 1, 'no second write while the first is in flight');
+  assert.equal(acks, [], 'nothing acked before the database acknowledged');
+  assert.is(writer.held, 6);
+  calls[0]!.resolve();
+  await tick();
+  assert.equal(acks, [{ type: 'ack', session: 's1', seq: 2 }]);
+  assert.equal(seqs(calls[1]), ['s1:3', 's1:4', 's1:5', 's2:1']);
+  calls[1]!.resolve();
+  await tick();
+  assert.equal(acks.slice(1), [
+    { type: 'ack', session: 's1', seq: 5 },
+    { type: 'ack', session: 's2', seq: 1 },
+  ]);
+  assert.is(writer.held, 0);
+});
+
+test('the stored documents: the fields, the timestamp a date, receivedAt when the frame came', async () => {
+  const { writer, calls } = setup();
+  const receivedAt = new Date('2026-02-03T04:05:06.789Z');
+  writer.accept('s1', [{ seq: 7, timestamp: '2026-01-01T00:00:07.250+01:00', value: 'line' }], receivedAt);
+  assert.equal(calls[0]!.docs, [
+    {
+      deviceId: 'dev-1',
+      session: 's1',
+      seq: 7,
+      timestamp: new Date('2025-12-31T23:00:07.250Z'),
+      value: 'line',
+      receivedAt,
+    },
+  ]);
+});
+
+test('a reading it cannot store as given is acked as refused, in order, and never written', async () => {
+  const { writer, calls, acks, sink } = setup();
+  writer.accept('s1', [
+    { seq: 1, timestamp: at(1), value: 'ok' },
+    { seq: 2, timestamp: 'yesterday', value: 'bad clock' },
+    { seq: 3, timestamp: at(3), value: 'x'.repeat(8 * 1024 + 1) },
+    { seq: 4, timestamp: at(4), value: 'é'.repeat(4 * 1024) }, // 8 KiB of UTF-8 exactly: fine
+  ]);
+  assert.equal(seqs(calls[0]), ['s1:1', 's1:4']);
+  calls[0]!.resolve();
+  await tick();
+  assert.equal(acks, [{ type: 'ack', session: 's1', seq: 4, refused: [2, 3] }]);
+  const warned = sink.find('refused');
+  assert.is(warned.length, 1, 'one summed warning, not one per reading');
+  assert.is(warned[0]!.seq, 2);
+  assert.is(warned[0]!.reason, 'timestamp is not an ISO 8601 date-time with a zone');
+  // Only refusals: acked without a write.
+  writer.accept('s1', [{ seq: 5, timestamp: '2026-01-01', value: 'no time' }]);
+  await tick();
+  assert.is(calls.length, 1);
+  assert.equal(acks.at(-1), { type: 'ack', session: 's1', seq: 5, refused: [5] });
+});
+
+test('a failed write acks nothing and is retried with what arrived meanwhile, in one insert', async () => {
+  const { writer, calls, acks, sink } = setup();
+  writer.accept('s1', readings(1, 2));
+  calls[0]!.reject(new DatabaseUnavailableError('the database is not connected'));
+  await tick();
+  writer.accept('s1', readings(3));
+  assert.equal(acks, []);
+  await waitFor(() => calls.length === 2, { timeout: 2000, what: 'the retry' });
+  assert.equal(seqs(calls[1]), ['s1:1', 's1:2', 's1:3']);
+  calls[1]!.reject(new Error('E11000-free failure'));
+  await waitFor(() => calls.length === 3, { timeout: 2000, what: 'the second retry' });
+  calls[2]!.resolve({ inserted: 1, duplicates: [0, 1] }); // the first attempt had stored 1 and 2 after all
+  await tick();
+  assert.equal(acks, [{ type: 'ack', session: 's1', seq: 3 }]);
+  const failed = sink.find('failed');
+  assert.is(failed[0]!.reason, 'the database is not connected');
+  assert.is(failed[0]!.held, 2);
+});
+
+test('past the held bound it drops its copies, asks for the socket to close, and acks nothing after', async () => {
+  const { writer, calls, acks, overflows, budget } = setup({ heldMax: 5 });
+  writer.accept('s1', readings(1, 2, 3));
+  writer.accept('s1', readings(4, 5));
+  assert.equal(overflows, []);
+  writer.accept('s1', readings(6));
+  assert.equal(overflows, ['over 5 readings held']);
+  assert.is(writer.held, 0);
+  assert.is(budget.held, 0, 'what it held is given back');
+  calls[0]!.resolve();
+  writer.accept('s1', readings(7));
+  await tick();
+  assert.equal(acks, []);
+  assert.is(calls.length, 1);
+});
+
+test('the bytes all sockets hold are bounded together: the socket that would pass it is the one closed', async () => {
+  const budget = createHeldBudget(2000);
+  const first = setup({ budget });
+  const second = setup({ budget });
+  first.writer.accept('s1', [{ seq: 1, timestamp: at(1), value: 'x'.repeat(1200) }]);
+  second.writer.accept('s1', [{ seq: 1, timestamp: at(1), value: 'y'.repeat(1200) }]);
+  assert.equal(first.overflows, []);
+  assert.equal(second.overflows, ['the readings held for all sockets would pass 2000 bytes']);
+  first.calls[0]!.resolve();
+  await tick();
+  assert.is(budget.held, 0);
+});
+
+test('close(): the write in flight finishes unacknowledged, nothing is retried', async () => {
+  const { writer, calls, acks } = setup();
+  writer.accept('s1', readings(1));
+  writer.close();
+  calls[0]!.resolve();
+  await tick();
+  writer.accept('s1', readings(2));
+  assert.equal(acks, []);
+  assert.is(calls.length, 1);
+});
+
+test('at debug level, one line per write lists what it stored anew (not the resends)', async () => {
+  const { writer, calls, sink } = setup();
+  writer.accept('s1', readings(1, 2, 3));
+  calls[0]!.resolve({ inserted: 2, duplicates: [0] });
+  await tick();
+  const [line] = sink.find('readings stored');
+  assert.equal(
+    { inserted: line!.inserted, duplicates: line!.duplicates, refused: line!.refused, readings: line!.readings },
+    {
+      inserted: 2,
+      duplicates: 1,
+      refused: 0,
+      readings: [
+        { session: 's1', seq: 2, value: 'v2' },
+        { session: 's1', seq: 3, value: 'v3' },
+      ],
+    },
+  );
+});
+
+test.run();

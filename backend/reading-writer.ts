@@ -1,0 +1,180 @@
+// One device socket's way from readings received to readings acknowledged: check, batch, write, ack, in order.
+//
+// One write is in flight per socket; what arrives meanwhile waits and goes into the next write together, so a
+// backlog drains at database speed (a round trip per batch, not per reading). Once MongoDB acknowledged a write,
+// each session in the batch gets one cumulative ack (refused readings named in it). When a write fails, its batch
+// goes back to the front of the queue and is retried with backoff, and nothing is acknowledged meanwhile. Past the
+// bound on what it holds the writer drops its copies and has the socket closed with 1013: the device still has
+// them and resends after it reconnects.
+import { DEVICE_UNACKED_IN_FLIGHT, type AckMessage, type Reading } from '../lib/device-protocol.ts';
+import type { Logger } from '../lib/logger.ts';
+import type { SummedWarning } from '../lib/summed-warning.ts';
+import type { HeldBudget } from './held-budget.ts';
+import type { InsertResult, ReadingDocument, ReadingStore } from './reading-store.ts';
+import { toDocument } from './reading-document.ts';
+
+/** Shared by every socket's writer, so a thousand devices' troubles are a few lines, not thousands. */
+export interface WriterWarnings {
+  refused: SummedWarning;
+  failed: SummedWarning;
+  dropped: SummedWarning;
+}
+
+export interface ReadingWriterOptions {
+  deviceId: string;
+  store: Pick<ReadingStore, 'insert'>;
+  send: (ack: AckMessage) => void;
+  /** Called once, after the writer dropped everything it held over its bound: close the socket with 1013. */
+  overflow: (why: string) => void;
+  warnings: WriterWarnings;
+  log: Logger;
+  /** The bytes all sockets may hold together. */
+  budget: HeldBudget;
+  /** Readings this socket may hold (received, not yet acknowledged). */
+  heldMax?: number;
+  backoff?: { initialMs: number; maxMs: number };
+}
+
+export interface ReadingWriter {
+  /** Takes a frame's readings of one session, in order; `receivedAt` is stored with each. */
+  accept(session: string, readings: Reading[], receivedAt?: Date): void;
+  /** Stops: forgets what it holds, sends no more acks, retries no more. */
+  close(): void;
+  /** Readings held right now. */
+  readonly held: number;
+}
+
+interface Item {
+  session: string;
+  seq: number;
+  /** Undefined: refused. */
+  doc: ReadingDocument | undefined;
+  bytes: number;
+}
+
+export function createReadingWriter({
+  deviceId,
+  store,
+  send,
+  overflow,
+  warnings,
+  log,
+  budget,
+  heldMax = 2 * DEVICE_UNACKED_IN_FLIGHT,
+  backoff = { initialMs: 100, maxMs: 2000 },
+}: ReadingWriterOptions): ReadingWriter {
+  let queue: Item[] = [];
+  let held = 0;
+  let heldBytes = 0;
+  let writing = false;
+  let retry: NodeJS.Timeout | undefined;
+  let failures = 0;
+  let closed = false;
+
+  function release(items: Item[]) {
+    const bytes = items.reduce((sum, item) => sum + item.bytes, 0);
+    held -= items.length;
+    heldBytes -= bytes;
+    budget.give(bytes);
+  }
+
+  function stop() {
+    closed = true;
+    clearTimeout(retry);
+    budget.give(heldBytes);
+    queue = [];
+    held = 0;
+    heldBytes = 0;
+  }
+
+  async function pump(): Promise<void> {
+    if (closed || writing || retry || queue.length === 0) return;
+    writing = true;
+    const batch = queue;
+    queue = [];
+    const docs = batch.flatMap((item) => (item.doc ? [item.doc] : []));
+    try {
+      const result: InsertResult = docs.length > 0 ? await store.insert(docs) : { inserted: 0, duplicates: [] };
+      if (closed) return;
+      failures = 0;
+      release(batch);
+      logStored(batch, docs, result);
+      for (const ack of acksFor(batch)) send(ack);
+    } catch (error) {
+      if (closed) return;
+      queue = batch.concat(queue);
+      failures += 1;
+      warnings.failed.note({ deviceId, held, reason: (error as Error).message });
+      const delay = Math.min(backoff.maxMs, backoff.initialMs * 2 ** (failures - 1));
+      // ±20 %, so that sockets that failed together do not all retry in the same instant.
+      retry = setTimeout(
+        () => {
+          retry = undefined;
+          void pump();
+        },
+        delay * (0.8 + 0.4 * Math.random()),
+      );
+      retry.unref();
+    } finally {
+      writing = false;
+    }
+    void pump(); // what arrived during the write
+  }
+
+  function logStored(batch: Item[], docs: ReadingDocument[], { inserted, duplicates }: InsertResult) {
+    if (!log.isLevelEnabled('debug')) return;
+    const resent = new Set(duplicates);
+    const readings = docs.filter((_, i) => !resent.has(i)).map(({ session, seq, value }) => ({ session, seq, value }));
+    const refused = batch.length - docs.length;
+    log.debug({ deviceId, inserted, duplicates: duplicates.length, refused, readings }, 'readings stored');
+  }
+
+  return {
+    accept(session, readings, receivedAt = new Date()) {
+      if (closed) return;
+      const items = readings.map((reading): Item => {
+        const checked = toDocument(deviceId, session, reading, receivedAt);
+        if ('refused' in checked) {
+          warnings.refused.note({ deviceId, session, seq: reading.seq, reason: checked.refused });
+          return { session, seq: reading.seq, doc: undefined, bytes: checked.bytes };
+        }
+        return { session, seq: reading.seq, doc: checked.doc, bytes: checked.bytes };
+      });
+      const bytes = items.reduce((sum, item) => sum + item.bytes, 0);
+      const why =
+        held + items.length > heldMax
+          ? `over ${heldMax} readings held`
+          : !budget.take(bytes)
+            ? `the readings held for all sockets would pass ${budget.max} bytes`
+            : undefined;
+      if (why) {
+        warnings.dropped.note({ deviceId, held: held + items.length, why });
+        stop();
+        overflow(why);
+        return;
+      }
+      queue.push(...items);
+      held += items.length;
+      heldBytes += bytes;
+      void pump();
+    },
+    close: stop,
+    get held() {
+      return held;
+    },
+  };
+}
+
+/** One cumulative ack per session in the batch, in the order the sessions first appear. */
+function acksFor(batch: Item[]): AckMessage[] {
+  const sessions = new Map<string, { seq: number; refused: number[] }>();
+  for (const { session, seq, doc } of batch) {
+    const ack = sessions.get(session) ?? { seq, refused: [] };
+    ack.seq = Math.max(ack.seq, seq);
+    if (!doc) ack.refused.push(seq);
+    sessions.set(session, ack);
+  }
+  return [...sessions].map(([session, { seq, refused }]) =>
+    refused.length > 0 ? { type: 'ack', session, seq, refused } : { type: 'ack', session, seq },
+  );
+}

@@ -1,0 +1,196 @@
+// The stand-in's data commands, answered from memory in the shapes mongod answers them: insert (ordered and
+// unordered, E11000 write errors), find with a filter, sort, skip and limit, getMore and killCursors, count,
+// distinct, createIndexes, listIndexes, drop and dropDatabase. Write concerns and maxTimeMS are accepted and have
+// nothing to wait for: every answer is in memory already.
+import { Long, type Document } from 'bson';
+import { CommandError } from './command-error.ts';
+import { createMemory, type IndexSpec, type Memory } from './memory.ts';
+import { compileFilter, compileSort } from './query.ts';
+import { compareValues, valueAt } from './values.ts';
+
+/** Commands this module answers, in the order the README lists them. */
+export const CRUD_COMMANDS = [
+  'insert',
+  'find',
+  'getMore',
+  'killCursors',
+  'count',
+  'distinct',
+  'createIndexes',
+  'listIndexes',
+  'drop',
+  'dropDatabase',
+] as const;
+
+// mongod's first batch holds 101 documents unless the client asks otherwise.
+const FIRST_BATCH = 101;
+// Open cursors kept at most; beyond, the oldest is forgotten (a client that never finishes its cursors).
+const CURSORS_MAX = 1000;
+const UNSUPPORTED_FIND_OPTIONS = ['projection', 'hint', 'collation', 'min', 'max', 'tailable', 'awaitData', 'let'];
+const INDEX_OPTIONS = new Set(['key', 'name', 'unique', 'v', 'background']);
+
+interface Cursor {
+  ns: string;
+  docs: Document[];
+}
+
+export interface CrudCommands {
+  /** The reply to `command` (named `name`), or undefined when it is not one of CRUD_COMMANDS. */
+  answer(name: string, command: Document): Document | undefined;
+}
+
+export function createCrudCommands(memory: Memory = createMemory()): CrudCommands {
+  const cursors = new Map<string, Cursor>();
+  let nextCursor = Long.fromNumber(Math.floor(Math.random() * 2 ** 40) + 1);
+
+  /** The first batch, and a cursor for the rest (id 0 when nothing is left). */
+  function openCursor(ns: string, docs: Document[], batchSize: number, single: boolean): Document {
+    const firstBatch = docs.slice(0, batchSize);
+    if (single || firstBatch.length === docs.length) return { cursor: { firstBatch, id: Long.ZERO, ns }, ok: 1 };
+    const id = nextCursor;
+    nextCursor = nextCursor.add(1);
+    cursors.set(id.toString(), { ns, docs: docs.slice(batchSize) });
+    if (cursors.size > CURSORS_MAX) cursors.delete(cursors.keys().next().value!);
+    return { cursor: { firstBatch, id, ns }, ok: 1 };
+  }
+
+  const handlers: Record<(typeof CRUD_COMMANDS)[number], (command: Document, db: string) => Document> = {
+    insert(command, db) {
+      const name = collectionName(command, 'insert');
+      if (!Array.isArray(command.documents)) throw badValue('insert needs a documents array');
+      const { n, writeErrors } = memory.insert(db, name, command.documents as Document[], command.ordered !== false);
+      return writeErrors.length > 0 ? { n, writeErrors, ok: 1 } : { n, ok: 1 };
+    },
+
+    find(command, db) {
+      const name = collectionName(command, 'find');
+      for (const option of UNSUPPORTED_FIND_OPTIONS) {
+        if (command[option] !== undefined) throw badValue(`find's ${option} is not supported by the MongoDB stand-in`);
+      }
+      let docs = select(memory, db, name, command.filter as Document | undefined);
+      const sort = compileSort(command.sort as Document | undefined);
+      if (sort) docs.sort(sort);
+      const skip = Number(command.skip ?? 0);
+      const limit = Math.abs(Number(command.limit ?? 0));
+      docs = docs.slice(skip, limit > 0 ? skip + limit : undefined);
+      const batchSize = command.batchSize === undefined ? FIRST_BATCH : Number(command.batchSize);
+      const single = command.singleBatch === true || Number(command.limit) < 0;
+      return openCursor(`${db}.${name}`, docs, single ? docs.length : batchSize, single);
+    },
+
+    getMore(command) {
+      const id = Long.fromValue(command.getMore as Long | number);
+      const cursor = cursors.get(id.toString());
+      if (!cursor) throw new CommandError(43, 'CursorNotFound', `cursor id ${id.toString()} not found`);
+      const batchSize = command.batchSize === undefined ? cursor.docs.length : Number(command.batchSize);
+      const nextBatch = cursor.docs.splice(0, Math.max(1, batchSize));
+      if (cursor.docs.length === 0) cursors.delete(id.toString());
+      return { cursor: { nextBatch, id: cursor.docs.length === 0 ? Long.ZERO : id, ns: cursor.ns }, ok: 1 };
+    },
+
+    killCursors(command) {
+      const killed: Long[] = [];
+      const notFound: Long[] = [];
+      for (const value of (command.cursors ?? []) as Long[]) {
+        const id = Long.fromValue(value);
+        (cursors.delete(id.toString()) ? killed : notFound).push(id);
+      }
+      return { cursorsKilled: killed, cursorsNotFound: notFound, cursorsAlive: [], cursorsUnknown: [], ok: 1 };
+    },
+
+    count(command, db) {
+      const docs = select(memory, db, collectionName(command, 'count'), command.query as Document | undefined);
+      const skip = Number(command.skip ?? 0);
+      const limit = Math.abs(Number(command.limit ?? 0));
+      return { n: Math.max(0, Math.min(docs.length - skip, limit > 0 ? limit : Infinity)), ok: 1 };
+    },
+
+    distinct(command, db) {
+      if (typeof command.key !== 'string') throw badValue('distinct needs a key');
+      const docs = select(memory, db, collectionName(command, 'distinct'), command.query as Document | undefined);
+      const values: unknown[] = [];
+      for (const doc of docs) {
+        const value = valueAt(doc, command.key);
+        if (value !== undefined && !values.some((seen) => compareValues(seen, value) === 0)) values.push(value);
+      }
+      return { values: values.sort(compareValues), ok: 1 };
+    },
+
+    createIndexes(command, db) {
+      const name = collectionName(command, 'createIndexes');
+      if (!Array.isArray(command.indexes) || command.indexes.length === 0)
+        throw badValue('createIndexes needs indexes');
+      const specs = (command.indexes as Document[]).map(toIndexSpec);
+      const { before, after, created } = memory.createIndexes(db, name, specs);
+      if (before === after)
+        return { numIndexesBefore: before, numIndexesAfter: after, note: 'all indexes already exist', ok: 1 };
+      return { numIndexesBefore: before, numIndexesAfter: after, createdCollectionAutomatically: created, ok: 1 };
+    },
+
+    listIndexes(command, db) {
+      const name = collectionName(command, 'listIndexes');
+      const collection = memory.collection(db, name);
+      if (!collection) throw new CommandError(26, 'NamespaceNotFound', `ns does not exist: ${db}.${name}`);
+      const indexes = collection.indexes.map(({ key, name: indexName, unique }) => ({
+        v: 2,
+        key,
+        name: indexName,
+        ...(unique && indexName !== '_id_' ? { unique: true } : {}),
+      }));
+      return openCursor(`${db}.$cmd.listIndexes.${name}`, indexes, indexes.length, true);
+    },
+
+    drop(command, db) {
+      const name = collectionName(command, 'drop');
+      const indexes = memory.drop(db, name);
+      // Since MongoDB 7.0 dropping a collection that does not exist succeeds too.
+      return indexes === undefined ? { ok: 1 } : { nIndexesWas: indexes, ns: `${db}.${name}`, ok: 1 };
+    },
+
+    dropDatabase(_command, db) {
+      memory.dropDatabase(db);
+      return { ok: 1 };
+    },
+  };
+
+  return {
+    answer(name, command) {
+      if (!(CRUD_COMMANDS as readonly string[]).includes(name)) return undefined;
+      const db = typeof command.$db === 'string' ? command.$db : 'test';
+      try {
+        return handlers[name as (typeof CRUD_COMMANDS)[number]](command, db);
+      } catch (error) {
+        if (error instanceof CommandError) return error.reply();
+        throw error;
+      }
+    },
+  };
+}
+
+function select(memory: Memory, db: string, name: string, filter: Document | undefined): Document[] {
+  const matches = compileFilter(filter);
+  return (memory.collection(db, name)?.docs ?? []).filter(matches);
+}
+
+function collectionName(command: Document, verb: string): string {
+  const name = command[verb];
+  if (typeof name !== 'string' || name === '') throw badValue(`${verb} needs a collection name`);
+  return name;
+}
+
+function toIndexSpec(index: Document): IndexSpec {
+  if (typeof index.name !== 'string' || typeof index.key !== 'object' || index.key === null) {
+    throw badValue('each index needs a key and a name');
+  }
+  for (const option of Object.keys(index)) {
+    if (!INDEX_OPTIONS.has(option)) throw badValue(`index option ${option} is not supported by the MongoDB stand-in`);
+  }
+  for (const [field, direction] of Object.entries(index.key as Document)) {
+    if (Number(direction) !== 1 && Number(direction) !== -1) {
+      throw badValue(`the MongoDB stand-in builds ascending and descending indexes only, not ${field}: ${direction}`);
+    }
+  }
+  return { name: index.name, key: index.key as Document, unique: index.unique === true };
+}
+
+const badValue = (message: string) => new CommandError(2, 'BadValue', message);

@@ -1,0 +1,187 @@
+// The stand-in's data: databases of collections of documents, held in this process's memory only (gone when it
+// stops), with mongod's `_id_` index and unique indexes enforced on insert the way mongod words the refusal.
+import { ObjectId, type Document } from 'bson';
+import { CommandError } from './command-error.ts';
+import { renderKey, typeRank, valueAt } from './values.ts';
+
+export interface IndexSpec {
+  name: string;
+  key: Document;
+  unique: boolean;
+}
+
+export interface Collection {
+  readonly ns: string;
+  /** In insertion order: mongod's natural order for a collection scan without a sort. */
+  readonly docs: Document[];
+  readonly indexes: IndexSpec[];
+}
+
+export interface WriteError {
+  index: number;
+  code: number;
+  errmsg: string;
+  keyPattern: Document;
+  keyValue: Document;
+}
+
+interface StoredCollection extends Collection {
+  docs: Document[];
+  indexes: IndexSpec[];
+  /** Per unique index, the keys present. */
+  keys: Map<string, Set<string>>;
+}
+
+export interface Memory {
+  collection(db: string, name: string): Collection | undefined;
+  /** Inserts in order; `ordered` stops at the first refusal. Returns how many went in and why the rest did not. */
+  insert(db: string, name: string, docs: Document[], ordered: boolean): { n: number; writeErrors: WriteError[] };
+  /** Adds indexes (all or none); returns the index counts before and after, and whether the collection was new. */
+  createIndexes(db: string, name: string, specs: IndexSpec[]): { before: number; after: number; created: boolean };
+  drop(db: string, name: string): number | undefined;
+  dropDatabase(db: string): void;
+}
+
+const ID_INDEX: IndexSpec = { name: '_id_', key: { _id: 1 }, unique: true };
+
+export function createMemory(): Memory {
+  const collections = new Map<string, StoredCollection>();
+
+  function ensure(db: string, name: string): { collection: StoredCollection; created: boolean } {
+    const ns = `${db}.${name}`;
+    const existing = collections.get(ns);
+    if (existing) return { collection: existing, created: false };
+    const collection: StoredCollection = { ns, docs: [], indexes: [ID_INDEX], keys: new Map([['_id_', new Set()]]) };
+    collections.set(ns, collection);
+    return { collection, created: true };
+  }
+
+  /** The first unique index `doc` would duplicate a key of (also against `pending` keys), with that key. */
+  function duplicate(collection: StoredCollection, doc: Document) {
+    for (const index of collection.indexes) {
+      if (!index.unique) continue;
+      const keyValue = keyOf(index, doc);
+      if (collection.keys.get(index.name)!.has(canonical(keyValue))) return { index, keyValue };
+    }
+    return undefined;
+  }
+
+  return {
+    collection: (db, name) => collections.get(`${db}.${name}`),
+
+    insert(db, name, docs, ordered) {
+      const { collection } = ensure(db, name);
+      const writeErrors: WriteError[] = [];
+      let n = 0;
+      for (const [position, given] of docs.entries()) {
+        // mongod stores _id as the first field, and makes one when the client sent none (the driver sends one, last).
+        const { _id = new ObjectId(), ...fields } = given;
+        const doc = { _id, ...fields };
+        const clash = duplicate(collection, doc);
+        if (clash) {
+          writeErrors.push({
+            index: position,
+            code: 11000,
+            errmsg: duplicateMessage(collection.ns, clash.index, clash.keyValue),
+            keyPattern: clash.index.key,
+            keyValue: clash.keyValue,
+          });
+          if (ordered) break;
+          continue;
+        }
+        for (const index of collection.indexes) {
+          if (index.unique) collection.keys.get(index.name)!.add(canonical(keyOf(index, doc)));
+        }
+        collection.docs.push(doc);
+        n += 1;
+      }
+      return { n, writeErrors };
+    },
+
+    createIndexes(db, name, specs) {
+      const { collection, created } = ensure(db, name);
+      const before = collection.indexes.length;
+      const added: IndexSpec[] = [];
+      for (const spec of specs) {
+        const same = [...collection.indexes, ...added].find((index) => index.name === spec.name);
+        if (same) {
+          if (sameKey(same.key, spec.key) && same.unique === spec.unique) continue;
+          throw new CommandError(
+            86,
+            'IndexKeySpecsConflict',
+            'An existing index has the same name as the requested index. ' +
+              `Requested index: ${describe(spec)}, existing index: ${describe(same)}`,
+          );
+        }
+        const other = [...collection.indexes, ...added].find((index) => sameKey(index.key, spec.key));
+        if (other)
+          throw new CommandError(
+            85,
+            'IndexOptionsConflict',
+            `Index already exists with a different name: ${other.name}`,
+          );
+        added.push(spec);
+      }
+      // A unique index over data that already repeats a key cannot be built: mongod fails the whole command.
+      for (const spec of added.filter((index) => index.unique)) {
+        const seen = new Set<string>();
+        for (const doc of collection.docs) {
+          const keyValue = keyOf(spec, doc);
+          const key = canonical(keyValue);
+          if (seen.has(key))
+            throw new CommandError(11000, 'DuplicateKey', duplicateMessage(collection.ns, spec, keyValue));
+          seen.add(key);
+        }
+        collection.keys.set(spec.name, seen);
+      }
+      collection.indexes.push(...added);
+      return { before: created ? 1 : before, after: collection.indexes.length, created };
+    },
+
+    drop(db, name) {
+      const collection = collections.get(`${db}.${name}`);
+      collections.delete(`${db}.${name}`);
+      return collection?.indexes.length;
+    },
+
+    dropDatabase(db) {
+      for (const ns of collections.keys()) if (ns.startsWith(`${db}.`)) collections.delete(ns);
+    },
+  };
+}
+
+/** `E11000 duplicate key error collection: app.readings index: deviceId_1_session_1_seq_1 dup key: { … }`. */
+export function duplicateMessage(ns: string, index: IndexSpec, keyValue: Document): string {
+  return `E11000 duplicate key error collection: ${ns} index: ${index.name} dup key: ${renderKey(keyValue)}`;
+}
+
+function keyOf(index: IndexSpec, doc: Document): Document {
+  const key: Document = {};
+  for (const path of Object.keys(index.key)) key[path] = valueAt(doc, path) ?? null;
+  return key;
+}
+
+// Numbers compare by value whatever their BSON type (1 and 1.0 are the same key), as in mongod's indexes.
+function canonical(key: Document): string {
+  return JSON.stringify(
+    Object.values(key).map((value) => {
+      const rank = typeRank(value);
+      if (rank === 3) return [rank, Number(value)];
+      if (value instanceof Date) return [rank, value.getTime()];
+      if (value instanceof ObjectId) return [rank, value.toHexString()];
+      return [rank, value];
+    }),
+  );
+}
+
+function sameKey(a: Document, b: Document): boolean {
+  const left = Object.entries(a);
+  const right = Object.entries(b);
+  return (
+    left.length === right.length && left.every(([k, v], i) => right[i]![0] === k && Number(right[i]![1]) === Number(v))
+  );
+}
+
+function describe(index: IndexSpec): string {
+  return renderKey({ v: 2, ...(index.unique ? { unique: true } : {}), key: index.key, name: index.name });
+}

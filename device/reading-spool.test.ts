@@ -1,0 +1,281 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openReadingSpool, type Cursor, type ReadingSpool, type ReadingSpoolOptions } from './reading-spool.ts';
+import { createLogSink, type LogSink } from '../test/support/log-sink.ts';
+import { configError } from '../test/support/config-error.ts';
+
+interface Ctx {
+  dir: string;
+  sink: LogSink;
+  open: ReadingSpool[];
+}
+const test = suite<Ctx>('reading spool', { dir: '', sink: createLogSink(), open: [] });
+
+test.before.each((ctx) => {
+  ctx.dir = mkdtempSync(join(tmpdir(), 'reading-spool-'));
+  ctx.sink = createLogSink();
+  ctx.open = [];
+});
+test.after.each((ctx) => {
+  for (const spool of ctx.open) spool.close();
+  rmSync(ctx.dir, { recursive: true, force: true });
+});
+
+function open(ctx: Ctx, session: string, options: Partial<ReadingSpoolOptions> = {}) {
+  const spool = openReadingSpool({ dir: ctx.dir, session, maxBytes: 1 << 20, log: ctx.sink.log, ...options });
+  ctx.open.push(spool);
+  return spool;
+}
+
+/** Everything `next` hands out from the oldest on, as [session, seq, value], batch by batch. */
+function drain(spool: ReadingSpool, maxCount = 1000, maxBytes = 1 << 20) {
+  const batches: Array<Array<[string, number, string]>> = [];
+  let cursor: Cursor | undefined;
+  for (
+    let batch = spool.next(cursor, maxCount, () => maxBytes);
+    batch;
+    batch = spool.next(cursor, maxCount, () => maxBytes)
+  ) {
+    const readings = JSON.parse(`[${batch.json}]`) as Array<{ seq: number; value: string }>;
+    assert.equal(
+      [batch.firstSeq, batch.lastSeq, batch.count],
+      [readings[0]!.seq, readings.at(-1)!.seq, readings.length],
+    );
+    batches.push(readings.map((r) => [batch!.session, r.seq, r.value]));
+    cursor = batch.end;
+  }
+  return batches;
+}
+const all = (spool: ReadingSpool) => drain(spool).flat();
+const segmentFiles = (dir: string) =>
+  readdirSync(dir)
+    .filter((name) => name.endsWith('.spool'))
+    .sort();
+const fill = (spool: ReadingSpool, from: number, to: number, prefix = 'v') => {
+  for (let i = from; i <= to; i++) spool.push(`${prefix}${i}`);
+};
+
+test('numbers readings from 1 and has each in the file (write(2)) before push returns', (ctx) => {
+  const spool = open(ctx, 's1');
+  const at = new Date('2024-05-01T10:00:00.000Z');
+  assert.equal(spool.push('t=21.5', at), { seq: 1, timestamp: '2024-05-01T10:00:00.000Z', value: 't=21.5' });
+  assert.is(spool.push('t=21.6')!.seq, 2);
+  const [file] = segmentFiles(ctx.dir);
+  const text = readFileSync(join(ctx.dir, file!), 'utf8');
+  assert.match(text, /"value":"t=21.5"/);
+  assert.match(text, /"value":"t=21.6"\}\}\n$/);
+  assert.equal(spool.stats(), { unacknowledged: 2, spoolBytes: statSync(join(ctx.dir, file!)).size, dropped: 0 });
+  assert.equal(all(spool), [
+    ['s1', 1, 't=21.5'],
+    ['s1', 2, 't=21.6'],
+  ]);
+});
+
+test('an ack forgets its session up to seq, and only that; repeated or foreign acks change nothing', (ctx) => {
+  const spool = open(ctx, 's1');
+  fill(spool, 1, 5);
+  const version = spool.version;
+  assert.is(spool.ack({ type: 'ack', session: 's1', seq: 3 }), 3);
+  assert.ok(spool.version !== version, 'version moves with the stats');
+  assert.equal(
+    all(spool).map(([, seq]) => seq),
+    [4, 5],
+  );
+  assert.is(spool.ack({ type: 'ack', session: 's1', seq: 3 }), 0);
+  assert.is(spool.ack({ type: 'ack', session: 'other', seq: 99 }), 0);
+  assert.is(spool.ack({ type: 'ack', session: 's1', seq: 99 }), 2);
+  assert.is(spool.size, 0);
+  assert.is(spool.push('next')!.seq, 6, 'numbering continues within the session');
+});
+
+test('a restart resends the previous session’s unacknowledged readings first, then the new ones', (ctx) => {
+  const first = open(ctx, 's1');
+  fill(first, 1, 5, 'a');
+  first.ack({ type: 'ack', session: 's1', seq: 2 });
+  // No close(): a SIGKILL leaves the files as they are.
+  const second = open(ctx, 's2');
+  assert.is(second.size, 3);
+  fill(second, 1, 2, 'b');
+  const third = open(ctx, 's3'); // killed again before anything was acked
+  fill(third, 1, 1, 'c');
+  assert.equal(drain(third), [
+    [
+      ['s1', 3, 'a3'],
+      ['s1', 4, 'a4'],
+      ['s1', 5, 'a5'],
+    ],
+    [
+      ['s2', 1, 'b1'],
+      ['s2', 2, 'b2'],
+    ],
+    [['s3', 1, 'c1']],
+  ]);
+  // Acks of the old sessions are kept too: the next start resends only what is left.
+  third.ack({ type: 'ack', session: 's1', seq: 5 });
+  third.ack({ type: 'ack', session: 's2', seq: 1 });
+  third.close();
+  assert.equal(all(open(ctx, 's4')), [
+    ['s2', 2, 'b2'],
+    ['s3', 1, 'c1'],
+  ]);
+  assert.equal(ctx.sink.find('unreadable'), [], 'nothing to skip after clean writes');
+});
+
+test('segments left empty by starts that read nothing are removed, not kept open', (ctx) => {
+  open(ctx, 's1').push('kept');
+  for (let i = 2; i <= 5; i++) open(ctx, `s${i}`); // each start makes a segment of its own
+  assert.is(segmentFiles(ctx.dir).length, 2, "s1's and the last start's");
+  const last = open(ctx, 's6');
+  assert.equal(all(last), [['s1', 1, 'kept']]);
+  assert.is(segmentFiles(ctx.dir).length, 2, 's1 and s6 only');
+});
+
+test('a torn last record (a crash mid-write) is skipped with one warning; the rest is kept', (ctx) => {
+  const first = open(ctx, 's1');
+  fill(first, 1, 3);
+  const [file] = segmentFiles(ctx.dir);
+  appendFileSync(join(ctx.dir, file!), '1234abcd {"type":"reading","session":"s1","rea');
+  const second = open(ctx, 's2');
+  fill(second, 1, 1, 'new');
+  assert.equal(all(second), [
+    ['s1', 1, 'v1'],
+    ['s1', 2, 'v2'],
+    ['s1', 3, 'v3'],
+    ['s2', 1, 'new1'],
+  ]);
+  const [warning, ...more] = ctx.sink.find('unreadable');
+  assert.equal(more, []);
+  assert.is(warning!.level, 40);
+  assert.equal([warning!.torn, warning!.skipped, warning!.files], [1, 0, [join(ctx.dir, file!)]]);
+});
+
+test('a record damaged in the middle is skipped with one warning; the readable ones around it are kept', (ctx) => {
+  const first = open(ctx, 's1');
+  fill(first, 1, 5);
+  first.ack({ type: 'ack', session: 's1', seq: 1 });
+  const path = join(ctx.dir, segmentFiles(ctx.dir)[0]!);
+  const bytes = readFileSync(path);
+  const third = bytes.indexOf('"v3"');
+  bytes[third + 1] = 'x'.charCodeAt(0); // v3 → x3 under the old checksum
+  const lines = bytes.toString('latin1').split('\n');
+  lines.splice(1, 1, 'not a record at all'); // and v2's line replaced by garbage
+  writeFileSync(path, Buffer.from(lines.join('\n'), 'latin1'));
+  const second = open(ctx, 's2');
+  assert.equal(
+    all(second).map(([, seq, value]) => `${seq}:${value}`),
+    ['4:v4', '5:v5'],
+  );
+  const warnings = ctx.sink.find('unreadable');
+  assert.is(warnings.length, 1);
+  assert.equal([warnings[0]!.skipped, warnings[0]!.torn], [2, 0]);
+});
+
+test('past DEVICE_SPOOL_MAX_BYTES the oldest go, counted and in a summed warning; the spool stays bounded', (ctx) => {
+  const spool = open(ctx, 's1', { maxBytes: 8 * 1024, segmentBytes: 1024, warnIntervalMs: 60_000 });
+  let largest = 0;
+  for (let i = 1; i <= 500; i++) {
+    spool.push(`reading-${i}`);
+    largest = Math.max(largest, spool.stats().spoolBytes);
+    const onDisk = segmentFiles(ctx.dir).reduce((sum, name) => sum + statSync(join(ctx.dir, name)).size, 0);
+    assert.is(onDisk, spool.stats().spoolBytes, 'spoolBytes is what is on disk');
+  }
+  assert.ok(largest <= 8 * 1024, `the spool reached ${largest} bytes`);
+  const { unacknowledged, dropped } = spool.stats();
+  assert.is(unacknowledged + dropped, 500);
+  assert.ok(dropped > 400, `${dropped} dropped`);
+  const kept = all(spool).map(([, seq]) => seq);
+  assert.equal(
+    kept,
+    Array.from({ length: unacknowledged }, (_, i) => 500 - unacknowledged + 1 + i),
+    'the newest are kept, in order',
+  );
+  spool.close(); // reports what the interval held back
+  const warnings = ctx.sink.find('spool full');
+  assert.is(warnings.length, 2, 'the first drop at once, the rest in one summed line');
+  assert.is(
+    warnings.reduce((sum, w) => sum + w.count, 0),
+    dropped,
+  );
+  assert.is(warnings[1]!.total, dropped);
+  assert.match(warnings[0]!.msg, /^spool full \(8192 bytes\): dropped the \d+ oldest unacknowledged readings$/);
+});
+
+test('acknowledged segments are deleted: a long run keeps the spool at a segment or two', (ctx) => {
+  const spool = open(ctx, 's1', { maxBytes: 64 * 1024, segmentBytes: 2048 });
+  for (let i = 1; i <= 3000; i++) {
+    spool.push(`reading-${i}`);
+    if (i % 10 === 0) spool.ack({ type: 'ack', session: 's1', seq: i });
+  }
+  assert.ok(segmentFiles(ctx.dir).length <= 2, segmentFiles(ctx.dir).join(' '));
+  assert.ok(spool.stats().spoolBytes <= 2 * 2048 + 200, `${spool.stats().spoolBytes} bytes`);
+  assert.equal(spool.stats().dropped, 0);
+  assert.is(spool.size, 0);
+  spool.close();
+  assert.is(open(ctx, 's2').size, 0, 'and a restart finds nothing to resend');
+});
+
+test('refused readings are forgotten with one summed warning; the readings after them are still sent', (ctx) => {
+  const spool = open(ctx, 's1', { warnIntervalMs: 60_000 });
+  fill(spool, 1, 6);
+  assert.is(spool.ack({ type: 'ack', session: 's1', seq: 3, refused: [2] }), 3);
+  assert.is(spool.ack({ type: 'ack', session: 's1', seq: 5, refused: [2, 4, 5] }), 2, 'seq 2 is gone already');
+  assert.equal(
+    all(spool).map(([, seq]) => seq),
+    [6],
+  );
+  spool.close();
+  assert.equal(
+    ctx.sink.find('refused').map((w) => [w.msg, w.count, w.total]),
+    [
+      ['the backend refused 1 reading: dropped', 1, 1],
+      ['the backend refused 2 readings: dropped', 2, 3],
+    ],
+  );
+  assert.equal(
+    all(open(ctx, 's2')).map(([, seq]) => seq),
+    [6],
+    'not resent after a restart either',
+  );
+});
+
+test('next: one session per batch, at most maxCount, within maxBytes (one at least); through counts them', (ctx) => {
+  const old = open(ctx, 'old');
+  fill(old, 1, 3, 'o');
+  const spool = open(ctx, 'new');
+  fill(spool, 1, 10, 'n');
+  assert.equal(
+    drain(spool, 4).map((batch) => batch.map(([session, seq]) => `${session}${seq}`).join(' ')),
+    ['old1 old2 old3', 'new1 new2 new3 new4', 'new5 new6 new7 new8', 'new9 new10'],
+  );
+  const one = '{"seq":1,"timestamp":"2024-05-01T10:00:00.000Z","value":"n1"}'.length;
+  const sizes = drain(spool, 100, 2 * one + 1).map((batch) => batch.length);
+  // Two readings and their comma fit, a third does not; n10 is a byte longer than the budget allows beside n9.
+  assert.equal(sizes, [2, 1, 2, 2, 2, 2, 1, 1]);
+  assert.equal(
+    drain(spool, 100, 1).map((batch) => batch.length),
+    Array(13).fill(1),
+    'a reading over the budget goes alone',
+  );
+  const first = spool.next(undefined, 2, () => 1 << 20)!;
+  assert.is(spool.through(undefined), 0);
+  assert.is(spool.through(first.end), 2);
+  const second = spool.next(first.end, 5, () => 1 << 20)!;
+  assert.is(spool.through(second.end), 3, 'the rest of the old session');
+  spool.ack({ type: 'ack', session: 'old', seq: 2 });
+  assert.is(spool.through(second.end), 1);
+  assert.is(spool.next(second.end, 1, () => 1 << 20)!.firstSeq, 1, 'then the new session');
+});
+
+test('a DEVICE_SPOOL_DIR that cannot be written is a one-line ConfigError naming it', (ctx) => {
+  const file = join(ctx.dir, 'a-file');
+  writeFileSync(file, '');
+  for (const dir of [file, join(file, 'spool')]) {
+    const message = configError(() => openReadingSpool({ dir, session: 's', maxBytes: 1 << 20, log: ctx.sink.log }));
+    assert.match(message, new RegExp(`^DEVICE_SPOOL_DIR=${dir} cannot be used: E[A-Z]+: .*this user can write\\)$`));
+  }
+});
+
+test.run();

@@ -1,0 +1,77 @@
+// One record of the device's spool: a line `<crc32 of the JSON, 8 hex digits> <JSON>\n`, so that a torn or
+// damaged line is recognised by its checksum and skipped instead of being believed.
+import { crc32 } from 'node:zlib';
+import type { Reading } from '../lib/device-protocol.ts';
+
+/**
+ * A reading as stored: `{"type":"reading","session":…,"reading":{"seq":…,"timestamp":…,"value":…}}`. The inner
+ * object is the protocol's `Reading` JSON as sent, so a frame is built from the file's bytes without re-encoding.
+ */
+export interface ReadingRecord {
+  type: 'reading';
+  session: string;
+  seq: number;
+  /** Where the reading's JSON starts in the line, in bytes, and how long it is. */
+  jsonOffset: number;
+  jsonBytes: number;
+}
+
+/** Everything of `session` up to `seq` is forgotten: acknowledged (stored or refused) by the backend. */
+export interface AckRecord {
+  type: 'ack';
+  session: string;
+  seq: number;
+}
+
+export type SpoolRecord = ReadingRecord | AckRecord;
+
+const CRC_HEX = 8;
+const HEAD = CRC_HEX + 1; // the checksum and the space after it
+
+export function encodeReading(
+  session: string,
+  reading: Reading,
+): { line: Buffer; jsonOffset: number; jsonBytes: number } {
+  const prefix = readingPrefix(session);
+  const json = JSON.stringify({ seq: reading.seq, timestamp: reading.timestamp, value: reading.value });
+  return {
+    line: encodeLine(`${prefix}${json}}`),
+    jsonOffset: HEAD + Buffer.byteLength(prefix),
+    jsonBytes: Buffer.byteLength(json),
+  };
+}
+
+export function encodeAck(session: string, seq: number): Buffer {
+  return encodeLine(JSON.stringify({ type: 'ack', session, seq }));
+}
+
+/** A line without its `\n`; undefined when its checksum, JSON or shape is wrong. */
+export function decodeRecord(line: Buffer): SpoolRecord | undefined {
+  if (line.length <= HEAD || line[CRC_HEX] !== 0x20) return undefined;
+  const body = line.subarray(HEAD);
+  if (line.toString('latin1', 0, CRC_HEX) !== crcHex(body)) return undefined;
+  const text = body.toString('utf8');
+  let m: Record<string, unknown>;
+  try {
+    m = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  if (typeof m !== 'object' || m === null || typeof m.session !== 'string') return undefined;
+  if (m.type === 'ack') return isSeq(m.seq) ? { type: 'ack', session: m.session, seq: m.seq } : undefined;
+  if (m.type !== 'reading' || typeof m.reading !== 'object' || m.reading === null) return undefined;
+  const r = m.reading as Record<string, unknown>;
+  if (!isSeq(r.seq) || typeof r.timestamp !== 'string' || typeof r.value !== 'string') return undefined;
+  // Only the layout encodeReading writes (these keys, in this order, nothing else): the reading's bytes are then
+  // exactly the JSON a frame needs.
+  const prefix = readingPrefix(m.session);
+  if (Object.keys(m).length !== 3 || Object.keys(r).length !== 3) return undefined;
+  if (!text.startsWith(prefix) || !text.endsWith('}')) return undefined;
+  const jsonOffset = HEAD + Buffer.byteLength(prefix);
+  return { type: 'reading', session: m.session, seq: r.seq, jsonOffset, jsonBytes: line.length - jsonOffset - 1 };
+}
+
+const readingPrefix = (session: string) => `{"type":"reading","session":${JSON.stringify(session)},"reading":`;
+const isSeq = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 1;
+const crcHex = (bytes: Buffer | string) => crc32(bytes).toString(16).padStart(CRC_HEX, '0');
+const encodeLine = (json: string) => Buffer.from(`${crcHex(json)} ${json}\n`);

@@ -1,0 +1,35 @@
+// Asks the backend for one device's latest readings (GET /api/readings) and charts them; never throws.
+import { asObject } from './as-object.ts';
+import { probe } from './probe.ts';
+import { buildSeries } from './reading-series.ts';
+import { joinUrl } from './service-status.ts';
+import type { RecentReadings } from './status-document.ts';
+
+/** Readings per device: a minute of the emulator's one a second, and few enough to draw on a phone. */
+export const RECENT_LIMIT = 60;
+
+/** Sixty readings of up to 8 KiB each, with their JSON around them. */
+export const RECENT_MAX_BYTES = 1024 * 1024;
+
+export async function readRecent(backendUrl: string, deviceId: string, timeoutMs: number): Promise<RecentReadings> {
+  const query = `deviceId=${encodeURIComponent(deviceId)}&limit=${RECENT_LIMIT}`;
+  const result = await probe(joinUrl(backendUrl, `/api/readings?${query}`), timeoutMs, { maxBytes: RECENT_MAX_BYTES });
+  const unavailable = (problem: string): RecentReadings => ({
+    available: false,
+    problem: `readings: ${problem}`,
+    series: { name: null, points: [] },
+  });
+  if (!result.reached) return unavailable(result.error);
+  const body = asObject(result.body);
+  if (result.status !== 200 || !Array.isArray(body?.readings)) {
+    const said = typeof body?.error === 'string' ? `: ${oneLine(body.error)}` : ' without a readings list';
+    return unavailable(`backend answered HTTP ${result.status}${said}`);
+  }
+  return { available: true, problem: null, series: buildSeries(body.readings) };
+}
+
+/** A service's error text as one short line: it is shown on the page and must not take it over. */
+function oneLine(text: string, max = 160): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}

@@ -1,0 +1,229 @@
+// Readings kept: the backend as a real process on the in-process MongoDB stand-in. Readings are in the database
+// before they are acknowledged, a frame is one insert, a resend makes no second document, nothing is acknowledged
+// while the database hangs (and the backend holds a bounded amount meanwhile), and what is stored is read back,
+// also by a backend started afterwards.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { MongoClient, type Document } from 'mongodb';
+import { startMongoStandin, type MongoStandin } from '../dev/mongo-standin/server.ts';
+import { spawnService, type Service } from './support/spawn-service.ts';
+import { waitFor, withDeadline } from './support/deadline.ts';
+import { stopAll } from './support/spawn-process.ts';
+import { openSocket, type OpenSocket } from './support/device-socket.ts';
+import { jsonLines } from './support/device-services.ts';
+
+const test = suite('backend readings');
+let mongo: MongoStandin;
+let inserts: Document[];
+
+test.before.each(async () => {
+  inserts = [];
+  mongo = await startMongoStandin({ onCommand: (command) => 'insert' in command && inserts.push(command) });
+});
+test.after.each(async () => {
+  mongo.resume();
+  await stopAll();
+  await mongo.close();
+});
+
+async function startBackend(env: Record<string, string> = {}): Promise<Service> {
+  const backend = await spawnService('backend/main.ts', { env: { MONGODB_URI: `${mongo.url}/app`, ...env } });
+  await waitFor(async () => (await fetch(`${backend.url}/api/ready`)).status === 200, {
+    timeout: 10_000,
+    what: 'backend ready',
+  });
+  return backend;
+}
+
+const AT = '2026-03-01T12:00:00.000Z';
+const frame = (from: number, count: number, session = 's1', timestamp = AT) =>
+  JSON.stringify({
+    type: 'readings',
+    deviceId: 'dev-1',
+    session,
+    readings: Array.from({ length: count }, (_, i) => ({ seq: from + i, timestamp, value: `line ${from + i}` })),
+  });
+const hello = (session = 's1') => JSON.stringify({ type: 'hello', deviceId: 'dev-1', session });
+const ackedUpTo = (socket: OpenSocket, seq: number, session = 's1') =>
+  waitFor(() => socket.messages.some((m) => m.type === 'ack' && m.session === session && m.seq >= seq), {
+    timeout: 10_000,
+    what: `an ack of ${session} up to ${seq}`,
+  });
+const get = async (backend: Service, path: string) => {
+  const res = await withDeadline(fetch(`${backend.url}${path}`), 10_000, `GET ${path}`);
+  return { status: res.status, body: (await res.json()) as Record<string, any> };
+};
+const warnings = (backend: Service, text: string) =>
+  jsonLines(backend).filter((l) => l.level === 40 && String(l.msg).includes(text));
+
+test('a frame of 300 readings is one insert, acknowledged once it is stored; the fields as documented', async () => {
+  const backend = await startBackend();
+  const socket = await openSocket(backend.url);
+  socket.ws.send(hello());
+  socket.ws.send(frame(1, 300));
+  await ackedUpTo(socket, 300);
+  assert.equal(socket.messages, [{ type: 'ack', session: 's1', seq: 300 }]);
+  assert.equal(
+    inserts.map((c) => [c.insert, (c.documents as Document[]).length, c.ordered, c.writeConcern]),
+    [['readings', 300, false, { w: 'majority', j: true, wtimeout: 5000 }]],
+  );
+  const client = new MongoClient(mongo.url);
+  const [first] = await client.db('app').collection('readings').find({ seq: 1 }).toArray();
+  await client.close();
+  assert.equal(Object.keys(first!), ['_id', 'deviceId', 'session', 'seq', 'timestamp', 'value', 'receivedAt']);
+  assert.instance(first!.timestamp, Date, 'timestamp is a BSON date');
+  assert.instance(first!.receivedAt, Date, 'receivedAt is a BSON date');
+  const { status, body } = await get(backend, '/api/readings?deviceId=dev-1&limit=2');
+  assert.is(status, 200);
+  assert.equal(
+    body.readings.map((r: { seq: number }) => r.seq),
+    [300, 299],
+  );
+  assert.equal(Object.keys(body.readings[0]), ['deviceId', 'session', 'seq', 'timestamp', 'value', 'receivedAt']);
+  assert.is(body.readings[0].timestamp, AT);
+  assert.is(body.readings[0].value, 'line 300');
+});
+
+test('a resend after a reconnect is acknowledged and makes no second document', async () => {
+  const backend = await startBackend();
+  const first = await openSocket(backend.url);
+  first.ws.send(hello());
+  first.ws.send(frame(1, 50));
+  await ackedUpTo(first, 50);
+  first.ws.close();
+  const second = await openSocket(backend.url);
+  second.ws.send(hello());
+  second.ws.send(frame(40, 20)); // 40–50 again, 51–59 new
+  await ackedUpTo(second, 59);
+  const { body } = await get(backend, '/api/devices');
+  assert.is(body.devices[0].readingsStored, 59);
+  const { body: page } = await get(backend, '/api/readings?deviceId=dev-1&limit=1000');
+  assert.equal(
+    page.readings.map((r: { seq: number }) => r.seq),
+    Array.from({ length: 59 }, (_, i) => 59 - i),
+  );
+});
+
+test('a backlog drains at database speed: inserts of whole frames, never a round trip per reading', async () => {
+  const backend = await startBackend();
+  const socket = await openSocket(backend.url);
+  socket.ws.send(hello());
+  const TOTAL = 20_000;
+  const PER_FRAME = 500;
+  const acked = () => Math.max(0, ...socket.messages.map((m) => m.seq));
+  const started = performance.now();
+  // No more than DEVICE_UNACKED_IN_FLIGHT (2000) ahead of the last ack, as the device does.
+  for (let sent = 0; sent < TOTAL; sent += PER_FRAME) {
+    await waitFor(() => sent + PER_FRAME - acked() <= 2000, {
+      timeout: 10_000,
+      interval: 1,
+      what: `room after ${sent}`,
+    });
+    socket.ws.send(frame(sent + 1, PER_FRAME));
+  }
+  await ackedUpTo(socket, TOTAL);
+  const ms = performance.now() - started;
+  const sizes = inserts.map((c) => (c.documents as Document[]).length);
+  console.log(
+    `    measured: ${TOTAL} readings in frames of ${PER_FRAME} stored and acked in ${ms.toFixed(0)} ms ` +
+      `(${Math.round((TOTAL / ms) * 1000)}/s) with ${sizes.length} inserts ` +
+      `of ${Math.min(...sizes)}–${Math.max(...sizes)}`,
+  );
+  assert.ok(sizes.length <= TOTAL / PER_FRAME, `${sizes.length} inserts for ${TOTAL / PER_FRAME} frames`);
+  assert.ok(
+    sizes.every((n) => n % PER_FRAME === 0),
+    `a frame was split: ${sizes.join(', ')}`,
+  );
+  assert.is((await get(backend, '/api/devices')).body.devices[0].readingsStored, TOTAL);
+});
+
+test('while the database hangs nothing is acked and reads answer 503; afterwards all is stored once', async () => {
+  const backend = await startBackend();
+  const socket = await openSocket(backend.url);
+  socket.ws.send(hello());
+  socket.ws.send(frame(1, 10));
+  await ackedUpTo(socket, 10);
+  mongo.hang();
+  for (let from = 11; from <= 1000; from += 110) socket.ws.send(frame(from, 110));
+  for (const path of ['/api/readings?deviceId=dev-1', '/api/devices']) {
+    const { status, body } = await get(backend, path);
+    assert.is(status, 503, path);
+    assert.equal(Object.keys(body), ['error']);
+    assert.match(body.error, /^database unavailable: [^\n]+$/);
+  }
+  await waitFor(() => warnings(backend, 'of readings failed').length > 0, { timeout: 10_000, what: 'a failed write' });
+  assert.equal(
+    socket.messages.map((m) => m.seq),
+    [10],
+    'nothing acknowledged while the database hangs',
+  );
+  const before = inserts.length;
+  mongo.resume();
+  await ackedUpTo(socket, 1000);
+  const { body } = await get(backend, '/api/devices');
+  assert.is(body.devices[0].readingsStored, 1000);
+  // The 990 held readings went out together, not a round trip per frame.
+  assert.ok(inserts.length - before <= 3, `${inserts.length - before} inserts after the database came back`);
+  const summed = warnings(backend, 'of readings failed');
+  assert.ok(summed.length <= 3, `${summed.length} warning lines for the failed writes`);
+});
+
+test('past twice DEVICE_UNACKED_IN_FLIGHT held readings the socket is closed with 1013 and one warning', async () => {
+  const backend = await startBackend();
+  const socket = await openSocket(backend.url);
+  socket.ws.send(hello());
+  mongo.hang();
+  for (let from = 1; from <= 4500; from += 500) socket.ws.send(frame(from, 500));
+  const closed = await withDeadline(socket.closed, 10_000, 'the socket closed');
+  assert.equal(closed, { code: 1013, reason: 'too many readings held; resend later' });
+  assert.equal(socket.messages, []);
+  await waitFor(() => warnings(backend, 'dropped the readings held').length === 1, {
+    timeout: 5000,
+    what: 'the warning',
+  });
+  const [line] = warnings(backend, 'dropped the readings held');
+  assert.is(line!.why, 'over 4000 readings held');
+  mongo.resume();
+  // The device resends after reconnecting: stored then, once.
+  const again = await openSocket(backend.url);
+  again.ws.send(hello());
+  for (let from = 1; from <= 2000; from += 500) again.ws.send(frame(from, 500));
+  await ackedUpTo(again, 2000);
+});
+
+test('what is stored survives a backend restart: /api/devices and /api/readings read the database', async () => {
+  const first = await startBackend();
+  const socket = await openSocket(first.url);
+  socket.ws.send(hello('s1'));
+  socket.ws.send(frame(1, 5, 's1'));
+  const LATER = '2026-03-01T12:05:00.000Z';
+  socket.ws.send(frame(1, 3, 's2', LATER));
+  await ackedUpTo(socket, 3, 's2');
+  await first.stop();
+  const second = await startBackend();
+  const { status, body } = await get(second, '/api/devices');
+  assert.is(status, 200);
+  assert.equal(body.devices, [
+    {
+      deviceId: 'dev-1',
+      session: 's2',
+      connected: false,
+      lastReading: { seq: 3, timestamp: LATER, value: 'line 3' },
+      readingsStored: 8,
+    },
+  ]);
+  const { body: older } = await get(second, '/api/readings?deviceId=dev-1&before=3');
+  assert.equal(
+    older.readings.map((r: { session: string; seq: number }) => `${r.session}:${r.seq}`),
+    ['s2:2', 's2:1'],
+  );
+  const { body: earlier } = await get(second, '/api/readings?deviceId=dev-1&before=2026-03-01T12:05:00Z&limit=2');
+  assert.equal(
+    earlier.readings.map((r: { session: string; seq: number }) => `${r.session}:${r.seq}`),
+    ['s1:5', 's1:4'],
+  );
+  const { body: none } = await get(second, '/api/readings?deviceId=dev-1&before=2026-03-01T12:00:00Z');
+  assert.equal(none, { readings: [] });
+});
+
+test.run();
