@@ -90,4 +90,12 @@ test('a bad DEVICE_TOKEN is a one-line ConfigError that never quotes the token',
   assert.is(readConfig({ NODE_ENV: 'local', DEVICE_TOKEN: ' \n ' }).deviceToken, undefined, 'blank is unset');
 });
 
+test('a DEVICE_ID over 256 characters, which the backend would refuse, is a one-line error', () => {
+  assert.is(readConfig({ NODE_ENV: 'local', DEVICE_ID: 'd'.repeat(256) }).deviceId, 'd'.repeat(256));
+  assert.is(
+    configError(() => readConfig({ NODE_ENV: 'local', DEVICE_ID: 'd'.repeat(257) })),
+    'DEVICE_ID is not valid: 257 characters, the backend accepts at most 256',
+  );
+});
+
 test.run();

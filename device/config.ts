@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { ConfigError } from '../lib/config-error.ts';
 import { readEnvironment, readInteger, readPort, readString, readUrl } from '../lib/env.ts';
-import { DEVICE_SOCKET_PATH } from '../lib/device-protocol.ts';
+import { DEVICE_ID_MAX_LENGTH, DEVICE_SOCKET_PATH } from '../lib/device-protocol.ts';
 import { readDeviceToken } from '../lib/device-token.ts';
 
 export interface DeviceConfig {
@@ -48,7 +48,7 @@ export function readConfig(env: Record<string, string | undefined>, cwd = proces
     socketUrl: socketUrl(backendUrl),
     serialPath,
     baudRate: readInteger(env, 'SERIAL_BAUD_RATE', 9600, { min: 50, max: 4_000_000 }),
-    deviceId: readString(env, 'DEVICE_ID', hostname()),
+    deviceId: readDeviceId(env),
     deviceToken: readDeviceToken(env),
     shutdownDelayMs: readInteger(env, 'SHUTDOWN_DELAY_MS', 0, { max: 60_000 }),
     spoolDir: resolve(cwd, readString(env, 'DEVICE_SPOOL_DIR', 'spool')),
@@ -61,4 +61,15 @@ function socketUrl(backendUrl: string): string {
   const url = new URL(DEVICE_SOCKET_PATH, backendUrl);
   url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
   return url.toString();
+}
+
+/** DEVICE_ID, or the host name: the backend refuses a hello naming more than DEVICE_ID_MAX_LENGTH characters. */
+function readDeviceId(env: Record<string, string | undefined>): string {
+  const deviceId = readString(env, 'DEVICE_ID', hostname());
+  if (deviceId.length > DEVICE_ID_MAX_LENGTH) {
+    throw new ConfigError(
+      `DEVICE_ID is not valid: ${deviceId.length} characters, the backend accepts at most ${DEVICE_ID_MAX_LENGTH}`,
+    );
+  }
+  return deviceId;
 }
