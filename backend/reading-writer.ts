@@ -95,10 +95,11 @@ export function createReadingWriter({
     const docs = batch.flatMap((item) => (item.doc ? [item.doc] : []));
     try {
       const result: InsertResult = docs.length > 0 ? await store.insert(docs) : { inserted: 0, duplicates: [] };
+      // The write happened whether or not its socket is still open: the log says what the database now holds.
+      logStored(batch, docs, result);
       if (closed) return;
       failures = 0;
       release(batch);
-      logStored(batch, docs, result);
       for (const ack of acksFor(batch)) send(ack);
     } catch (error) {
       if (closed) return;
