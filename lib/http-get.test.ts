@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import type { RequestListener } from 'node:http';
 import { httpGet, ProbeFailure } from './http-get.ts';
 import { listen, type Listening } from '../test/support/listen.ts';
-import { freePort } from './free-port.ts';
+import { freePort } from '../tools/free-port.ts';
 import { withDeadline } from '../test/support/deadline.ts';
 
 const servers: Listening[] = [];

@@ -1,8 +1,8 @@
 // The CLI's options (one table: the parser, the usage text and the environment fallbacks all read it), and their
 // validation into a SmokeConfig.
 import { findChromium } from './browser.ts';
-import { CLIError } from '../lib/cli-error.ts';
-import { parseCommandLine } from '../lib/parse-command-line.ts';
+import { CLIError } from '../tools/cli-error.ts';
+import { parseCommandLine } from '../tools/parse-command-line.ts';
 import type { SmokeConfig } from './types.ts';
 
 export const DEFAULTS = {

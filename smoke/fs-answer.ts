@@ -1,6 +1,6 @@
 // File-system checks with a bound on the answer: some mounts never answer (Node's recursive mkdir spins forever on
 // procfs).
-import { CLIError } from '../lib/cli-error.ts';
+import { CLIError } from '../tools/cli-error.ts';
 
 export const FS_ANSWER_MS = 3000;
 

@@ -5,7 +5,7 @@ import { existsSync, lstatSync, mkdtempSync, readFileSync, rmSync, symlinkSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkReportPaths, toJson, toJunit, toStepSummary, writeReports } from './reports.ts';
-import { CLIError } from '../lib/cli-error.ts';
+import { CLIError } from '../tools/cli-error.ts';
 import type { SmokeSummary } from './types.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'smoke-reports-test-'));

@@ -3,7 +3,7 @@ import { appendFile, mkdir, open, realpath, rm, stat, writeFile } from 'node:fs/
 import { dirname } from 'node:path';
 import { answerWithin, NoAnswerError } from './fs-answer.ts';
 import { describeFsError } from './fs-error.ts';
-import { CLIError } from '../lib/cli-error.ts';
+import { CLIError } from '../tools/cli-error.ts';
 import { redactUrl, redactUrlsIn } from '../lib/redact-url.ts';
 import type { ProbeResult, SmokeSummary } from './types.ts';
 

@@ -4,7 +4,7 @@
 //   npx tsx smoke/trailer.ts [--issue N] [--local-stack] ...   exit 0 with a trailer, 2 without one
 //   npx tsx smoke/trailer.ts check <commit-message-file>      exit 0 if it ends with one good trailer, else 1
 import { readFile } from 'node:fs/promises';
-import { CLIError } from '../lib/cli-error.ts';
+import { CLIError } from '../tools/cli-error.ts';
 import { parseTrailerArgs, USAGE } from './trailer/args.ts';
 import { checkMessage } from './trailer/check.ts';
 import { formatTrailer } from './trailer/format.ts';

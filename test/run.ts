@@ -4,8 +4,8 @@
 // Docker Engine (*.container.ts, test/containers/), which need `eval "$(bash scripts/container-engine.sh)"` first.
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { startProcess } from '../lib/child-process.ts';
-import { projectRoot as root } from '../lib/project-root.ts';
+import { startProcess } from '../tools/child-process.ts';
+import { projectRoot as root } from '../tools/project-root.ts';
 
 const args = process.argv.slice(2);
 const SUFFIXES: Record<string, string> = { faults: '.fault.ts', containers: '.container.ts' };

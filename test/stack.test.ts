@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from './support/deadline.ts';
-import { freePort } from '../lib/free-port.ts';
+import { freePort } from '../tools/free-port.ts';
 import { listen } from './support/listen.ts';
 import { spawnProcess, stopAll, type Spawned } from './support/spawn-process.ts';
 import { root } from './support/spawn-service.ts';

@@ -1,7 +1,7 @@
 // The local stack's settings from the environment: ports, where the database comes from, deadlines, artifacts.
 import { join } from 'node:path';
 import { readInteger, readPort, readString } from '../../lib/env.ts';
-import { projectRoot } from '../../lib/project-root.ts';
+import { projectRoot } from '../../tools/project-root.ts';
 
 export interface StackConfig {
   backendPort: number;

@@ -1,5 +1,5 @@
 // Why the local stack could not come up or stay up: the service, a one-line reason, and that service's last log lines.
-import { CLIError } from '../../lib/cli-error.ts';
+import { CLIError } from '../../tools/cli-error.ts';
 
 /** `npm start` exits with this when the stack did not come up or a service stopped on its own. */
 export const EXIT_STACK = 3;

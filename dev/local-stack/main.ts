@@ -5,9 +5,9 @@
 //   npm start -- --once    stops after the smoke and exits with the smoke's exit code
 // Exit codes: 0/1/2 the smoke's (pass / a probe failed / smoke error), 3 the stack did not come up or a
 // service stopped on its own, 2 bad arguments or settings, 130/143 interrupted by SIGINT/SIGTERM.
-import { CLIError, EXIT_USAGE } from '../../lib/cli-error.ts';
+import { CLIError, EXIT_USAGE } from '../../tools/cli-error.ts';
 import { ConfigError } from '../../lib/config-error.ts';
-import { parseCommandLine } from '../../lib/parse-command-line.ts';
+import { parseCommandLine } from '../../tools/parse-command-line.ts';
 import { killGroupsNow } from './child.ts';
 import { readStackConfig } from './config.ts';
 import { EXIT_STACK, StackError } from './error.ts';

@@ -1,11 +1,11 @@
 // Brings the local stack up in order (database, then backend, device and frontend), smokes it, and stops it.
 import { randomBytes } from 'node:crypto';
 import { isRequestLine, startChild, type StackChild } from './child.ts';
-import { projectRoot as root } from '../../lib/project-root.ts';
+import { projectRoot as root } from '../../tools/project-root.ts';
 import { baseUrl, type StackConfig } from './config.ts';
 import { startDatabase, type Database } from './database.ts';
 import { StackError } from './error.ts';
-import { freePort } from '../../lib/free-port.ts';
+import { freePort } from '../../tools/free-port.ts';
 import { portProblem } from './ports.ts';
 import { waitUntilReady } from './ready.ts';
 

@@ -1,9 +1,9 @@
 // Parses the trailer's command line; a mistake is a CLIError with a one-line message (exit 2).
 import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { CLIError } from '../../lib/cli-error.ts';
-import { parseCommandLine } from '../../lib/parse-command-line.ts';
-import { projectRoot as root } from '../../lib/project-root.ts';
+import { CLIError } from '../../tools/cli-error.ts';
+import { parseCommandLine } from '../../tools/parse-command-line.ts';
+import { projectRoot as root } from '../../tools/project-root.ts';
 
 export const USAGE = [
   'usage: npx tsx smoke/trailer.ts [--issue N] [--local-stack] [--compose-file FILE] [--wait-timeout S]',

@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import { explain, runCommand } from './exec.ts';
 import { describeProbe, firstFailure, parseSmokeLines } from './report.ts';
-import { projectRoot as root } from '../../lib/project-root.ts';
+import { projectRoot as root } from '../../tools/project-root.ts';
 
 export type LocalOutcome =
   { result: 'PASS'; text: string } | { result: 'FAIL'; text: string } | { result: 'ERROR'; text: string };

@@ -2,7 +2,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { projectRoot as root } from '../../lib/project-root.ts';
+import { projectRoot as root } from '../../tools/project-root.ts';
 import { explain, runCommand } from './exec.ts';
 import { describeProbe, firstFailure, parseSmokeJson, parseSmokeLines, type ProbeOutcome } from './report.ts';
 

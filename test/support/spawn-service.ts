@@ -1,7 +1,7 @@
 // Starts one of our services as a real process on a free port and waits (with a deadline) until it answers.
 import { fileURLToPath } from 'node:url';
 import { spawnProcess, type Spawned } from './spawn-process.ts';
-import { freePort } from '../../lib/free-port.ts';
+import { freePort } from '../../tools/free-port.ts';
 import { waitFor } from './deadline.ts';
 
 export const root = fileURLToPath(new URL('../../', import.meta.url));
