@@ -2,7 +2,7 @@
 import { colorEnabled, createColors } from './color.ts';
 import { closeBrowser, runSmokeCommand, type SmokeState } from './command.ts';
 import { parseSmokeArgs } from './config.ts';
-import { NoAnswerError } from './fs-answer.ts';
+import { gaveNoAnswer } from './fs-answer.ts';
 import { renderUsage } from './usage.ts';
 import { CLIError } from '../tools/cli-error.ts';
 import { redactUrlsIn } from '../lib/redact-url.ts';
@@ -22,7 +22,7 @@ export async function main(rawArgs: string[], state: SmokeState): Promise<number
     }
     return await runSmokeCommand(args.options, state);
   } catch (error) {
-    if (error instanceof NoAnswerError) state.stuck = true;
+    if (gaveNoAnswer(error)) state.stuck = true;
     if (error instanceof CLIError) state.io.err(`smoke: ${error.message}`);
     else state.io.err(`smoke: unexpected error\n${(error as Error)?.stack ?? String(error)}`);
     return error instanceof CLIError ? error.exitCode : EXIT_ERROR;

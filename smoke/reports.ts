@@ -1,7 +1,7 @@
 // The run as machine-readable files: --json, --junit, and a markdown table for the GitHub step summary.
 import { appendFile, mkdir, open, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { answerWithin, NoAnswerError } from './fs-answer.ts';
+import { answerWithin, gaveNoAnswer } from './fs-answer.ts';
 import { describeFsError } from './fs-error.ts';
 import { CLIError } from '../tools/cli-error.ts';
 import { redactUrl, redactUrlsIn } from '../lib/redact-url.ts';
@@ -100,7 +100,7 @@ export async function checkReportPaths({ json, junit }: { json: string | null; j
     try {
       await answerWithin(check(), `${flag} ${file}`);
     } catch (error) {
-      if (error instanceof NoAnswerError) throw error;
+      if (gaveNoAnswer(error)) throw error;
       throw new CLIError(`cannot write ${flag} ${file}: ${describeFsError(error)}`, { cause: error });
     }
   }

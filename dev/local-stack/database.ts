@@ -3,6 +3,7 @@ import { accessSync, constants } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { delimiter, join } from 'node:path';
 import { redactUrl } from '../../lib/redact-url.ts';
 import type { StackChild } from './child.ts';
@@ -94,7 +95,7 @@ async function waitForPort(child: StackChild, port: number, deadlineMs: number):
         child.lastLines(),
       );
     if (await accepts(port)) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
   }
   throw new StackError(
     child.name,
