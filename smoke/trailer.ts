@@ -14,7 +14,15 @@ import { produceTrailer } from './trailer/produce.ts';
 const warn = (line: string) => process.stderr.write(`trailer: ${line}\n`);
 
 async function main(argv: string[]): Promise<number> {
-  const args = parseTrailerArgs(argv);
+  let args;
+  try {
+    args = parseTrailerArgs(argv);
+  } catch (error) {
+    // A bad argument is one line and a pointer to the usage, as in every tool here; never the whole usage.
+    if (error instanceof CLIError && !/--help/.test(error.message))
+      throw new CLIError(`${error.message} (run with --help for the usage)`, { exitCode: error.exitCode });
+    throw error;
+  }
   if (args.command === 'help') {
     process.stdout.write(`${USAGE}\n`);
     return 0;
@@ -37,7 +45,7 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => (process.exitCode = code),
   (error: unknown) => {
-    if (error instanceof CLIError) warn(`${error.message}\n${USAGE}`);
+    if (error instanceof CLIError) warn(error.message);
     else warn(`no trailer produced: ${(error as Error)?.stack ?? String(error)}`);
     process.exitCode = error instanceof CLIError ? error.exitCode : 2;
   },

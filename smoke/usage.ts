@@ -1,34 +1,20 @@
 // The smoke CLI's --help text, rendered from its option table (config.ts) so that it cannot drift from the parser.
-import { smokeArgs, type SmokeOption } from './config.ts';
+import { renderUsage as render, type OptionDoc } from '../tools/usage.ts';
+import { smokeArgs } from './config.ts';
 import { EXIT_ERROR, EXIT_FAIL, EXIT_PASS } from './exit-codes.ts';
 
 const NAME = 'npx tsx smoke/cli.ts';
 const ABOUT =
   'Probe backend health and readiness, the device service when given, and load the frontend in headless Chromium';
 
-export function renderUsage(options: Record<string, SmokeOption> = smokeArgs): string {
-  const rows = Object.entries(options).map(([name, option]) => {
-    return [`--${name}${option.hint ? `=<${option.hint}>` : ''}`, describe(option)] as const;
+export function renderUsage(options: Record<string, OptionDoc> = smokeArgs): string {
+  return render({
+    about: `${ABOUT} (${NAME})`,
+    usage: [`${NAME} [OPTIONS]`],
+    options,
+    footer: [
+      `Exit codes: ${EXIT_PASS} all probes passed, ${EXIT_FAIL} one or more probes failed, ` +
+        `${EXIT_ERROR} the run could not happen.`,
+    ],
   });
-  const width = Math.max(...rows.map(([flag]) => flag.length));
-  return [
-    `${ABOUT} (${NAME})`,
-    '',
-    `USAGE ${NAME} [OPTIONS]`,
-    '',
-    'OPTIONS',
-    '',
-    // Flags right-aligned so that the descriptions start in one column.
-    ...rows.map(([flag, text]) => `  ${flag.padStart(width)}    ${text}`),
-    '',
-    '',
-    `Exit codes: ${EXIT_PASS} all probes passed, ${EXIT_FAIL} one or more probes failed, ` +
-      `${EXIT_ERROR} the run could not happen.`,
-  ].join('\n');
-}
-
-/** The description, then its environment fallback, default and note in one pair of parentheses. */
-function describe({ description, env, default: fallback, note }: SmokeOption): string {
-  const extra = [env && `env ${env}`, fallback !== undefined && `default ${fallback}`, note].filter(Boolean).join(', ');
-  return extra ? `${description} (${extra})` : description;
 }

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { delimiter, join } from 'node:path';
 import { redactUrl } from '../../lib/redact-url.ts';
 import type { StackChild } from './child.ts';
-import { StackError } from './error.ts';
+import { stackError } from './error.ts';
 
 export interface Database {
   uri: string;
@@ -89,7 +89,7 @@ async function waitForPort(child: StackChild, port: number, deadlineMs: number):
   const until = Date.now() + deadlineMs;
   while (Date.now() < until) {
     if (child.exit)
-      throw new StackError(
+      throw stackError(
         child.name,
         `exited (code ${child.exit.code ?? child.exit.signal}) before accepting connections`,
         child.lastLines(),
@@ -97,11 +97,7 @@ async function waitForPort(child: StackChild, port: number, deadlineMs: number):
     if (await accepts(port)) return;
     await sleep(100);
   }
-  throw new StackError(
-    child.name,
-    `did not accept connections on port ${port} within ${deadlineMs} ms`,
-    child.lastLines(),
-  );
+  throw stackError(child.name, `did not accept connections on port ${port} within ${deadlineMs} ms`, child.lastLines());
 }
 
 function accepts(port: number): Promise<boolean> {

@@ -2,7 +2,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { httpGet } from '../../lib/http-get.ts';
 import type { StackChild } from './child.ts';
-import { StackError } from './error.ts';
+import { stackError } from './error.ts';
 
 export interface ReadyTarget {
   child: StackChild;
@@ -25,13 +25,13 @@ export async function waitUntilReady(
     for (const child of watched) {
       if (child.exit) {
         const how = child.exit.code !== null ? `code ${child.exit.code}` : `signal ${child.exit.signal}`;
-        throw new StackError(child.name, `exited (${how}) before the stack was ready`, child.lastLines());
+        throw stackError(child.name, `exited (${how}) before the stack was ready`, child.lastLines());
       }
     }
     if (Date.now() >= until) {
       const target = [...pending][0]!;
       const seen = last.get(target) ?? 'no answer yet';
-      throw new StackError(
+      throw stackError(
         target.child.name,
         `not ready within ${limitMs} ms (${target.url}: ${seen})`,
         target.child.lastLines(),
