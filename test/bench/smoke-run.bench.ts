@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchRow, Scenario } from './scenario.ts';
-import { median } from './scenario.ts';
+import { interleavedMedians } from './scenario.ts';
 import { createFixtureHandler } from '../support/fake-http-server.ts';
 import { runCli } from '../support/run-smoke-cli.ts';
 import { listen } from '../support/listen.ts';
@@ -38,13 +38,8 @@ const smokeRun: Scenario = async ({ quick }) => {
   try {
     await ours(); // warm-up: tsx's compile cache and the page cache, for both
     await bare();
-    const times = { ours: [] as number[], bare: [] as number[] };
-    for (let round = 0; round < rounds; round++) {
-      // Interleaved, alternating who goes first, so drift on a shared machine hits both alike.
-      const order = round % 2 ? (['bare', 'ours'] as const) : (['ours', 'bare'] as const);
-      for (const who of order) times[who].push(await (who === 'ours' ? ours() : bare()));
-    }
-    const m = { ours: median(times.ours), bare: median(times.bare) };
+    const { ours: mine, baseline } = await interleavedMedians(rounds, ours, bare);
+    const m = { ours: mine, bare: baseline };
     const ratio = m.ours / m.bare;
     const row: BenchRow = {
       scenario: `smoke run, 5 probes + LOAD with screenshot, process wall time (median of ${rounds})`,

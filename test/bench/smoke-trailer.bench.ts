@@ -4,7 +4,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchRow, Scenario } from './scenario.ts';
-import { median } from './scenario.ts';
+import { interleavedMedians } from './scenario.ts';
 import { createFixtureHandler } from '../support/fake-http-server.ts';
 import { runCli } from '../support/run-smoke-cli.ts';
 import { listen } from '../support/listen.ts';
@@ -47,12 +47,8 @@ const trailerRun: Scenario = async ({ quick }) => {
   try {
     await trailer(); // warm-up, as in smoke-run.bench.ts
     await smoke();
-    const times = { trailer: [] as number[], smoke: [] as number[] };
-    for (let round = 0; round < rounds; round++) {
-      const order = round % 2 ? (['smoke', 'trailer'] as const) : (['trailer', 'smoke'] as const);
-      for (const who of order) times[who].push(await (who === 'trailer' ? trailer() : smoke()));
-    }
-    const m = { trailer: median(times.trailer), smoke: median(times.smoke) };
+    const { ours, baseline } = await interleavedMedians(rounds, trailer, smoke);
+    const m = { trailer: ours, smoke: baseline };
     const row: BenchRow = {
       scenario: `commit trailer, compose path with a recording docker, process wall time (median of ${rounds})`,
       baseline: `the smoke CLI alone, 3 probes ${Math.round(m.smoke)} ms`,
