@@ -55,7 +55,7 @@ async function _get(url: string, { timeout, maxBytes = MAX_BYTES, maxRedirects =
   let current = new URL(url);
   for (;;) {
     seen.add(current.href);
-    const res = await _getFromAnyAddress(current, deadline, timeout, maxBytes);
+    const res = await _getFromAnyAddress(current, { deadline, timeout, maxBytes });
     const location = res.headers.location;
     if (!REDIRECTS.has(res.status) || !location) return res;
     const next = _redirectTarget(location, current, res.status);
@@ -83,12 +83,15 @@ function _redirectTarget(location: string, from: URL, status: number): URL {
   return next;
 }
 
-async function _getFromAnyAddress(
-  url: URL,
-  deadline: number,
-  timeout: number,
-  maxBytes: number,
-): Promise<HttpResponse> {
+/** `deadline` is the epoch ms the whole GET must end by; `timeout` the bound it came from, for the reasons. */
+interface Limits {
+  deadline: number;
+  timeout: number;
+  maxBytes: number;
+}
+
+async function _getFromAnyAddress(url: URL, limits: Limits): Promise<HttpResponse> {
+  const { deadline, timeout } = limits;
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   const addresses: Address[] = await withDeadline(
     resolveHost(host),
@@ -102,7 +105,7 @@ async function _getFromAnyAddress(
   const refused: string[] = [];
   for (const { address, family } of addresses) {
     try {
-      return await _requestOnce(url, address, family, deadline, timeout, maxBytes);
+      return await _requestOnce(url, address, family, limits);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (!code || !TRY_NEXT.has(code)) throw _reason(error, url);
@@ -117,14 +120,8 @@ async function _getFromAnyAddress(
 }
 
 /** One GET to one address; the deadline covers the headers and the whole body, and destroys the socket. */
-async function _requestOnce(
-  url: URL,
-  address: string,
-  family: number,
-  deadline: number,
-  timeout: number,
-  maxBytes: number,
-): Promise<HttpResponse> {
+async function _requestOnce(url: URL, address: string, family: number, limits: Limits): Promise<HttpResponse> {
+  const { deadline, timeout, maxBytes } = limits;
   let received = 0;
   let phase: 'connect' | 'body' = 'connect';
   let req: ClientRequest | undefined;

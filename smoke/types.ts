@@ -47,34 +47,15 @@ export interface SmokeSummary {
 
 export type Verdict = 'PASS' | 'FAIL';
 
-/** One probe as `--json` writes it (smoke/result.ts). */
-export interface ProbeRecord {
-  kind: Kind;
-  target: Target;
-  url: string;
+/** One probe as `--json` writes it (smoke/result.ts): its verdict as a word, and its reasons also as one line. */
+export type ProbeRecord = Omit<ProbeResult, 'ok'> & {
   result: Verdict;
-  ms: number;
   /** The reasons joined with `; `; null when it passed. */
   reason: string | null;
-  /** Why it failed, one line each; empty when it passed. */
-  reasons: string[];
-  attempts: number;
-  /** LOAD only. */
-  screenshot?: string | null;
-  /** LOAD only. */
-  issues?: string[];
-}
+};
 
 /**
  * The smoke's result: exactly what `--json` writes, and the one shape the tools that run the smoke (the commit
  * trailer, through the local stack too) read, through smoke/result.ts. Never the lines printed for people.
  */
-export interface SmokeResult {
-  result: Verdict;
-  passed: number;
-  failed: number;
-  total: number;
-  ms: number;
-  startedAt: string;
-  probes: ProbeRecord[];
-}
+export type SmokeResult = Omit<SmokeSummary, 'ok' | 'probes'> & { result: Verdict; probes: ProbeRecord[] };
