@@ -3,7 +3,7 @@
 import { asObject } from './as-object.ts';
 import { probe } from './probe.ts';
 import { readRecent } from './recent-readings.ts';
-import { joinUrl } from './service-status.ts';
+import { endpointUrl } from '../lib/endpoint-url.ts';
 import type { DeviceReading, DeviceSummary, ReadingsStatus } from './status-document.ts';
 
 /**
@@ -16,7 +16,7 @@ export const DEVICE_LIST_MAX_BYTES = 4 * 1024 * 1024;
 export const CHARTED_DEVICES = 8;
 
 export async function readDevices(backendUrl: string, timeoutMs: number): Promise<ReadingsStatus> {
-  const url = joinUrl(backendUrl, '/api/devices');
+  const url = endpointUrl(backendUrl, '/api/devices');
   const result = await probe(url, timeoutMs, { maxBytes: DEVICE_LIST_MAX_BYTES });
   const unavailable = (problem: string): ReadingsStatus => ({ available: false, problem, devices: [], latest: null });
   if (!result.reached) return unavailable(`device list: ${result.error}`);

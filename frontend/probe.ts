@@ -1,4 +1,4 @@
-// One GET with a hard timeout that never throws: either the service's answer, or why it could not be reached.
+// One GET for a JSON document (the backend's device list) that never throws: the parsed answer, or why there is none.
 import { httpGet } from '../lib/http-get.ts';
 
 export type ProbeResult =
@@ -15,20 +15,11 @@ export interface ProbeOptions {
   maxBytes?: number;
 }
 
-/**
- * The timeout bounds everything, the body included: a service that stalls mid-body or streams without end
- * costs one timeout (or the body cap) and shows as unreachable, with the smoke's one-line reason.
- */
+/** The timeout bounds everything, the body included (lib/http-get.ts); a failure is its one-line reason. */
 export async function probe(url: string, timeoutMs: number, { maxBytes }: ProbeOptions = {}): Promise<ProbeResult> {
-  const started = performance.now();
-  const ms = () => Math.round(performance.now() - started);
-  try {
-    const res = await httpGet(url, { timeout: timeoutMs, maxBytes });
-    return { reached: true, status: res.status, body: parseJson(res.body), ms: ms() };
-  } catch (error) {
-    // httpGet's failures are one-line reasons; anything else (a URL it cannot use) is named by its message.
-    return { reached: false, error: error instanceof Error ? error.message : String(error), ms: ms() };
-  }
+  const got = await httpGet(url, { timeout: timeoutMs, maxBytes });
+  if (!got.reached) return { reached: false, error: got.reason, ms: got.ms };
+  return { reached: true, status: got.status, body: parseJson(got.body), ms: got.ms };
 }
 
 function parseJson(text: string): unknown {

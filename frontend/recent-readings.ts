@@ -2,7 +2,7 @@
 import { asObject } from './as-object.ts';
 import { probe } from './probe.ts';
 import { buildSeries } from './reading-series.ts';
-import { joinUrl } from './service-status.ts';
+import { endpointUrl } from '../lib/endpoint-url.ts';
 import type { RecentReadings } from './status-document.ts';
 
 /** Readings per device: a minute of the emulator's one a second, and few enough to draw on a phone. */
@@ -12,8 +12,10 @@ export const RECENT_LIMIT = 60;
 export const RECENT_MAX_BYTES = 1024 * 1024;
 
 export async function readRecent(backendUrl: string, deviceId: string, timeoutMs: number): Promise<RecentReadings> {
-  const query = `deviceId=${encodeURIComponent(deviceId)}&limit=${RECENT_LIMIT}`;
-  const result = await probe(joinUrl(backendUrl, `/api/readings?${query}`), timeoutMs, { maxBytes: RECENT_MAX_BYTES });
+  // The query is set apart: endpointUrl joins paths, and would escape a `?` inside one.
+  const url = new URL(endpointUrl(backendUrl, '/api/readings'));
+  url.search = `deviceId=${encodeURIComponent(deviceId)}&limit=${RECENT_LIMIT}`;
+  const result = await probe(url.href, timeoutMs, { maxBytes: RECENT_MAX_BYTES });
   const unavailable = (problem: string): RecentReadings => ({
     available: false,
     problem: `readings: ${problem}`,

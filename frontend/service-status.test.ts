@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { checkService, joinUrl } from './service-status.ts';
+import { checkService } from './service-status.ts';
 import { healthyBody, readyBody, startFakeService, type FakeService } from '../test/support/fake-http-server.ts';
 import { withDeadline } from '../test/support/deadline.ts';
 
@@ -173,8 +173,28 @@ test('answers that are not health responses are failing, with the HTTP status in
   const status = await checkService('backend', odd.url, 1000);
   assert.is(status.liveness, 'failing');
   assert.is(status.readiness, 'failing');
-  assert.is(status.problem, 'liveness answered HTTP 500; readiness answered HTTP 200 without a readiness body');
+  // The smoke's reasons (lib/health-judge.ts), which say what was wrong, not only that something was.
+  assert.is(
+    status.problem,
+    'liveness: HTTP 500 Internal Server Error; body: "{\\"error\\":\\"boom\\"}"; ' +
+      'readiness: body is JSON but not an object: "\\"<html>not json</html>\\""',
+  );
   assert.equal(status.checks, {});
+});
+
+test('a body the smoke would fail is failing here too: one judge for both', async () => {
+  const odd = await fake({
+    '/api/health': { status: 200, body: { status: 'ok' } },
+    '/api/ready': { status: 200, body: { status: 'ready' } },
+  });
+  const status = await checkService('backend', odd.url, 1000);
+  assert.equal([status.liveness, status.readiness], ['failing', 'failing']);
+  assert.is(
+    status.problem,
+    'liveness: wrong body: timestamp is missing, expected an ISO 8601 date-time string; ' +
+      'uptime is missing, expected a number; environment is missing, expected a string; ' +
+      'readiness: wrong body: checks is missing, expected an object',
+  );
 });
 
 test('a 200 that says not_ready is not trusted as readiness', async () => {
@@ -192,9 +212,14 @@ test('a dropped connection is unreachable, with a reason', async () => {
   assert.is(status.problem, `unreachable: connection reset by 127.0.0.1:${rude.port} before a complete response`);
 });
 
-test('base URLs keep their path prefix and lose trailing slashes', () => {
-  assert.is(joinUrl('http://h:1/', '/api/health'), 'http://h:1/api/health');
-  assert.is(joinUrl('http://h/backend//', '/api/ready'), 'http://h/backend/api/ready');
+test('base URLs keep their path prefix and lose trailing slashes (lib/endpoint-url.ts)', async () => {
+  const prefixed = await fake({
+    '/backend/api/health': { status: 200, body: healthyBody() },
+    '/backend/api/ready': { status: 200, body: readyBody('ready', {}) },
+  });
+  const status = await checkService('backend', `${prefixed.url}/backend//`, 1000);
+  assert.equal([status.liveness, status.readiness], ['ok', 'ready']);
+  assert.equal(prefixed.hits.sort(), ['/backend/api/health', '/backend/api/ready']);
 });
 
 test.run();

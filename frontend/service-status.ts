@@ -1,30 +1,29 @@
 // Asks one service for its liveness and readiness at the same time and says, in one record, how it is doing.
+// The answers are judged by lib/health-judge.ts, as the smoke judges them: one verdict for one body.
 import { asObject } from './as-object.ts';
+import { endpointUrl } from '../lib/endpoint-url.ts';
+import { judgeLiveness, judgeReadiness } from '../lib/health-judge.ts';
+import { httpGet, type HttpResult } from '../lib/http-get.ts';
 import { redactUrl, redactUrlsIn } from '../lib/redact-url.ts';
-import { probe, type ProbeResult } from './probe.ts';
 import type { DeviceBacklog, LivenessState, ReadinessState, ServiceStatus } from './status-document.ts';
 
-const READINESS_STATES = new Set(['ready', 'not_ready', 'shutting_down']);
-
-/** `baseUrl` may end in a path (a service behind a prefix); the probe paths are appended to it. */
-export function joinUrl(baseUrl: string, path: string): string {
-  return baseUrl.replace(/\/+$/, '') + path;
-}
-
+/** `url` may end in a path (a service behind a prefix); the probe paths are appended to it. */
 export async function checkService(
   name: ServiceStatus['name'],
   url: string,
   timeoutMs: number,
 ): Promise<ServiceStatus> {
+  // The timeout bounds everything, the body included: a service that stalls mid-body or streams without end
+  // costs one timeout (or the body cap) and shows as unreachable, with the smoke's one-line reason.
   const [health, ready] = await Promise.all([
-    probe(joinUrl(url, '/api/health'), timeoutMs),
-    probe(joinUrl(url, '/api/ready'), timeoutMs),
+    httpGet(endpointUrl(url, '/api/health'), { timeout: timeoutMs }),
+    httpGet(endpointUrl(url, '/api/ready'), { timeout: timeoutMs }),
   ]);
   const live = readLiveness(health);
   const readiness = readReadiness(ready);
   const problems = [live.problem, readiness.problem].filter((p): p is string => p !== null);
-  const sameCause = !health.reached && !ready.reached && health.error === ready.error;
-  const problem = sameCause ? `unreachable: ${health.error}` : problems.length ? problems.join('; ') : null;
+  const sameCause = !health.reached && !ready.reached && health.reason === ready.reason;
+  const problem = sameCause ? `unreachable: ${health.reason}` : problems.length ? problems.join('; ') : null;
   // The status document is public: the URL and an error that quotes it are shown without their credentials.
   return {
     name,
@@ -41,25 +40,23 @@ export async function checkService(
   };
 }
 
-function readLiveness(result: ProbeResult) {
+function readLiveness(result: HttpResult) {
   const none = { uptime: null, environment: null, database: null, backlog: null };
-  if (!result.reached) return { state: 'unreachable' as LivenessState, problem: `liveness: ${result.error}`, ...none };
-  const body = asObject(result.body);
-  if (result.status !== 200 || body?.status !== 'ok') {
-    const why = result.status !== 200 ? `HTTP ${result.status}` : 'HTTP 200 without status "ok"';
-    return { state: 'failing' as LivenessState, problem: `liveness answered ${why}`, ...none };
-  }
-  const database = asObject(body.database);
+  if (!result.reached) return { state: 'unreachable' as LivenessState, problem: `liveness: ${result.reason}`, ...none };
+  const { live, reasons, body } = judgeLiveness(result);
+  if (!live) return { state: 'failing' as LivenessState, problem: `liveness: ${reasons.join('; ')}`, ...none };
+  const database = asObject(body?.database);
   return {
     state: 'ok' as LivenessState,
     problem: null,
-    uptime: typeof body.uptime === 'number' ? body.uptime : null,
-    environment: typeof body.environment === 'string' ? body.environment : null,
+    // A live answer has both, the judge checked: a finite number and a string.
+    uptime: body?.uptime as number,
+    environment: body?.environment as string,
     database:
       typeof database?.status === 'string' && typeof database.name === 'string'
         ? { status: database.status, name: database.name }
         : null,
-    backlog: readBacklog(body.readings),
+    backlog: readBacklog(body?.readings),
   };
 }
 
@@ -72,32 +69,15 @@ function readBacklog(value: unknown): DeviceBacklog | null {
   return { unacknowledged, spoolBytes: count(readings?.spoolBytes), dropped: count(readings?.dropped) };
 }
 
-function readReadiness(result: ProbeResult) {
+function readReadiness(result: HttpResult) {
   if (!result.reached)
-    return { state: 'unreachable' as ReadinessState, problem: `readiness: ${result.error}`, checks: {} };
-  const body = asObject(result.body);
-  const status = body?.status;
-  // 200 must say ready and 503 must say something else; anything else is not a readiness answer.
-  const consistent =
-    typeof status === 'string' &&
-    READINESS_STATES.has(status) &&
-    (result.status === 200) === (status === 'ready') &&
-    (result.status === 200 || result.status === 503);
-  if (!consistent) {
-    return {
-      state: 'failing' as ReadinessState,
-      problem: `readiness answered HTTP ${result.status} without a readiness body`,
-      checks: {},
-    };
-  }
-  const checks: Record<string, string> = {};
-  for (const [key, value] of Object.entries(asObject(body?.checks) ?? {})) {
-    if (typeof value === 'string') checks[key] = value;
-  }
-  const state = status as ReadinessState;
+    return { state: 'unreachable' as ReadinessState, problem: `readiness: ${result.reason}`, checks: {} };
+  const { state, reasons, checks } = judgeReadiness(result);
+  if (state === 'ready') return { state, problem: null, checks };
+  if (state === 'failing') return { state, problem: `readiness: ${reasons.join('; ')}`, checks: {} };
+  // Not ready, and saying why: every check is listed, the fine ones too, so the page shows the whole picture.
   const listed = Object.entries(checks)
     .map(([key, value]) => `${key}: ${value}`)
     .join(', ');
-  const problem = state === 'ready' ? null : `${state.replace('_', ' ')}${listed ? ` (${listed})` : ''}`;
-  return { state, problem, checks };
+  return { state, problem: `${state.replace('_', ' ')}${listed ? ` (${listed})` : ''}`, checks };
 }

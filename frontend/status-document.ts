@@ -1,9 +1,9 @@
 // The shape of GET /status.json: what the frontend learned about each service, for the page and for people.
 
-/** `failing`: the service answered, but not with a healthy liveness response (e.g. HTTP 500). */
+/** `failing`: the service answered, but not with the contract's liveness answer (lib/health-judge.ts). */
 export type LivenessState = 'ok' | 'failing' | 'unreachable';
 
-/** `failing`: the service answered /api/ready with something that is not a readiness response. */
+/** `failing`: the service answered /api/ready with something that is not a readiness answer (lib/health-judge.ts). */
 export type ReadinessState = 'ready' | 'not_ready' | 'shutting_down' | 'failing' | 'unreachable';
 
 export interface ServiceStatus {

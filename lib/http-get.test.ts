@@ -2,9 +2,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { RequestListener } from 'node:http';
-import { httpGet, ProbeFailure } from './http-get.ts';
+import { httpGet } from './http-get.ts';
 import { listen, type Listening } from '../test/support/listen.ts';
-import { freePort } from './free-port.ts';
+import { freePort } from '../tools/free-port.ts';
 import { withDeadline } from '../test/support/deadline.ts';
 
 const servers: Listening[] = [];
@@ -18,17 +18,16 @@ const ok: RequestListener = (req, res) =>
 
 /** The probe's failure reason and how long it took; fails the test if the GET succeeds or hangs. */
 async function failure(url: string, timeout = 2000): Promise<{ reason: string; ms: number }> {
-  const started = Date.now();
-  const error = await withDeadline(
-    httpGet(url, { timeout }).then(
-      () => null,
-      (e: unknown) => e,
-    ),
-    timeout + 3000,
-    `GET ${url}`,
-  );
-  assert.instance(error, ProbeFailure, `expected a ProbeFailure for ${url}`);
-  return { reason: (error as ProbeFailure).message, ms: Date.now() - started };
+  const result = await withDeadline(httpGet(url, { timeout }), timeout + 3000, `GET ${url}`);
+  if (result.reached) throw new Error(`expected a failure for ${url}, got HTTP ${result.status}`);
+  return { reason: result.reason, ms: result.ms };
+}
+
+/** The answer; fails the test with the reason when there is none. */
+async function answer(url: string) {
+  const result = await httpGet(url, { timeout: 2000 });
+  if (!result.reached) throw new Error(`GET ${url}: ${result.reason}`);
+  return result;
 }
 
 test.after(async () => {
@@ -37,14 +36,14 @@ test.after(async () => {
 
 test('localhost reaches a server bound only to 127.0.0.1', async () => {
   const s = await serve(ok, '127.0.0.1');
-  const res = await httpGet(`http://localhost:${s.port}/api/health`, { timeout: 2000 });
+  const res = await answer(`http://localhost:${s.port}/api/health`);
   assert.is(res.status, 200);
   assert.equal(JSON.parse(res.body), { path: '/api/health' });
 });
 
 test('localhost reaches a server bound only to ::1', async () => {
   const s = await serve(ok, '::1');
-  const res = await httpGet(`http://localhost:${s.port}/api/ready`, { timeout: 2000 });
+  const res = await answer(`http://localhost:${s.port}/api/ready`);
   assert.is(res.status, 200);
   assert.equal(JSON.parse(res.body), { path: '/api/ready' });
 });
@@ -52,7 +51,7 @@ test('localhost reaches a server bound only to ::1', async () => {
 test('localhost reaches a dual-stack server, and IP literals work for both families', async () => {
   const s = await serve(ok, '::');
   for (const host of ['localhost', '127.0.0.1', '[::1]']) {
-    const res = await httpGet(`http://${host}:${s.port}/x`, { timeout: 2000 });
+    const res = await answer(`http://${host}:${s.port}/x`);
     assert.is(res.status, 200, host);
   }
 });
@@ -105,7 +104,7 @@ test('a huge body is cut off: by content-length up front, or once the cap is pas
 test('a same-path redirect (another host or scheme) is followed; another path is not', async () => {
   const target = await serve(ok);
   const hop = await serve((req, res) => res.writeHead(301, { location: `${target.url}${req.url}` }).end());
-  const res = await httpGet(`${hop.url}/api/health`, { timeout: 2000 });
+  const res = await answer(`${hop.url}/api/health`);
   assert.is(res.status, 200);
   assert.is(res.url, `${target.url}/api/health`);
   const login = await serve((_req, res) => res.writeHead(302, { location: '/login?next=health' }).end());
@@ -144,6 +143,11 @@ test('an unresolvable host fails quickly with its name', async () => {
     (await failure('http://no-such-host.invalid/api/health')).reason,
     'cannot resolve host no-such-host.invalid',
   );
+});
+
+test('a URL it cannot use is a reason too: httpGet never rejects', async () => {
+  const result = await httpGet('not a url', { timeout: 2000 });
+  assert.equal({ ...result, ms: 0 }, { reached: false, reason: 'Invalid URL', ms: 0 });
 });
 
 test.run();

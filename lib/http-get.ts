@@ -3,11 +3,12 @@
 // `AbortSignal.timeout` did not reliably end `res.text()` on a body that never ends (2 of 4 runs hung, the
 // frontend grew past 6 GB), while here one timer destroys the socket whatever the peer does, and the body is
 // counted as it arrives.
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpRequest, type ClientRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { describeNetworkError } from './network-error.ts';
 import { resolveHost, type Address } from './resolve-host.ts';
+import { DeadlineError, withDeadline } from './with-deadline.ts';
 
 export interface HttpResponse {
   url: string;
@@ -17,10 +18,9 @@ export interface HttpResponse {
   body: string;
 }
 
-/** A probe failure whose message is the one-line reason to print. */
-export class ProbeFailure extends Error {
-  override name = 'ProbeFailure';
-}
+/** What happened, as data: the answer, or the one-line reason there is none; `ms` either way. */
+export type HttpResult =
+  (HttpResponse & { reached: true; ms: number }) | { reached: false; reason: string; ms: number };
 
 export interface GetOptions {
   timeout: number;
@@ -34,26 +34,38 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 // Errors that mean "nobody listens on this address": worth trying the host's next address.
 const TRY_NEXT = new Set(['ECONNREFUSED', 'EADDRNOTAVAIL', 'EHOSTUNREACH', 'ENETUNREACH', 'EAFNOSUPPORT']);
 
-export async function httpGet(
-  url: string,
-  { timeout, maxBytes = MAX_BYTES, maxRedirects = 5 }: GetOptions,
-): Promise<HttpResponse> {
+/** Never rejects: every way a GET can fail is a `reason` (a URL it cannot use included). */
+export async function httpGet(url: string, options: GetOptions): Promise<HttpResult> {
+  const started = performance.now();
+  const ms = () => Math.round(performance.now() - started);
+  try {
+    return { reached: true, ...(await _get(url, options)), ms: ms() };
+  } catch (error) {
+    return { reached: false, reason: (error as Error).message, ms: ms() };
+  }
+}
+
+// Below, a plain Error's message is the reason to print; a system error (it has a code) is described first.
+const _reason = (error: unknown, url: URL) =>
+  (error as NodeJS.ErrnoException).code ? new Error(describeNetworkError(error, url)) : (error as Error);
+
+async function _get(url: string, { timeout, maxBytes = MAX_BYTES, maxRedirects = 5 }: GetOptions) {
   const deadline = Date.now() + timeout;
   const seen = new Set<string>();
   let current = new URL(url);
   for (;;) {
     seen.add(current.href);
-    const res = await _getFromAnyAddress(current, deadline, timeout, maxBytes);
+    const res = await _getFromAnyAddress(current, { deadline, timeout, maxBytes });
     const location = res.headers.location;
     if (!REDIRECTS.has(res.status) || !location) return res;
     const next = _redirectTarget(location, current, res.status);
     // Following http→https or a host change is fine; a redirect to another path means "not the endpoint".
     if (next.pathname !== current.pathname || next.search !== current.search) {
-      throw new ProbeFailure(`redirected elsewhere: HTTP ${res.status} to ${location}`);
+      throw new Error(`redirected elsewhere: HTTP ${res.status} to ${location}`);
     }
     if (seen.has(next.href))
-      throw new ProbeFailure(`redirect loop: HTTP ${res.status} from ${current.href} back to ${next.href}`);
-    if (seen.size > maxRedirects) throw new ProbeFailure(`more than ${maxRedirects} redirects, last to ${next.href}`);
+      throw new Error(`redirect loop: HTTP ${res.status} from ${current.href} back to ${next.href}`);
+    if (seen.size > maxRedirects) throw new Error(`more than ${maxRedirects} redirects, last to ${next.href}`);
     current = next;
   }
 }
@@ -64,49 +76,56 @@ function _redirectTarget(location: string, from: URL, status: number): URL {
   try {
     next = new URL(location, from);
   } catch {
-    throw new ProbeFailure(`redirected to an invalid URL: HTTP ${status} to ${location}`);
+    throw new Error(`redirected to an invalid URL: HTTP ${status} to ${location}`);
   }
   if (next.protocol !== 'http:' && next.protocol !== 'https:')
-    throw new ProbeFailure(`redirected to a non-HTTP URL: HTTP ${status} to ${location}`);
+    throw new Error(`redirected to a non-HTTP URL: HTTP ${status} to ${location}`);
   return next;
 }
 
-async function _getFromAnyAddress(
-  url: URL,
-  deadline: number,
-  timeout: number,
-  maxBytes: number,
-): Promise<HttpResponse> {
+/** `deadline` is the epoch ms the whole GET must end by; `timeout` the bound it came from, for the reasons. */
+interface Limits {
+  deadline: number;
+  timeout: number;
+  maxBytes: number;
+}
+
+async function _getFromAnyAddress(url: URL, limits: Limits): Promise<HttpResponse> {
+  const { deadline, timeout } = limits;
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  let addresses: Address[];
-  try {
-    addresses = await _withDeadline(resolveHost(host), deadline, timeout, `cannot resolve ${host}`);
-  } catch (error) {
-    throw error instanceof ProbeFailure ? error : new ProbeFailure(describeNetworkError(error, url));
-  }
+  const addresses: Address[] = await withDeadline(
+    resolveHost(host),
+    deadline - Date.now(),
+    `cannot resolve ${host}`,
+  ).catch((error: unknown) => {
+    throw error instanceof DeadlineError
+      ? new Error(`${error.what}: no answer within ${timeout}ms`)
+      : _reason(error, url);
+  });
   const refused: string[] = [];
   for (const { address, family } of addresses) {
     try {
-      return await _requestOnce(url, address, family, deadline, timeout, maxBytes);
+      return await _requestOnce(url, address, family, limits);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (!code || !TRY_NEXT.has(code))
-        throw error instanceof ProbeFailure ? error : new ProbeFailure(describeNetworkError(error, url));
+      if (!code || !TRY_NEXT.has(code)) throw _reason(error, url);
       refused.push(family === 6 ? `[${address}]` : address);
       if (refused.length === addresses.length) {
         const tried = refused.length > 1 ? ` (tried ${refused.join(', ')})` : '';
-        throw new ProbeFailure(`${describeNetworkError(error, url)}${tried}`);
+        throw new Error(`${describeNetworkError(error, url)}${tried}`);
       }
     }
   }
-  throw new ProbeFailure(`cannot resolve ${host}: no addresses`);
+  throw new Error(`cannot resolve ${host}: no addresses`);
 }
 
-function _requestOnce(url: URL, address: string, family: number, deadline: number, timeout: number, maxBytes: number) {
-  return new Promise<HttpResponse>((resolve, reject) => {
-    let settled = false;
-    let received = 0;
-    let phase: 'connect' | 'body' = 'connect';
+/** One GET to one address; the deadline covers the headers and the whole body, and destroys the socket. */
+async function _requestOnce(url: URL, address: string, family: number, limits: Limits): Promise<HttpResponse> {
+  const { deadline, timeout, maxBytes } = limits;
+  let received = 0;
+  let phase: 'connect' | 'body' = 'connect';
+  let req: ClientRequest | undefined;
+  const answer = new Promise<HttpResponse>((resolve, reject) => {
     const chunks: Buffer[] = [];
     const lookup: LookupFunction = (_host, options, callback) => {
       if (options.all)
@@ -114,43 +133,22 @@ function _requestOnce(url: URL, address: string, family: number, deadline: numbe
       else callback(null, address, family);
     };
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const req = send(url, { method: 'GET', agent: false, lookup, headers: { accept: 'application/json' } });
-    const finish = (error: Error | null, value?: HttpResponse) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      if (error) {
-        req.destroy();
-        reject(error);
-      } else resolve(value!);
-    };
-    const timer = setTimeout(
-      () => {
-        finish(
-          new ProbeFailure(
-            phase === 'connect'
-              ? `no response within ${timeout}ms`
-              : `body not complete within ${timeout}ms (${received} bytes received)`,
-          ),
-        );
-      },
-      Math.max(0, deadline - Date.now()),
-    );
-    req.on('error', (error) => finish(error));
+    req = send(url, { method: 'GET', agent: false, lookup, headers: { accept: 'application/json' } });
+    req.on('error', reject);
     req.on('response', (res) => {
       phase = 'body';
       const declared = Number(res.headers['content-length']);
       if (declared > maxBytes)
-        return finish(new ProbeFailure(`body too large: content-length ${declared} exceeds ${maxBytes} bytes`));
+        return reject(new Error(`body too large: content-length ${declared} exceeds ${maxBytes} bytes`));
       res.on('data', (chunk: Buffer) => {
         received += chunk.length;
-        if (received > maxBytes) finish(new ProbeFailure(`body too large: more than ${maxBytes} bytes`));
+        if (received > maxBytes) reject(new Error(`body too large: more than ${maxBytes} bytes`));
         else chunks.push(chunk);
       });
-      res.on('error', (error) => finish(error));
-      res.on('aborted', () => finish(new ProbeFailure(`connection closed after ${received} bytes of the body`)));
+      res.on('error', reject);
+      res.on('aborted', () => reject(new Error(`connection closed after ${received} bytes of the body`)));
       res.on('end', () =>
-        finish(null, {
+        resolve({
           url: url.href,
           status: res.statusCode ?? 0,
           statusText: res.statusMessage ?? '',
@@ -161,15 +159,15 @@ function _requestOnce(url: URL, address: string, family: number, deadline: numbe
     });
     req.end();
   });
-}
-
-function _withDeadline<T>(promise: Promise<T>, deadline: number, timeout: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new ProbeFailure(`${what}: no answer within ${timeout}ms`)),
-      Math.max(0, deadline - Date.now()),
+  try {
+    return await withDeadline(answer, deadline - Date.now(), url.href);
+  } catch (error) {
+    req?.destroy(); // whatever the peer is still doing (connecting, sending without end), the exchange is over
+    if (!(error instanceof DeadlineError)) throw error;
+    throw new Error(
+      phase === 'connect'
+        ? `no response within ${timeout}ms`
+        : `body not complete within ${timeout}ms (${received} bytes received)`,
     );
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+  }
 }

@@ -1,6 +1,8 @@
 // Graceful shutdown on SIGTERM/SIGINT: readiness goes 503 at once, then drain, close in order, exit 0.
 import { Server as NetServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Readiness } from './readiness.ts';
+import { withDeadline } from './with-deadline.ts';
 
 type Fields = Record<string, unknown>;
 
@@ -51,20 +53,26 @@ export function installGracefulShutdown({
       { signal, delayMs },
       readiness ? 'shutting down: readiness now reports shutting_down' : 'shutting down: finishing open requests',
     );
-    const timer = setTimeout(() => {
+    const drain = async () => {
+      if (delayMs > 0) await sleep(delayMs);
+      for (const step of steps) {
+        try {
+          await step.run();
+        } catch (error) {
+          log.warn({ step: step.name, err: error }, 'shutdown step failed; continuing');
+        }
+      }
+    };
+    // unref: the limit is for steps that hang; it must not itself keep a process alive that has nothing left.
+    const finished = await withDeadline(drain(), timeoutMs, { what: 'shutdown', unref: true }).then(
+      () => true,
+      () => false,
+    );
+    if (!finished) {
       log.error({ timeoutMs }, 'shutdown did not finish in time: exiting with code 1');
       exit(1);
-    }, timeoutMs);
-    timer.unref();
-    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
-    for (const step of steps) {
-      try {
-        await step.run();
-      } catch (error) {
-        log.warn({ step: step.name, err: error }, 'shutdown step failed; continuing');
-      }
+      return;
     }
-    clearTimeout(timer);
     log.info({}, 'shutdown complete');
     exit(0);
   }

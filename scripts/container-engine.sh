@@ -297,16 +297,16 @@ build_node_image() {
 build_mongo_image() {
   local context=$work/images/mongo-standin
   rm -rf "$context"
-  mkdir -p "$context/dev/mongo-standin" "$context/lib" "$context/node_modules"
+  mkdir -p "$context/dev/mongo-standin" "$context/lib" "$context/tools" "$context/node_modules"
   cp "$root/dev/mongo-standin.ts" "$context/dev/"
   # The server and what it answers data commands with (in memory); not the tests beside them.
   cp "$root/dev/mongo-standin/cli.ts" "$root/dev/mongo-standin/server.ts" "$root/dev/mongo-standin/crud-commands.ts" \
     "$root/dev/mongo-standin/memory.ts" "$root/dev/mongo-standin/query.ts" "$root/dev/mongo-standin/values.ts" \
     "$root/dev/mongo-standin/command-error.ts" "$context/dev/mongo-standin/"
-  # The stand-in's imports: its command line's parser and errors, lib/run-main.ts and what it imports (node's
-  # modules and bson aside). test/mongo-standin-image.test.ts checks this list against the imports.
-  cp "$root/lib/cli-error.ts" "$root/lib/config-error.ts" "$root/lib/env.ts" "$root/lib/parse-command-line.ts" \
-    "$root/lib/redact-url.ts" "$root/lib/run-main.ts" "$context/lib/"
+  # The stand-in's imports: its command line's parser and errors (tools/), lib/run-main.ts and what it imports
+  # (node's modules and bson aside). test/mongo-standin-image.test.ts checks this list against the imports.
+  cp "$root/tools/cli-error.ts" "$root/tools/parse-command-line.ts" "$context/tools/"
+  cp "$root/lib/config-error.ts" "$root/lib/env.ts" "$root/lib/redact-url.ts" "$root/lib/run-main.ts" "$context/lib/"
   cp -r "$root/node_modules/bson" "$context/node_modules/" || fail "node_modules/bson is missing: run npm ci first"
   cp "$root/test/containers/images/mongosh-standin.ts" "$root/test/containers/images/mongo-standin.Dockerfile" "$context/"
   printf '{"type":"module"}\n' >"$context/package.json"

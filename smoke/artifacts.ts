@@ -1,9 +1,9 @@
 // The artifacts directory: made and proven writable before any probe runs, with last run's screenshots cleared.
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { answerWithin, NoAnswerError } from './fs-answer.ts';
+import { answerWithin, gaveNoAnswer } from './fs-answer.ts';
 import { describeFsError } from './fs-error.ts';
-import { CLIError } from '../lib/cli-error.ts';
+import { CLIError } from '../tools/cli-error.ts';
 
 export type Outcome = 'ok' | 'fail' | 'error';
 
@@ -27,7 +27,7 @@ export async function prepareArtifacts(dir: string): Promise<void> {
   try {
     await answerWithin(check(), `--artifacts ${dir}`);
   } catch (error) {
-    if (error instanceof NoAnswerError) throw error;
+    if (gaveNoAnswer(error)) throw error;
     throw new CLIError(`--artifacts ${dir} is not a writable directory: ${describeFsError(error)}`, { cause: error });
   }
   // A stale frontend-fail.png next to a fresh frontend-ok.png would mislead whoever reads the artifacts.

@@ -4,8 +4,9 @@ import * as assert from 'uvu/assert';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BrowserNotFoundError, chromiumArgs, findChromium, launchBrowser, type LaunchedBrowser } from './browser.ts';
+import { chromiumArgs, findChromium, launchBrowser, type LaunchedBrowser } from './browser.ts';
 import { listen, type Listening } from '../test/support/listen.ts';
+import { CLIError } from '../tools/cli-error.ts';
 import { waitFor, withDeadline } from '../test/support/deadline.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'smoke-browser-test-'));
@@ -41,7 +42,7 @@ test('nothing found: one line with an install hint; a variable pointing nowhere 
   assert.throws(
     () => findChromium({}, ['/nonexistent/a', '/nonexistent/b']),
     (e: Error) =>
-      e instanceof BrowserNotFoundError &&
+      e instanceof CLIError &&
       e.message ===
         'no Chromium found (looked in /nonexistent/a, /nonexistent/b, ...); ' +
           'install Chromium (apt-get install chromium) or set CHROME_PATH to a Chrome/Chromium executable',

@@ -4,6 +4,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
+import { withDeadline } from '../lib/with-deadline.ts';
+import { CLIError } from '../tools/cli-error.ts';
 
 /** Where Chromium or Chrome usually lives on Linux and macOS, most likely first. */
 export const CHROMIUM_PATHS = [
@@ -29,10 +31,6 @@ export const SANDBOX_HINT =
   'set CHROME_PATH to a browser whose sandbox works (e.g. /usr/bin/google-chrome), ' +
   'or run without the sandbox on purpose with --no-sandbox or SMOKE_NO_SANDBOX=1';
 
-export class BrowserNotFoundError extends Error {
-  override name = 'BrowserNotFoundError';
-}
-
 const _isExecutable = (path: string) => {
   try {
     accessSync(path, constants.X_OK);
@@ -51,13 +49,11 @@ export function findChromium(env: NodeJS.ProcessEnv = process.env, candidates = 
     const value = env[name];
     if (!value) continue;
     if (_isExecutable(value)) return value;
-    throw new BrowserNotFoundError(`${name}=${value} is not an executable file; ${INSTALL_HINT}`);
+    throw new CLIError(`${name}=${value} is not an executable file; ${INSTALL_HINT}`);
   }
   const found = candidates.find(_isExecutable);
   if (found) return found;
-  throw new BrowserNotFoundError(
-    `no Chromium found (looked in ${candidates.slice(0, 3).join(', ')}, ...); ${INSTALL_HINT}`,
-  );
+  throw new CLIError(`no Chromium found (looked in ${candidates.slice(0, 3).join(', ')}, ...); ${INSTALL_HINT}`);
 }
 
 /**
@@ -122,15 +118,14 @@ export async function launchBrowser(options: LaunchOptions = {}): Promise<Launch
   const close = () =>
     (closing ??= (async function closeBrowser() {
       const proc = browser.process();
-      const killTimer = setTimeout(() => proc?.kill('SIGKILL'), 5000);
-      try {
-        await browser.close();
-      } catch {
-        proc?.kill('SIGKILL');
-      } finally {
-        clearTimeout(killTimer);
-        await removeProfile();
-      }
+      // A browser that has not closed within 5 s is killed, and its close (which ends with the process) still
+      // awaited; one whose close fails is killed too. Either way its profile goes.
+      const closed = browser.close();
+      const kill = () => proc?.kill('SIGKILL');
+      await withDeadline(closed, 5000, { what: 'Chromium to close', onExpiry: kill })
+        .catch(() => closed)
+        .catch(kill);
+      await removeProfile();
     })());
   return { browser, executablePath, userDataDir, close };
 }

@@ -5,17 +5,17 @@
 import { colorEnabled, createColors } from './color.ts';
 import { closeBrowser, runSmokeCommand, type SmokeState } from './command.ts';
 import { parseSmokeArgs, smokeArgs } from './config.ts';
-import { NoAnswerError } from './fs-answer.ts';
+import { gaveNoAnswer } from './fs-answer.ts';
 import { commandName, renderUsage } from './usage.ts';
-import { CLIError } from '../lib/cli-error.ts';
+import { CLIError } from '../tools/cli-error.ts';
 import { redactUrlsIn } from '../lib/redact-url.ts';
 import { EXIT_ERROR, EXIT_PASS } from './exit-codes.ts';
 
 // Why not citty (0.2.2), which the design card names: its runMain ends every error with process.exit(1), but 1
 // means "a probe failed" here and a run that could not happen must exit 2; it prints the whole usage before each
 // error instead of one line; and its parser is lenient (unknown options and missing values pass). So the smoke,
-// like every tool here, parses with node:util parseArgs in strict mode (lib/parse-command-line.ts), renders its
-// own usage (usage.ts), and maps errors to exit codes here through CLIError (lib/cli-error.ts).
+// like every tool here, parses with node:util parseArgs in strict mode (tools/parse-command-line.ts), renders its
+// own usage (usage.ts), and maps errors to exit codes here through CLIError (tools/cli-error.ts).
 export async function main(rawArgs: string[], state: SmokeState): Promise<number> {
   try {
     const args = parseSmokeArgs(rawArgs);
@@ -25,7 +25,7 @@ export async function main(rawArgs: string[], state: SmokeState): Promise<number
     }
     return await runSmokeCommand(args.options, state);
   } catch (error) {
-    if (error instanceof NoAnswerError) state.stuck = true;
+    if (gaveNoAnswer(error)) state.stuck = true;
     if (error instanceof CLIError) state.io.err(`smoke: ${error.message}`);
     else state.io.err(`smoke: unexpected error\n${(error as Error)?.stack ?? String(error)}`);
     return error instanceof CLIError ? error.exitCode : EXIT_ERROR;

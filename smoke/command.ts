@@ -5,7 +5,7 @@ import { resolveConfig, type RawOptions } from './config.ts';
 import { checkOutputPaths } from './output-paths.ts';
 import { checkReportPaths, writeReports } from './reports.ts';
 import { printFinal, runSmoke, type SmokeIo } from './run.ts';
-import { CLIError } from '../lib/cli-error.ts';
+import { CLIError } from '../tools/cli-error.ts';
 import { EXIT_FAIL, EXIT_PASS } from './exit-codes.ts';
 import type { SmokeConfig } from './types.ts';
 

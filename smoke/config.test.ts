@@ -2,7 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DEFAULTS, parseSmokeArgs, resolveConfig, type RawOptions } from './config.ts';
-import { CLIError } from '../lib/cli-error.ts';
+import { CLIError } from '../tools/cli-error.ts';
 
 const env = { CHROME_PATH: '/usr/bin/chromium' };
 

@@ -1,8 +1,9 @@
 // The CLI's options (one table: the parser, the usage text and the environment fallbacks all read it), and their
 // validation into a SmokeConfig.
 import { findChromium } from './browser.ts';
-import { CLIError } from '../lib/cli-error.ts';
-import { parseCommandLine } from '../lib/parse-command-line.ts';
+import { CLIError } from '../tools/cli-error.ts';
+import { parseCommandLine } from '../tools/parse-command-line.ts';
+import { parserOptions, type OptionDoc } from '../tools/usage.ts';
 import type { SmokeConfig } from './types.ts';
 
 export const DEFAULTS = {
@@ -12,18 +13,8 @@ export const DEFAULTS = {
   timeout: 10_000,
 } as const;
 
-export interface SmokeOption {
-  type: 'string' | 'boolean';
-  /** Shown as `--name=<hint>` in the usage. */
-  hint?: string;
-  description: string;
-  /** The variable read when the option is absent. */
-  env?: string;
-  /** What applies when neither the option nor its variable is given, as the usage shows it. */
-  default?: string | number;
-  /** Anything else the usage says in the same parentheses. */
-  note?: string;
-}
+/** One row of the option table (tools/usage.ts): the parser reads its type, the usage the rest. */
+export type SmokeOption = OptionDoc;
 
 export const smokeArgs = {
   frontend: {
@@ -84,11 +75,7 @@ export type RawOptions = {
 export type SmokeArgs = { help: true } | { help: false; options: RawOptions };
 
 // Only the type goes to the parser: a default there would hide whether the option was given (env fallbacks).
-type ParserOptions = { [K in keyof typeof smokeArgs]: { type: (typeof smokeArgs)[K]['type'] } };
-const PARSER_OPTIONS = {
-  ...(Object.fromEntries(Object.entries(smokeArgs).map(([name, { type }]) => [name, { type }])) as ParserOptions),
-  help: { type: 'boolean', short: 'h' },
-} as const;
+const PARSER_OPTIONS = parserOptions(smokeArgs);
 
 /** Parses the argv strictly; an unknown option, a stray argument or a missing value is a CLIError (exit 2). */
 export function parseSmokeArgs(argv: string[]): SmokeArgs {

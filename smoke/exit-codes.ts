@@ -1,5 +1,5 @@
-// The smoke CLI's exit codes; an error that stops the run is a CLIError (lib/cli-error.ts) and exits EXIT_ERROR.
-import { EXIT_USAGE } from '../lib/cli-error.ts';
+// The smoke CLI's exit codes; an error that stops the run is a CLIError (tools/cli-error.ts) and exits EXIT_ERROR.
+import { EXIT_USAGE } from '../tools/cli-error.ts';
 
 export const EXIT_PASS = 0;
 export const EXIT_FAIL = 1;

@@ -1,6 +1,7 @@
 // A picture for a LOAD failure Chromium could not paint: a card with the URL, the reason, the time and what arrived.
 import type { Browser } from 'puppeteer-core';
 import { redactUrl, redactUrlsIn } from '../lib/redact-url.ts';
+import { withDeadline } from '../lib/with-deadline.ts';
 import type { Receipt } from './document-receipt.ts';
 import { bounded, capturePng } from './page-capture.ts';
 
@@ -22,14 +23,7 @@ export async function writeFailureCard(
   facts: CardFacts,
   ms: number,
 ): Promise<string | null> {
-  let timer: NodeJS.Timeout | undefined;
   let gaveUp = false; // then a placeholder takes the card's place, and a late capture must not overwrite it
-  const late = new Promise<string>((resolve) => {
-    timer = setTimeout(() => {
-      gaveUp = true;
-      resolve(`failure card not drawn within ${ms}ms`);
-    }, ms);
-  });
   const drawn = (async () => {
     const page = await browser.newPage();
     try {
@@ -41,7 +35,10 @@ export async function writeFailureCard(
       void bounded(page.close(), 1000);
     }
   })().catch((error: Error) => `failure card not drawn: ${error.message.split('\n')[0]}`);
-  return Promise.race([drawn, late]).finally(() => clearTimeout(timer));
+  // `drawn` answers every failure with its reason: only the deadline is left to say.
+  return withDeadline(drawn, ms, { what: 'failure card', onExpiry: () => (gaveUp = true) }).catch(
+    () => `failure card not drawn within ${ms}ms`,
+  );
 }
 
 const esc = (text: string) => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);

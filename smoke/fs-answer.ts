@@ -1,20 +1,18 @@
 // File-system checks with a bound on the answer: some mounts never answer (Node's recursive mkdir spins forever on
 // procfs).
-import { CLIError } from '../lib/cli-error.ts';
+import { DeadlineError, withDeadline } from '../lib/with-deadline.ts';
+import { CLIError } from '../tools/cli-error.ts';
 
 export const FS_ANSWER_MS = 3000;
 
-/** The check gave no answer in time. Its call still holds a libuv thread, so the CLI exits at once after saying so. */
-export class NoAnswerError extends CLIError {
-  override name = 'NoAnswerError';
+/** Resolves as `work` does, or rejects after `ms` with a CLIError naming `what`, its cause the DeadlineError. */
+export function answerWithin<T>(work: Promise<T>, what: string, ms = FS_ANSWER_MS): Promise<T> {
+  return withDeadline(work, ms, what).catch((error: unknown) => {
+    if (!(error instanceof DeadlineError)) throw error;
+    throw new CLIError(`${what} is not writable (no answer within ${ms} ms)`, { cause: error });
+  });
 }
 
-/** Resolves as `work` does, or rejects with a NoAnswerError naming `what` after `ms`. */
-export function answerWithin<T>(work: Promise<T>, what: string, ms = FS_ANSWER_MS): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new NoAnswerError(`${what} is not writable (no answer within ${ms} ms)`)), ms);
-  });
-  work.catch(() => {}); // once late, its eventual failure no longer matters
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
-}
+/** The check gave no answer in time. Its call still holds a libuv thread, so the CLI exits at once after saying so. */
+export const gaveNoAnswer = (error: unknown): error is CLIError =>
+  error instanceof CLIError && error.cause instanceof DeadlineError;

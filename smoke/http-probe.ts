@@ -1,6 +1,7 @@
-// One attempt of a HEALTH or READY probe: GET the endpoint under the service's base URL and judge the answer.
-import { httpGet, ProbeFailure } from '../lib/http-get.ts';
-import { judgeHealth, judgeReady } from './judge.ts';
+// One attempt of a HEALTH or READY probe: GET the endpoint and judge the answer, both through lib/ (as the frontend).
+import { endpointUrl } from '../lib/endpoint-url.ts';
+import { judgeLiveness, judgeReadiness } from '../lib/health-judge.ts';
+import { httpGet } from '../lib/http-get.ts';
 
 export interface Attempt {
   ok: boolean;
@@ -10,24 +11,15 @@ export interface Attempt {
 
 const PATHS = { HEALTH: 'api/health', READY: 'api/ready' } as const;
 
-/** `http://host/prefix` + HEALTH → `http://host/prefix/api/health`, so services behind a path prefix work too. */
-export function endpointUrl(base: string, kind: 'HEALTH' | 'READY'): string {
-  const url = new URL(base);
-  if (!url.pathname.endsWith('/')) url.pathname += '/';
-  url.search = '';
-  url.hash = '';
-  return new URL(PATHS[kind], url).href;
-}
+/** The endpoint of a probe under the service's base URL (a path prefix is kept). */
+export const probeUrl = (base: string, kind: 'HEALTH' | 'READY') => endpointUrl(base, PATHS[kind]);
 
 export async function httpProbe(kind: 'HEALTH' | 'READY', url: string, timeout: number): Promise<Attempt> {
-  const started = performance.now();
-  let reasons: string[];
-  try {
-    const res = await httpGet(url, { timeout });
-    reasons = kind === 'HEALTH' ? judgeHealth(res) : judgeReady(res);
-  } catch (error) {
-    if (!(error instanceof ProbeFailure)) throw error;
-    reasons = [error.message];
-  }
-  return { ok: reasons.length === 0, ms: Math.round(performance.now() - started), reasons };
+  const got = await httpGet(url, { timeout });
+  const reasons = !got.reached
+    ? [got.reason]
+    : kind === 'HEALTH'
+      ? judgeLiveness(got).reasons
+      : judgeReadiness(got).reasons;
+  return { ok: reasons.length === 0, ms: got.ms, reasons };
 }

@@ -7,6 +7,7 @@ import { writeFailureCard } from './failure-card.ts';
 import { watchNavigation } from './navigation-watch.ts';
 import { bounded, screenshot as capture, stopLoading } from './page-capture.ts';
 import { writePlaceholderPng } from './placeholder-png.ts';
+import { withDeadline } from '../lib/with-deadline.ts';
 
 export interface LoadAttempt {
   ok: boolean;
@@ -136,11 +137,8 @@ export async function loadProbe(
 }
 
 /** `promise`'s value, or `fallback` when it does not settle well within `ms`. */
-async function answerOr<T>(promise: Promise<T>, ms: number, fallback: T): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<T>((resolve) => (timer = setTimeout(() => resolve(fallback), ms)));
-  return Promise.race([promise.catch(() => fallback), late]).finally(() => clearTimeout(timer));
-}
+const answerOr = <T>(promise: Promise<T>, ms: number, fallback: T): Promise<T> =>
+  withDeadline(promise, ms, 'the document receipt').catch(() => fallback);
 
 /** Console errors, uncaught exceptions and failed sub-requests; the page's own navigation is judged separately. */
 function _recordIssues(page: Page, issues: string[]) {

@@ -1,6 +1,7 @@
 // Whether the tab is on its way to another document (a meta refresh, location.replace()): a capture that spans
 // the switch of documents can go unanswered for good, so the screenshot waits for the move to land instead.
 import type { CDPSession, Page } from 'puppeteer-core';
+import { withDeadline } from '../lib/with-deadline.ts';
 
 export interface NavigationWatch {
   /** True from the start of a main-frame navigation to another document until the tab stops loading. */
@@ -51,17 +52,12 @@ export async function watchNavigation(page: Page): Promise<NavigationWatch> {
     moving: () => moving,
     moves: () => moves,
     nextMove: () => new Promise<void>((resolve) => onMove.add(resolve)),
-    landed: (ms) =>
-      new Promise<void>((resolve) => {
-        if (!moving) return resolve();
-        const timer = setTimeout(done, ms);
-        function done() {
-          clearTimeout(timer);
-          onLand.delete(done);
-          resolve();
-        }
-        onLand.add(done);
-      }),
+    landed: async (ms) => {
+      if (!moving) return;
+      let done!: () => void;
+      const landing = new Promise<void>((resolve) => onLand.add((done = resolve)));
+      await withDeadline(landing, ms, 'the page to land').catch(() => onLand.delete(done));
+    },
     detach: () => {
       onMove.clear();
       onLand.clear();

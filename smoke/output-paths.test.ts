@@ -5,7 +5,7 @@ import { linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkOutputPaths } from './output-paths.ts';
-import { CLIError } from '../lib/cli-error.ts';
+import { CLIError } from '../tools/cli-error.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'smoke-output-paths-test-'));
 test.after(() => rmSync(dir, { recursive: true, force: true }));

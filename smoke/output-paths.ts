@@ -4,7 +4,7 @@ import { readlink, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { screenshotNames } from './artifacts.ts';
 import { answerWithin } from './fs-answer.ts';
-import { CLIError } from '../lib/cli-error.ts';
+import { CLIError } from '../tools/cli-error.ts';
 
 export interface OutputPaths {
   artifacts: string;

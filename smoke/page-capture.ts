@@ -1,6 +1,8 @@
 // Capturing a page that may be stuck: every step has a bound, so a hostile page cannot hold the run.
 import { writeFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Page } from 'puppeteer-core';
+import { DeadlineError, withDeadline } from '../lib/with-deadline.ts';
 import type { NavigationWatch } from './navigation-watch.ts';
 
 /**
@@ -18,16 +20,7 @@ export async function screenshot(
 ): Promise<string | null> {
   const until = Date.now() + ms;
   const movesBefore = watch?.moves() ?? 0;
-  let timer: NodeJS.Timeout | undefined;
-  let gaveUp = false;
-  const late = new Promise<string>((resolve) => {
-    timer = setTimeout(() => {
-      gaveUp = true; // a capture that answers after this must not overwrite what is written in its place
-      const moved = (watch?.moves() ?? 0) - movesBefore;
-      const times = `${moved} time${moved === 1 ? '' : 's'}`;
-      resolve(`screenshot not taken within ${ms}ms${moved ? ` (the page moved on ${times} meanwhile)` : ''}`);
-    }, ms);
-  });
+  let gaveUp = false; // then a capture that answers late must not overwrite what is written in its place
   const taken = (async () => {
     while (!gaveUp) {
       // The last third of the bound is kept for a capture, so a move that never lands still gets its picture.
@@ -44,12 +37,17 @@ export async function screenshot(
         if (!/not attached|detached|target closed|session closed/i.test(message) || Date.now() + 100 >= until) {
           return `screenshot failed: ${message}`;
         }
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        await sleep(100);
       }
     }
-    return null; // unreachable in effect: `late` has answered already
+    return null; // unreachable in effect: the deadline has answered already
   })();
-  return Promise.race([taken, late]).finally(() => clearTimeout(timer));
+  return withDeadline(taken, ms, { what: 'screenshot', onExpiry: () => (gaveUp = true) }).catch((error: unknown) => {
+    if (!(error instanceof DeadlineError)) throw error;
+    const moved = (watch?.moves() ?? 0) - movesBefore;
+    const times = `${moved} time${moved === 1 ? '' : 's'}`;
+    return `screenshot not taken within ${ms}ms${moved ? ` (the page moved on ${times} meanwhile)` : ''}`;
+  });
 }
 
 /**
@@ -75,14 +73,5 @@ export async function stopLoading(page: Page): Promise<void> {
 
 /** Waits for `promise` at most `ms`; its outcome, whatever it is, no longer matters after that. */
 export async function bounded(promise: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
-  await Promise.race([
-    promise.then(
-      () => {},
-      () => {},
-    ),
-    late,
-  ]);
-  clearTimeout(timer);
+  await withDeadline(promise, ms, 'a page step').catch(() => {});
 }

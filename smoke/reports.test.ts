@@ -5,43 +5,14 @@ import { existsSync, lstatSync, mkdtempSync, readFileSync, rmSync, symlinkSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkReportPaths, toJson, toJunit, toStepSummary, writeReports } from './reports.ts';
-import { CLIError } from '../lib/cli-error.ts';
+import { CLIError } from '../tools/cli-error.ts';
 import type { SmokeSummary } from './types.ts';
+import { failingRun } from '../test/support/smoke-summary.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'smoke-reports-test-'));
 test.after(() => rmSync(dir, { recursive: true, force: true }));
 
-const summary: SmokeSummary = {
-  ok: false,
-  passed: 2,
-  failed: 1,
-  total: 3,
-  ms: 1234,
-  startedAt: '2025-01-02T03:04:05.000Z',
-  probes: [
-    { kind: 'HEALTH', target: 'backend', url: 'http://b/api/health', ok: true, ms: 5, reasons: [], attempts: 1 },
-    {
-      kind: 'READY',
-      target: 'backend',
-      url: 'http://b/api/ready',
-      ok: false,
-      ms: 6,
-      reasons: ['HTTP 503 Service Unavailable', 'checks: database=disconnected'],
-      attempts: 3,
-    },
-    {
-      kind: 'LOAD',
-      target: 'frontend',
-      url: 'http://f/?a=1&b=<2>',
-      ok: true,
-      ms: 700,
-      reasons: [],
-      attempts: 1,
-      screenshot: 'a/frontend-ok.png',
-      issues: ['console error: "x" | <y> & \u0007'],
-    },
-  ],
-};
+const summary = failingRun;
 
 // A URL's password and secret query values never reach a file the workflows upload as an artifact.
 const secretive: SmokeSummary = {

@@ -1,13 +1,12 @@
 // The run as machine-readable files: --json, --junit, and a markdown table for the GitHub step summary.
 import { appendFile, mkdir, open, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { answerWithin, NoAnswerError } from './fs-answer.ts';
+import { answerWithin, gaveNoAnswer } from './fs-answer.ts';
 import { describeFsError } from './fs-error.ts';
-import { CLIError } from '../lib/cli-error.ts';
+import { CLIError } from '../tools/cli-error.ts';
 import { redactUrl, redactUrlsIn } from '../lib/redact-url.ts';
+import { toSmokeResult } from './result.ts';
 import type { ProbeResult, SmokeSummary } from './types.ts';
-
-const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
 
 /**
  * The run as it may be written down: every URL, in `url`, the reasons and the page issues (a redirect's Location,
@@ -24,22 +23,8 @@ function redacted(s: SmokeSummary): SmokeSummary {
 }
 const reasonOf = (p: ProbeResult) => (p.reasons.length ? p.reasons.join('; ') : null);
 
-export function toJson(summary: SmokeSummary): string {
-  const s = redacted(summary);
-  const probes = s.probes.map((p) => ({
-    kind: p.kind,
-    target: p.target,
-    url: p.url,
-    result: verdict(p.ok),
-    ms: p.ms,
-    reason: p.ok ? null : reasonOf(p),
-    reasons: p.ok ? [] : p.reasons,
-    attempts: p.attempts,
-    ...(p.kind === 'LOAD' ? { screenshot: p.screenshot ?? null, issues: p.issues ?? [] } : {}),
-  }));
-  const { ok, passed, failed, total, ms, startedAt } = s;
-  return `${JSON.stringify({ result: verdict(ok), passed, failed, total, ms, startedAt, probes }, null, 2)}\n`;
-}
+/** The --json file: the SmokeResult other tools read (smoke/result.ts), URLs redacted. */
+export const toJson = (summary: SmokeSummary) => `${JSON.stringify(toSmokeResult(redacted(summary)), null, 2)}\n`;
 
 export function toJunit(summary: SmokeSummary): string {
   const s = redacted(summary);
@@ -100,7 +85,7 @@ export async function checkReportPaths({ json, junit }: { json: string | null; j
     try {
       await answerWithin(check(), `${flag} ${file}`);
     } catch (error) {
-      if (error instanceof NoAnswerError) throw error;
+      if (gaveNoAnswer(error)) throw error;
       throw new CLIError(`cannot write ${flag} ${file}: ${describeFsError(error)}`, { cause: error });
     }
   }

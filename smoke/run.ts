@@ -1,7 +1,8 @@
 // Runs every probe at once (Chromium starts while the HTTP probes run) and prints their lines in the spec's order.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Browser } from 'puppeteer-core';
 import { detailLines, finalLine, probeLine } from './format.ts';
-import { endpointUrl, httpProbe } from './http-probe.ts';
+import { httpProbe, probeUrl } from './http-probe.ts';
 import { loadProbe } from './load-probe.ts';
 import type { Colors } from './color.ts';
 import type { Kind, ProbeResult, SmokeConfig, SmokeSummary, Target } from './types.ts';
@@ -21,7 +22,7 @@ interface Planned {
 /** The steps in the spec's order: backend, then the device service when given, then the frontend. */
 export function planProbes(config: Pick<SmokeConfig, 'backend' | 'device' | 'frontend'>): Planned[] {
   const http = (target: Target, base: string): Planned[] =>
-    (['HEALTH', 'READY'] as const).map((kind) => ({ kind, target, url: endpointUrl(base, kind) }));
+    (['HEALTH', 'READY'] as const).map((kind) => ({ kind, target, url: probeUrl(base, kind) }));
   return [
     ...http('backend', config.backend),
     ...(config.device ? http('device', config.device) : []),
@@ -75,6 +76,6 @@ async function _retry<A extends { ok: boolean }>(
     const result = await attempt();
     const left = until - Date.now();
     if (result.ok || left <= 0) return { ...result, attempts: n };
-    await new Promise((resolve) => setTimeout(resolve, Math.min(left, 250 * n, 1000)));
+    await sleep(Math.min(left, 250 * n, 1000));
   }
 }

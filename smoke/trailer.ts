@@ -4,7 +4,7 @@
 //   npx tsx smoke/trailer.ts [--issue N] [--local-stack] ...   exit 0 with a trailer, 2 without one
 //   npx tsx smoke/trailer.ts check <commit-message-file>      exit 0 if it ends with one good trailer, else 1
 import { readFile } from 'node:fs/promises';
-import { CLIError } from '../lib/cli-error.ts';
+import { CLIError } from '../tools/cli-error.ts';
 import { parseTrailerArgs, USAGE } from './trailer/args.ts';
 import { checkMessage } from './trailer/check.ts';
 import { formatTrailer } from './trailer/format.ts';
@@ -14,7 +14,15 @@ import { produceTrailer } from './trailer/produce.ts';
 const warn = (line: string) => process.stderr.write(`trailer: ${line}\n`);
 
 async function main(argv: string[]): Promise<number> {
-  const args = parseTrailerArgs(argv);
+  let args;
+  try {
+    args = parseTrailerArgs(argv);
+  } catch (error) {
+    // A bad argument is one line and a pointer to the usage, as in every tool here; never the whole usage.
+    if (error instanceof CLIError && !/--help/.test(error.message))
+      throw new CLIError(`${error.message} (run with --help for the usage)`, { exitCode: error.exitCode });
+    throw error;
+  }
   if (args.command === 'help') {
     process.stdout.write(`${USAGE}\n`);
     return 0;
@@ -37,7 +45,7 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => (process.exitCode = code),
   (error: unknown) => {
-    if (error instanceof CLIError) warn(`${error.message}\n${USAGE}`);
+    if (error instanceof CLIError) warn(error.message);
     else warn(`no trailer produced: ${(error as Error)?.stack ?? String(error)}`);
     process.exitCode = error instanceof CLIError ? error.exitCode : 2;
   },

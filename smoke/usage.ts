@@ -1,5 +1,6 @@
 // The smoke CLI's --help text, rendered from its option table (config.ts) so that it cannot drift from the parser.
-import { smokeArgs, type SmokeOption } from './config.ts';
+import { renderUsage as render, type OptionDoc } from '../tools/usage.ts';
+import { smokeArgs } from './config.ts';
 import { EXIT_ERROR, EXIT_FAIL, EXIT_PASS } from './exit-codes.ts';
 
 const CHECKOUT_NAME = 'npx tsx smoke/cli.ts';
@@ -13,29 +14,14 @@ export function commandName(cliUrl: string): string {
   return cliUrl.endsWith('.js') ? PACKAGE_NAME : CHECKOUT_NAME;
 }
 
-export function renderUsage(options: Record<string, SmokeOption> = smokeArgs, command = CHECKOUT_NAME): string {
-  const rows = Object.entries(options).map(([name, option]) => {
-    return [`--${name}${option.hint ? `=<${option.hint}>` : ''}`, describe(option)] as const;
+export function renderUsage(options: Record<string, OptionDoc> = smokeArgs, command = CHECKOUT_NAME): string {
+  return render({
+    about: `${ABOUT} (${command})`,
+    usage: [`${command} [OPTIONS]`],
+    options,
+    footer: [
+      `Exit codes: ${EXIT_PASS} all probes passed, ${EXIT_FAIL} one or more probes failed, ` +
+        `${EXIT_ERROR} the run could not happen.`,
+    ],
   });
-  const width = Math.max(...rows.map(([flag]) => flag.length));
-  return [
-    `${ABOUT} (${command})`,
-    '',
-    `USAGE ${command} [OPTIONS]`,
-    '',
-    'OPTIONS',
-    '',
-    // Flags right-aligned so that the descriptions start in one column.
-    ...rows.map(([flag, text]) => `  ${flag.padStart(width)}    ${text}`),
-    '',
-    '',
-    `Exit codes: ${EXIT_PASS} all probes passed, ${EXIT_FAIL} one or more probes failed, ` +
-      `${EXIT_ERROR} the run could not happen.`,
-  ].join('\n');
-}
-
-/** The description, then its environment fallback, default and note in one pair of parentheses. */
-function describe({ description, env, default: fallback, note }: SmokeOption): string {
-  const extra = [env && `env ${env}`, fallback !== undefined && `default ${fallback}`, note].filter(Boolean).join(', ');
-  return extra ? `${description} (${extra})` : description;
 }

@@ -3,7 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnService, type Service } from './support/spawn-service.ts';
 import { startMongoProcess, type MongoProcess } from './support/mongo-process.ts';
-import { freePort } from '../lib/free-port.ts';
+import { freePort } from '../tools/free-port.ts';
 import { waitFor, sleep } from './support/deadline.ts';
 import { stopAll } from './support/spawn-process.ts';
 import { expectRefusal } from './support/refused-start.ts';

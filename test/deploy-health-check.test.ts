@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { RequestListener } from 'node:http';
 import { listen, type Listening } from './support/listen.ts';
-import { freePort } from '../lib/free-port.ts';
+import { freePort } from '../tools/free-port.ts';
 import { withDeadline } from './support/deadline.ts';
 import { spawnProcess, stopAll } from './support/spawn-process.ts';
 import { root } from './infra/compile-healthcheck.ts';

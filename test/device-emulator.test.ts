@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import type { Service } from './support/spawn-service.ts';
 import { stopAll } from './support/spawn-process.ts';
 import { waitFor } from './support/deadline.ts';
-import { freePort } from '../lib/free-port.ts';
+import { freePort } from '../tools/free-port.ts';
 import { startMongoStandin, type MongoStandin } from '../dev/mongo-standin/server.ts';
 import { watchReadiness, type ReadinessWatch } from './support/readiness-watch.ts';
 import { startBackend, startDevice, storedReadings } from './support/device-services.ts';

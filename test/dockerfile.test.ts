@@ -262,16 +262,29 @@ test(
   },
 );
 
-test("the build context sends no lib/ file that no service imports (the tools' share stays out of the images)", () => {
+test('every lib/ file is imported by a service: what the tools share lives in tools/, not in lib/', () => {
   const imported = new Set(Object.keys(SERVICES).flatMap((service) => importGraph(root, `${service}/main.ts`).files));
-  const sent = readdirSync(join(root, 'lib'))
-    .map((name) => `lib/${name}`)
-    .filter((path) => !isIgnored(path));
-  assert.ok(sent.includes('lib/readiness.ts'), 'lib/ was listed');
+  const shipped = readdirSync(join(root, 'lib'))
+    .filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts'))
+    .map((name) => `lib/${name}`);
+  assert.ok(shipped.includes('lib/readiness.ts'), 'lib/ was listed');
   assert.equal(
-    sent.filter((path) => !imported.has(path)),
+    shipped.filter((path) => !imported.has(path)),
     [],
-    'sent to the image but imported by no service',
+    'in lib/ but imported by no service (a tool-only module belongs in tools/)',
+  );
+});
+
+test('.dockerignore leaves out whole folders, never a single file of lib/', () => {
+  const rules = readFileSync(join(root, '.dockerignore'), 'utf8')
+    .split('\n')
+    .map((line) => line.trim().replace(/^!/, '').replace(/^\/+/, ''))
+    .filter((line) => line !== '' && !line.startsWith('#'));
+  assert.ok(rules.includes('tools'), 'tools/ is left out');
+  assert.equal(
+    rules.filter((rule) => rule.startsWith('lib/')),
+    [],
+    'rules naming files under lib/',
   );
 });
 
@@ -286,6 +299,7 @@ test('.dockerignore keeps local state and tests out of the build context, and ke
     'spool/readings-000000000001.spool',
     'lib/env.test.ts',
     'test/run.ts',
+    'tools/child-process.ts',
   ]) {
     assert.ok(isIgnored(path), `${path} is left out`);
   }

@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnService } from './support/spawn-service.ts';
 import { stopAll } from './support/spawn-process.ts';
-import { freePort } from '../lib/free-port.ts';
+import { freePort } from '../tools/free-port.ts';
 import { waitFor } from './support/deadline.ts';
 import { expectRefusal } from './support/refused-start.ts';
 import { listen } from './support/listen.ts';

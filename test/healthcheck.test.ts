@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import type { RequestListener } from 'node:http';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { listen, type Listening } from './support/listen.ts';
-import { freePort } from '../lib/free-port.ts';
+import { freePort } from '../tools/free-port.ts';
 import { withDeadline } from './support/deadline.ts';
 import { spawnProcess, stopAll } from './support/spawn-process.ts';
 import { compileHealthcheck, root, type Compiled } from './infra/compile-healthcheck.ts';

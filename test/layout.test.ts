@@ -7,7 +7,7 @@ import { dirname, join, relative } from 'node:path';
 import { importGraph } from './infra/import-graph.ts';
 import { root } from './support/spawn-service.ts';
 
-const PRODUCTION = ['backend', 'device', 'frontend', 'lib', 'smoke'];
+const PRODUCTION = ['backend', 'device', 'frontend', 'lib', 'smoke', 'tools'];
 /** Top-level entries that hold no source of ours: installed packages, build output, local state, and test/ itself. */
 const NOT_SOURCE = new Set(['node_modules', 'dist', 'smoke-artifacts', 'test']);
 const ENTRIES = [

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { importGraph } from './infra/import-graph.ts';
-import { projectRoot as root } from '../lib/project-root.ts';
+import { projectRoot as root } from '../tools/project-root.ts';
 
 const SCRIPT = 'scripts/container-engine.sh';
 const DOCKERFILE = 'test/containers/images/mongo-standin.Dockerfile';

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
-import { runCommand, type CommandResult } from '../lib/child-process.ts';
+import { runCommand, type CommandResult } from '../tools/child-process.ts';
 import { waitFor } from './support/deadline.ts';
 import { cliEnv, runCli } from './support/run-smoke-cli.ts';
 import { spawnProcess, stopAll, type Spawned } from './support/spawn-process.ts';
@@ -118,12 +118,12 @@ test.after(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-test('the tarball: the compiled kit, its bin, the READMEs; no sources, tests or smoke declarations', async () => {
+test('the tarball: the compiled kit, its bin, the READMEs; no sources, tests or tool declarations', async () => {
   const packed = await installed();
   const paths = packed.files.map((f) => f.path);
   for (const path of paths) {
     assert.ok(
-      /^dist\/package\/(lib\/[\w-]+\.(js|d\.ts)|smoke\/[\w-]+\.js)$/.test(path) ||
+      /^dist\/package\/(lib\/[\w-]+\.(js|d\.ts)|(smoke|tools)\/[\w-]+\.js)$/.test(path) ||
         ['package.json', 'README.md', 'lib/README.md', 'smoke/README.md'].includes(path),
       `unexpected file in the tarball: ${path}`,
     );

@@ -4,8 +4,9 @@
 // Docker Engine (*.container.ts, test/containers/), which need `eval "$(bash scripts/container-engine.sh)"` first.
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { startProcess } from '../lib/child-process.ts';
-import { projectRoot as root } from '../lib/project-root.ts';
+import { withDeadline } from '../lib/with-deadline.ts';
+import { startProcess } from '../tools/child-process.ts';
+import { projectRoot as root } from '../tools/project-root.ts';
 
 const args = process.argv.slice(2);
 const SUFFIXES: Record<string, string> = { faults: '.fault.ts', containers: '.container.ts' };
@@ -46,12 +47,11 @@ async function runFile(file: string): Promise<FileResult> {
     },
   });
   let timedOut = false;
-  const timer = setTimeout(() => {
+  const { code } = await withDeadline(child.closed, FILE_DEADLINE_MS, file).catch(() => {
     timedOut = true;
     child.signal('SIGKILL');
-  }, FILE_DEADLINE_MS);
-  const { code } = await child.closed;
-  clearTimeout(timer);
+    return child.closed;
+  });
   // uvu prints "Total: N" and "Passed: N" once per process.
   const total = Number(/Total:\s+(\d+)/.exec(output)?.[1] ?? NaN);
   const passed = Number(/Passed:\s+(\d+)/.exec(output)?.[1] ?? NaN);

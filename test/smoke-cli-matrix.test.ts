@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { createFixtureHandler } from './support/fake-http-server.ts';
 import { createPool, normalise, PNG_SIGNATURE, probeMs, runCli, type CliRun } from './support/run-smoke-cli.ts';
 import { listen, type Listening } from './support/listen.ts';
-import { freePort } from '../lib/free-port.ts';
+import { freePort } from '../tools/free-port.ts';
 import { stopAll } from './support/spawn-process.ts';
 import { FS_ANSWER_MS } from '../smoke/fs-answer.ts';
 

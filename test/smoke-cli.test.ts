@@ -10,7 +10,7 @@ import { createFixtureHandler, healthyBody, readyBody } from './support/fake-htt
 import { cliEnv, normalise, PNG_SIGNATURE, runCli } from './support/run-smoke-cli.ts';
 import { launchBrowser } from '../smoke/browser.ts';
 import { listen, type Listening } from './support/listen.ts';
-import { freePort } from '../lib/free-port.ts';
+import { freePort } from '../tools/free-port.ts';
 import { spawnProcess, stopAll } from './support/spawn-process.ts';
 import { root } from './support/spawn-service.ts';
 import { waitFor, withDeadline } from './support/deadline.ts';

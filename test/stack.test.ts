@@ -5,11 +5,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from './support/deadline.ts';
-import { freePort } from '../lib/free-port.ts';
+import { freePort } from '../tools/free-port.ts';
 import { listen } from './support/listen.ts';
 import { spawnProcess, stopAll, type Spawned } from './support/spawn-process.ts';
 import { root } from './support/spawn-service.ts';
 import { portProblem } from '../dev/local-stack/ports.ts';
+import { readSmokeResult } from '../smoke/result.ts';
 
 const test = suite('stack');
 const artifacts = mkdtempSync(join(tmpdir(), 'stack-test-'));
@@ -81,9 +82,11 @@ test.after.each(async () => {
 test.after(() => rmSync(artifacts, { recursive: true, force: true }));
 
 test(
-  'npm start -- --once: four parts up, five PASS lines, ' + 'smoke: PASS (5/5), exit 0, nothing left running',
+  'npm start -- --once: four parts up, five PASS lines, smoke: PASS (5/5) and its result in SMOKE_JSON, exit 0, ' +
+    'nothing left running',
   async () => {
-    const env = await stackEnv();
+    const smokeJson = join(artifacts, 'result.json');
+    const env = await stackEnv({ SMOKE_JSON: smokeJson });
     const proc = spawnProcess('npm', ['start', '--', '--once'], { cwd: root, env });
     const code = await proc.waitExit(180_000);
     assert.is(code, 0, output(proc));
@@ -95,6 +98,8 @@ test(
     );
     for (const line of probeLines) assert.match(line, / \.\.\. PASS \(\d+ms\)/);
     assert.ok(proc.stdout.includes('smoke: PASS (5/5)'), output(proc));
+    const read = await readSmokeResult(smokeJson);
+    assert.ok(read.ok && read.result.result === 'PASS' && read.result.total === 5, JSON.stringify(read));
     assert.ok(
       proc.stdout.some((line) => /^stack: database: .*(stand-in, not a database|mongod from)/.test(line)),
       'the database is announced',
@@ -149,6 +154,21 @@ test(
     childPids(plain);
   },
 );
+
+test('a bad argument: one line pointing at --help, exit 2, nothing started', async () => {
+  for (const [arg, line] of [
+    ['--onse', 'stack: unknown option --onse (run with --help to list the options)'],
+    ['--once=yes', 'stack: --once takes no value (npm start -- --help for the usage)'],
+  ]) {
+    const proc = spawnProcess(process.execPath, ['--import', 'tsx', 'dev/stack.ts', arg!], {
+      cwd: root,
+      env: await stackEnv(),
+    });
+    assert.is(await proc.waitExit(30_000), 2, arg);
+    assert.equal(proc.stdout.filter(Boolean), [], arg);
+    assert.equal(proc.stderr.filter(Boolean), [line], arg);
+  }
+});
 
 test('a port already in use: fails fast naming the service and the port, starts nothing', async () => {
   const env = await stackEnv();

@@ -3,7 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { connect, type Socket } from 'node:net';
-import { freePort } from '../lib/free-port.ts';
+import { freePort } from '../tools/free-port.ts';
 import { withDeadline } from './support/deadline.ts';
 import { spawnService, type Service } from './support/spawn-service.ts';
 import { stopAll } from './support/spawn-process.ts';

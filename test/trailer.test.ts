@@ -13,7 +13,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../lib/free-port.ts';
+import { freePort } from '../tools/free-port.ts';
 import { listen, type Listening } from './support/listen.ts';
 import { spawnProcess, stopAll } from './support/spawn-process.ts';
 import { root } from './support/spawn-service.ts';
@@ -314,7 +314,7 @@ test('gh missing on FAIL: said on stderr, the trailer is still printed', async (
   assert.match(run.stderr, /^trailer: could not label issue 42 ralph:blocked: gh not found on PATH$/m);
 });
 
-test('bad arguments: exit 2, no trailer, one reason line before the usage', async () => {
+test('bad arguments: exit 2, no trailer, one line pointing at --help, nothing run', async () => {
   install('docker', FAKE_DOCKER);
   for (const args of [
     ['--issue', '42;touch /tmp/x'],
@@ -326,7 +326,11 @@ test('bad arguments: exit 2, no trailer, one reason line before the usage', asyn
     const run = await trailer(args);
     assert.is(run.code, 2, args.join(' '));
     assert.equal(run.stdout, [], args.join(' '));
-    assert.match(run.stderr, /^trailer: .+\nusage: /, args.join(' '));
+    assert.match(
+      run.stderr,
+      /^trailer: [^\n]+ \(run with --help (for the usage|to list the options)\)$/,
+      args.join(' '),
+    );
   }
   assert.equal(recorded(), [], 'nothing runs before the arguments are valid');
 });

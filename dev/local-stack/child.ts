@@ -1,5 +1,5 @@
 // One child of the local stack: its output prefixed with its name, its last lines kept, stopped with its whole group.
-import { startProcess, type ProcessExit } from '../../lib/child-process.ts';
+import { startProcess, type ProcessExit } from '../../tools/child-process.ts';
 
 export type ChildExit = ProcessExit;
 

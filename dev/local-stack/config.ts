@@ -1,7 +1,7 @@
 // The local stack's settings from the environment: ports, where the database comes from, deadlines, artifacts.
 import { join } from 'node:path';
 import { readInteger, readPort, readString } from '../../lib/env.ts';
-import { projectRoot } from '../../lib/project-root.ts';
+import { projectRoot } from '../../tools/project-root.ts';
 
 export interface StackConfig {
   backendPort: number;
@@ -15,6 +15,8 @@ export interface StackConfig {
   readyTimeoutMs: number;
   probeTimeoutMs: number;
   artifacts: string;
+  /** Where the smoke writes its result (its --json), for a tool that runs the stack to read; unset: nowhere. */
+  smokeJson: string | undefined;
 }
 
 export function readStackConfig(env: NodeJS.ProcessEnv): StackConfig {
@@ -29,6 +31,7 @@ export function readStackConfig(env: NodeJS.ProcessEnv): StackConfig {
     readyTimeoutMs: readInteger(env, 'STACK_READY_TIMEOUT_MS', 60_000, { min: 100, max: 600_000 }),
     probeTimeoutMs: readInteger(env, 'SMOKE_TIMEOUT_MS', 10_000, { min: 100, max: 600_000 }),
     artifacts: readString(env, 'SMOKE_ARTIFACTS', join(projectRoot, 'smoke-artifacts', 'local')),
+    smokeJson: readString(env, 'SMOKE_JSON'),
   };
 }
 

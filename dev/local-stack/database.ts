@@ -3,10 +3,11 @@ import { accessSync, constants } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { delimiter, join } from 'node:path';
 import { redactUrl } from '../../lib/redact-url.ts';
 import type { StackChild } from './child.ts';
-import { StackError } from './error.ts';
+import { stackError } from './error.ts';
 
 export interface Database {
   uri: string;
@@ -88,19 +89,15 @@ async function waitForPort(child: StackChild, port: number, deadlineMs: number):
   const until = Date.now() + deadlineMs;
   while (Date.now() < until) {
     if (child.exit)
-      throw new StackError(
+      throw stackError(
         child.name,
         `exited (code ${child.exit.code ?? child.exit.signal}) before accepting connections`,
         child.lastLines(),
       );
     if (await accepts(port)) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
   }
-  throw new StackError(
-    child.name,
-    `did not accept connections on port ${port} within ${deadlineMs} ms`,
-    child.lastLines(),
-  );
+  throw stackError(child.name, `did not accept connections on port ${port} within ${deadlineMs} ms`, child.lastLines());
 }
 
 function accepts(port: number): Promise<boolean> {

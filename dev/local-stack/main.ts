@@ -5,17 +5,17 @@
 //   npm start -- --once    stops after the smoke and exits with the smoke's exit code
 // Exit codes: 0/1/2 the smoke's (pass / a probe failed / smoke error), 3 the stack did not come up or a
 // service stopped on its own, 2 bad arguments or settings, 130/143 interrupted by SIGINT/SIGTERM.
-import { CLIError, EXIT_USAGE } from '../../lib/cli-error.ts';
+import { CLIError, EXIT_USAGE } from '../../tools/cli-error.ts';
 import { ConfigError } from '../../lib/config-error.ts';
-import { parseCommandLine } from '../../lib/parse-command-line.ts';
+import { parseCommandLine } from '../../tools/parse-command-line.ts';
 import { killGroupsNow } from './child.ts';
 import { readStackConfig } from './config.ts';
-import { EXIT_STACK, StackError } from './error.ts';
+import { EXIT_STACK, stackReport } from './error.ts';
 import { createStack } from './run.ts';
 
 const USAGE =
   'usage: npm start [-- --once]   (settings: BACKEND_PORT, DEVICE_PORT, FRONTEND_PORT, MONGO_PORT, ' +
-  'MONGODB_URI, HOST, STACK_READY_TIMEOUT_MS, SMOKE_TIMEOUT_MS, SMOKE_ARTIFACTS)';
+  'MONGODB_URI, HOST, STACK_READY_TIMEOUT_MS, SMOKE_TIMEOUT_MS, SMOKE_ARTIFACTS, SMOKE_JSON)';
 const out = (line: string) => process.stdout.write(`${line}\n`);
 const err = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -31,7 +31,9 @@ try {
   }));
 } catch (error) {
   if (!(error instanceof CLIError)) throw error;
-  fail(`stack: ${error.message}\n${USAGE}`, error.exitCode);
+  // One line, as every tool here: the usage is one --help away.
+  const pointer = /--help/.test(error.message) ? '' : ' (npm start -- --help for the usage)';
+  fail(`stack: ${error.message}${pointer}`, error.exitCode);
 }
 if (args.help) {
   out(USAGE);
@@ -87,12 +89,12 @@ try {
       `device ${urls.device}; Ctrl-C to stop`,
   );
   const crashed = await stack.firstExit();
-  if (!stopping) await stop(EXIT_STACK, crashed.report());
+  if (!stopping) await stop(EXIT_STACK, stackReport(crashed));
 } catch (error) {
   if (stopping) await new Promise(() => {});
   const report =
-    error instanceof StackError
-      ? error.report()
+    error instanceof CLIError
+      ? stackReport(error)
       : `stack: unexpected error\n${(error as Error)?.stack ?? String(error)}`;
   await stop(EXIT_STACK, report);
 }

@@ -1,6 +1,8 @@
 // Waits, under one deadline, until every service answers 200 on its readiness address; a crash ends the wait at once.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { httpGet } from '../../lib/http-get.ts';
 import type { StackChild } from './child.ts';
-import { StackError } from './error.ts';
+import { stackError } from './error.ts';
 
 export interface ReadyTarget {
   child: StackChild;
@@ -23,13 +25,13 @@ export async function waitUntilReady(
     for (const child of watched) {
       if (child.exit) {
         const how = child.exit.code !== null ? `code ${child.exit.code}` : `signal ${child.exit.signal}`;
-        throw new StackError(child.name, `exited (${how}) before the stack was ready`, child.lastLines());
+        throw stackError(child.name, `exited (${how}) before the stack was ready`, child.lastLines());
       }
     }
     if (Date.now() >= until) {
       const target = [...pending][0]!;
       const seen = last.get(target) ?? 'no answer yet';
-      throw new StackError(
+      throw stackError(
         target.child.name,
         `not ready within ${limitMs} ms (${target.url}: ${seen})`,
         target.child.lastLines(),
@@ -42,18 +44,13 @@ export async function waitUntilReady(
         else last.set(target, answer);
       }),
     );
-    if (pending.size > 0) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    if (pending.size > 0) await sleep(POLL_MS);
   }
 }
 
 /** True on HTTP 200; otherwise what was seen, for the "never ready" reason. */
 async function probe(url: string): Promise<true | string> {
-  try {
-    const response = await fetch(url, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
-    const body = (await response.text()).replace(/\s+/g, ' ').slice(0, 160);
-    return response.status === 200 ? true : `HTTP ${response.status} ${body}`;
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause?.code;
-    return cause ?? (error as Error).message;
-  }
+  const got = await httpGet(url, { timeout: REQUEST_TIMEOUT_MS });
+  if (!got.reached) return got.reason;
+  return got.status === 200 ? true : `HTTP ${got.status} ${got.body.replace(/\s+/g, ' ').slice(0, 160)}`;
 }

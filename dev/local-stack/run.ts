@@ -1,11 +1,12 @@
 // Brings the local stack up in order (database, then backend, device and frontend), smokes it, and stops it.
 import { randomBytes } from 'node:crypto';
 import { isRequestLine, startChild, type StackChild } from './child.ts';
-import { projectRoot as root } from '../../lib/project-root.ts';
+import { projectRoot as root } from '../../tools/project-root.ts';
 import { baseUrl, type StackConfig } from './config.ts';
 import { startDatabase, type Database } from './database.ts';
-import { StackError } from './error.ts';
-import { freePort } from '../../lib/free-port.ts';
+import { stackError } from './error.ts';
+import type { CLIError } from '../../tools/cli-error.ts';
+import { freePort } from '../../tools/free-port.ts';
 import { portProblem } from './ports.ts';
 import { waitUntilReady } from './ready.ts';
 
@@ -64,7 +65,7 @@ export function createStack(config: StackConfig, env: NodeJS.ProcessEnv, io: Sta
     if (!config.mongodbUri && config.mongoPort !== undefined) ports.push(['database', config.mongoPort, 'MONGO_PORT']);
     for (const [name, port, variable] of ports) {
       const problem = await portProblem(port, name === 'database' ? '127.0.0.1' : config.host);
-      if (problem) throw new StackError(name, `cannot start: ${problem} (stop what uses it, or set ${variable})`);
+      if (problem) throw stackError(name, `cannot start: ${problem} (stop what uses it, or set ${variable})`);
     }
     const deadline = Date.now() + config.readyTimeoutMs;
     database = await startDatabase({
@@ -125,6 +126,7 @@ export function createStack(config: StackConfig, env: NodeJS.ProcessEnv, io: Sta
       urls.device,
     ];
     args.push('--artifacts', config.artifacts, '--timeout', String(config.probeTimeoutMs));
+    if (config.smokeJson) args.push('--json', config.smokeJson);
     const child = start('smoke', process.execPath, args, {}, '');
     const { code } = await child.exited;
     hideRequests = false;
@@ -133,16 +135,15 @@ export function createStack(config: StackConfig, env: NodeJS.ProcessEnv, io: Sta
   }
 
   /** Resolves with the first service that exits on its own while the stack runs. */
-  function firstExit(): Promise<StackError> {
+  function firstExit(): Promise<CLIError> {
     return Promise.race(
       children.map((child) =>
-        child.exited.then(
-          ({ code, signal }) =>
-            new StackError(
-              child.name,
-              `stopped unexpectedly (${code !== null ? `code ${code}` : `signal ${signal}`})`,
-              child.lastLines(),
-            ),
+        child.exited.then(({ code, signal }) =>
+          stackError(
+            child.name,
+            `stopped unexpectedly (${code !== null ? `code ${code}` : `signal ${signal}`})`,
+            child.lastLines(),
+          ),
         ),
       ),
     );

@@ -1,8 +1,8 @@
 // The stand-in's command line: parses its options, starts the server and stops it on SIGTERM/SIGINT.
-import { CLIError } from '../../lib/cli-error.ts';
+import { CLIError } from '../../tools/cli-error.ts';
 import { ConfigError } from '../../lib/config-error.ts';
 import { parsePort } from '../../lib/env.ts';
-import { parseCommandLine } from '../../lib/parse-command-line.ts';
+import { parseCommandLine } from '../../tools/parse-command-line.ts';
 import { runMain } from '../../lib/run-main.ts';
 import { startMongoStandin } from './server.ts';
 

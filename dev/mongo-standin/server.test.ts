@@ -13,7 +13,7 @@ import {
 import { startMongoStandin, type MongoStandin, type MongoStandinOptions } from './server.ts';
 import { waitFor, withDeadline } from '../../test/support/deadline.ts';
 import { spawnProcess, stopAll } from '../../test/support/spawn-process.ts';
-import { freePort } from '../../lib/free-port.ts';
+import { freePort } from '../../tools/free-port.ts';
 import { root } from '../../test/support/spawn-service.ts';
 
 const standins: MongoStandin[] = [];

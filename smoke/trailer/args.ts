@@ -1,15 +1,60 @@
-// Parses the trailer's command line; a mistake is a CLIError with a one-line message (exit 2).
+// The trailer's command line: one option table that the strict parser (tools/parse-command-line.ts) and the usage
+// (tools/usage.ts) both read; a mistake is a one-line CLIError (exit 2).
 import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { CLIError } from '../../lib/cli-error.ts';
-import { parseCommandLine } from '../../lib/parse-command-line.ts';
-import { projectRoot as root } from '../../lib/project-root.ts';
+import { CLIError } from '../../tools/cli-error.ts';
+import { parseCommandLine } from '../../tools/parse-command-line.ts';
+import { projectRoot as root } from '../../tools/project-root.ts';
+import { parserOptions, renderUsage, type OptionDoc } from '../../tools/usage.ts';
+import { BLOCKED_LABEL } from './format.ts';
 
-export const USAGE = [
-  'usage: npx tsx smoke/trailer.ts [--issue N] [--local-stack] [--compose-file FILE] [--wait-timeout S]',
-  '                               [--frontend URL] [--backend URL] [--artifacts DIR] [--timeout MS]',
-  '       npx tsx smoke/trailer.ts check <commit-message-file>',
-].join('\n');
+const NAME = 'npx tsx smoke/trailer.ts';
+export const COMPOSE_FILES = ['compose.yaml', 'compose.yml', 'docker-compose.yaml', 'docker-compose.yml'];
+const DEFAULTS = { waitTimeoutS: 300, artifacts: 'smoke-artifacts/trailer', probeTimeoutMs: 15_000 } as const;
+
+export const trailerArgs = {
+  issue: { type: 'string', hint: 'n', description: `on FAIL, label this issue ${BLOCKED_LABEL} through gh` },
+  'local-stack': {
+    type: 'boolean',
+    description: "when compose cannot run, also run the local stack's smoke (npm start -- --once)",
+  },
+  'compose-file': {
+    type: 'string',
+    hint: 'file',
+    description: 'the compose file',
+    default: `the first of ${COMPOSE_FILES.join(', ')} in the project`,
+  },
+  'wait-timeout': {
+    type: 'string',
+    hint: 's',
+    description: 'seconds compose waits for the containers to be healthy',
+    default: DEFAULTS.waitTimeoutS,
+  },
+  frontend: { type: 'string', hint: 'url', description: 'probe this frontend instead of the port the stack published' },
+  backend: { type: 'string', hint: 'url', description: 'probe this backend instead of the port the stack published' },
+  artifacts: {
+    type: 'string',
+    hint: 'dir',
+    description: "the smoke's screenshot directory",
+    default: DEFAULTS.artifacts,
+  },
+  timeout: {
+    type: 'string',
+    hint: 'ms',
+    description: "the smoke's per-probe timeout",
+    default: DEFAULTS.probeTimeoutMs,
+  },
+} as const satisfies Record<string, OptionDoc>;
+
+export const USAGE = renderUsage({
+  about: `Print the commit's smoke trailer, smoke: PASS|FAIL|SKIPPED — <detail>, or check a message for one (${NAME})`,
+  usage: [`${NAME} [OPTIONS]`, `${NAME} check <commit-message-file>`],
+  options: trailerArgs,
+  footer: [
+    'Exit codes: 0 a trailer was printed (whatever it says), 2 none could be (a bad argument); check: 0 the message',
+    'ends with one good trailer, 1 it does not, 2 the file cannot be read.',
+  ],
+});
 
 export interface ProduceOptions {
   command: 'produce';
@@ -27,21 +72,15 @@ export interface ProduceOptions {
 export type TrailerArgs = ProduceOptions | { command: 'check'; file: string } | { command: 'help' };
 
 export function parseTrailerArgs(argv: string[]): TrailerArgs {
-  const { values, positionals } = parseCommandLine({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      issue: { type: 'string' },
-      'local-stack': { type: 'boolean', default: false },
-      'compose-file': { type: 'string' },
-      'wait-timeout': { type: 'string', default: '300' },
-      frontend: { type: 'string' },
-      backend: { type: 'string' },
-      artifacts: { type: 'string', default: join(root, 'smoke-artifacts', 'trailer') },
-      timeout: { type: 'string', default: '15000' },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  });
+  let parsed;
+  try {
+    parsed = parseCommandLine({ args: argv, allowPositionals: true, options: parserOptions(trailerArgs) });
+  } catch (error) {
+    // Asking for help wins over any other mistake on the same line, as in the smoke.
+    if (argv.includes('--help') || argv.includes('-h')) return { command: 'help' };
+    throw error;
+  }
+  const { values, positionals } = parsed;
   if (values.help) return { command: 'help' };
   if (positionals[0] === 'check') {
     if (positionals.length !== 2) throw new CLIError('check takes exactly one argument: the commit message file');
@@ -58,13 +97,13 @@ export function parseTrailerArgs(argv: string[]): TrailerArgs {
   return {
     command: 'produce',
     ...(values.issue ? { issue: values.issue } : {}),
-    localStack: values['local-stack'],
+    localStack: values['local-stack'] === true,
     ...(composeFile ? { composeFile: isAbsolute(composeFile) ? composeFile : join(process.cwd(), composeFile) } : {}),
-    waitTimeoutS: whole('--wait-timeout', values['wait-timeout'], 1, 3600),
+    waitTimeoutS: whole('--wait-timeout', values['wait-timeout'] ?? String(DEFAULTS.waitTimeoutS), 1, 3600),
     ...(values.frontend !== undefined ? { frontend: url('--frontend', values.frontend) } : {}),
     ...(values.backend !== undefined ? { backend: url('--backend', values.backend) } : {}),
-    artifacts: values.artifacts,
-    probeTimeoutMs: whole('--timeout', values.timeout, 1, 600_000),
+    artifacts: values.artifacts ?? join(root, DEFAULTS.artifacts),
+    probeTimeoutMs: whole('--timeout', values.timeout ?? String(DEFAULTS.probeTimeoutMs), 1, 600_000),
   };
 }
 

@@ -1,7 +1,7 @@
-// How the trailer explains a command that did not succeed; the commands themselves run through lib/child-process.ts.
-import type { CommandResult } from '../../lib/child-process.ts';
+// How the trailer explains a command that did not succeed; the commands themselves run through tools/child-process.ts.
+import type { CommandResult } from '../../tools/child-process.ts';
 
-export { runCommand, type CommandResult } from '../../lib/child-process.ts';
+export { runCommand, type CommandResult } from '../../tools/child-process.ts';
 
 const lines = (text: string) =>
   text

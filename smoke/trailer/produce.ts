@@ -2,14 +2,13 @@
 // stack).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ProduceOptions } from './args.ts';
+import { COMPOSE_FILES, type ProduceOptions } from './args.ts';
 import { composeTrailer } from './compose.ts';
 import type { Trailer } from './format.ts';
 import { localStackSmoke } from './local.ts';
 import { detectRuntime } from './runtime.ts';
-import { projectRoot as root } from '../../lib/project-root.ts';
+import { projectRoot as root } from '../../tools/project-root.ts';
 
-export const COMPOSE_FILES = ['compose.yaml', 'compose.yml', 'docker-compose.yaml', 'docker-compose.yml'];
 export const COMPOSE_PROJECT = 'service-health-kit-smoke';
 
 export async function produceTrailer(

@@ -7,7 +7,7 @@ import { msUntilStatus } from './readiness-timer.ts';
 import { rssMiB, mib } from '../faults/support/process-stats.ts';
 import { spawnService, root, type Service } from '../support/spawn-service.ts';
 import { startMongoProcess } from '../support/mongo-process.ts';
-import { freePort } from '../../lib/free-port.ts';
+import { freePort } from '../../tools/free-port.ts';
 import { sleep } from '../support/deadline.ts';
 import { stopAll } from '../support/spawn-process.ts';
 

@@ -5,7 +5,7 @@ import { msUntilStatus, ms } from './readiness-timer.ts';
 import { spawnService, root } from '../support/spawn-service.ts';
 import { startMongoProcess, type MongoProcess } from '../support/mongo-process.ts';
 import { spawnProcess, stopAll } from '../support/spawn-process.ts';
-import { freePort } from '../../lib/free-port.ts';
+import { freePort } from '../../tools/free-port.ts';
 import { sleep, waitFor } from '../support/deadline.ts';
 
 const BOUNDS = { kill: 250, hang: 3000, back: 2000 };

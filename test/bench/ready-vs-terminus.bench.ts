@@ -4,7 +4,7 @@ import { median } from './scenario.ts';
 import { load, fmt, type LoadResult } from './load.ts';
 import { spawnService } from '../support/spawn-service.ts';
 import { startMongoProcess } from '../support/mongo-process.ts';
-import { freePort } from '../../lib/free-port.ts';
+import { freePort } from '../../tools/free-port.ts';
 import { stopAll } from '../support/spawn-process.ts';
 import { waitFor } from '../support/deadline.ts';
 

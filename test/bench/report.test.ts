@@ -5,7 +5,7 @@ import { cpus } from 'node:os';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { projectRoot as root } from '../../lib/project-root.ts';
+import { projectRoot as root } from '../../tools/project-root.ts';
 import { renderBenchReport } from './report.ts';
 
 test('the page names the machine, the Node version, the date and the command, then the table', () => {

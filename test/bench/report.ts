@@ -2,7 +2,7 @@
 import { cpus, totalmem, type as osType, release } from 'node:os';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { projectRoot } from '../../lib/project-root.ts';
+import { projectRoot } from '../../tools/project-root.ts';
 
 export interface BenchReport {
   /** The Markdown table's lines, header first. */

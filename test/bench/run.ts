@@ -1,8 +1,8 @@
 // `npm run bench [-- --quick] [--write FILE] [filter]`: runs every test/bench/*.bench.ts scenario and prints one table.
 import { readdirSync } from 'node:fs';
 import { writeBenchReport } from './report.ts';
-import { CLIError } from '../../lib/cli-error.ts';
-import { parseCommandLine } from '../../lib/parse-command-line.ts';
+import { CLIError } from '../../tools/cli-error.ts';
+import { parseCommandLine } from '../../tools/parse-command-line.ts';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { BenchRow, Scenario } from './scenario.ts';
 

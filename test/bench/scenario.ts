@@ -26,3 +26,20 @@ export function median(values: number[]): number {
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
+
+/**
+ * Times `ours` and `baseline` (each returns the ms one run took) in turns for `rounds` rounds, alternating who goes
+ * first so drift on a shared machine hits both alike; the median of each.
+ */
+export async function interleavedMedians(
+  rounds: number,
+  ours: () => Promise<number>,
+  baseline: () => Promise<number>,
+): Promise<{ ours: number; baseline: number }> {
+  const times = { ours: [] as number[], baseline: [] as number[] };
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 ? (['baseline', 'ours'] as const) : (['ours', 'baseline'] as const);
+    for (const who of order) times[who].push(await (who === 'ours' ? ours() : baseline()));
+  }
+  return { ours: median(times.ours), baseline: median(times.baseline) };
+}

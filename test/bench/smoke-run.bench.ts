@@ -1,33 +1,34 @@
-// The full smoke run (5 probes + Chromium) vs a bare puppeteer-core script screenshotting the same page.
-import { mkdtempSync, rmSync } from 'node:fs';
+// The full smoke run (5 probes + Chromium) vs a bare puppeteer-core script screenshotting the same page; and the
+// commit trailer's compose path (a recording `docker` that starts nothing) vs the smoke alone it runs.
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchRow, Scenario } from './scenario.ts';
-import { median } from './scenario.ts';
+import { interleavedMedians } from './scenario.ts';
 import { createFixtureHandler } from '../support/fake-http-server.ts';
 import { runCli } from '../support/run-smoke-cli.ts';
 import { listen } from '../support/listen.ts';
 import { stopAll } from '../support/spawn-process.ts';
 
+// Answers `info` and `compose version`, and every other compose command (up, down) at once.
+const FAKE_DOCKER = `#!/bin/sh
+if [ "$1" = info ]; then echo "Server Version: 27.3.1"; exit 0; fi
+if [ "$1 $2" = "compose version" ]; then echo "Docker Compose version v2.29.7"; exit 0; fi
+exit 0
+`;
+
 const smokeRun: Scenario = async ({ quick }) => {
-  const rounds = quick ? 3 : 9;
   const dir = mkdtempSync(join(tmpdir(), 'smoke-bench-'));
   const fx = await listen(createFixtureHandler());
+  const passed = (what: string, run: { code: number | string; stdout: string[]; stderr: string[] }, last: string) => {
+    if (run.code !== 0 || run.stdout.at(-1) !== last)
+      throw new Error(`${what} failed: ${run.stdout.join(' | ')} ${run.stderr.join(' | ')}`);
+  };
   // Both sides are a fresh `node --import tsx` process, so each pays the same start-up; the difference is ours.
   const ours = async () => {
-    const args = [
-      '--backend',
-      `${fx.url}/ok`,
-      '--device',
-      `${fx.url}/ok`,
-      '--frontend',
-      `${fx.url}/`,
-      '--artifacts',
-      dir,
-    ];
-    const run = await runCli(args, { env: { NO_COLOR: '1' } });
-    if (run.code !== 0 || run.stdout.at(-1) !== 'smoke: PASS (5/5)')
-      throw new Error(`smoke run failed: ${run.stdout.join(' | ')} ${run.stderr.join(' | ')}`);
+    const args = ['--backend', `${fx.url}/ok`, '--device', `${fx.url}/ok`, '--frontend', `${fx.url}/`];
+    const run = await runCli([...args, '--artifacts', dir], { env: { NO_COLOR: '1' } });
+    passed('smoke run', run, 'smoke: PASS (5/5)');
     return run.ms;
   };
   const bare = async () => {
@@ -35,26 +36,51 @@ const smokeRun: Scenario = async ({ quick }) => {
     if (run.code !== 0) throw new Error(`bare script failed: ${run.stderr.join(' | ')}`);
     return run.ms;
   };
+  // The trailer against the same fixture, and the 3-probe smoke it runs there, alone.
+  const bin = join(dir, 'bin');
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'docker'), FAKE_DOCKER);
+  chmodSync(join(bin, 'docker'), 0o755);
+  const composeFile = join(dir, 'compose.yaml');
+  writeFileSync(composeFile, 'services: {}\n');
+  const targets = ['--backend', `${fx.url}/ok`, '--frontend', `${fx.url}/`, '--artifacts', dir, '--timeout', '10000'];
+  const trailer = async () => {
+    const args = ['--compose-file', composeFile, ...targets];
+    const run = await runCli(args, { entry: 'smoke/trailer.ts', env: { PATH: bin } });
+    passed('trailer run', run, 'smoke: PASS — 3/3 probes against docker compose');
+    return run.ms;
+  };
+  const smokeAlone = async () => {
+    const run = await runCli([...targets, '--json', join(dir, 'result.json')], { env: { NO_COLOR: '1' } });
+    passed('smoke run', run, 'smoke: PASS (3/3)');
+    return run.ms;
+  };
   try {
-    await ours(); // warm-up: tsx's compile cache and the page cache, for both
-    await bare();
-    const times = { ours: [] as number[], bare: [] as number[] };
-    for (let round = 0; round < rounds; round++) {
-      // Interleaved, alternating who goes first, so drift on a shared machine hits both alike.
-      const order = round % 2 ? (['bare', 'ours'] as const) : (['ours', 'bare'] as const);
-      for (const who of order) times[who].push(await (who === 'ours' ? ours() : bare()));
-    }
-    const m = { ours: median(times.ours), bare: median(times.bare) };
-    const ratio = m.ours / m.bare;
-    const row: BenchRow = {
-      scenario: `smoke run, 5 probes + LOAD with screenshot, process wall time (median of ${rounds})`,
-      baseline: `bare puppeteer-core screenshot ${Math.round(m.bare)} ms`,
-      ours: `${Math.round(m.ours)} ms`,
-      ratio: `${ratio.toFixed(2)}×`,
-      target: '≤ 1.25×',
-      ok: ratio <= 1.25,
-    };
-    return [row];
+    for (const warmUp of [ours, bare, trailer, smokeAlone]) await warmUp(); // tsx's compile cache, the page cache
+    const rounds = quick ? 3 : 9;
+    const smoke = await interleavedMedians(rounds, ours, bare);
+    const ratio = smoke.ours / smoke.baseline;
+    const trailerRounds = quick ? 3 : 7;
+    const wrapped = await interleavedMedians(trailerRounds, trailer, smokeAlone);
+    const rows: BenchRow[] = [
+      {
+        scenario: `smoke run, 5 probes + LOAD with screenshot, process wall time (median of ${rounds})`,
+        baseline: `bare puppeteer-core screenshot ${Math.round(smoke.baseline)} ms`,
+        ours: `${Math.round(smoke.ours)} ms`,
+        ratio: `${ratio.toFixed(2)}×`,
+        target: '≤ 1.25×',
+        ok: ratio <= 1.25,
+      },
+      {
+        scenario: `commit trailer, compose path with a recording docker, process wall time (median of ${trailerRounds})`,
+        baseline: `the smoke CLI alone, 3 probes ${Math.round(wrapped.baseline)} ms`,
+        ours: `${Math.round(wrapped.ours)} ms`,
+        ratio: `${(wrapped.ours / wrapped.baseline).toFixed(2)}×`,
+        target: '-',
+        ok: null,
+      },
+    ];
+    return rows;
   } finally {
     await stopAll();
     await fx.close();

@@ -5,7 +5,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MongoClient } from 'mongodb';
-import { runCommand } from '../../lib/child-process.ts';
+import { runCommand } from '../../tools/child-process.ts';
 import { waitFor } from '../support/deadline.ts';
 import { root } from '../support/spawn-service.ts';
 

@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { MongoClient } from 'mongodb';
 import { spawnService, type Service } from '../support/spawn-service.ts';
 import { startMongoProcess, type MongoProcess } from '../support/mongo-process.ts';
-import { freePort } from '../../lib/free-port.ts';
+import { freePort } from '../../tools/free-port.ts';
 import { sleep, waitFor } from '../support/deadline.ts';
 import { stopAll } from '../support/spawn-process.ts';
 import { jsonLines } from '../support/device-services.ts';

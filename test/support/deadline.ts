@@ -1,15 +1,9 @@
-// Every wait in a test goes through here, so a broken test fails fast instead of hanging CI.
+// Every wait in a test goes through here, so a broken test fails fast instead of hanging CI. The bound itself is the
+// project's one withDeadline (lib/with-deadline.ts): resolves with `promise`, or rejects naming what was awaited.
+import { setTimeout as sleepFor } from 'node:timers/promises';
+import { withDeadline } from '../../lib/with-deadline.ts';
 
-export class DeadlineError extends Error {}
-
-/** Resolves with `promise`, or rejects after `ms` with a message naming what was awaited. */
-export function withDeadline<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new DeadlineError(`${what}: no result within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
-}
+export { DeadlineError, withDeadline } from '../../lib/with-deadline.ts';
 
 /**
  * Polls `probe` every `interval` ms until it returns a truthy value, and returns that value.
@@ -31,7 +25,7 @@ export async function waitFor<T>(
     }
     await sleep(interval);
   }
-  throw new DeadlineError(`${what}: not met within ${timeout} ms (last: ${JSON.stringify(last)})`);
+  throw new Error(`${what}: not met within ${timeout} ms (last: ${JSON.stringify(last)})`);
 }
 
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+export const sleep = (ms: number) => sleepFor(ms);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawnProcess, type Spawned } from './spawn-process.ts';
-import { freePort } from '../../lib/free-port.ts';
+import { freePort } from '../../tools/free-port.ts';
 import { waitFor } from './deadline.ts';
 
 export const root = fileURLToPath(new URL('../../', import.meta.url));

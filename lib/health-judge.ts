@@ -1,37 +1,71 @@
-// Judges a health or readiness response against the spec: the reasons it fails, one line each (none: it passed).
-import type { HttpResponse } from '../lib/http-get.ts';
+// Judges a liveness or readiness answer against the contract (docs/contract.md): whether it is live, or which
+// readiness state it reports, and the reasons it fails, one line each. The smoke's probes and the frontend's
+// status page both judge through it, so a body one calls healthy the other never calls failing.
+import type { HttpResponse } from './http-get.ts';
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
 // Check values that mean "this dependency is fine"; any other value is shown as a failing check.
 const GOOD_CHECKS = new Set(['connected', 'emulator', 'ok', 'ready', 'up', 'open', 'healthy']);
+// What a 503 may report; anything else (or a 200 that is not "ready") is no readiness answer at all.
+const NOT_READY_STATES = new Set(['not_ready', 'shutting_down']);
 
 type Body = Record<string, unknown>;
+/** The parts of an HTTP answer the judge reads. */
+export type Answer = Pick<HttpResponse, 'status' | 'statusText' | 'headers' | 'body'>;
 
-export function judgeHealth(res: HttpResponse): string[] {
-  if (res.status !== 200) return [_statusLine(res), ..._bodyExcerpt(res)];
+export interface Liveness {
+  live: boolean;
+  /** Why it is not live, one line each; empty when it is. */
+  reasons: string[];
+  /** The parsed body when it is a JSON object (the frontend shows its uptime, environment and database). */
+  body: Body | undefined;
+}
+
+/** `failing`: the answer is not a readiness answer (a 200 without "ready", HTML, a 500…). */
+export type ReadinessState = 'ready' | 'not_ready' | 'shutting_down' | 'failing';
+
+export interface Readiness {
+  state: ReadinessState;
+  /** Why it is not ready, one line each; empty when it is. */
+  reasons: string[];
+  /** Dependency → state, as the body reports it (string values only); empty when it could not be read. */
+  checks: Record<string, string>;
+}
+
+export function judgeLiveness(res: Answer): Liveness {
   const parsed = _parseObject(res);
-  if (typeof parsed === 'string') return [parsed];
+  const body = typeof parsed === 'string' ? undefined : parsed;
+  const result = (reasons: string[]): Liveness => ({ live: reasons.length === 0, reasons, body });
+  if (res.status !== 200) return result([_statusLine(res), ..._bodyExcerpt(res)]);
+  if (typeof parsed === 'string') return result([parsed]);
   const wrong = [
     _expectValue(parsed, 'status', 'ok'),
     _expectIsoTime(parsed, 'timestamp'),
     _expectType(parsed, 'uptime', 'number'),
     _expectType(parsed, 'environment', 'string'),
   ].filter((x): x is string => x !== null);
-  return wrong.length ? [`wrong body: ${wrong.join('; ')}`] : [];
+  return result(wrong.length ? [`wrong body: ${wrong.join('; ')}`] : []);
 }
 
-export function judgeReady(res: HttpResponse): string[] {
+export function judgeReadiness(res: Answer): Readiness {
   const parsed = _parseObject(res);
+  const checks = typeof parsed === 'string' ? {} : _checks(parsed);
+  const status = typeof parsed === 'string' ? undefined : parsed.status;
   if (res.status !== 200) {
     const details = typeof parsed === 'string' ? _bodyExcerpt(res) : _checksLine(parsed);
-    return [_statusLine(res), ...details];
+    const state =
+      res.status === 503 && typeof status === 'string' && NOT_READY_STATES.has(status)
+        ? (status as ReadinessState)
+        : 'failing';
+    return { state, reasons: [_statusLine(res), ...details], checks };
   }
-  if (typeof parsed === 'string') return [parsed];
+  if (typeof parsed === 'string') return { state: 'failing', reasons: [parsed], checks };
   const wrong = [_expectValue(parsed, 'status', 'ready'), _expectChecks(parsed)].filter((x): x is string => x !== null);
-  return wrong.length ? [`wrong body: ${wrong.join('; ')}`, ..._checksLine(parsed)] : [];
+  if (wrong.length === 0) return { state: 'ready', reasons: [], checks };
+  return { state: 'failing', reasons: [`wrong body: ${wrong.join('; ')}`, ..._checksLine(parsed)], checks };
 }
 
-function _parseObject(res: HttpResponse): Body | string {
+function _parseObject(res: Answer): Body | string {
   const type = String(res.headers['content-type'] ?? 'no content-type').split(';')[0];
   let value: unknown;
   try {
@@ -67,6 +101,14 @@ function _expectChecks(body: Body): string | null {
   return `checks is ${_show(checks)}, expected an object`;
 }
 
+function _checks(body: Body): Record<string, string> {
+  const checks: Record<string, string> = {};
+  const given = body.checks;
+  if (typeof given !== 'object' || given === null || Array.isArray(given)) return checks;
+  for (const [key, value] of Object.entries(given)) if (typeof value === 'string') checks[key] = value;
+  return checks;
+}
+
 /** `checks: database=disconnected` — the failing ones, or all of them when none is recognisably failing. */
 function _checksLine(body: Body): string[] {
   const checks = body.checks;
@@ -80,8 +122,8 @@ function _checksLine(body: Body): string[] {
   return [`checks: ${shown.join(', ')}`];
 }
 
-const _statusLine = (res: HttpResponse) => `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`;
-const _bodyExcerpt = (res: HttpResponse) => (res.body.trim() ? [`body: ${_excerpt(res.body)}`] : []);
+const _statusLine = (res: Answer) => `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`;
+const _bodyExcerpt = (res: Answer) => (res.body.trim() ? [`body: ${_excerpt(res.body)}`] : []);
 const _excerpt = (text: string) => {
   const flat = text.replace(/\s+/g, ' ').trim();
   if (!flat) return '(empty)';

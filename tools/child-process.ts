@@ -1,6 +1,7 @@
 // The project's one way to run a child process from an argument list (never a shell): start it, watch its
 // output, stop it (optionally with its whole process group), or run it to the end under a time limit.
 import { spawn } from 'node:child_process';
+import { withDeadline } from '../lib/with-deadline.ts';
 
 export interface ProcessExit {
   /** Exit code; null when it was killed by a signal or never started. */
@@ -77,9 +78,10 @@ export function startProcess(
     async stop(graceMs) {
       if (exit) return exit;
       signal('SIGTERM');
-      const timer = setTimeout(() => signal('SIGKILL'), graceMs);
-      const result = await exited;
-      clearTimeout(timer);
+      const result = await withDeadline(exited, graceMs, `${command} to stop`).catch(() => {
+        signal('SIGKILL');
+        return exited;
+      });
       if (group) signal('SIGKILL'); // anything the child itself started and left behind in its group
       return result;
     },
@@ -121,12 +123,12 @@ export async function runCommand(
     onOutput: (chunk, stream) => (output[stream] = (output[stream] + chunk.toString('utf8')).slice(-KEEP_BYTES)),
   });
   let timedOut = false;
-  const timer = setTimeout(() => {
+  // Past the limit it is stopped, and still awaited: its output up to then explains the timeout.
+  const { code, error } = await withDeadline(child.closed, timeoutMs, `${command} to finish`).catch(() => {
     timedOut = true;
     void child.stop(KILL_GRACE_MS);
-  }, timeoutMs);
-  const { code, error } = await child.closed;
-  clearTimeout(timer);
+    return child.closed;
+  });
   const failure = error === undefined ? {} : error.code === 'ENOENT' ? { missing: true } : { error: error.message };
   return { code: error ? null : code, ...output, missing: false, timedOut, ...failure };
 }

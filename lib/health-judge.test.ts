@@ -1,8 +1,9 @@
-// Health and readiness bodies judged against the spec: what passes, and the exact reason for what does not.
+// Health and readiness bodies judged against the contract: what passes, the state a readiness answer reports, and
+// the exact reason for what does not (the lines the smoke prints and the frontend's status page shows).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { judgeHealth, judgeReady } from './judge.ts';
-import type { HttpResponse } from '../lib/http-get.ts';
+import { judgeLiveness, judgeReadiness } from './health-judge.ts';
+import type { HttpResponse } from './http-get.ts';
 
 const res = (status: number, body: unknown, type = 'application/json'): HttpResponse => ({
   url: 'http://127.0.0.1:1/api/health',
@@ -13,6 +14,9 @@ const res = (status: number, body: unknown, type = 'application/json'): HttpResp
 });
 const health = { status: 'ok', timestamp: '2025-01-02T03:04:05.678Z', uptime: 12.5, environment: 'production' };
 const ready = { status: 'ready', timestamp: '2025-01-02T03:04:05.678Z', checks: { database: 'connected' } };
+const judgeHealth = (answer: HttpResponse) => judgeLiveness(answer).reasons;
+const judgeReady = (answer: HttpResponse) => judgeReadiness(answer).reasons;
+const stateOf = (answer: HttpResponse) => judgeReadiness(answer).state;
 
 test('a spec liveness body passes, with or without the optional database object', () => {
   assert.equal(judgeHealth(res(200, health)), []);
@@ -80,6 +84,34 @@ test('readiness: a 200 that is not "ready" or lacks checks fails', () => {
   assert.equal(judgeReady(res(200, health)), [
     'wrong body: status is "ok" (string), expected "ready"; checks is missing, expected an object',
   ]);
+});
+
+test('liveness: live exactly when there is no reason, with the parsed body for its details', () => {
+  const detail = { ...health, database: { status: 'connected', name: 'app' } };
+  assert.equal(judgeLiveness(res(200, detail)), { live: true, reasons: [], body: detail });
+  const failing = judgeLiveness(res(500, { error: 'boom' }));
+  assert.is(failing.live, false);
+  assert.equal(failing.body, { error: 'boom' });
+  assert.is(judgeLiveness(res(200, 'nope', 'text/plain')).body, undefined);
+});
+
+test('readiness states: ready, not_ready and shutting_down only on a 503 that says so, else failing', () => {
+  assert.is(stateOf(res(200, ready)), 'ready');
+  assert.is(stateOf(res(503, { status: 'not_ready', checks: { database: 'disconnected' } })), 'not_ready');
+  assert.is(stateOf(res(503, { status: 'shutting_down', checks: {} })), 'shutting_down');
+  // A 200 must say ready, a 503 must say why not, and only a 503 may: anything else is no readiness answer.
+  assert.is(stateOf(res(200, { ...ready, status: 'not_ready' })), 'failing');
+  assert.is(stateOf(res(200, { status: 'ready' })), 'failing');
+  assert.is(stateOf(res(503, { status: 'not ready', checks: {} })), 'failing');
+  assert.is(stateOf(res(500, { status: 'not_ready', checks: {} })), 'failing');
+  assert.is(stateOf(res(503, 'Service Unavailable', 'text/plain')), 'failing');
+});
+
+test('readiness checks: every string-valued check as reported, for any state', () => {
+  const body = { status: 'not_ready', checks: { serial: 'emulator', backend: 'disconnected', odd: 3 } };
+  assert.equal(judgeReadiness(res(503, body)).checks, { serial: 'emulator', backend: 'disconnected' });
+  assert.equal(judgeReadiness(res(200, ready)).checks, { database: 'connected' });
+  assert.equal(judgeReadiness(res(200, '<html>', 'text/html')).checks, {});
 });
 
 test.run();

@@ -7,12 +7,21 @@
 
 export const EXIT_USAGE = 2;
 
+export interface CLIErrorOptions {
+  exitCode?: number;
+  cause?: unknown;
+  /** Lines that back the message up, printed indented below it (a service's last log lines); none by default. */
+  notes?: string[];
+}
+
 export class CLIError extends Error {
   override name = 'CLIError';
   readonly exitCode: number;
-  // A plain field, not a parameter property: those are not erasable syntax, and Node strips types only.
-  constructor(message: string, { exitCode = EXIT_USAGE, cause }: { exitCode?: number; cause?: unknown } = {}) {
+  readonly notes: string[];
+  // Plain fields, not parameter properties: those are not erasable syntax, and Node strips types only.
+  constructor(message: string, { exitCode = EXIT_USAGE, cause, notes = [] }: CLIErrorOptions = {}) {
     super(message, cause === undefined ? undefined : { cause });
     this.exitCode = exitCode;
+    this.notes = notes;
   }
 }

@@ -1,0 +1,67 @@
+// withDeadline: the promise's outcome when it settles in time, else a DeadlineError naming the wait; never a timer
+// left behind, never an unhandled rejection from a promise that lost the race.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { DeadlineError, withDeadline } from './with-deadline.ts';
+
+const timers = () => process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length;
+const never = () => new Promise<never>(() => {});
+
+test('a promise that settles in time: its value, or its own error', async () => {
+  assert.is(await withDeadline(Promise.resolve(42), 10_000, 'the answer'), 42);
+  const own = new Error('refused');
+  const error = await withDeadline(Promise.reject(own), 10_000, 'the answer').catch((e: unknown) => e);
+  assert.is(error, own);
+});
+
+test('its timer is cleared as soon as the promise settles', async () => {
+  const before = timers();
+  await withDeadline(Promise.resolve('x'), 60_000, 'x');
+  await withDeadline(Promise.reject(new Error('no')), 60_000, 'x').catch(() => {});
+  assert.is(timers(), before);
+});
+
+test('too late: a DeadlineError naming what was awaited and the bound, after onExpiry ran once', async () => {
+  let expired = 0;
+  const error = await withDeadline(never(), 5, { what: 'cannot resolve example.org', onExpiry: () => expired++ }).catch(
+    (e: unknown) => e,
+  );
+  assert.instance(error, DeadlineError);
+  assert.is((error as DeadlineError).message, 'cannot resolve example.org: no answer within 5 ms');
+  assert.is((error as DeadlineError).what, 'cannot resolve example.org');
+  assert.is((error as DeadlineError).ms, 5);
+  assert.is(expired, 1);
+});
+
+test('a promise that fails after the deadline is not an unhandled rejection', async () => {
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    let fail!: (error: Error) => void;
+    const late = new Promise<never>((_, reject) => (fail = reject));
+    await withDeadline(late, 1, 'a late failure').catch(() => {});
+    fail(new Error('too late to matter'));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(unhandled, []);
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+  }
+});
+
+test('unref: a process waiting on nothing else ends instead of waiting out the deadline', () => {
+  const script =
+    "const { withDeadline } = await import('./lib/with-deadline.ts');" +
+    "withDeadline(new Promise(() => {}), 600000, { what: 'shutdown', unref: true });";
+  // The bound only keeps a broken build from hanging the suite: without unref the child would wait 10 minutes.
+  const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: fileURLToPath(new URL('../', import.meta.url)),
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  assert.is(run.status, 0, run.stderr || `signal ${run.signal}`);
+});
+
+test.run();

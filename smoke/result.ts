@@ -1,0 +1,99 @@
+// The smoke's result as a file: what --json writes (SmokeResult, smoke/types.ts), and the one way a tool reads it
+// back. The reader checks the shape by hand, so a file the smoke did not write is a one-line problem, never a PASS.
+import { readFile } from 'node:fs/promises';
+import type { Kind, ProbeRecord, SmokeResult, SmokeSummary, Target, Verdict } from './types.ts';
+
+const KINDS: readonly Kind[] = ['HEALTH', 'READY', 'LOAD'];
+const TARGETS: readonly Target[] = ['backend', 'device', 'frontend'];
+const VERDICTS: readonly Verdict[] = ['PASS', 'FAIL'];
+
+const verdict = (ok: boolean): Verdict => (ok ? 'PASS' : 'FAIL');
+
+/** The summary as --json writes it (URLs already redacted by the caller). */
+export function toSmokeResult(s: SmokeSummary): SmokeResult {
+  const probes = s.probes.map((p): ProbeRecord => ({
+    kind: p.kind,
+    target: p.target,
+    url: p.url,
+    result: verdict(p.ok),
+    ms: p.ms,
+    reason: p.ok || p.reasons.length === 0 ? null : p.reasons.join('; '),
+    reasons: p.ok ? [] : p.reasons,
+    attempts: p.attempts,
+    ...(p.kind === 'LOAD' ? { screenshot: p.screenshot ?? null, issues: p.issues ?? [] } : {}),
+  }));
+  const { ok, passed, failed, total, ms, startedAt } = s;
+  return { result: verdict(ok), passed, failed, total, ms, startedAt, probes };
+}
+
+export type ReadResult = { ok: true; result: SmokeResult } | { ok: false; problem: string };
+
+/** Reads a --json file; any trouble (missing, not JSON, another shape) is a one-line problem naming the file. */
+export async function readSmokeResult(file: string): Promise<ReadResult> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    return { ok: false, problem: `cannot read the smoke's result ${file}: ${code ?? message}` };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    const what = text.trim() === '' ? 'it is empty' : (error as Error).message.split('\n')[0];
+    return { ok: false, problem: `the smoke's result ${file} is not JSON (${what})` };
+  }
+  const wrong = shapeProblem(value);
+  if (wrong) return { ok: false, problem: `${file} is not a smoke result: ${wrong}` };
+  return { ok: true, result: value as SmokeResult };
+}
+
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isCount = (value: unknown) => Number.isSafeInteger(value) && (value as number) >= 0;
+const isStrings = (value: unknown) => Array.isArray(value) && value.every((item) => typeof item === 'string');
+const show = (value: unknown) => (value === undefined ? 'missing' : JSON.stringify(value)?.slice(0, 40));
+
+/** The first way `value` differs from a SmokeResult, or undefined when it is one. */
+export function shapeProblem(value: unknown): string | undefined {
+  if (!isObject(value)) return `expected an object, found ${Array.isArray(value) ? 'an array' : show(value)}`;
+  if (!VERDICTS.includes(value.result as Verdict)) return `result is ${show(value.result)}, expected PASS or FAIL`;
+  for (const key of ['passed', 'failed', 'total', 'ms'] as const)
+    if (!isCount(value[key])) return `${key} is ${show(value[key])}, expected a whole number`;
+  if (typeof value.startedAt !== 'string') return `startedAt is ${show(value.startedAt)}, expected a string`;
+  if (!Array.isArray(value.probes)) return `probes is ${show(value.probes)}, expected an array`;
+  for (const [index, probe] of value.probes.entries()) {
+    const wrong = probeProblem(probe);
+    if (wrong) return `probes[${index}]: ${wrong}`;
+  }
+  const probes = value.probes as ProbeRecord[];
+  if (probes.length === 0) return 'no probes';
+  const failing = probes.filter((probe) => probe.result === 'FAIL').length;
+  const { passed, failed, total, result } = value as unknown as SmokeResult;
+  if (total !== probes.length || failed !== failing || passed + failed !== total)
+    return `counts do not add up (passed ${passed}, failed ${failed}, total ${total}, ${probes.length} probes)`;
+  if ((result === 'PASS') !== (failed === 0)) return `result ${result} with ${failed} failed`;
+  return undefined;
+}
+
+function probeProblem(probe: unknown): string | undefined {
+  if (!isObject(probe)) return `expected an object, found ${show(probe)}`;
+  if (!KINDS.includes(probe.kind as Kind)) return `kind is ${show(probe.kind)}, expected ${KINDS.join(', ')}`;
+  if (!TARGETS.includes(probe.target as Target))
+    return `target is ${show(probe.target)}, expected ${TARGETS.join(', ')}`;
+  if (typeof probe.url !== 'string') return `url is ${show(probe.url)}, expected a string`;
+  if (!VERDICTS.includes(probe.result as Verdict)) return `result is ${show(probe.result)}, expected PASS or FAIL`;
+  if (!isCount(probe.ms)) return `ms is ${show(probe.ms)}, expected a whole number`;
+  if (probe.reason !== null && typeof probe.reason !== 'string')
+    return `reason is ${show(probe.reason)}, expected a string or null`;
+  if (!isStrings(probe.reasons)) return `reasons is ${show(probe.reasons)}, expected a list of strings`;
+  if (!(isCount(probe.attempts) && (probe.attempts as number) >= 1))
+    return `attempts is ${show(probe.attempts)}, expected a whole number from 1`;
+  if ('screenshot' in probe && probe.screenshot !== null && typeof probe.screenshot !== 'string')
+    return `screenshot is ${show(probe.screenshot)}, expected a string or null`;
+  if ('issues' in probe && !isStrings(probe.issues))
+    return `issues is ${show(probe.issues)}, expected a list of strings`;
+  return undefined;
+}
