@@ -72,7 +72,8 @@ const smokeRun: Scenario = async ({ quick }) => {
         ok: ratio <= 1.25,
       },
       {
-        scenario: `commit trailer, compose path with a recording docker, process wall time (median of ${trailerRounds})`,
+        scenario:
+          'commit trailer, compose path with a recording docker, ' + `process wall time (median of ${trailerRounds})`,
         baseline: `the smoke CLI alone, 3 probes ${Math.round(wrapped.baseline)} ms`,
         ours: `${Math.round(wrapped.ours)} ms`,
         ratio: `${(wrapped.ours / wrapped.baseline).toFixed(2)}×`,
