@@ -18,7 +18,7 @@ const judgeHealth = (answer: HttpResponse) => judgeLiveness(answer).reasons;
 const judgeReady = (answer: HttpResponse) => judgeReadiness(answer).reasons;
 const stateOf = (answer: HttpResponse) => judgeReadiness(answer).state;
 
-test('a spec liveness body passes, with or without the optional database object', () => {
+test('a contract liveness body passes, with or without the optional database object', () => {
   assert.equal(judgeHealth(res(200, health)), []);
   assert.equal(judgeHealth(res(200, { ...health, database: { status: 'connected', name: 'app' } })), []);
   assert.equal(judgeHealth(res(200, { ...health, uptime: 0, environment: 'local' })), []);

@@ -29,7 +29,7 @@ const load: ProbeResult = {
   issues: ['console error: widget failed'],
 };
 
-test('probe lines have the exact spec form; LOAD ends with the screenshot', () => {
+test('probe lines have the exact contract form; LOAD ends with the screenshot', () => {
   assert.is(probeLine({ ...ready, kind: 'HEALTH', ok: true, reasons: [] }, plain), '[HEALTH] backend ... PASS (8ms)');
   assert.is(probeLine(ready, plain), '[READY] backend ... FAIL (8ms)');
   assert.is(probeLine(load, plain), '[LOAD] frontend ... PASS (812ms) screenshot=smoke-artifacts/frontend-ok.png');

@@ -1,4 +1,4 @@
-// Runs every probe at once (Chromium starts while the HTTP probes run) and prints their lines in the spec's order.
+// Runs every probe at once (Chromium starts while the HTTP probes run); prints their lines in the contract's order.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Browser } from 'puppeteer-core';
 import { detailLines, finalLine, probeLine } from './format.ts';
@@ -19,7 +19,7 @@ interface Planned {
   url: string;
 }
 
-/** The steps in the spec's order: backend, then the device service when given, then the frontend. */
+/** The steps in the contract's order: backend, then the device service when given, then the frontend. */
 export function planProbes(config: Pick<SmokeConfig, 'backend' | 'device' | 'frontend'>): Planned[] {
   const http = (target: Target, base: string): Planned[] =>
     (['HEALTH', 'READY'] as const).map((kind) => ({ kind, target, url: probeUrl(base, kind) }));
@@ -50,7 +50,7 @@ export async function runSmoke(config: SmokeConfig, browser: Promise<Browser>, i
     probes.push(result);
     io.out(probeLine(result, io.colors));
     for (const line of detailLines(result, io.colors)) io.out(line);
-    // The spec asks for the stack trace of an exception on the console; stderr keeps stdout parseable.
+    // The contract puts an exception's stack trace on stderr (docs/contract.md#smoke-cli), keeping stdout parseable.
     if (stack) io.err(stack);
   }
   const failed = probes.filter((p) => !p.ok).length;

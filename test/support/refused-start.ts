@@ -1,8 +1,9 @@
-// Starts a service with settings it must refuse and checks how it refuses (the spec's bad-input contract).
+// Starts a service with settings it must refuse and checks how it refuses (the contract's start-up errors:
+// docs/contract.md#settings-and-start-up-errors).
 import * as assert from 'uvu/assert';
 import { spawnService, type Service, type ServiceOptions } from './spawn-service.ts';
 
-/** The frontend logs plain console lines (the spec), so it never writes the JSON fatal line. */
+/** The frontend logs plain console lines (docs/contract.md#logs), so it never writes the JSON fatal line. */
 const PLAIN_CONSOLE = new Set(['frontend/main.ts']);
 const STACK_FRAME = /\bat \S+:\d+/;
 
