@@ -51,7 +51,11 @@ for (const file of FILES) {
       cwd: root,
     });
     const output = `${result.stdout}\n${result.stderr}`;
-    assert.match(output, /against MONGO_TEST_URI/, 'the tests ran against the container, not an in-process stand-in');
+    assert.match(
+      output,
+      /against the MONGO_TEST_URI/,
+      'the tests ran against the container, not an in-process stand-in',
+    );
     assert.is(result.code, 0, output.slice(-3000));
     assert.match(output, /Passed:\s+(\d+)/);
     assert.equal(/Total:\s+(\d+)/.exec(output)?.[1], /Passed:\s+(\d+)/.exec(output)?.[1], output.slice(-3000));
