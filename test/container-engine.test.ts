@@ -287,7 +287,7 @@ function secondClone(): string {
   rmSync(clone, { recursive: true, force: true });
   mkdirSync(join(clone, 'scripts'), { recursive: true });
   copyFileSync(join(root, 'scripts/container-engine.sh'), join(clone, 'scripts/container-engine.sh'));
-  for (const name of ['dev', 'lib', 'node_modules', 'test']) symlinkSync(join(root, name), join(clone, name));
+  for (const name of ['dev', 'lib', 'node_modules', 'test', 'tools']) symlinkSync(join(root, name), join(clone, name));
   return clone;
 }
 
