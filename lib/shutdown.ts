@@ -27,6 +27,8 @@ export interface ShutdownOptions {
   /** Hard limit: exit 1 if the steps have not finished by then. */
   timeoutMs?: number;
   exit?: (code: number) => void;
+  /** Waits out `delayMs` (a timer); replaceable so a test can hold the drain delay open and release it. */
+  wait?: (ms: number) => Promise<unknown>;
 }
 
 export function installGracefulShutdown({
@@ -36,6 +38,7 @@ export function installGracefulShutdown({
   steps,
   timeoutMs = 10_000,
   exit = process.exit,
+  wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 }: ShutdownOptions) {
   let stopping = false;
 
@@ -56,7 +59,7 @@ export function installGracefulShutdown({
       exit(1);
     }, timeoutMs);
     timer.unref();
-    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+    if (delayMs > 0) await wait(delayMs);
     for (const step of steps) {
       try {
         await step.run();
