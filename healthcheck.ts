@@ -3,12 +3,12 @@
 // It starts every 30 s, so it is built to start cheaply (test/bench/healthcheck.bench.ts measures it): the image
 // compiles it to CommonJS (`npm run build:healthcheck`) and runs /app/healthcheck.cjs with plain node, and it
 // speaks its one HTTP/1.1 exchange over node:net instead of loading node:http's client.
-// Only PORT is read (the tests set it; the device image reuses the check on 3003). Also runs through tsx.
+// It reads PORT (the device image reuses the check on 3003) and HEALTHCHECK_TIMEOUT_MS (default 5000; the tests
+// shorten it). Also runs through tsx.
 import { connect, type Socket } from 'node:net';
 
 const HOST = 'localhost';
 const PATH = '/api/health';
-const TIMEOUT_MS = 5000;
 // `localhost` is loopback by definition (RFC 6761), so no resolver is asked. IPv4 first: a backend on `::`
 // (dual-stack) or 0.0.0.0 accepts it; IPv6 next, for a backend bound to ::1 only.
 const LOOPBACKS = ['127.0.0.1', '::1'];
@@ -21,15 +21,19 @@ const rawPort = process.env.PORT?.trim() || '3001';
 const port = /^\d{1,5}$/.test(rawPort) ? Number(rawPort) : NaN;
 if (!(port >= 1 && port <= 65535))
   fail(`healthcheck: PORT=${rawPort} is not valid: expected a port number from 1 to 65535`);
+const rawTimeout = process.env.HEALTHCHECK_TIMEOUT_MS?.trim() || '5000';
+const timeoutMs = /^\d{1,7}$/.test(rawTimeout) ? Number(rawTimeout) : NaN;
+if (!(timeoutMs >= 1))
+  fail(`healthcheck: HEALTHCHECK_TIMEOUT_MS=${rawTimeout} is not valid: expected a whole number of milliseconds`);
 const target = `GET http://${HOST}:${port}${PATH}`;
 
 let socket: Socket | undefined;
 // One deadline for the whole exchange (connect and status line), not an idle timeout: a server that
-// trickles bytes must not keep the check alive past 5 s.
+// trickles bytes must not keep the check alive past it.
 setTimeout(() => {
   socket?.destroy();
-  fail(`healthcheck: ${target} timed out after ${TIMEOUT_MS} ms`);
-}, TIMEOUT_MS);
+  fail(`healthcheck: ${target} timed out after ${timeoutMs} ms`);
+}, timeoutMs);
 
 const errors: string[] = [];
 attempt(0);

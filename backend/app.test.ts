@@ -57,14 +57,17 @@ function setup({ withDevices = true } = {}) {
 
 test('GET /api/health: 200 while the database is down, naming it and its state, never cached', async () => {
   const { app, setDatabase } = setup();
+  const asked = Date.now();
   let res = await app.request('/api/health');
+  const answered = Date.now();
   assert.is(res.status, 200);
   assert.is(res.headers.get('content-type'), 'application/json');
   assert.is(res.headers.get('cache-control'), 'no-store');
   const body = await res.json();
   assert.equal(Object.keys(body), ['status', 'timestamp', 'uptime', 'environment', 'database']);
   assert.is(body.status, 'ok');
-  assert.ok(Math.abs(Date.parse(body.timestamp) - Date.now()) < 60_000, body.timestamp);
+  const at = Date.parse(body.timestamp);
+  assert.ok(at >= asked && at <= answered, `the time of the answer, not ${body.timestamp}`);
   assert.type(body.uptime, 'number');
   assert.is(body.environment, 'staging');
   assert.equal(body.database, { status: 'disconnected', name: 'shop' });

@@ -62,7 +62,7 @@ test('a peer that reads nothing while we acknowledge its readings is dropped pas
     while (open && sent < LIMIT) {
       const batch = Buffer.concat(Array.from({ length: 1000 }, (_, i) => reading(sent + i + 1)));
       sent += 1000;
-      if (!socket.write(batch)) await new Promise((resolve) => setTimeout(resolve, 5));
+      if (!socket.write(batch)) await Promise.race([new Promise((resolve) => socket.once('drain', resolve)), closed]);
       await new Promise((resolve) => setImmediate(resolve));
     }
     const [warning] = await waitFor(() => sink.find('stopped reading').at(0) && sink.find('stopped reading'), {
@@ -125,6 +125,9 @@ test('a hello with a deviceId or session over 256 characters is malformed: no he
     }
     assert.equal(devices.devices(), []);
     assert.ok(sink.find('malformed device message').length > 0, 'counted as malformed');
+    // Closed by the hello deadline, which says so (summed: the first at once, the rest later or on close).
+    const [silent] = sink.find('that sent no hello within 0.3 s');
+    assert.equal([silent?.msg, silent?.level], ['closed 1 device socket that sent no hello within 0.3 s (1008)', 40]);
   } finally {
     devices.closeAll();
     server.closeAllConnections();

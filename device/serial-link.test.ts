@@ -1,4 +1,5 @@
-// Real serial I/O: the link reads a socat pseudo-terminal, notices it vanish, and reopens it when it returns.
+// Real serial I/O: the link reads a socat pseudo-terminal, notices it vanish, and reopens it when it returns. How
+// fast it notices is the fault suite's to bound (test/faults/device-serial-link.fault.ts).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createSerialLink, type SerialLink } from './serial-link.ts';
@@ -18,6 +19,7 @@ interface Ctx {
   pty?: PtyPair;
   link?: SerialLink;
   lines: string[];
+  /** Each state reported, with its index: `stateAfter` finds a change after a given point without a clock. */
   states: Array<{ state: string; at: number }>;
 }
 
@@ -44,10 +46,11 @@ function startLink(ctx: Ctx, path: string, sink = createLogSink()) {
     createPort: () => new SerialPort({ path, baudRate: 9600, autoOpen: false }),
     path,
     openState: 'connected',
-    onState: (state) => ctx.states.push({ state, at: performance.now() }),
+    onState: (state) => ctx.states.push({ state, at: ctx.states.length }),
     onLine: (line) => ctx.lines.push(line),
     log: sink.log,
-    backoff: createBackoff({ initialMs: 100, maxMs: 2000 }),
+    // Retries 8, 15, 30, 38 … ms apart: the tests wait on events, not on the production delays.
+    backoff: createBackoff({ initialMs: 10, maxMs: 50, random: () => 0.5 }),
     identify: deviceIdentity,
   });
   ctx.link.start();
@@ -61,7 +64,7 @@ const stateAfter = (ctx: Ctx, state: string, since: number) =>
 test('lines written on the far end arrive in order, CRLF or LF, blank lines skipped', async (ctx) => {
   ctx.pty = await startPtyPair(ctx.dir);
   startLink(ctx, ctx.pty.devicePath);
-  await waitFor(() => lastState(ctx) === 'connected', { timeout: 3000, what: 'serial connected' });
+  await waitFor(() => lastState(ctx) === 'connected', { timeout: 5000, what: 'serial connected' });
   const sent = Array.from({ length: 50 }, (_, i) => `reading ${i + 1}`);
   ctx.pty.write(
     sent
@@ -75,48 +78,50 @@ test('lines written on the far end arrive in order, CRLF or LF, blank lines skip
       .map((l) => `${l}\n`)
       .join(''),
   );
-  await waitFor(() => ctx.lines.length >= 50, { timeout: 3000, what: '50 lines' });
+  await waitFor(() => ctx.lines.length >= 50, { timeout: 5000, what: '50 lines' });
   assert.equal(ctx.lines, sent);
 });
 
-test('pty removed → disconnected within 1 s; recreated → connected within 3 s; reading resumes', async (ctx) => {
-  ctx.pty = await startPtyPair(ctx.dir);
-  const sink = startLink(ctx, ctx.pty.devicePath);
-  await waitFor(() => lastState(ctx) === 'connected', { timeout: 3000, what: 'serial connected' });
+for (const [how, remove] of [
+  ['socat stopped (links removed)', (pty: PtyPair) => pty.stop()],
+  [
+    'socat killed (links left dangling)',
+    async (pty: PtyPair) => {
+      pty.socat.signal('SIGKILL');
+      await pty.socat.waitExit(5000);
+      await pty.stop();
+    },
+  ],
+] as const) {
+  test(`pty gone, ${how}: disconnected, warned once, retrying; recreated: connected, reading resumes`, async (ctx) => {
+    ctx.pty = await startPtyPair(ctx.dir);
+    const sink = startLink(ctx, ctx.pty.devicePath);
+    await waitFor(() => lastState(ctx) === 'connected', { timeout: 5000, what: 'serial connected' });
+    ctx.pty.write('before\n');
+    await waitFor(() => ctx.lines.includes('before'), { timeout: 5000, what: 'a line before' });
 
-  const killedAt = performance.now();
-  await ctx.pty.stop();
-  const down = await waitFor(() => stateAfter(ctx, 'disconnected', killedAt), {
-    timeout: 3000,
-    what: 'serial disconnected',
-  });
-  const downMs = down.at - killedAt;
-  assert.ok(downMs < 1000, `disconnected after ${downMs} ms`);
-  assert.ok(
+    const removed = ctx.states.length;
+    await remove(ctx.pty);
+    await waitFor(() => stateAfter(ctx, 'disconnected', removed), { timeout: 5000, what: 'serial disconnected' });
+    const failures = () => sink.find('unavailable');
+    await waitFor(() => failures().length >= 4, { timeout: 5000, what: 'four attempts while the pty is gone' });
+    assert.is(lastState(ctx), 'disconnected');
     // serialport's hang-up report, or the identity watch's when serialport missed it
-    sink.find('unavailable').some((e) => e.level === 40 && /disconnected|is gone/.test(e.reason)),
-    'a warning names the disconnect',
-  );
+    assert.match(failures()[0]!.reason, /disconnected|is gone/, 'the warning names the disconnect');
+    assert.equal(
+      failures().map((e) => e.level),
+      [40, ...Array(failures().length - 1).fill(20)],
+      'one warning, then debug lines',
+    );
 
-  // Away long enough for the backoff to reach its 2 s cap before the port returns.
-  await new Promise((resolve) => setTimeout(resolve, 3000));
-  assert.is(lastState(ctx), 'disconnected');
-  const recreatedAt = performance.now();
-  ctx.pty = await startPtyPair(ctx.dir);
-  const up = await waitFor(() => stateAfter(ctx, 'connected', recreatedAt), {
-    timeout: 5000,
-    what: 'serial reconnected',
+    const recreated = ctx.states.length;
+    ctx.pty = await startPtyPair(ctx.dir);
+    await waitFor(() => stateAfter(ctx, 'connected', recreated), { timeout: 5000, what: 'serial reconnected' });
+    ctx.pty.write('after return\n');
+    await waitFor(() => ctx.lines.includes('after return'), { timeout: 5000, what: 'line after reconnect' });
+    assert.equal(ctx.lines, ['before', 'after return']);
   });
-  const upMs = up.at - recreatedAt;
-  assert.ok(upMs < 3000, `reconnected after ${upMs} ms`);
-  console.log(
-    `  measured: serial pty killed → disconnected in ${downMs.toFixed(0)} ms; ` +
-      `recreated → connected in ${upMs.toFixed(0)} ms`,
-  );
-
-  ctx.pty.write('after return\n');
-  await waitFor(() => ctx.lines.includes('after return'), { timeout: 3000, what: 'line after reconnect' });
-});
+}
 
 test('a port that does not exist yet stays disconnected, warns once, then opens when it appears', async (ctx) => {
   const path = `${ctx.dir}/device`;
@@ -127,7 +132,7 @@ test('a port that does not exist yet stays disconnected, warns once, then opens 
   assert.is(failures.filter((e) => e.level === 40).length, 1, 'only the first failure is a warning');
   assert.match(failures[0]!.reason, /no such file/i);
   ctx.pty = await startPtyPair(ctx.dir);
-  await waitFor(() => lastState(ctx) === 'connected', { timeout: 3000, what: 'serial connected once the pty exists' });
+  await waitFor(() => lastState(ctx) === 'connected', { timeout: 5000, what: 'serial connected once the pty exists' });
   assert.ok(sink.find(`serial port ${path} open`).length === 1);
 });
 
@@ -137,13 +142,13 @@ test('the emulator feeds lines through the same link with state "emulator"', asy
     createPort: emulator.createPort,
     path: 'emulator',
     openState: 'emulator',
-    onState: (state) => ctx.states.push({ state, at: performance.now() }),
+    onState: (state) => ctx.states.push({ state, at: ctx.states.length }),
     onLine: (line) => ctx.lines.push(line),
     log: createLogSink().log,
   });
   ctx.link.start();
   try {
-    await waitFor(() => ctx.lines.length >= 3, { timeout: 3000, what: 'three emulated lines' });
+    await waitFor(() => ctx.lines.length >= 3, { timeout: 5000, what: 'three emulated lines' });
     assert.is(lastState(ctx), 'emulator');
     assert.equal(ctx.lines.slice(0, 2), ['temperature_c=21.05', 'temperature_c=21.10']);
     await ctx.link.close();
@@ -163,19 +168,19 @@ test('a path that now names another device is reopened, even though the old devi
     const path = join(ctx.dir, 'sensor');
     symlinkSync(first.devicePath, path);
     startLink(ctx, path);
-    await waitFor(() => lastState(ctx) === 'connected', { timeout: 3000, what: 'serial connected' });
+    await waitFor(() => lastState(ctx) === 'connected', { timeout: 5000, what: 'serial connected' });
     first.write('from first\n');
-    await waitFor(() => ctx.lines.includes('from first'), { timeout: 3000, what: 'line from the first device' });
-    const moved = performance.now();
+    await waitFor(() => ctx.lines.includes('from first'), { timeout: 5000, what: 'line from the first device' });
+    const moved = ctx.states.length;
     symlinkSync(second.devicePath, `${path}.new`);
     renameSync(`${path}.new`, path); // atomically: the path now names the second device
     await waitFor(() => stateAfter(ctx, 'disconnected', moved), {
-      timeout: 1000,
+      timeout: 5000,
       what: 'disconnected after the path moved',
     });
-    await waitFor(() => stateAfter(ctx, 'connected', moved), { timeout: 3000, what: 'reconnected to the new device' });
+    await waitFor(() => stateAfter(ctx, 'connected', moved), { timeout: 5000, what: 'reconnected to the new device' });
     second.write('from second\n');
-    await waitFor(() => ctx.lines.includes('from second'), { timeout: 3000, what: 'line from the second device' });
+    await waitFor(() => ctx.lines.includes('from second'), { timeout: 5000, what: 'line from the second device' });
     await first.stop();
     await second.stop();
   } finally {

@@ -16,11 +16,14 @@ const serve = async (handler: RequestListener, host = '127.0.0.1') => {
 const ok: RequestListener = (req, res) =>
   res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ path: req.url }));
 
-/** The probe's failure reason and how long it took; fails the test if the GET succeeds or hangs. */
-async function failure(url: string, timeout = 2000): Promise<{ reason: string; ms: number }> {
+/**
+ * The probe's failure reason; fails the test if the GET succeeds or hangs. The reason says which bound ended it
+ * (the deadline, the body cap, a refusal), so no test here needs to time the GET.
+ */
+async function failure(url: string, timeout = 2000): Promise<{ reason: string }> {
   const result = await withDeadline(httpGet(url, { timeout }), timeout + 3000, `GET ${url}`);
   if (result.reached) throw new Error(`expected a failure for ${url}, got HTTP ${result.status}`);
-  return { reason: result.reason, ms: result.ms };
+  return { reason: result.reason };
 }
 
 /** The answer; fails the test with the reason when there is none. */
@@ -66,9 +69,8 @@ test('nothing listening on localhost: refused, naming both loopback addresses tr
 
 test('a server that accepts and never answers fails at the deadline', async () => {
   const s = await serve(() => {});
-  const { reason, ms } = await failure(`${s.url}/api/health`, 400);
+  const { reason } = await failure(`${s.url}/api/health`, 400);
   assert.is(reason, 'no response within 400ms');
-  assert.ok(ms >= 380 && ms < 1900, `took ${ms}ms`);
 });
 
 test('headers then a stalled body fails at the deadline, saying how much arrived', async () => {
@@ -76,9 +78,8 @@ test('headers then a stalled body fails at the deadline, saying how much arrived
     res.writeHead(200, { 'content-type': 'application/json' });
     res.write('{"status":');
   });
-  const { reason, ms } = await failure(`${s.url}/api/health`, 400);
+  const { reason } = await failure(`${s.url}/api/health`, 400);
   assert.is(reason, 'body not complete within 400ms (10 bytes received)');
-  assert.ok(ms >= 380 && ms < 1900, `took ${ms}ms`);
 });
 
 test('a huge body is cut off: by content-length up front, or once the cap is passed', async () => {
@@ -96,9 +97,9 @@ test('a huge body is cut off: by content-length up front, or once the cap is pas
     };
     pump();
   });
-  const { reason, ms } = await failure(streamed.url, 5000);
+  // Cut off by the cap, not by the deadline: that would read "body not complete within 5000ms".
+  const { reason } = await failure(streamed.url, 5000);
   assert.is(reason, 'body too large: more than 65536 bytes');
-  assert.ok(ms < 2000, `took ${ms}ms`);
 });
 
 test('a same-path redirect (another host or scheme) is followed; another path is not', async () => {
@@ -119,9 +120,9 @@ test('a redirect loop ends with a one-line reason', async () => {
 
 test('https to a plain-http port fails as a TLS error, not a hang', async () => {
   const s = await serve(ok);
-  const { reason, ms } = await failure(`https://127.0.0.1:${s.port}/api/health`, 2000);
+  // A TLS error, not the deadline ("no response within 2000ms"): the wrong scheme is named at once.
+  const { reason } = await failure(`https://127.0.0.1:${s.port}/api/health`, 2000);
   assert.is(reason, `TLS handshake with 127.0.0.1:${s.port} failed (is it plain http?): wrong version number`);
-  assert.ok(ms < 1900, `took ${ms}ms`);
 });
 
 test('a connection dropped mid-body or before any answer is a failure, not a partial pass', async () => {

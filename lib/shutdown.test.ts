@@ -7,7 +7,8 @@ import { closeHttpServer, installGracefulShutdown } from './shutdown.ts';
 import { startServer } from './serve.ts';
 import { listen } from '../test/support/listen.ts';
 import { createLogSink } from '../test/support/log-sink.ts';
-import { withDeadline, sleep } from '../test/support/deadline.ts';
+import { setImmediate } from 'node:timers/promises';
+import { withDeadline } from '../test/support/deadline.ts';
 
 const quietLog = () => createLogSink('info', 't').log;
 
@@ -16,24 +17,31 @@ test('readiness flips at once; steps run in order after the delay; exit 0', asyn
   readiness.define('database', { initial: 'connected', ready: ['connected'] });
   const events: string[] = [];
   let exitCode: number | undefined;
-  const started = Date.now();
+  // The drain delay, held open by the test: the steps must wait for it, however long it takes.
+  const waited: number[] = [];
+  let endDelay!: () => void;
+  const delay = new Promise<void>((resolve) => (endDelay = resolve));
   const shutdown = installGracefulShutdown({
     log: quietLog(),
     readiness,
     delayMs: 200,
+    wait: (ms) => {
+      waited.push(ms);
+      return delay;
+    },
     steps: [
-      { name: 'a', run: () => void events.push(`a@${Date.now() - started >= 190 ? 'after-delay' : 'early'}`) },
+      { name: 'a', run: () => void events.push('a') },
       {
         name: 'b',
         run: () => {
           throw new Error('b failed');
         },
       },
-      // This sleep deliberately lets time pass: an async step is awaited before the next one.
+      // An async step is awaited before the next one.
       {
         name: 'c',
         run: async () => {
-          await sleep(10);
+          await setImmediate();
           events.push('c');
         },
       },
@@ -44,8 +52,12 @@ test('readiness flips at once; steps run in order after the delay; exit 0', asyn
   });
   const done = shutdown('SIGTERM');
   assert.is(readiness.snapshot().status, 'shutting_down');
+  assert.equal(waited, [200], 'the drain delay is waited out');
+  await setImmediate();
+  assert.equal(events, [], 'no step runs during the delay');
+  endDelay();
   await withDeadline(done, 2000, 'shutdown');
-  assert.equal(events, ['a@after-delay', 'c'], 'a failing step does not stop the rest');
+  assert.equal(events, ['a', 'c'], 'a failing step does not stop the rest');
   assert.is(exitCode, 0);
 });
 
@@ -65,13 +77,12 @@ test('exit 1 when the steps do not finish within the timeout', async () => {
 });
 
 test('closeHttpServer lets an in-flight request finish and closes idle keep-alive connections', async () => {
-  let slowArrived!: () => void;
-  const arrived = new Promise<void>((resolve) => (slowArrived = resolve));
+  let slowArrived!: (finish: () => void) => void;
+  const arrived = new Promise<() => void>((resolve) => (slowArrived = resolve));
   const server = await listen((req, res) => {
-    if (req.url === '/slow') {
-      slowArrived();
-      setTimeout(() => res.end('done'), 300); // deliberately slow: the request is in flight while the server closes
-    } else res.end('fast');
+    // The slow request is answered only once the test has begun closing the server: it is in flight meanwhile.
+    if (req.url === '/slow') slowArrived(() => res.end('done'));
+    else res.end('fast');
   });
   const agent = new Agent({ keepAlive: true });
   const get = (path: string) =>
@@ -86,24 +97,22 @@ test('closeHttpServer lets an in-flight request finish and closes idle keep-aliv
     });
   assert.is(await get('/fast'), 'fast'); // leaves an idle keep-alive connection open
   const slow = get('/slow');
-  await withDeadline(arrived, 2000, 'slow request reaching the server');
+  const finish = await withDeadline(arrived, 2000, 'slow request reaching the server');
   const closed = closeHttpServer(server.server);
+  finish();
   assert.is(await withDeadline(slow, 2000, 'in-flight request'), 'done');
   await withDeadline(closed, 2000, 'server close despite keep-alive');
   agent.destroy();
 });
 
 test('closeHttpServer ends a connection left with half a request head (408); a slow request finishes', async () => {
-  let slowArrived!: () => void;
-  const arrived = new Promise<void>((resolve) => (slowArrived = resolve));
+  let slowArrived!: (finish: () => void) => void;
+  const arrived = new Promise<() => void>((resolve) => (slowArrived = resolve));
   const server = await startServer({
     port: 0,
     host: '127.0.0.1',
-    fetch: async () => {
-      slowArrived();
-      await sleep(300); // deliberately slow: the request is in flight while the server closes
-      return new Response('done');
-    },
+    // Answered only once the test has begun closing the server: the request is in flight meanwhile.
+    fetch: () => new Promise<Response>((resolve) => slowArrived(() => resolve(new Response('done')))),
   });
   const { port } = server.address() as { port: number };
   const stranger = connect(port, '127.0.0.1', () => stranger.write('GET / HTTP/1.1\r\nHost: x\r\nX-Slow: '));
@@ -112,8 +121,9 @@ test('closeHttpServer ends a connection left with half a request head (408); a s
   const strangerGone = new Promise<void>((resolve) => stranger.once('close', () => resolve()));
   try {
     const slow = fetch(`http://127.0.0.1:${port}/`).then((res) => res.text());
-    await withDeadline(arrived, 2000, 'slow request reaching the server');
+    const finish = await withDeadline(arrived, 2000, 'slow request reaching the server');
     const closed = closeHttpServer(server);
+    finish();
     assert.is(await withDeadline(slow, 2000, 'in-flight request'), 'done');
     await withDeadline(closed, 10_000, 'server close despite a half-sent request head');
     await withDeadline(strangerGone, 2000, 'the half-sent connection closed');

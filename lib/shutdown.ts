@@ -29,6 +29,8 @@ export interface ShutdownOptions {
   /** Hard limit: exit 1 if the steps have not finished by then. */
   timeoutMs?: number;
   exit?: (code: number) => void;
+  /** Waits out `delayMs` (a timer); replaceable so a test can hold the drain delay open and release it. */
+  wait?: (ms: number) => Promise<unknown>;
 }
 
 export function installGracefulShutdown({
@@ -38,6 +40,7 @@ export function installGracefulShutdown({
   steps,
   timeoutMs = 10_000,
   exit = process.exit,
+  wait = sleep,
 }: ShutdownOptions) {
   let stopping = false;
 
@@ -54,7 +57,7 @@ export function installGracefulShutdown({
       readiness ? 'shutting down: readiness now reports shutting_down' : 'shutting down: finishing open requests',
     );
     const drain = async () => {
-      if (delayMs > 0) await sleep(delayMs);
+      if (delayMs > 0) await wait(delayMs);
       for (const step of steps) {
         try {
           await step.run();

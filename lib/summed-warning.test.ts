@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createLogSink } from '../test/support/log-sink.ts';
 import { createSummedWarning } from './summed-warning.ts';
-import { sleep } from '../test/support/deadline.ts';
+import { waitFor } from '../test/support/deadline.ts';
 
 test('the first occurrence at once, the rest summed into one line per interval, the remainder on flush', async () => {
   const sink = createLogSink();
@@ -12,7 +12,7 @@ test('the first occurrence at once, the rest summed into one line per interval, 
     sink.entries.map((e) => [e.msg, e.count, e.total, e.from]),
     [['ignored 1 thing', 1, 1, 'peer-0']],
   );
-  await sleep(150);
+  await waitFor(() => sink.entries.length === 2, { timeout: 5000, what: 'the summed line after one interval' });
   assert.equal(
     sink.entries.slice(1).map((e) => [e.msg, e.count, e.total, e.from, e.level]),
     [['ignored 999 things', 999, 1000, 'peer-999', 40]],

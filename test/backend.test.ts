@@ -4,15 +4,9 @@ import * as assert from 'uvu/assert';
 import { spawnService, type Service } from './support/spawn-service.ts';
 import { startMongoProcess, type MongoProcess } from './support/mongo-process.ts';
 import { freePort } from '../tools/free-port.ts';
-import { waitFor, sleep } from './support/deadline.ts';
+import { waitFor } from './support/deadline.ts';
 import { stopAll } from './support/spawn-process.ts';
 import { expectRefusal } from './support/refused-start.ts';
-
-// The issue's bounds; the tests allow a margin for a shared, noisy machine and print what they measured.
-const KILL_BOUND_MS = 250;
-const HANG_BOUND_MS = 3000;
-const BACK_BOUND_MS = 2000;
-const MARGIN = 1.6;
 
 const test = suite('backend process');
 let mongoPort = 0;
@@ -23,24 +17,20 @@ test.before(async () => {
 test.after.each(() => stopAll());
 
 const status = async (url: string) => {
-  const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+  const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
   return { status: res.status, body: await res.json() };
 };
 
-/** Polls /api/ready every 10 ms until it returns `code`; resolves with the elapsed milliseconds. */
-async function timeUntilReady(backend: Service, code: number, limitMs: number): Promise<number> {
-  const start = performance.now();
+/**
+ * Polls /api/ready until it answers `code`. How soon is the fault suite's to bound (test/faults/database.fault.ts);
+ * the deadline here only stops a broken test from hanging.
+ */
+async function untilReady(backend: Service, code: number): Promise<void> {
   await waitFor(async () => (await status(`${backend.url}/api/ready`)).status === code, {
-    timeout: limitMs,
+    timeout: 20_000,
     interval: 10,
     what: `/api/ready to answer ${code}`,
   });
-  return Math.round(performance.now() - start);
-}
-
-function report(what: string, ms: number, bound: number) {
-  console.log(`    measured: ${what} in ${ms} ms (bound ${bound} ms)`);
-  assert.ok(ms <= bound * MARGIN, `${what} took ${ms} ms; the bound is ${bound} ms`);
 }
 
 async function startBackend(env: Record<string, string | undefined> = {}) {
@@ -56,49 +46,47 @@ test('boots with the database down: health 200, ready 503, then 200 once the dat
   assert.is(ready.status, 503);
   assert.equal(ready.body.checks, { database: 'disconnected' });
   assert.is(ready.body.status, 'not_ready');
-  await sleep(1500); // deliberately lets time pass: it keeps trying and does not crash
+  // A connect attempt has failed and it says it keeps trying, without crashing.
+  await waitFor(() => backend.stdout.some((line) => line.includes('database unreachable; retrying')), {
+    timeout: 20_000,
+    what: 'the "database unreachable; retrying" line',
+  });
   assert.is(backend.child.exitCode, null);
   await startMongoProcess(mongoPort);
-  await timeUntilReady(backend, 200, 5000);
+  await untilReady(backend, 200);
   assert.equal((await status(`${backend.url}/api/health`)).body.database, { status: 'connected', name: 'app' });
 });
 
-test(`database killed → 503 within ${KILL_BOUND_MS} ms; restarted → 200 within ${BACK_BOUND_MS} ms`, async () => {
+test('database killed → 503 (database disconnected); restarted → 200', async () => {
   let mongo: MongoProcess = await startMongoProcess(mongoPort);
   const backend = await startBackend();
-  await timeUntilReady(backend, 200, 5000);
+  await untilReady(backend, 200);
   // Steady state: the driver's streaming heartbeat starts one interval (500 ms) after it connects; before
   // that a dead server is noticed at the next heartbeat, not at once. The stand-in reports the stream.
   await mongo.streaming();
   mongo.child.kill('SIGKILL');
-  report('kill → 503', await timeUntilReady(backend, 503, 5000), KILL_BOUND_MS);
-  const body = (await status(`${backend.url}/api/ready`)).body;
-  assert.equal(body.checks, { database: 'disconnected' });
-  mongo = await startMongoProcess(mongoPort); // measured from the moment it listens again
-  report('restart → 200', await timeUntilReady(backend, 200, 5000), BACK_BOUND_MS);
+  await untilReady(backend, 503);
+  assert.equal((await status(`${backend.url}/api/ready`)).body.checks, { database: 'disconnected' });
+  mongo = await startMongoProcess(mongoPort);
+  await untilReady(backend, 200);
 });
 
-test(
-  `database silently hung (SIGSTOP) ` +
-    `→ 503 within ${HANG_BOUND_MS} ms; ` +
-    `SIGCONT → 200 within ${BACK_BOUND_MS} ms`,
-  async () => {
-    const mongo = await startMongoProcess(mongoPort);
-    const backend = await startBackend();
-    await timeUntilReady(backend, 200, 5000);
-    await mongo.streaming(); // steady state: the driver's heartbeat is streaming
-    mongo.signal('SIGSTOP');
-    report('SIGSTOP → 503', await timeUntilReady(backend, 503, 8000), HANG_BOUND_MS);
-    assert.is((await status(`${backend.url}/api/health`)).status, 200, 'liveness stays 200 while the database hangs');
-    mongo.signal('SIGCONT');
-    report('SIGCONT → 200', await timeUntilReady(backend, 200, 5000), BACK_BOUND_MS);
-  },
-);
+test('database silently hung (SIGSTOP) → 503 while health stays 200; SIGCONT → 200', async () => {
+  const mongo = await startMongoProcess(mongoPort);
+  const backend = await startBackend();
+  await untilReady(backend, 200);
+  await mongo.streaming(); // steady state: the driver's heartbeat is streaming
+  mongo.signal('SIGSTOP');
+  await untilReady(backend, 503);
+  assert.is((await status(`${backend.url}/api/health`)).status, 200, 'liveness stays 200 while the database hangs');
+  mongo.signal('SIGCONT');
+  await untilReady(backend, 200);
+});
 
 test('SIGTERM: readiness 503 shutting_down while health stays 200 during the drain delay, then exit 0', async () => {
   await startMongoProcess(mongoPort);
   const backend = await startBackend({ SHUTDOWN_DELAY_MS: '1500' });
-  await timeUntilReady(backend, 200, 5000);
+  await untilReady(backend, 200);
   backend.signal('SIGTERM');
   const ready = await waitFor(
     async () => {
@@ -120,7 +108,7 @@ test('SIGTERM: readiness 503 shutting_down while health stays 200 during the dra
 test('production logs: every line is JSON with a numeric level; request lines carry req', async () => {
   await startMongoProcess(mongoPort);
   const backend = await startBackend({ LOG_LEVEL: 'debug' });
-  await timeUntilReady(backend, 200, 5000);
+  await untilReady(backend, 200);
   await fetch(`${backend.url}/api/nope`);
   await backend.stop();
   assert.ok(backend.stdout.length > 3);

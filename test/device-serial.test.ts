@@ -1,10 +1,11 @@
-// Real serial I/O end to end: socat pty → device service process → real backend process. The pty vanishing
-// and returning shows in the device's /api/ready within the bounds, and lines keep arriving in order.
+// Real serial I/O end to end: socat pty → device service process → real backend process. A port missing at start
+// shows in the device's /api/ready, and lines arrive in order. The pty vanishing and returning is
+// device/serial-link.test.ts's (the link) and test/faults/device-serial-link.fault.ts's (readiness, its bounds).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Service } from './support/spawn-service.ts';
 import { stopAll } from './support/spawn-process.ts';
-import { sleep, waitFor } from './support/deadline.ts';
+import { waitFor } from './support/deadline.ts';
 import { startMongoStandin, type MongoStandin } from '../dev/mongo-standin/server.ts';
 import { ptyDir, removePtyDir, startPtyPair, type PtyPair } from './support/pty-pair.ts';
 import { watchReadiness, type ReadinessWatch } from './support/readiness-watch.ts';
@@ -39,7 +40,7 @@ async function writeAndExpectStored(prefix: string, count: number, crlf = false)
   written.push(...lines);
   pty.write(lines.map((line) => line + (crlf ? '\r\n' : '\n')).join(''));
   await waitFor(() => storedReadings(backend).length >= written.length, {
-    timeout: 5000,
+    timeout: 15_000,
     what: `${written.length} stored`,
   });
   assert.equal(
@@ -53,7 +54,7 @@ test('a port that is missing at start: running, not ready (serial disconnected),
   watch = watchReadiness(device.url);
   const waiting = await watch.until((o) => o.checks.backend === 'connected', {
     since: 0,
-    timeout: 5000,
+    timeout: 15_000,
     what: 'backend connected',
   });
   assert.is(waiting.status, 503);
@@ -67,8 +68,7 @@ test('a port that is missing at start: running, not ready (serial disconnected),
 
   const createdAt = Date.now();
   pty = await startPtyPair(dir);
-  const up = await watch.until(serialIs('connected'), { since: createdAt, timeout: 5000, what: 'serial connected' });
-  assert.ok(up.at - createdAt < 3000, `connected ${up.at - createdAt} ms after the pty appeared`);
+  const up = await watch.until(serialIs('connected'), { since: createdAt, timeout: 15_000, what: 'serial connected' });
   assert.is(up.status, 200);
 });
 
@@ -76,49 +76,5 @@ test('lines written on the far end arrive at the backend in order (LF and CRLF)'
   await writeAndExpectStored('reading', 30);
   await writeAndExpectStored('crlf reading', 10, true);
 });
-
-for (const [how, kill] of [
-  ['SIGTERM (links removed)', () => pty.stop()],
-  [
-    'SIGKILL (links left dangling)',
-    async () => {
-      pty.socat.signal('SIGKILL');
-      await pty.socat.waitExit(2000);
-      await pty.stop();
-    },
-  ],
-] as const) {
-  test(`socat killed by ${how} → serial disconnected within 1 s; recreated → connected within 3 s`, async () => {
-    const killedAt = Date.now();
-    await kill();
-    const down = await watch.until(serialIs('disconnected'), {
-      since: killedAt,
-      timeout: 5000,
-      what: 'serial disconnected',
-    });
-    const downMs = down.at - killedAt;
-    assert.ok(downMs < 1000, `disconnected ${downMs} ms after socat was killed`);
-    assert.is(down.status, 503);
-    assert.is(down.checks.backend, 'connected');
-
-    await sleep(3000); // long enough for the retry backoff to reach its cap
-    assert.is(watch.latest()?.checks.serial, 'disconnected');
-    const recreatedAt = Date.now();
-    pty = await startPtyPair(dir);
-    const up = await watch.until(serialIs('connected'), {
-      since: recreatedAt,
-      timeout: 6000,
-      what: 'serial reconnected',
-    });
-    const upMs = up.at - recreatedAt;
-    assert.ok(upMs < 3000, `connected ${upMs} ms after the pty was recreated`);
-    assert.is(up.status, 200);
-    await writeAndExpectStored(`after ${how}`, 5);
-    console.log(
-      `  measured (device process, socat ${how.split(' ')[0]}): ` +
-        `killed → disconnected in ${downMs} ms; recreated → connected in ${upMs} ms`,
-    );
-  });
-}
 
 test.run();

@@ -1,12 +1,13 @@
-// The smoke CLI as a real process against bad local servers and bad input: exit code, exact lines, reason,
-// screenshot file and time, for each case. Cases run a few at a time; each test awaits its own run.
+// The smoke CLI as a real process against bad local servers and bad input: exit code, exact lines, reason and
+// screenshot file, for each case. Cases run a few at a time; each test awaits its own run. How long a hostile
+// server can hold a probe or a run is test/faults/smoke-hostile.fault.ts's to bound.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFixtureHandler } from './support/fake-http-server.ts';
-import { createPool, normalise, PNG_SIGNATURE, probeMs, runCli, type CliRun } from './support/run-smoke-cli.ts';
+import { createPool, normalise, PNG_SIGNATURE, runCli, type CliRun } from './support/run-smoke-cli.ts';
 import { listen, type Listening } from './support/listen.ts';
 import { freePort } from '../tools/free-port.ts';
 import { stopAll } from './support/spawn-process.ts';
@@ -464,7 +465,7 @@ test('the matrix covers at least 25 cases', () => {
 
 for (const c of runs) {
   const shot = c.shot ? `frontend-${c.shot}.png` : 'no screenshot';
-  test(`${nameOf(c)}: exit ${c.code}, exact lines, ${shot}, within its timeout`, async () => {
+  test(`${nameOf(c)}: exit ${c.code}, exact lines, ${shot}`, async () => {
     const run = await results.get(nameOf(c))!;
     const context = `\n--- stdout\n${run.stdout.join('\n')}\n--- stderr\n${run.stderr.join('\n')}`;
     assert.is(run.code, c.code, `exit code${context}`);
@@ -489,22 +490,6 @@ for (const c of runs) {
         assert.equal(readFileSync(file).subarray(0, 8), PNG_SIGNATURE, 'PNG signature');
       } else assert.not.ok(existsSync(file), `${file} not written`);
     }
-
-    // Every probe ends by its timeout (LOAD's ms is the page's time to a verdict; the screenshot follows).
-    const times = probeMs(run.stdout);
-    for (const [name, ms] of times) {
-      const limit = c.timeout + 700;
-      assert.ok(ms <= limit, `${name} took ${ms}ms, over ${limit}ms`);
-    }
-    if (c.stdout.some((l) => l.includes(`within ${c.timeout}ms`))) {
-      assert.ok(
-        [...times.values()].some((ms) => ms >= c.timeout - 20),
-        'a timed-out probe reports at least its timeout',
-      );
-    }
-    // The whole process: Chromium start-up (slow with three at once on two busy cores) plus one timeout.
-    const bound = c.code === 2 && c.stdout.length === 0 ? 20_000 : c.timeout * 2 + 30_000;
-    assert.ok(run.ms < bound, `run took ${run.ms}ms, over ${bound}ms`);
   });
 }
 

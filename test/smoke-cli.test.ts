@@ -1,8 +1,9 @@
 // The smoke CLI as a real process against healthy local stand-ins: --help, env fallbacks, the 3- and 5-probe runs,
-// IPv4/IPv6 localhost, --wait on a late service, the JSON/JUnit/step-summary files, colour, and Chromium cleanup.
+// IPv4/IPv6 localhost, --wait on a service that passes late, the JSON/JUnit/step-summary files, colour, and
+// Chromium cleanup.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createServer, type RequestListener, type Server } from 'node:http';
+import type { RequestListener } from 'node:http';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,7 +24,6 @@ const recording: RequestListener = (req, res) => {
   fixture(req, res);
 };
 const servers: Listening[] = [];
-const late: Server[] = [];
 const serve = async (host = '127.0.0.1') => {
   const s = await listen(recording, host);
   servers.push(s);
@@ -35,7 +35,6 @@ const F = fx.url;
 test.after(async () => {
   await stopAll();
   await Promise.all(servers.map((s) => s.close()));
-  for (const s of late) (s.closeAllConnections(), s.close());
   rmSync(base, { recursive: true, force: true });
 });
 
@@ -193,41 +192,38 @@ test('localhost works for a service bound only to ::1 and one bound only to 127.
   }
 });
 
-test('--wait: a stack that starts listening late, then is unready for a while, ends in PASS', async () => {
-  const port = await freePort();
-  const startedAt = Date.now();
-  let readyAt = Infinity;
-  // Nothing listens for 1.5 s; then readiness answers 503 for another second.
-  const timer = setTimeout(() => {
-    const server = createServer((req, res) => {
-      if (req.url === '/api/ready' && Date.now() < readyAt) {
-        return res
-          .writeHead(503, { 'content-type': 'application/json' })
-          .end(JSON.stringify(readyBody('not ready', { database: 'disconnected' })));
-      }
-      if (req.url === '/api/health')
-        return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(healthyBody()));
-      if (req.url === '/api/ready')
-        return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(readyBody()));
-      res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>late but up</h1>');
-    });
-    late.push(server);
-    server.listen(port, '127.0.0.1', () => (readyAt = Date.now() + 1000));
-  }, 1500);
-  const url = `http://127.0.0.1:${port}`;
+test('--wait: a backend that resets at first, then is unready for two tries, ends in PASS', async () => {
+  // Counted, not timed: the first /api/health is cut off, the first two /api/ready answer 503.
+  const asked = { health: 0, ready: 0 };
+  const json = join(dir('wait'), 'out', 'smoke.json');
+  const server = await listen((req, res) => {
+    if (req.url === '/api/health' && ++asked.health === 1) return req.socket.destroy();
+    if (req.url === '/api/health')
+      return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(healthyBody()));
+    if (req.url === '/api/ready' && ++asked.ready <= 2) {
+      return res
+        .writeHead(503, { 'content-type': 'application/json' })
+        .end(JSON.stringify(readyBody('not ready', { database: 'disconnected' })));
+    }
+    if (req.url === '/api/ready')
+      return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(readyBody()));
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>late but up</h1>');
+  });
+  servers.push(server);
   const run = await runCli([
     '--backend',
-    url,
+    server.url,
     '--frontend',
-    `${url}/`,
+    `${server.url}/`,
     '--wait',
-    '20000',
+    '60000',
     '--timeout',
-    '2000',
+    '5000',
     '--artifacts',
     dir('wait'),
+    '--json',
+    json,
   ]);
-  clearTimeout(timer);
   assert.is(run.code, 0, show(run));
   assert.equal(normalise(run.stdout), [
     ok('HEALTH', 'backend'),
@@ -235,8 +231,16 @@ test('--wait: a stack that starts listening late, then is unready for a while, e
     `${ok('LOAD', 'frontend')} screenshot=${dir('wait')}/frontend-ok.png`,
     'smoke: PASS (3/3)',
   ]);
-  assert.ok(Date.now() - startedAt >= 2400, 'it really waited for readiness');
-  assert.ok(Date.now() - startedAt < 20_000, 'and stopped waiting once ready');
+  const report = JSON.parse(readFileSync(json, 'utf8'));
+  assert.equal(
+    report.probes.map((p: { kind: string; attempts: number }) => [p.kind, p.attempts]),
+    [
+      ['HEALTH', 2],
+      ['READY', 3],
+      ['LOAD', 1],
+    ],
+    'each probe tried again until it passed, and no more',
+  );
 });
 
 test("--wait gives up at its deadline with the last attempt's reason and the attempt count", async () => {
@@ -261,9 +265,8 @@ test("--wait gives up at its deadline with the last attempt's reason and the att
   ]);
   assert.is(lines[3], '    checks: database=disconnected');
   assert.match(lines[4]!, /^ {4}gave up after \d+ attempts$/);
-  assert.ok(Number(/(\d+) attempts/.exec(lines[4]!)![1]) >= 3, lines[4]);
+  assert.ok(Number(/(\d+) attempts/.exec(lines[4]!)![1]) > 1, `retried until the deadline: ${lines[4]}`);
   assert.is(lines.at(-1), 'smoke: FAIL (1/3 failed)');
-  assert.ok(run.ms < 1500 + 1000 + 25_000, `took ${run.ms}ms`);
 });
 
 test('--json, --junit and GITHUB_STEP_SUMMARY: written, and they parse back to the same run', async () => {

@@ -26,16 +26,16 @@ async function standin(options: MongoStandinOptions = {}): Promise<MongoStandin>
   return started;
 }
 
-/** A driver client that records its heartbeats with the time each arrived. */
+/** A driver client that records its heartbeats and server description changes, in order. */
 function client(url: string, options: MongoClientOptions = {}) {
   const created = new MongoClient(url, { serverSelectionTimeoutMS: 2000, heartbeatFrequencyMS: 500, ...options });
   clients.push(created);
-  const succeeded: Array<{ at: number; event: ServerHeartbeatSucceededEvent }> = [];
-  const failed: Array<{ at: number; event: ServerHeartbeatFailedEvent }> = [];
-  const types: Array<{ at: number; type: string }> = [];
-  created.on('serverHeartbeatSucceeded', (event) => succeeded.push({ at: Date.now(), event }));
-  created.on('serverHeartbeatFailed', (event) => failed.push({ at: Date.now(), event }));
-  created.on('serverDescriptionChanged', (e) => types.push({ at: Date.now(), type: e.newDescription.type }));
+  const succeeded: Array<{ event: ServerHeartbeatSucceededEvent }> = [];
+  const failed: Array<{ event: ServerHeartbeatFailedEvent }> = [];
+  const types: Array<{ type: string }> = [];
+  created.on('serverHeartbeatSucceeded', (event) => succeeded.push({ event }));
+  created.on('serverHeartbeatFailed', (event) => failed.push({ event }));
+  created.on('serverDescriptionChanged', (e) => types.push({ type: e.newDescription.type }));
   return { client: created, succeeded, failed, types };
 }
 
@@ -127,7 +127,7 @@ test('onCommand is told each command as it arrives, document sequences merged in
   );
 });
 
-test('streaming monitor: awaited heartbeats arrive every heartbeatFrequencyMS', async () => {
+test('streaming monitor: the driver streams its heartbeats (the stand-in holding each: OP_MSG below)', async () => {
   const { url } = await standin();
   const { client: mongo, succeeded, failed } = client(url);
   await withDeadline(mongo.connect(), 5000, 'connect');
@@ -140,15 +140,10 @@ test('streaming monitor: awaited heartbeats arrive every heartbeatFrequencyMS', 
     succeeded.slice(1).every((s) => s.event.awaited),
     'the driver must use the streaming protocol',
   );
-  const awaited = succeeded.filter((s) => s.event.awaited);
-  for (let i = 1; i < awaited.length; i++) {
-    const gap = awaited[i]!.at - awaited[i - 1]!.at;
-    assert.ok(gap >= 350 && gap <= 1500, `streamed replies must come every ~500 ms (maxAwaitTimeMS), got ${gap} ms`);
-  }
   assert.is(failed.length, 0);
 });
 
-test('polling monitor (serverMonitoringMode: poll) also gets a heartbeat every heartbeatFrequencyMS', async () => {
+test('polling monitor (serverMonitoringMode: poll): plain heartbeats, none streamed', async () => {
   const { url } = await standin();
   const { client: mongo, succeeded } = client(url, { serverMonitoringMode: 'poll' });
   await withDeadline(mongo.connect(), 5000, 'connect');
@@ -157,8 +152,6 @@ test('polling monitor (serverMonitoringMode: poll) also gets a heartbeat every h
     succeeded.every((s) => !s.event.awaited),
     'poll mode must not stream',
   );
-  const gap = succeeded[3]!.at - succeeded[2]!.at;
-  assert.ok(gap >= 350 && gap <= 1500, `polls must come every ~500 ms, got ${gap} ms`);
 });
 
 test(
@@ -197,22 +190,19 @@ test(
   },
 );
 
-test('close(): the heartbeat fails and the server turns Unknown within about a second', async () => {
+test('close(): the heartbeat fails and the server turns Unknown', async () => {
   const server = await standin();
   const { client: mongo, succeeded, failed, types } = client(server.url);
   await withDeadline(mongo.connect(), 5000, 'connect');
   await waitFor(() => succeeded.some((s) => s.event.awaited), { timeout: 5000, what: 'an awaited heartbeat' });
   assert.ok(server.connections >= 2, `monitor and pool sockets must be open, saw ${server.connections}`);
-  const closedAt = Date.now();
-  await withDeadline(server.close(), 2000, 'close()');
+  await withDeadline(server.close(), 5000, 'close()');
   assert.is(server.connections, 0);
+  // How soon the backend's readiness follows a database gone is test/faults/database.fault.ts's to bound.
   await waitFor(() => failed.length > 0 && types.some((t) => t.type === 'Unknown'), {
-    timeout: 3000,
+    timeout: 10_000,
     what: 'heartbeat failure',
   });
-  const unknownAfter = types.find((t) => t.type === 'Unknown')!.at - closedAt;
-  assert.ok(unknownAfter < 1200, `Unknown must follow close() within ~1 s, took ${unknownAfter} ms`);
-  assert.ok(failed[0]!.at - closedAt < 1200, `heartbeat failure took ${failed[0]!.at - closedAt} ms`);
 });
 
 test('hang(): nothing is answered while sockets stay open; resume() answers again', async () => {
@@ -226,10 +216,10 @@ test('hang(): nothing is answered while sockets stay open; resume() answers agai
   assert.equal(await withDeadline(mongo.db('app').command({ ping: 1 }), 5000, 'ping before hang'), { ok: 1 });
   const open = server.connections;
   server.hang();
-  const started = Date.now();
-  const ping = await settle(withDeadline(mongo.db('app').command({ ping: 1 }), 5000, 'ping while hung'));
+  const ping = await settle(withDeadline(mongo.db('app').command({ ping: 1 }), 10_000, 'ping while hung'));
   assert.ok('error' in ping, 'a ping to a hung stand-in must fail');
-  assert.ok(Date.now() - started >= 500, 'the ping must have waited for its socket timeout, not failed fast');
+  // Its socket timeout, not a refused or closed connection: the socket stayed open and nothing came back.
+  assert.match(String((ping as { error: Error }).error.message), /timed out/);
   assert.is(server.connections >= open - 1, true, 'hang() must not close sockets');
   await waitFor(() => failed.length > 0, { timeout: 5000, what: 'a heartbeat failure while hung' });
   const succeededBefore = succeeded.length;
@@ -255,7 +245,6 @@ interface Reply {
   opCode: number;
   flags: number;
   doc: Document;
-  at: number;
 }
 
 async function raw(port: number) {
@@ -277,7 +266,6 @@ async function raw(port: number) {
         opCode,
         flags: m.readUInt32LE(16),
         doc: BSON.deserialize(m.subarray(docAt)),
-        at: Date.now(),
       });
     }
   });
@@ -326,18 +314,27 @@ test(
     await waitFor(() => replies.length === 1, { timeout: 2000, what: 'hello reply' });
     const { topologyVersion } = replies[0]!.doc;
     assert.ok(replies[0]!.doc.isWritablePrimary === true && topologyVersion, 'hello must name a topologyVersion');
-    const asked = Date.now();
-    socket.write(opMsg(2, EXHAUST_ALLOWED, { hello: 1, topologyVersion, maxAwaitTimeMS: 200, $db: 'admin' }));
-    await waitFor(() => replies.length >= 4, { timeout: 3000, what: 'three streamed hello replies' });
-    const streamed = replies.slice(1, 4);
-    assert.ok(streamed[0]!.at - asked >= 150, 'an awaitable hello is answered after maxAwaitTimeMS');
-    assert.is(streamed[0]!.responseTo, 2);
+    // Held: an awaitable hello naming our topologyVersion is not answered at once. Another socket's ping is
+    // asked after it and answered before it.
+    socket.write(opMsg(2, EXHAUST_ALLOWED, { hello: 1, topologyVersion, maxAwaitTimeMS: 600_000, $db: 'admin' }));
+    const other = await raw(port);
+    other.socket.write(opMsg(3, 0, { ping: 1, $db: 'admin' }));
+    await waitFor(() => other.replies.length === 1, { timeout: 5000, what: 'the other socket’s ping reply' });
+    assert.is(replies.length, 1, 'the awaitable hello is held until maxAwaitTimeMS');
+    socket.destroy();
+
+    // Streamed: with a short maxAwaitTimeMS, replies follow one another unasked.
+    const streaming = await raw(port);
+    streaming.socket.write(opMsg(4, EXHAUST_ALLOWED, { hello: 1, topologyVersion, maxAwaitTimeMS: 20, $db: 'admin' }));
+    await waitFor(() => streaming.replies.length >= 3, { timeout: 5000, what: 'three streamed hello replies' });
+    const streamed = streaming.replies.slice(0, 3);
+    assert.is(streamed[0]!.responseTo, 4);
     for (let i = 0; i < streamed.length; i++) {
       assert.is(streamed[i]!.flags & MORE_TO_COME, MORE_TO_COME, 'streamed replies carry moreToCome');
       if (i > 0)
         assert.is(streamed[i]!.responseTo, streamed[i - 1]!.requestId, 'each streamed reply answers the previous one');
     }
-    socket.destroy();
+    streaming.socket.destroy();
 
     const second = await raw(port);
     second.socket.write(opMsg(10, MORE_TO_COME, { ping: 1, $db: 'admin' })); // fire-and-forget: no reply
@@ -357,10 +354,9 @@ test('OP_MSG: a hello naming another topologyVersion (a restarted server) is ans
   const { port } = await standin();
   const { socket, replies } = await raw(port);
   const stale = { processId: new ObjectId(), counter: Long.fromNumber(0) };
-  const asked = Date.now();
-  socket.write(opMsg(3, 0, { hello: 1, topologyVersion: stale, maxAwaitTimeMS: 3000, $db: 'admin' }));
-  await waitFor(() => replies.length === 1, { timeout: 2000, what: 'an immediate hello reply' });
-  assert.ok(replies[0]!.at - asked < 1000, `answered after ${replies[0]!.at - asked} ms`);
+  // Held, it would not be answered for ten minutes: the deadline is only there to fail instead of hanging.
+  socket.write(opMsg(3, 0, { hello: 1, topologyVersion: stale, maxAwaitTimeMS: 600_000, $db: 'admin' }));
+  await waitFor(() => replies.length === 1, { timeout: 10_000, what: 'an immediate hello reply' });
   assert.ok(
     !replies[0]!.doc.topologyVersion.processId.equals(stale.processId),
     'the reply names the current processId',
@@ -421,19 +417,15 @@ test('CLI: SIGSTOP fails the heartbeat and SIGCONT brings it back, as with a sto
   const { client: mongo, succeeded, failed, types } = client(`mongodb://127.0.0.1:${port}`, { connectTimeoutMS: 1000 });
   await withDeadline(mongo.connect(), 5000, 'connect');
   await waitFor(() => succeeded.some((s) => s.event.awaited), { timeout: 5000, what: 'an awaited heartbeat' });
-  const stoppedAt = Date.now();
   proc.signal('SIGSTOP');
   await waitFor(() => failed.length > 0 && types.at(-1)?.type === 'Unknown', {
     timeout: 6000,
     what: 'Unknown while stopped',
   });
-  // The streamed hello times out after connectTimeoutMS + maxAwaitTimeMS (1000 + 500 ms).
-  const failedAfter = failed[0]!.at - stoppedAt;
-  assert.ok(failedAfter >= 1000 && failedAfter < 4000, `heartbeat failure after ${failedAfter} ms`);
-  const continuedAt = Date.now();
+  // The streamed hello times out after connectTimeoutMS + maxAwaitTimeMS (1000 + 500 ms): a timeout, the socket open.
+  assert.match(String(failed[0]!.event.failure?.message), /timed out/);
   proc.signal('SIGCONT');
-  await waitFor(() => types.at(-1)?.type === 'Standalone', { timeout: 6000, what: 'Standalone after SIGCONT' });
-  assert.ok(Date.now() - continuedAt < 4000, 'the monitor must recover within a few heartbeats');
+  await waitFor(() => types.at(-1)?.type === 'Standalone', { timeout: 10_000, what: 'Standalone after SIGCONT' });
   assert.equal(await withDeadline(mongo.db('app').command({ ping: 1 }), 5000, 'ping after SIGCONT'), { ok: 1 });
 });
 
