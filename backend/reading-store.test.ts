@@ -23,11 +23,24 @@ test.before(async () => {
 test.after.each(() => target.standin?.resume());
 test.after(() => target.close());
 
-function setup({ connected = (): boolean => true, queryTimeoutMs = 2000, socketTimeoutMS = 0 } = {}) {
+function setup({
+  connected = (): boolean => true,
+  queryTimeoutMs = 2000,
+  socketTimeoutMS = 0,
+  writeDeadlineMs = undefined as number | undefined,
+} = {}) {
   // A hung server must fail a new connection's handshake too: connectTimeoutMS, as the backend's monitor sets it.
   const { client, commands } = target.client({ socketTimeoutMS, connectTimeoutMS: 1000 });
   const databaseName = target.database();
-  const store = createReadingStore({ client, databaseName, isConnected: connected, uri: target.url, queryTimeoutMs });
+  const isConnected = connected;
+  const store = createReadingStore({
+    client,
+    databaseName,
+    isConnected,
+    uri: target.url,
+    queryTimeoutMs,
+    writeDeadlineMs,
+  });
   return { store, commands, client, db: client.db(databaseName) };
 }
 
@@ -177,6 +190,20 @@ test('a hung database: queries give up after their bound, an insert fails; both 
     (await store.readings({ deviceId: 'dev-1', limit: 10 })).map((r) => r.seq),
     [3, 2, 1],
   );
+});
+
+test('a write the database never acknowledges fails at its deadline, with no socket timeout to end it', async () => {
+  if (!target.standin) return;
+  // As the backend's client: no socketTimeoutMS, so nothing but the store's own deadline ends the write.
+  const { store } = setup({ writeDeadlineMs: 400 });
+  await store.insert([doc(1)]);
+  target.standin.hang();
+  const failed = await withDeadline(rejection(store.insert([doc(2)])), 5000, 'an insert to a hung database');
+  assert.instance(failed, DatabaseUnavailableError);
+  assert.is(failed.message, 'the database did not acknowledge the write within 400 ms');
+  target.standin.resume();
+  const retried = await store.insert([doc(2)]);
+  assert.is(retried.inserted + retried.duplicates.length, 1);
 });
 
 test.run();

@@ -7,7 +7,15 @@
 // fields only inside `_id`), documents read as they are stored, and ObjectIds keep `_id` inserts append-only. The
 // price is that uniqueness holds only once the index exists, so nothing is inserted before createIndexes succeeded.
 // A second index, { deviceId, timestamp: -1, seq: -1 }, serves "newest first" for a device without a sort in memory.
-import { MongoBulkWriteError, type Collection, type Document, type IndexDescription, type MongoClient } from 'mongodb';
+import {
+  MongoBulkWriteError,
+  type Abortable,
+  type BulkWriteOptions,
+  type Collection,
+  type Document,
+  type IndexDescription,
+  type MongoClient,
+} from 'mongodb';
 import { scrubSecrets } from '../lib/redact-url.ts';
 
 export const READINGS_COLLECTION = 'readings';
@@ -84,6 +92,11 @@ export interface ReadingStoreOptions {
   queryTimeoutMs?: number;
   /** wtimeoutMS: how long a replica set may take to acknowledge a write by a majority. */
   writeTimeoutMs?: number;
+  /**
+   * Bound, on the client, on each write (an insert, the index creation): past it the write is abandoned and fails,
+   * and the writer retries. The driver alone may never settle one (see `settledBy`).
+   */
+  writeDeadlineMs?: number;
 }
 
 const NEWEST_FIRST = { timestamp: -1, seq: -1 } as const;
@@ -97,23 +110,36 @@ export function createReadingStore({
   uri,
   queryTimeoutMs = 2000,
   writeTimeoutMs = 5000,
+  writeDeadlineMs = writeTimeoutMs + 1000,
 }: ReadingStoreOptions): ReadingStore {
   const db = client.db(databaseName);
   const collection: Collection<ReadingDocument> = db.collection(READINGS_COLLECTION);
   let indexes: Promise<void> | undefined;
   let indexed = false;
 
-  /** A one-line DatabaseUnavailableError for whatever the driver threw (`deadline`: the request's, if it has one). */
-  function unavailable(error: unknown, deadline?: AbortSignal): DatabaseUnavailableError {
+  /**
+   * A one-line DatabaseUnavailableError for whatever the driver threw; `deadline`: the request's, if it has one, and
+   * what to say when it passed.
+   */
+  function unavailable(error: unknown, deadline?: { signal: AbortSignal; missed: string }): DatabaseUnavailableError {
     if (error instanceof DatabaseUnavailableError) return error;
     const { message, code } = error as { message?: string; code?: unknown };
     // An abort surfaces as whatever the driver was doing then ("Timed out during socket read", say).
-    const timedOut = deadline?.aborted === true || code === 50; // 50: MaxTimeMSExpired
+    const timedOut = deadline?.signal.aborted === true || code === 50; // 50: MaxTimeMSExpired
     const reason = timedOut
-      ? `the database did not answer within ${queryTimeoutMs} ms`
+      ? (deadline?.missed ?? `the database did not answer within ${queryTimeoutMs} ms`)
       : scrubSecrets(String(message ?? error), uri).split('\n')[0]!;
     return new DatabaseUnavailableError(reason, { cause: error });
   }
+
+  const queryDeadline = (signal: AbortSignal) => ({
+    signal,
+    missed: `the database did not answer within ${queryTimeoutMs} ms`,
+  });
+  const writeDeadline = (what: string) => ({
+    signal: AbortSignal.timeout(writeDeadlineMs),
+    missed: `the database did not acknowledge the ${what} within ${writeDeadlineMs} ms`,
+  });
 
   function connected() {
     if (!isConnected()) throw new DatabaseUnavailableError('the database is not connected');
@@ -134,13 +160,15 @@ export function createReadingStore({
     ensureIndexes() {
       if (indexed) return Promise.resolve();
       if (!indexes) {
+        const deadline = writeDeadline('index creation');
         const attempt = (async () => {
           connected();
-          await collection.createIndexes(READING_INDEXES);
+          // createIndexes takes no signal: a write past its deadline is left to the driver, and tried anew.
+          await settledBy(collection.createIndexes(READING_INDEXES), deadline.signal);
           indexed = true;
         })();
         indexes = attempt.catch((error) => {
-          throw unavailable(error);
+          throw unavailable(error, deadline);
         });
         // Shared while it runs; after a failure the next caller tries again.
         void indexes.catch(() => {}).finally(() => (indexes = undefined));
@@ -151,11 +179,14 @@ export function createReadingStore({
     async insert(docs) {
       connected();
       await store.ensureIndexes();
+      const deadline = writeDeadline('write');
       try {
-        const result = await collection.insertMany(docs, {
+        const options: BulkWriteOptions & Abortable = {
           ordered: false,
           writeConcern: { w: 'majority', j: true, wtimeoutMS: writeTimeoutMs },
-        });
+          signal: deadline.signal,
+        };
+        const result = await settledBy(collection.insertMany(docs, options), deadline.signal);
         return { inserted: result.insertedCount, duplicates: [] };
       } catch (error) {
         // Unordered: every reading was tried. Only duplicates (and no write-concern failure) means all are stored.
@@ -165,7 +196,7 @@ export function createReadingStore({
             return { inserted: error.insertedCount, duplicates: writeErrors.map((e) => e.index) };
           }
         }
-        throw unavailable(error);
+        throw unavailable(error, deadline);
       }
     },
 
@@ -184,7 +215,7 @@ export function createReadingStore({
         const docs = await collection.find(filter, { sort: NEWEST_FIRST, limit, ...options }).toArray();
         return docs.map(toView);
       } catch (error) {
-        throw unavailable(error, options.signal);
+        throw unavailable(error, queryDeadline(options.signal));
       }
     },
 
@@ -211,11 +242,27 @@ export function createReadingStore({
         }
         return { deviceIds, summaries };
       } catch (error) {
-        throw unavailable(error, options.signal);
+        throw unavailable(error, queryDeadline(options.signal));
       }
     },
   };
   return store;
+}
+
+/**
+ * `operation`, or a rejection once `signal` aborts whether or not the driver acts on it. The driver takes `signal` on
+ * writes too (it ends the operation and closes its connection), but it alone may never settle a write: a connection
+ * the server closed (FIN) just as the write was checked out is destroyed before the driver hears of it, the write
+ * then waits for a 'drain' that never comes (mongodb 7.9, seen in test/faults/readings-end-to-end.fault.ts), and
+ * the device's readings would wait unacknowledged until the backend restarted.
+ */
+function settledBy<T>(operation: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    if (signal.aborted) abort();
+    signal.addEventListener('abort', abort, { once: true });
+    operation.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
 }
 
 function toView({ deviceId, session, seq, timestamp, value, receivedAt }: ReadingDocument): ReadingView {

@@ -97,6 +97,14 @@ test('says hello, sends readings in order, and forgets them once acked', async (
     frames(ctx.backend).every((m) => m.type === 'readings' && m.deviceId === 'dev-1' && m.session === 'session-1'),
   );
   assert.is(ctx.spool!.stats().unacknowledged, 0);
+  // At debug, each ack is one line saying what it covered: when each reading was known stored.
+  const acked = ctx.sink.find('readings acknowledged');
+  assert.ok(acked.length >= 1 && acked.length === ctx.backend.acks.length, `${acked.length} ack lines`);
+  assert.equal(acked.at(-1), { ...acked.at(-1), level: 20, session: 'session-1', seq: 20, unacknowledged: 0 });
+  assert.is(
+    acked.reduce((sum, line) => sum + line.forgotten, 0),
+    20,
+  );
 });
 
 test(

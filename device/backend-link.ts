@@ -152,7 +152,13 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
         log.debug({ data: data.toString().slice(0, 200) }, 'ignored a message from the backend');
         return;
       }
-      if (spool.ack(ack) > 0 && !pumpTimer) pump();
+      const forgotten = spool.ack(ack);
+      // One line per ack (a batch of readings, not one per reading): when each reading was known stored.
+      if (log.isLevelEnabled('debug')) {
+        const { session, seq } = ack;
+        log.debug({ session, seq, forgotten, unacknowledged: spool.size }, 'readings acknowledged');
+      }
+      if (forgotten > 0 && !pumpTimer) pump();
     });
     // The backend answered the upgrade with a plain HTTP response (401, 503 …) instead of a socket.
     ws.on('unexpected-response', (_request, response) => {
