@@ -98,6 +98,17 @@ test('the stand-in image context holds exactly what its two programs import, and
       `copied by ${SCRIPT} but imported by nothing`,
     );
     assert.ok(filesIn(context).includes(DOCKERFILE.split('/').pop()!), 'the Dockerfile is in the context');
+    // The image holds what the Dockerfile copies out of the context, not the whole context: every folder the
+    // programs import from must be copied too (tools/ was not, and the stand-in died at start in its container).
+    const copiedDirs = [...readFileSync(join(root, DOCKERFILE), 'utf8').matchAll(/^COPY (\S+) \.\/\1$/gm)].map(
+      (m) => m[1],
+    );
+    const importedDirs = [...new Set(imported.filter((path) => path.includes('/')).map((path) => path.split('/')[0]!))];
+    assert.equal(
+      importedDirs.filter((dir) => !copiedDirs.includes(dir)).sort(),
+      [],
+      `folders imported from but not copied by ${DOCKERFILE}`,
+    );
 
     const packages = withDependencies(join(root, 'node_modules'), [
       ...new Set(graphs.flatMap((graph) => graph.packages)),

@@ -10,6 +10,7 @@ WORKDIR /standin
 COPY package.json ./
 COPY node_modules ./node_modules
 COPY lib ./lib
+COPY tools ./tools
 COPY dev ./dev
 COPY mongosh-standin.ts ./
 # The database's health check runs `mongosh --quiet --eval ...`: this stand-in sends a real ping instead.
