@@ -44,7 +44,7 @@ const allStored = () => storedInDatabase(stack.mongo.url);
 const backlog = async (service: Service) =>
   ((await (await fetch(`${service.url}/api/health`)).json()) as { readings: { unacknowledged: number } }).readings;
 
-/** Waits until the backends logged every line written and the device holds nothing unacknowledged. */
+/** Waits until the device holds nothing unacknowledged and the database every line, then checks them. */
 async function expectAllWrittenStoredOnce(timeout = 15_000) {
   await waitFor(
     async () => (await backlog(device)).unacknowledged === 0 && (await allStored()).length >= written.length,

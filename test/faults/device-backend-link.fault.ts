@@ -1,5 +1,6 @@
-// Fault: the backend under a running device service is killed and restarted 20 times, then SIGSTOPped, while
-// a sensor writes a line every 25 ms: the device's readiness follows, and every line is stored in order, once.
+// Fault: the backend under a running device service is killed and restarted 20 times (the last after 4 s away),
+// then SIGSTOPped, while a sensor writes a line every 25 ms: the device's readiness follows within its bounds, and
+// every line is stored in order, once.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Service } from '../support/spawn-service.ts';
@@ -22,6 +23,9 @@ const KILL_BOUND_MS = 250;
 const HANG_BOUND_MS = 5000;
 const BACK_BOUND_MS = 3000;
 const MARGIN = 1.6;
+// The last kill keeps the backend away this long first, so the device's reconnect backoff has reached its 2 s cap
+// when it returns: the bound holds then too, not only for a quick restart.
+const LONG_AWAY_MS = 4000;
 
 const test = suite('device ↔ backend link faults');
 let stack: DeviceStack;
@@ -62,6 +66,7 @@ test(
         timeout: 5000,
         what: `kill ${cycle}: device /api/ready 503 (bound ${KILL_BOUND_MS} ms)`,
       });
+      if (cycle === KILLS) await sleep(LONG_AWAY_MS);
       const restarting = performance.now();
       await timeline.during(true, `backend back ${cycle}`, BACK_BOUND_MS, () => stack.restartBackend());
       await hammer.until(200, {

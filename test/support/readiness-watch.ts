@@ -1,4 +1,4 @@
-// Test helper: polls a service's /api/ready every few ms and records each change, so flip times can be measured.
+// Test helper: polls a service's /api/ready every few ms and records each change, so a test sees every state it passed.
 import { sleep, waitFor } from './deadline.ts';
 
 export interface Observation {
