@@ -54,7 +54,9 @@ const readingsDrain: Scenario = async ({ quick }) => {
     }
     const took = median(drained);
     const row: BenchRow = {
-      scenario: `database back (SIGCONT) → device backlog of ${BACKLOG.toLocaleString('en-US')} empty (median of ${rounds}, max)`,
+      scenario:
+        `database back (SIGCONT) → device backlog of ${BACKLOG.toLocaleString('en-US')} empty ` +
+        `(median of ${rounds}, max)`,
       baseline: '-',
       ours: `${ms(took)}, max ${ms(Math.max(...drained))} (backend ready again after ${ms(median(databaseBack))})`,
       ratio: `${(took / BOUND_MS).toFixed(2)} of bound`,
