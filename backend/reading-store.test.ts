@@ -1,10 +1,14 @@
 // The reading store against the in-process stand-in, or the real server MONGO_TEST_URI names (the container tests
 // run this file against the mongo image): indexes, the insert the backend sends and what a resend gives, the
-// queries behind /api/readings and /api/devices, and a database that is away or hung.
+// queries behind /api/readings and /api/devices, and a database that is away or hung; the write deadline's test
+// runs a stand-in process of its own, which answers while this one is blocked.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { commandShape, mongoTarget, type MongoTarget } from '../test/support/mongo-target.ts';
 import { withDeadline } from '../test/support/deadline.ts';
+import { startMongoProcess } from '../test/support/mongo-process.ts';
+import { freePort } from '../lib/free-port.ts';
+import { MongoClient } from 'mongodb';
 import {
   createReadingStore,
   DatabaseUnavailableError,
@@ -204,6 +208,36 @@ test('a write the database never acknowledges fails at its deadline, with no soc
   target.standin.resume();
   const retried = await store.insert([doc(2)]);
   assert.is(retried.inserted + retried.duplicates.length, 1);
+});
+
+test('a write answered while this process was paused past the deadline counts as answered, not abandoned', async () => {
+  if (!target.standin) return; // against a real server, the stand-in tests only
+  // The database must answer while this process is blocked: a stand-in of its own, in another process.
+  const mongo = await startMongoProcess(await freePort());
+  const client = new MongoClient(mongo.uri, { connectTimeoutMS: 2000, monitorCommands: true });
+  try {
+    const uri = mongo.uri;
+    const store = createReadingStore({
+      client,
+      databaseName: 'app',
+      isConnected: () => true,
+      uri,
+      writeDeadlineMs: 200,
+    });
+    await store.insert([doc(1)]);
+    // Once the insert is on the wire, a pause past the deadline (SIGSTOP, a long GC); the answer arrives meanwhile.
+    client.once('commandStarted', () =>
+      setImmediate(() => {
+        const until = performance.now() + 1500;
+        while (performance.now() < until);
+      }),
+    );
+    const result = await withDeadline(store.insert([doc(2)]), 5000, 'the insert');
+    assert.is(result.inserted, 1);
+  } finally {
+    await client.close();
+    await mongo.stop();
+  }
 });
 
 test.run();

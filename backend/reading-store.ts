@@ -137,7 +137,7 @@ export function createReadingStore({
     missed: `the database did not answer within ${queryTimeoutMs} ms`,
   });
   const writeDeadline = (what: string) => ({
-    signal: AbortSignal.timeout(writeDeadlineMs),
+    signal: deadlineSignal(writeDeadlineMs),
     missed: `the database did not acknowledge the ${what} within ${writeDeadlineMs} ms`,
   });
 
@@ -247,6 +247,20 @@ export function createReadingStore({
     },
   };
   return store;
+}
+
+/**
+ * Aborts `ms` from now, but only after the I/O waiting by then has been handled (timers run before the poll for I/O,
+ * immediates after it): a process that was itself paused past the deadline (SIGSTOP, a long pause in GC) first reads
+ * the answer that arrived meanwhile, instead of abandoning a write the database did store.
+ */
+function deadlineSignal(ms: number): AbortSignal {
+  const controller = new AbortController();
+  const timer = setTimeout(() => {
+    setImmediate(() => controller.abort(new DOMException(`no answer within ${ms} ms`, 'TimeoutError')));
+  }, ms);
+  timer.unref();
+  return controller.signal;
 }
 
 /**

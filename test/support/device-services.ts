@@ -28,6 +28,8 @@ export interface Stored {
   session: string;
   seq: number;
   value: string;
+  /** When the device read the line (from the database; the backend's log does not carry it). */
+  timestamp?: Date;
 }
 
 /**
@@ -55,7 +57,13 @@ export async function storedInDatabase(mongoUrl: string, deviceId?: string): Pro
       .collection('readings')
       .find(deviceId === undefined ? {} : { deviceId })
       .toArray();
-    return docs.map(({ deviceId: id, session, seq, value }) => ({ deviceId: id, session, seq, value }));
+    return docs.map(({ deviceId: id, session, seq, value, timestamp }) => ({
+      deviceId: id,
+      session,
+      seq,
+      value,
+      timestamp,
+    }));
   } finally {
     await client.close();
   }
