@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { commandShape, mongoTarget, type MongoTarget } from '../test/support/mongo-target.ts';
 import { withDeadline } from '../test/support/deadline.ts';
 import { startMongoProcess } from '../test/support/mongo-process.ts';
-import { freePort } from '../lib/free-port.ts';
+import { freePort } from '../tools/free-port.ts';
 import { MongoClient } from 'mongodb';
 import {
   createReadingStore,

@@ -17,7 +17,7 @@ import { ptyDir, removePtyDir, startPtyPair, type PtyPair } from '../support/pty
 import { jsonLines, storedInDatabase, type Stored } from '../support/device-services.ts';
 import { sleep, waitFor } from '../support/deadline.ts';
 import { stopAll } from '../support/spawn-process.ts';
-import { freePort } from '../../lib/free-port.ts';
+import { freePort } from '../../tools/free-port.ts';
 import { createLineWriter, type LineWriter } from './support/line-writer.ts';
 import { countReadings, type ReadingCounts } from './support/stored-readings.ts';
 import { spoolValues } from './support/spool-values.ts';
