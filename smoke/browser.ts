@@ -3,7 +3,7 @@ import { accessSync, constants } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import puppeteer, { type Browser } from 'puppeteer-core';
+import type { Browser } from 'puppeteer-core';
 import { withDeadline } from '../lib/with-deadline.ts';
 import { CLIError } from '../tools/cli-error.ts';
 
@@ -30,6 +30,27 @@ export const SANDBOX_HINT =
   "as by AppArmor on Ubuntu 23.10+ and GitHub's ubuntu-24.04 runners); " +
   'set CHROME_PATH to a browser whose sandbox works (e.g. /usr/bin/google-chrome), ' +
   'or run without the sandbox on purpose with --no-sandbox or SMOKE_NO_SANDBOX=1';
+
+export const NO_PUPPETEER =
+  'puppeteer-core is not installed (an optional dependency, left out by --omit=optional): the LOAD probe drives ' +
+  'Chromium through it; install it with npm install puppeteer-core';
+
+type Launch = (typeof import('puppeteer-core'))['launch'];
+let loading: Promise<Launch> | undefined;
+
+/**
+ * puppeteer-core, loaded when a smoke first needs it rather than when this module is imported: it is an optional
+ * dependency (the service images leave it out), and without it the smoke must say so in one line, not crash.
+ */
+export function loadPuppeteer(): Promise<Launch> {
+  return (loading ??= import('puppeteer-core').then(
+    (module) => module.launch,
+    (error: NodeJS.ErrnoException) => {
+      const missing = error.code === 'ERR_MODULE_NOT_FOUND' && error.message.includes("'puppeteer-core'");
+      throw missing ? new CLIError(NO_PUPPETEER, { cause: error }) : error;
+    },
+  ));
+}
 
 const _isExecutable = (path: string) => {
   try {
@@ -92,12 +113,13 @@ export interface LaunchedBrowser {
 }
 
 export async function launchBrowser(options: LaunchOptions = {}): Promise<LaunchedBrowser> {
+  const launch = await loadPuppeteer();
   const executablePath = options.executablePath ?? findChromium(options.env);
   const userDataDir = await mkdtemp(join(tmpdir(), 'smoke-chromium-'));
   const removeProfile = () => rm(userDataDir, { recursive: true, force: true, maxRetries: 3 });
   let browser: Browser;
   try {
-    browser = await puppeteer.launch({
+    browser = await launch({
       executablePath,
       headless: true,
       userDataDir,

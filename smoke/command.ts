@@ -1,5 +1,12 @@
 // The smoke command: setup (config, artifacts, start Chromium) → run (probes, reports) → cleanup (close Chromium).
-import { INSTALL_HINT, launchBrowser, NO_USABLE_SANDBOX, SANDBOX_HINT, type LaunchedBrowser } from './browser.ts';
+import {
+  INSTALL_HINT,
+  launchBrowser,
+  loadPuppeteer,
+  NO_USABLE_SANDBOX,
+  SANDBOX_HINT,
+  type LaunchedBrowser,
+} from './browser.ts';
 import { prepareArtifacts } from './artifacts.ts';
 import { resolveConfig, type RawOptions } from './config.ts';
 import { checkOutputPaths } from './output-paths.ts';
@@ -34,6 +41,7 @@ export async function runSmokeCommand(options: RawOptions, state: SmokeState): P
 
 async function setUp(options: RawOptions, state: SmokeState): Promise<SmokeConfig> {
   const config = resolveConfig(options, state.env);
+  await loadPuppeteer(); // before any probe runs: without the browser driver no smoke can pass
   await checkOutputPaths(config, state.env); // before anything is written or cleared
   await prepareArtifacts(config.artifacts);
   await checkReportPaths(config);

@@ -1,6 +1,6 @@
 // One attempt of the LOAD probe: open the frontend in a fresh tab, record what went wrong on the page, screenshot it.
 import { join } from 'node:path';
-import { TimeoutError, type Browser, type Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { screenshotName, type Outcome } from './artifacts.ts';
 import { watchDocument } from './document-receipt.ts';
 import { writeFailureCard } from './failure-card.ts';
@@ -68,7 +68,8 @@ export async function loadProbe(
     }
   } catch (error) {
     const { message = String(error), stack: trace } = error as Error;
-    if (error instanceof TimeoutError) {
+    // By name: puppeteer-core is loaded only when the smoke runs (it is an optional dependency), never imported here.
+    if ((error as Error).name === 'TimeoutError') {
       outcome = 'fail';
       reasons.push(`page did not finish loading within ${timeout}ms`);
       stuck = true;

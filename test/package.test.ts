@@ -3,7 +3,7 @@
 // smoking it. Slow (an install): one file, one pack and one install shared by every case.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
@@ -226,6 +226,22 @@ test("the installed bin with no Chromium: exit 2 and the checkout's one line", a
     'install Chromium (apt-get install chromium) or set CHROME_PATH to a Chrome/Chromium executable';
   assert.equal([checkout.code, checkout.stdout, checkout.stderr], [2, [], [line]]);
   assert.equal([bin.code, bin.stdout, bin.stderr], [2, '', `${line}\n`], show(bin));
+});
+
+test('the installed bin without its optional puppeteer-core: exit 2 and one line saying how to get it', async () => {
+  await installed();
+  // As `npm install --omit=optional` leaves it: the kit's library and the bin's --help work, the smoke says why not.
+  renameSync(join(project, 'node_modules/puppeteer-core'), join(work, 'puppeteer-core-set-aside'));
+  // Any executable passes the browser lookup; the driver is missing before a browser is launched.
+  const args = ['--backend', 'http://127.0.0.1:9', '--frontend', 'http://127.0.0.1:9/'];
+  const options = { cwd: project, env: env({ CHROME_PATH: process.execPath }), timeoutMs: 60_000 };
+  const smoke = await runCommand(installedBin(), args, options);
+  const line =
+    'smoke: puppeteer-core is not installed (an optional dependency, left out by --omit=optional): the LOAD probe ' +
+    'drives Chromium through it; install it with npm install puppeteer-core\n';
+  assert.equal([smoke.code, smoke.stdout, smoke.stderr], [2, '', line], show(smoke));
+  const help = await runCommand(installedBin(), ['--help'], options);
+  assert.is(help.code, 0, show(help));
 });
 
 test.run();
