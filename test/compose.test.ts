@@ -235,6 +235,11 @@ test("graceful shutdown has room: stop_grace_period above the services' 10 s exi
   }
 });
 
+test("each device service has a fixed DEVICE_ID: a recreated container's host name, the default, would be new", () => {
+  assert.is(service('device').environment?.DEVICE_ID, '${DEVICE_ID:-device}');
+  assert.is(service('device-serial').environment?.DEVICE_ID, '${DEVICE_ID:-device-serial}');
+});
+
 test('the device service is optional: a profile for the emulator, another for a passed-through serial device', () => {
   assert.equal(service('device').profiles, ['device']);
   assert.is(service('device').environment?.NODE_ENV, 'local');

@@ -197,6 +197,10 @@ test('images come from the kustomization, and each service runs its own image', 
   }
 });
 
+test("the device has a fixed DEVICE_ID: the default, the host name, is the pod's name, new with every rollout", () => {
+  assert.is(env('device').DEVICE_ID, 'device');
+});
+
 test('the services find each other by Service name', () => {
   assert.is(env('device').BACKEND_URL, 'http://backend:3001');
   assert.is(env('frontend').BACKEND_URL, 'http://backend:3001');
