@@ -14,6 +14,13 @@ const mode = args[0] !== undefined && args[0] in SUFFIXES ? args[0] : undefined;
 const suffix = mode ? SUFFIXES[mode]! : '.test.ts';
 const filter = (mode ? args[1] : args[0]) ?? '';
 const FILE_DEADLINE_MS = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 240_000);
+// Plain test files run two at a time (each is its own process on free ports and temporary files); the fault suite
+// measures time and the container tests share one Engine, so those run one at a time.
+const CONCURRENCY = mode ? 1 : Number(process.env.TEST_CONCURRENCY ?? 2);
+if (!Number.isInteger(CONCURRENCY) || CONCURRENCY < 1) {
+  console.log(`TEST_CONCURRENCY=${process.env.TEST_CONCURRENCY} is not valid: expected a whole number, at least 1`);
+  process.exit(2);
+}
 const SKIP_DIRS = new Set(['node_modules', '.git', 'dist', 'smoke-artifacts']);
 
 function findTests(dir: string, found: string[] = []): string[] {
@@ -36,6 +43,7 @@ interface FileResult {
 async function runFile(file: string): Promise<FileResult> {
   const started = Date.now();
   let output = '';
+  if (CONCURRENCY === 1) console.log(`\n# ${file}`);
   // Its own process group, so the deadline also stops whatever the test file started.
   const child = startProcess(process.execPath, ['--import', 'tsx', file], {
     cwd: root,
@@ -43,7 +51,7 @@ async function runFile(file: string): Promise<FileResult> {
     group: true,
     onOutput: (chunk) => {
       output += chunk.toString();
-      process.stdout.write(chunk);
+      if (CONCURRENCY === 1) process.stdout.write(chunk);
     },
   });
   let timedOut = false;
@@ -56,6 +64,8 @@ async function runFile(file: string): Promise<FileResult> {
   const total = Number(/Total:\s+(\d+)/.exec(output)?.[1] ?? NaN);
   const passed = Number(/Passed:\s+(\d+)/.exec(output)?.[1] ?? NaN);
   const ms = Date.now() - started;
+  // Side by side, a file's output is printed whole when it ends, so two files' lines never interleave.
+  if (CONCURRENCY > 1) process.stdout.write(`\n# ${file}\n${output}`);
   if (timedOut) console.log(`\n✘ ${file}: killed after ${FILE_DEADLINE_MS} ms`);
   if (Number.isNaN(total) || Number.isNaN(passed) || timedOut) {
     if (!timedOut) console.log(`\n✘ ${file}: ended (code ${code}) without uvu totals`);
@@ -72,11 +82,15 @@ if (files.length === 0) {
   console.log('0 passed, 1 failed');
   process.exit(1);
 }
-const results: FileResult[] = [];
-for (const file of files) {
-  console.log(`\n# ${file}`);
-  results.push(await runFile(file));
+const results: FileResult[] = new Array(files.length);
+let next = 0;
+async function worker() {
+  while (next < files.length) {
+    const index = next++;
+    results[index] = await runFile(files[index]!);
+  }
 }
+await Promise.all(Array.from({ length: Math.min(CONCURRENCY, files.length) }, worker));
 const passed = results.reduce((n, r) => n + r.passed, 0);
 const failed = results.reduce((n, r) => n + r.failed, 0);
 console.log('\nfile                                      passed failed   seconds');
