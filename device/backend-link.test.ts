@@ -46,7 +46,7 @@ const quickBackoff = () => createBackoff({ initialMs: 10, maxMs: 50, random: () 
 
 function openSpool(ctx: Ctx, session = 'session-1', dir = ctx.dir) {
   ctx.spool?.close();
-  ctx.spool = openReadingSpool({ dir, session, maxBytes: 64 << 20, log: ctx.sink.log });
+  ctx.spool = openReadingSpool({ dir, session, deviceId: 'device-1', maxBytes: 64 << 20, log: ctx.sink.log });
   return ctx.spool;
 }
 

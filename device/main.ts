@@ -29,7 +29,13 @@ runMain('device', async function main() {
   // The spool first: an unwritable DEVICE_SPOOL_DIR is a one-line exit like a bad setting. It holds what earlier
   // sessions left unacknowledged; this session's readings queue after those.
   const session = randomUUID();
-  const spool = openReadingSpool({ dir: config.spoolDir, maxBytes: config.spoolMaxBytes, session, log });
+  const spool = openReadingSpool({
+    dir: config.spoolDir,
+    maxBytes: config.spoolMaxBytes,
+    session,
+    deviceId: config.deviceId,
+    log,
+  });
 
   const readiness = createReadiness();
   const { setSerial, setBackend } = defineDeviceChecks(readiness);

@@ -25,7 +25,14 @@ test.after.each((ctx) => {
 });
 
 function open(ctx: Ctx, session: string, options: Partial<ReadingSpoolOptions> = {}) {
-  const spool = openReadingSpool({ dir: ctx.dir, session, maxBytes: 1 << 20, log: ctx.sink.log, ...options });
+  const spool = openReadingSpool({
+    dir: ctx.dir,
+    session,
+    deviceId: 'device-a',
+    maxBytes: 1 << 20,
+    log: ctx.sink.log,
+    ...options,
+  });
   ctx.open.push(spool);
   return spool;
 }
@@ -273,9 +280,53 @@ test('a DEVICE_SPOOL_DIR that cannot be written is a one-line ConfigError naming
   const file = join(ctx.dir, 'a-file');
   writeFileSync(file, '');
   for (const dir of [file, join(file, 'spool')]) {
-    const message = configError(() => openReadingSpool({ dir, session: 's', maxBytes: 1 << 20, log: ctx.sink.log }));
+    const message = configError(() =>
+      openReadingSpool({ dir, session: 's', deviceId: 'd', maxBytes: 1 << 20, log: ctx.sink.log }),
+    );
     assert.match(message, new RegExp(`^DEVICE_SPOOL_DIR=${dir} cannot be used: E[A-Z]+: .*this user can write\\)$`));
   }
+});
+
+test('a changed DEVICE_ID with readings unacknowledged is said once, naming both; the spool keeps the new', (ctx) => {
+  const first = open(ctx, 's1');
+  fill(first, 1, 3);
+  first.close();
+  assert.is(readFileSync(join(ctx.dir, 'device'), 'utf8'), 'device-a');
+
+  const renamed = open(ctx, 's2', { deviceId: 'device-b' });
+  assert.equal(
+    all(renamed).map(([session, seq]) => [session, seq]),
+    [
+      ['s1', 1],
+      ['s1', 2],
+      ['s1', 3],
+    ],
+    'still sent: nothing read is dropped',
+  );
+  const said = ctx.sink.entries.filter((l) => l.msg.includes('DEVICE_ID changed'));
+  assert.equal(
+    said.map((l) => [l.level, l.msg, l.was, l.now, l.unacknowledged]),
+    [
+      [
+        40,
+        'spool: 3 unacknowledged readings read as device "device-a" will be sent as "device-b" (DEVICE_ID changed)',
+        'device-a',
+        'device-b',
+        3,
+      ],
+    ],
+  );
+  renamed.close();
+  assert.is(readFileSync(join(ctx.dir, 'device'), 'utf8'), 'device-b');
+
+  // The same name again, or a new name over an empty spool: nothing to say.
+  open(ctx, 's3', { deviceId: 'device-b' }).close();
+  const emptied = open(ctx, 's4', { deviceId: 'device-b' });
+  assert.is(emptied.ack({ type: 'ack', session: 's1', seq: 3 }), 3);
+  emptied.close();
+  open(ctx, 's5', { deviceId: 'device-c' }).close();
+  assert.is(ctx.sink.entries.filter((l) => l.msg.includes('DEVICE_ID changed')).length, 1);
+  assert.is(readFileSync(join(ctx.dir, 'device'), 'utf8'), 'device-c');
 });
 
 test.run();

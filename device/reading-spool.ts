@@ -4,7 +4,8 @@
 // Each process appends to segments of its own (a restart never appends after a possibly torn end), so a segment
 // holds one session's readings in ascending order, and acks forget a prefix of them. Memory holds only where each
 // unacknowledged reading is (about 24 bytes each); frames are built from the file's bytes.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { AckMessage, Reading } from '../lib/device-protocol.ts';
 import { ConfigError } from '../lib/config-error.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -12,11 +13,15 @@ import { createSummedWarning } from '../lib/summed-warning.ts';
 import { decodeRecord, encodeAck, encodeReading } from './spool-record.ts';
 import { createSegment, listSegments, openSegment, type SpoolSegment } from './spool-segment.ts';
 
+const DEVICE_FILE = 'device';
+
 export interface ReadingSpoolOptions {
   /** DEVICE_SPOOL_DIR: created if missing. */
   dir: string;
   /** This process's session: its readings are numbered from 1. */
   session: string;
+  /** DEVICE_ID, remembered in the spool: readings read under another name are not sent under this one unsaid. */
+  deviceId: string;
   /** DEVICE_SPOOL_MAX_BYTES: beyond it the oldest segment goes, with its unacknowledged readings. */
   maxBytes: number;
   log: Logger;
@@ -88,7 +93,7 @@ interface Segment {
 const live = (s: Segment) => s.seqs.length - s.head;
 
 export function openReadingSpool(options: ReadingSpoolOptions): ReadingSpool {
-  const { dir, session, maxBytes, log, syncIntervalMs = 1000, warnIntervalMs = 5000 } = options;
+  const { dir, session, deviceId, maxBytes, log, syncIntervalMs = 1000, warnIntervalMs = 5000 } = options;
   const segmentBytes = options.segmentBytes ?? Math.min(4 << 20, Math.max(64 << 10, Math.floor(maxBytes / 16)));
   const plural = (n: number) => (n === 1 ? '' : 's');
   const dropWarning = createSummedWarning(
@@ -195,6 +200,7 @@ export function openReadingSpool(options: ReadingSpoolOptions): ReadingSpool {
   try {
     mkdirSync(dir, { recursive: true });
     replay();
+    rememberDevice();
     active = newSegment(createSegment(dir, (segments.at(-1)?.file.id ?? 0) + 1));
     segments.push(active);
     compact();
@@ -258,6 +264,31 @@ export function openReadingSpool(options: ReadingSpoolOptions): ReadingSpool {
           `(${torn} torn at the end of a segment, as after a crash; ${skipped} damaged)`,
       );
     }
+  }
+
+  /**
+   * The spool's `device` file names the DEVICE_ID its readings were read under. Readings carry no device of their own
+   * (the socket's hello names it), so after a change of DEVICE_ID what is left unacknowledged goes out under the new
+   * name: said once, with both names. Replaced through a rename, so a crash leaves the old name or the new.
+   */
+  function rememberDevice() {
+    const file = join(dir, DEVICE_FILE);
+    let was: string | undefined;
+    try {
+      was = readFileSync(file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    if (was === deviceId) return;
+    if (was !== undefined && size > 0) {
+      log.warn(
+        { was, now: deviceId, unacknowledged: size },
+        `spool: ${size} unacknowledged reading${plural(size)} read as device ${JSON.stringify(was)} ` +
+          `will be sent as ${JSON.stringify(deviceId)} (DEVICE_ID changed)`,
+      );
+    }
+    writeFileSync(`${file}.new`, deviceId);
+    renameSync(`${file}.new`, file);
   }
 
   function newSegment(file: SpoolSegment): Segment {
