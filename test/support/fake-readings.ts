@@ -1,13 +1,5 @@
 // Test support: readings as the backend's GET /api/readings answers them (newest first), for fake backends.
-
-export interface FakeReading {
-  deviceId: string;
-  session: string;
-  seq: number;
-  timestamp: string;
-  value: string;
-  receivedAt: string;
-}
+import type { ReadingView } from '../../backend/reading-store.ts';
 
 export interface FakeReadingsOptions {
   deviceId: string;
@@ -30,7 +22,7 @@ export function fakeReadings({
   everyMs = 1000,
   value = temperatureWave,
 }: FakeReadingsOptions) {
-  const readings: FakeReading[] = [];
+  const readings: ReadingView[] = [];
   for (let i = count - 1; i >= 0; i--) {
     const at = new Date(newest.getTime() - (count - 1 - i) * everyMs);
     readings.push({
@@ -46,7 +38,7 @@ export function fakeReadings({
 }
 
 /** The device-list entry the backend shows for these readings. */
-export const deviceEntry = (readings: FakeReading[], connected = true) => ({
+export const deviceEntry = (readings: ReadingView[], connected = true) => ({
   deviceId: readings[0]?.deviceId,
   session: 'session-1',
   connected,
