@@ -8,6 +8,7 @@ import { startMongoStandin, type MongoStandin } from '../dev/mongo-standin/serve
 import { launchBrowser, type LaunchedBrowser } from '../smoke/browser.ts';
 import { REFRESH_MS } from '../frontend/public/board-view.js';
 import { auditPage } from './support/page-audit.ts';
+import { openWatchedPage } from './support/watched-page.ts';
 import { spawnService, root, type Service } from './support/spawn-service.ts';
 import { stopAll } from './support/spawn-process.ts';
 
@@ -39,16 +40,7 @@ test.before(async () => {
     waitPath: '/',
   });
   launched = await launchBrowser();
-  page = await launched.browser.newPage();
-  await page.setViewport({ width: 1280, height: 800 });
-  page.on('console', (m) => {
-    if (m.type() === 'error' || m.type() === 'warn') problems.push(`console ${m.type()}: ${m.text()}`);
-  });
-  page.on('pageerror', (error) => problems.push(`uncaught: ${String(error)}`));
-  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
-  page.on('response', (r) => {
-    if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`);
-  });
+  page = await openWatchedPage(launched.browser, problems, { httpErrors: true });
 });
 
 test.after(async () => {

@@ -10,6 +10,7 @@ import { formatAge, formatClock } from '../frontend/public/format.js';
 import { healthyBody, readyBody, startFakeService, type FakeService } from './support/fake-http-server.ts';
 import { deviceEntry, fakeReadings } from './support/fake-readings.ts';
 import { auditPage } from './support/page-audit.ts';
+import { openWatchedPage } from './support/watched-page.ts';
 import { spawnService, root, type Service } from './support/spawn-service.ts';
 import { stopAll } from './support/spawn-process.ts';
 
@@ -53,13 +54,7 @@ test.before(async () => {
     waitPath: '/',
   });
   launched = await launchBrowser();
-  page = await launched.browser.newPage();
-  await page.setViewport({ width: 1280, height: 800 });
-  page.on('console', (m) => {
-    if (m.type() === 'error' || m.type() === 'warn') problems.push(`console ${m.type()}: ${m.text()}`);
-  });
-  page.on('pageerror', (error) => problems.push(`uncaught: ${String(error)}`));
-  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
+  page = await openWatchedPage(launched.browser, problems);
 });
 
 test.after(async () => {
