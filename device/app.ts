@@ -7,13 +7,13 @@ import type { Readiness } from '../lib/readiness.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { ReadingStats } from './reading-spool.ts';
 
-export interface DeviceDeps {
+interface DeviceDeps {
   /** Holds `serial` (connected | emulator | disconnected) and `backend` (connected | disconnected | unauthorized). */
   readiness: Readiness;
   environment: string;
   log: Logger;
   /** The spool's backlog, reported in the liveness body as `readings` (the status page shows it). */
-  readings: { stats(): ReadingStats; readonly version: number };
+  readings: { stats(): ReadingStats };
 }
 
 export function createApp({ readiness, environment, log, readings }: DeviceDeps): Hono {
@@ -24,7 +24,6 @@ export function createApp({ readiness, environment, log, readings }: DeviceDeps)
       readiness,
       environment,
       details: () => ({ readings: readings.stats() }),
-      detailsVersion: () => readings.version,
     }),
   );
   app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));

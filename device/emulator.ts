@@ -14,7 +14,7 @@ export interface Emulator {
   stop(): void;
 }
 
-export interface EmulatorOptions {
+interface EmulatorOptions {
   intervalMs?: number;
   baudRate?: number;
   /** Returns a number in [0, 1); replaceable so tests get known values. */

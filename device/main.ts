@@ -15,12 +15,7 @@ import { createBackendLink } from './backend-link.ts';
 import { createSerialLink } from './serial-link.ts';
 import { createEmulator, EMULATOR_PATH } from './emulator.ts';
 import { deviceIdentity } from './device-identity.ts';
-import { DEVICE_VALUE_MAX_BYTES } from '../lib/device-protocol.ts';
 import { redactUrl } from '../lib/redact-url.ts';
-
-// The backend refuses a longer value; dropping it here spares the spool and the socket. Escaped (a control character
-// costs 6 bytes), even the longest fits a frame alone.
-const MAX_LINE_BYTES = DEVICE_VALUE_MAX_BYTES;
 
 runMain('device', async function main() {
   const config = readConfig(process.env);
@@ -67,13 +62,6 @@ runMain('device', async function main() {
     openState: emulator ? 'emulator' : 'connected',
     onState: setSerial,
     onLine: (line) => {
-      if (Buffer.byteLength(line) > MAX_LINE_BYTES) {
-        log.warn(
-          { bytes: Buffer.byteLength(line), limit: MAX_LINE_BYTES, start: line.slice(0, 100) },
-          `serial line longer than ${MAX_LINE_BYTES} bytes dropped`,
-        );
-        return;
-      }
       // Written to the spool (write(2)) before it is sent: a crash from here on loses nothing.
       if (spool.push(line)) backend.deliver();
     },

@@ -1,12 +1,13 @@
 // Keeps a serial port open: reads lines from it, pushes its state into readiness, reopens it when it returns.
 import { ReadlineParser, type SerialPort, type SerialPortMock } from 'serialport';
+import { DEVICE_VALUE_MAX_BYTES } from '../lib/device-protocol.ts';
 import type { Logger } from '../lib/logger.ts';
-import { createBackoff, type Backoff } from './backoff.ts';
+import { createBackoff, type Backoff } from '../lib/backoff.ts';
 
 /** A real port, or the emulator's mock port: both are serialport streams, so both take the same path. */
 export type Port = SerialPort | SerialPortMock;
 
-export interface SerialLinkOptions {
+interface SerialLinkOptions {
   /** Builds a new, unopened port for each attempt (`autoOpen: false`). */
   createPort: () => Port;
   /** Shown in logs. */
@@ -14,8 +15,16 @@ export interface SerialLinkOptions {
   /** The readiness state while the port is open: `connected`, or `emulator` in local mode. */
   openState: string;
   onState: (state: string) => void;
-  /** Called with each line read, without its line ending; blank lines are skipped. */
+  /**
+   * Called with each line read, without its line ending; blank lines are skipped, and so are lines over
+   * `maxLineBytes` (with a warning).
+   */
   onLine: (line: string) => void;
+  /**
+   * DEVICE_VALUE_MAX_BYTES: the backend refuses a longer value, so dropping it here spares the spool and the socket.
+   * Escaped (a control character costs 6 bytes), even the longest fits a frame alone.
+   */
+  maxLineBytes?: number;
   log: Logger;
   backoff?: Backoff;
   /**
@@ -43,6 +52,7 @@ export function createSerialLink({
   backoff = createBackoff(),
   identify,
   watchMs = 250,
+  maxLineBytes = DEVICE_VALUE_MAX_BYTES,
 }: SerialLinkOptions): SerialLink {
   let current: Port | undefined;
   let retryTimer: NodeJS.Timeout | undefined;
@@ -91,6 +101,14 @@ export function createSerialLink({
     current = port;
     port.pipe(new ReadlineParser({ delimiter: '\n', encoding: 'utf8' })).on('data', function readLine(line: string) {
       const value = line.endsWith('\r') ? line.slice(0, -1) : line;
+      const bytes = Buffer.byteLength(value);
+      if (bytes > maxLineBytes) {
+        log.warn(
+          { bytes, limit: maxLineBytes, start: value.slice(0, 100) },
+          `serial line longer than ${maxLineBytes} bytes dropped`,
+        );
+        return;
+      }
       if (value !== '') onLine(value);
     });
     // Without a listener an 'error' event would crash the process; close/open callbacks carry the real news.

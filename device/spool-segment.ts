@@ -37,7 +37,7 @@ export interface SpoolSegment {
 
 const NAME = /^readings-(\d{12})\.spool$/;
 
-export const segmentName = (id: number) => `readings-${String(id).padStart(12, '0')}.spool`;
+const segmentName = (id: number) => `readings-${String(id).padStart(12, '0')}.spool`;
 
 /** The segment numbers in `dir`, oldest first; other files are left alone. */
 export function listSegments(dir: string): number[] {
