@@ -8,7 +8,10 @@ import type { Logger } from '../lib/logger.ts';
 import type { ReadingStats } from './reading-spool.ts';
 
 interface DeviceDeps {
-  /** Holds `serial` (connected | emulator | disconnected) and `backend` (connected | disconnected | unauthorized). */
+  /**
+   * Holds `serial` (connected | emulator | disconnected), `backend` (connected | disconnected | unauthorized) and
+   * `spool` (writable | unwritable).
+   */
   readiness: Readiness;
   environment: string;
   log: Logger;
@@ -35,12 +38,13 @@ export function createApp({ readiness, environment, log, readings }: DeviceDeps)
 }
 
 /**
- * Declares the device service's two readiness checks; returns their setters. `backend` is `unauthorized` while the
- * backend refuses the token.
+ * Declares the device service's three readiness checks; returns their setters. `backend` is `unauthorized` while the
+ * backend refuses the token; `spool` is `unwritable` while a reading cannot be kept on disk.
  */
 export function defineDeviceChecks(readiness: Readiness) {
   return {
     setSerial: readiness.define('serial', { initial: 'disconnected', ready: ['connected', 'emulator'] }),
     setBackend: readiness.define('backend', { initial: 'disconnected', ready: ['connected'] }),
+    setSpool: readiness.define('spool', { initial: 'writable', ready: ['writable'] }),
   };
 }

@@ -23,6 +23,9 @@ runMain('device', async function main() {
 
   // The spool first: an unwritable DEVICE_SPOOL_DIR is a one-line exit like a bad setting. It holds what earlier
   // sessions left unacknowledged; this session's readings queue after those.
+  const readiness = createReadiness();
+  const { setSerial, setBackend, setSpool } = defineDeviceChecks(readiness);
+  logReadinessChanges(readiness, log);
   const session = randomUUID();
   const spool = openReadingSpool({
     dir: config.spoolDir,
@@ -30,11 +33,9 @@ runMain('device', async function main() {
     session,
     deviceId: config.deviceId,
     log,
+    onState: setSpool,
   });
 
-  const readiness = createReadiness();
-  const { setSerial, setBackend } = defineDeviceChecks(readiness);
-  logReadinessChanges(readiness, log);
   const app = createApp({ readiness, environment: config.environment, log, readings: spool });
   // Then listen: a port in use is a one-line exit before any device or socket is touched.
   const server = await startServer({ fetch: app.fetch, port: config.port, host: config.host });

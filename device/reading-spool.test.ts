@@ -1,12 +1,23 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openReadingSpool, type ReadingSpool, type ReadingSpoolOptions } from './reading-spool.ts';
 import { parseDeviceMessage, type ReadingsMessage } from '../lib/device-protocol.ts';
 import { createLogSink, type LogSink } from '../test/support/log-sink.ts';
 import { configError } from '../test/support/config-error.ts';
+import { lockSpool } from './spool-lock.ts';
 
 interface Ctx {
   dir: string;
@@ -71,7 +82,12 @@ test('numbers readings from 1 and has each in the file (write(2)) before push re
   const text = readFileSync(join(ctx.dir, file!), 'utf8');
   assert.match(text, /"value":"t=21.5"/);
   assert.match(text, /"value":"t=21.6"\}\}\n$/);
-  assert.equal(spool.stats(), { unacknowledged: 2, spoolBytes: statSync(join(ctx.dir, file!)).size, dropped: 0 });
+  assert.equal(spool.stats(), {
+    unacknowledged: 2,
+    spoolBytes: statSync(join(ctx.dir, file!)).size,
+    dropped: 0,
+    unwritten: 0,
+  });
   assert.equal(all(spool), [
     ['s1', 1, 't=21.5'],
     ['s1', 2, 't=21.6'],
@@ -295,6 +311,84 @@ test('a changed DEVICE_ID with readings unacknowledged is said once, naming both
   open(ctx, 's5', { deviceId: 'device-c' }).close();
   assert.is(ctx.sink.entries.filter((l) => l.msg.includes('DEVICE_ID changed')).length, 1);
   assert.is(readFileSync(join(ctx.dir, 'device'), 'utf8'), 'device-c');
+});
+
+test('a spool directory removed while running is made again; nothing read is dropped', (ctx) => {
+  const states: string[] = [];
+  const spool = open(ctx, 's1', { onState: (state) => states.push(state) });
+  fill(spool, 1, 3);
+  rmSync(ctx.dir, { recursive: true });
+  fill(spool, 4, 6);
+  assert.ok(existsSync(ctx.dir), 'made again');
+  assert.equal(
+    all(spool).map(([, seq]) => seq),
+    [1, 2, 3, 4, 5, 6],
+    'the readings of the removed segment still go out, from the open file',
+  );
+  assert.equal([spool.stats().dropped, spool.stats().unwritten, states], [0, 0, []]);
+  assert.is(readFileSync(join(ctx.dir, 'lock'), 'utf8').trim(), String(process.pid), 'the lock is back');
+  assert.is(readFileSync(join(ctx.dir, 'device'), 'utf8'), 'device-a');
+  assert.equal(
+    ctx.sink.find('was removed').map((w) => w.msg),
+    [`spool directory ${ctx.dir} was removed: made it again (1 time)`],
+  );
+  spool.ack({ type: 'ack', session: 's1', seq: 2 }); // deletes nothing it cannot find
+  spool.close();
+  assert.equal(
+    all(open(ctx, 's2')).map(([, seq]) => seq),
+    [4, 5, 6],
+    'a restart finds what was written after the removal',
+  );
+});
+
+test('a spool that cannot be written: unwritable, counted, one summed warning naming the cause; then back', (ctx) => {
+  const states: string[] = [];
+  const spool = open(ctx, 's1', { onState: (state) => states.push(state), warnIntervalMs: 60_000 });
+  fill(spool, 1, 2);
+  rmSync(ctx.dir, { recursive: true });
+  writeFileSync(ctx.dir, 'a file where the directory was');
+  for (let i = 3; i <= 7; i++) assert.is(spool.push(`v${i}`), undefined);
+  assert.equal(states, ['unwritable']);
+  assert.equal([spool.stats().unwritten, spool.stats().dropped], [5, 0], 'not counted as dropped (spool full)');
+  rmSync(ctx.dir);
+  assert.is(spool.push('v8')!.seq, 8);
+  assert.equal(states, ['unwritable', 'writable']);
+  assert.equal(
+    all(spool).map(([, seq]) => seq),
+    [1, 2, 8],
+  );
+  spool.close();
+  const warnings = ctx.sink.find('could not write');
+  assert.equal(
+    warnings.map((w) => [w.msg, w.code]),
+    [
+      ['could not write 1 record to the spool', 'ENOTDIR'],
+      ['could not write 4 records to the spool', 'ENOTDIR'],
+    ],
+  );
+  assert.equal(ctx.sink.find('spool full'), []);
+});
+
+test('a spool directory locked by another live process is refused; a dead one’s lock is taken over', async (ctx) => {
+  const other = spawn('sleep', ['30']);
+  try {
+    lockSpool(ctx.dir, other.pid);
+    const message = configError(() => open(ctx, 's1'));
+    assert.is(
+      message,
+      `DEVICE_SPOOL_DIR=${ctx.dir} is in use by another device service (pid ${other.pid}): ` +
+        'one device service per directory',
+    );
+  } finally {
+    other.kill();
+    await new Promise((resolve) => other.once('exit', resolve));
+  }
+  const dead = spawnSync('true').pid;
+  lockSpool(ctx.dir, dead);
+  const spool = open(ctx, 's1');
+  assert.is(readFileSync(join(ctx.dir, 'lock'), 'utf8').trim(), String(process.pid));
+  spool.close();
+  assert.not.ok(existsSync(join(ctx.dir, 'lock')), 'released on close');
 });
 
 test.run();

@@ -12,6 +12,7 @@ import type { Logger } from '../lib/logger.ts';
 import { createSummedWarning } from '../lib/summed-warning.ts';
 import { createOutbox, type Outbox } from './outbox.ts';
 import { rememberDeviceId } from './spool-device-id.ts';
+import { lockSpool, type SpoolLock } from './spool-lock.ts';
 import { replaySpool } from './spool-replay.ts';
 import { encodeAck, encodeReadingRecord } from './spool-record.ts';
 import { createSegment, type SpoolSegment } from './spool-segment.ts';
@@ -32,14 +33,20 @@ export interface ReadingSpoolOptions {
   syncIntervalMs?: number;
   /** Drops and refusals after the first are summed into one warning per interval. */
   warnIntervalMs?: number;
+  /** `unwritable` while a record cannot be written (the device's readiness says so), `writable` once one is. */
+  onState?: (state: SpoolState) => void;
 }
+
+type SpoolState = 'writable' | 'unwritable';
 
 /** What the liveness body reports as `readings`. */
 export interface ReadingStats {
   unacknowledged: number;
   spoolBytes: number;
-  /** Unacknowledged readings dropped since start: the oldest when the spool was full, or one it could not write. */
+  /** Unacknowledged readings dropped since start to make room: the oldest, when the spool was full. */
   dropped: number;
+  /** Readings read since start that could not be written to the spool (a full disk, a directory not writable). */
+  unwritten: number;
 }
 
 /** What a backend link needs of the outbox: frames to send, and a fresh start on each socket. */
@@ -60,19 +67,15 @@ export interface ReadingSpool {
 }
 
 export function openReadingSpool(options: ReadingSpoolOptions): ReadingSpool {
-  const { dir, session, maxBytes, log, syncIntervalMs = 1000, warnIntervalMs = 5000 } = options;
+  const { dir, session, maxBytes, log, syncIntervalMs = 1000, warnIntervalMs = 5000, onState } = options;
   const segmentBytes = options.segmentBytes ?? Math.min(4 << 20, Math.max(64 << 10, Math.floor(maxBytes / 16)));
-  const plural = (n: number) => (n === 1 ? '' : 's');
-  const summed = (message: (n: number) => string) => createSummedWarning(log, message, { intervalMs: warnIntervalMs });
-  const dropWarning = summed(
-    (n) => `spool full (${maxBytes} bytes): dropped the ${n} oldest unacknowledged reading${plural(n)}`,
-  );
-  const writeWarning = summed((n) => `could not write ${n} reading${plural(n)} to the spool: dropped`);
-  const refusedWarning = summed((n) => `the backend refused ${n} reading${plural(n)}: dropped`);
+  const warnings = spoolWarnings(log, { dir, maxBytes, intervalMs: warnIntervalMs });
 
   const outbox = createOutbox({ read: (id, start, end) => segments.find((s) => s.id === id)!.read(start, end) });
-  const { segments, active: first } = openFiles(options, outbox);
+  const { segments, active: first, lock } = openFiles(options, outbox);
   let active = first;
+  let state: SpoolState = 'writable';
+  let unwritten = 0;
   let spoolBytes = segments.reduce((sum, s) => sum + s.bytes, 0);
   let dropped = 0;
   let lastSeq = 0;
@@ -94,9 +97,38 @@ export function openReadingSpool(options: ReadingSpoolOptions): ReadingSpool {
 
   function roll() {
     active.sync();
-    active = createSegment(dir, active.id + 1);
+    active = newSegment(active.id + 1);
     segments.push(active);
     compact();
+  }
+
+  /** A new segment; a spool directory removed while running is made again (with its lock and device files). */
+  function newSegment(id: number): SpoolSegment {
+    return createSegmentIn(dir, id, function recreate() {
+      lock.renew();
+      rememberDeviceId(dir, options.deviceId, 0, log);
+      warnings.recreated.note({ dir });
+    });
+  }
+
+  /** Appends a record, saying so when the spool turns unwritable or writable again; false when it failed. */
+  function write(line: Buffer, what: Record<string, unknown>): number | undefined {
+    try {
+      const offset = append(line);
+      setState('writable');
+      return offset;
+    } catch (error) {
+      const { code, message } = error as NodeJS.ErrnoException;
+      warnings.unwritten.note({ err: message, code, dir, ...what });
+      setState('unwritable');
+      return undefined;
+    }
+  }
+
+  function setState(next: SpoolState) {
+    if (next === state) return;
+    state = next;
+    onState?.(next);
   }
 
   /** Makes room for `bytes` more: a full spool gives up its oldest segment, unacknowledged readings and all. */
@@ -111,12 +143,14 @@ export function openReadingSpool(options: ReadingSpoolOptions): ReadingSpool {
       const lost = removeOldest();
       if (lost > 0) {
         dropped += lost;
-        dropWarning.note({ droppedTotal: dropped, oldestKeptSeq: outbox.oldest()?.seq }, lost);
+        warnings.full.note({ droppedTotal: dropped, oldestKeptSeq: outbox.oldest()?.seq }, lost);
       }
     }
   }
 
   function append(line: Buffer): number {
+    // Removed with its directory: what it holds still goes out from the open file, new records go to a new one.
+    if (!active.linked) roll();
     makeRoom(line.length);
     const offset = active.append(line);
     spoolBytes += line.length;
@@ -139,12 +173,9 @@ export function openReadingSpool(options: ReadingSpoolOptions): ReadingSpool {
       lastSeq += 1;
       const reading: Reading = { seq: lastSeq, timestamp: timestamp.toISOString(), value };
       const { line, jsonOffset, jsonBytes } = encodeReadingRecord(session, reading);
-      let offset: number;
-      try {
-        offset = append(line);
-      } catch (error) {
-        dropped += 1;
-        writeWarning.note({ err: (error as Error).message, dir, seq: reading.seq, droppedTotal: dropped });
+      const offset = write(line, { seq: reading.seq });
+      if (offset === undefined) {
+        unwritten += 1;
         return undefined;
       }
       outbox.add(active.id, session, reading.seq, offset + jsonOffset, jsonBytes);
@@ -156,17 +187,13 @@ export function openReadingSpool(options: ReadingSpoolOptions): ReadingSpool {
       if (forgotten.forgotten === 0) return 0;
       compact();
       if (forgotten.refused.length > 0) {
-        refusedWarning.note({ session: ackSession, seqs: forgotten.refused.slice(0, 20) }, forgotten.refused.length);
+        warnings.refused.note({ session: ackSession, seqs: forgotten.refused.slice(0, 20) }, forgotten.refused.length);
       }
-      try {
-        append(encodeAck(ackSession, seq));
-      } catch (error) {
-        // Only a restart would notice the missing record: it resends these, and the backend ignores them.
-        log.warn({ err: (error as Error).message, dir }, 'could not write an acknowledgement to the spool');
-      }
+      // A missing ack record is noticed only by a restart: it resends these, and the backend ignores them.
+      write(encodeAck(ackSession, seq), { ack: seq });
       return forgotten.forgotten;
     },
-    stats: () => ({ unacknowledged: outbox.size, spoolBytes, dropped }),
+    stats: () => ({ unacknowledged: outbox.size, spoolBytes, dropped, unwritten }),
     get size() {
       return outbox.size;
     },
@@ -174,36 +201,66 @@ export function openReadingSpool(options: ReadingSpoolOptions): ReadingSpool {
       if (closed) return;
       closed = true;
       clearTimeout(syncTimer);
-      dropWarning.flush();
-      writeWarning.flush();
-      refusedWarning.flush();
+      for (const warning of Object.values(warnings)) warning.flush();
       try {
         active.sync();
       } finally {
         for (const s of segments) s.close();
+        lock.release();
       }
     },
   };
 }
 
-/** The previous sessions' segments replayed into `outbox`, then a segment of this session's own. */
+/** The lock, the previous sessions' segments replayed into `outbox`, then a segment of this session's own. */
 function openFiles({ dir, deviceId, log }: ReadingSpoolOptions, outbox: Outbox) {
   let segments: SpoolSegment[] = [];
+  let lock: SpoolLock | undefined;
   try {
     mkdirSync(dir, { recursive: true });
+    lock = lockSpool(dir);
     segments = replaySpool(dir, outbox, log);
     rememberDeviceId(dir, deviceId, outbox.size, log);
     const active = createSegment(dir, (segments.at(-1)?.id ?? 0) + 1);
     segments.push(active);
-    return { segments, active };
+    return { segments, active, lock };
   } catch (error) {
     for (const s of segments) s.close();
-    // A file system's refusal is a setting to fix (one line, exit 1); anything else is a bug and keeps its stack.
-    if (!(error as NodeJS.ErrnoException).code) throw error;
+    lock?.release();
+    // In use by another process: its own one line. A file system's refusal is a setting to fix (one line, exit 1);
+    // anything else is a bug and keeps its stack.
+    if (error instanceof ConfigError || !(error as NodeJS.ErrnoException).code) throw error;
     const { message } = error as Error;
     throw new ConfigError(
       `DEVICE_SPOOL_DIR=${dir} cannot be used: ${message} (it must be a directory this user can write)`,
       { cause: error },
     );
+  }
+}
+
+/** The spool's warnings, each the first at once and then summed per interval. */
+function spoolWarnings(
+  log: Logger,
+  { dir, maxBytes, intervalMs }: { dir: string; maxBytes: number; intervalMs: number },
+) {
+  const plural = (n: number) => (n === 1 ? '' : 's');
+  const summed = (message: (n: number) => string) => createSummedWarning(log, message, { intervalMs });
+  return {
+    full: summed((n) => `spool full (${maxBytes} bytes): dropped the ${n} oldest unacknowledged reading${plural(n)}`),
+    unwritten: summed((n) => `could not write ${n} record${plural(n)} to the spool`),
+    recreated: summed((n) => `spool directory ${dir} was removed: made it again (${n} time${plural(n)})`),
+    refused: summed((n) => `the backend refused ${n} reading${plural(n)}: dropped`),
+  };
+}
+
+/** A new segment in `dir`; where `dir` is gone (removed while running), it is made again and `recreated` called. */
+function createSegmentIn(dir: string, id: number, recreated: () => void): SpoolSegment {
+  try {
+    return createSegment(dir, id);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    mkdirSync(dir, { recursive: true });
+    recreated();
+    return createSegment(dir, id);
   }
 }

@@ -1,7 +1,9 @@
 // Keeps a serial port open: reads lines from it, pushes its state into readiness, reopens it when it returns.
-import { ReadlineParser, type SerialPort, type SerialPortMock } from 'serialport';
+import type { SerialPort, SerialPortMock } from 'serialport';
 import { DEVICE_VALUE_MAX_BYTES } from '../lib/device-protocol.ts';
 import type { Logger } from '../lib/logger.ts';
+import { createSummedWarning } from '../lib/summed-warning.ts';
+import { createLineSplitter } from './line-splitter.ts';
 import { createBackoff, type Backoff } from '../lib/backoff.ts';
 
 /** A real port, or the emulator's mock port: both are serialport streams, so both take the same path. */
@@ -16,8 +18,8 @@ interface SerialLinkOptions {
   openState: string;
   onState: (state: string) => void;
   /**
-   * Called with each line read, without its line ending; blank lines are skipped, and so are lines over
-   * `maxLineBytes` (with a warning).
+   * Called with each line read (CR, LF or CRLF ends one), without its line ending; blank lines are skipped, and so
+   * are lines over `maxLineBytes`, dropped as they arrive with a summed warning.
    */
   onLine: (line: string) => void;
   /**
@@ -25,6 +27,8 @@ interface SerialLinkOptions {
    * Escaped (a control character costs 6 bytes), even the longest fits a frame alone.
    */
   maxLineBytes?: number;
+  /** Over-long lines after the first are summed into one warning per interval. */
+  warnIntervalMs?: number;
   log: Logger;
   backoff?: Backoff;
   /**
@@ -53,6 +57,7 @@ export function createSerialLink({
   identify,
   watchMs = 250,
   maxLineBytes = DEVICE_VALUE_MAX_BYTES,
+  warnIntervalMs = 5000,
 }: SerialLinkOptions): SerialLink {
   let current: Port | undefined;
   let retryTimer: NodeJS.Timeout | undefined;
@@ -60,6 +65,11 @@ export function createSerialLink({
   let closing = false;
   /** Set when an open port is lost, so the reopen can say how long it was away. */
   let downSince: number | undefined;
+  const overlong = createSummedWarning(
+    log,
+    (n) => `dropped ${n} serial line${n === 1 ? '' : 's'} longer than ${maxLineBytes} bytes`,
+    { intervalMs: warnIntervalMs },
+  );
 
   function retry(reason: string) {
     const delayMs = backoff.next();
@@ -99,18 +109,12 @@ export function createSerialLink({
     if (closing) return;
     const port = createPort();
     current = port;
-    port.pipe(new ReadlineParser({ delimiter: '\n', encoding: 'utf8' })).on('data', function readLine(line: string) {
-      const value = line.endsWith('\r') ? line.slice(0, -1) : line;
-      const bytes = Buffer.byteLength(value);
-      if (bytes > maxLineBytes) {
-        log.warn(
-          { bytes, limit: maxLineBytes, start: value.slice(0, 100) },
-          `serial line longer than ${maxLineBytes} bytes dropped`,
-        );
-        return;
-      }
-      if (value !== '') onLine(value);
+    const splitter = createLineSplitter({
+      maxBytes: maxLineBytes,
+      onLine,
+      onOverlong: (start) => overlong.note({ limit: maxLineBytes, start: start.toString('utf8') }),
     });
+    port.on('data', (chunk: Buffer) => splitter.push(chunk));
     // Without a listener an 'error' event would crash the process; close/open callbacks carry the real news.
     port.on('error', (error) => log.debug({ path, err: error }, 'serial port error'));
     // A vanished device (USB unplugged, pty far end gone) surfaces as a failed read, which serialport turns
@@ -147,6 +151,7 @@ export function createSerialLink({
       closing = true;
       clearTimeout(retryTimer);
       clearInterval(watchTimer);
+      overlong.flush();
       const port = current;
       if (port?.isOpen) await new Promise<void>((resolve) => port.close(() => resolve()));
       onState('disconnected');
