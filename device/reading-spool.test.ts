@@ -326,7 +326,7 @@ test('a spool directory removed while running is made again; nothing read is dro
     'the readings of the removed segment still go out, from the open file',
   );
   assert.equal([spool.stats().dropped, spool.stats().unwritten, states], [0, 0, []]);
-  assert.is(readFileSync(join(ctx.dir, 'lock'), 'utf8').trim(), String(process.pid), 'the lock is back');
+  assert.is(readFileSync(join(ctx.dir, 'lock'), 'utf8').split(' ')[0], String(process.pid), 'the lock is back');
   assert.is(readFileSync(join(ctx.dir, 'device'), 'utf8'), 'device-a');
   assert.equal(
     ctx.sink.find('was removed').map((w) => w.msg),
@@ -379,6 +379,11 @@ test('a spool directory locked by another live process is refused; a dead one’
       `DEVICE_SPOOL_DIR=${ctx.dir} is in use by another device service (pid ${other.pid}): ` +
         'one device service per directory',
     );
+    // The same pid with another start time is another process (a pid used again): its lock holds nothing.
+    const [pid, started] = readFileSync(join(ctx.dir, 'lock'), 'utf8').trim().split(' ');
+    assert.is(pid, String(other.pid));
+    writeFileSync(join(ctx.dir, 'lock'), `${pid} ${Number(started) + 1}\n`);
+    open(ctx, 's0').close();
   } finally {
     other.kill();
     await new Promise((resolve) => other.once('exit', resolve));
@@ -386,7 +391,7 @@ test('a spool directory locked by another live process is refused; a dead one’
   const dead = spawnSync('true').pid;
   lockSpool(ctx.dir, dead);
   const spool = open(ctx, 's1');
-  assert.is(readFileSync(join(ctx.dir, 'lock'), 'utf8').trim(), String(process.pid));
+  assert.is(readFileSync(join(ctx.dir, 'lock'), 'utf8').split(' ')[0], String(process.pid));
   spool.close();
   assert.not.ok(existsSync(join(ctx.dir, 'lock')), 'released on close');
 });

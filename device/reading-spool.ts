@@ -111,7 +111,7 @@ export function openReadingSpool(options: ReadingSpoolOptions): ReadingSpool {
     });
   }
 
-  /** Appends a record, saying so when the spool turns unwritable or writable again; false when it failed. */
+  /** Appends a record, saying so when the spool turns unwritable or writable again; undefined when it failed. */
   function write(line: Buffer, what: Record<string, unknown>): number | undefined {
     try {
       const offset = append(line);

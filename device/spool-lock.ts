@@ -1,6 +1,7 @@
-// One device service per spool directory: a `lock` file holding the pid of the process that uses it. Two processes on
-// one directory would send and delete each other's readings, so the second is refused at start-up; a lock whose
-// process is gone (a crash, SIGKILL) is taken over.
+// One device service per spool directory: a `lock` file holding the pid of the process that uses it (and when that
+// process started, so a pid used again by another process, as after a container restart, holds nothing). Two
+// processes on one directory would send and delete each other's readings, so the second is refused at start-up; a
+// lock whose process is gone (a crash, SIGKILL) is taken over.
 import { readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../lib/config-error.ts';
@@ -26,14 +27,14 @@ export interface SpoolLock {
 export function lockSpool(dir: string, pid = process.pid): SpoolLock {
   const file = join(dir, LOCK_FILE);
   const holder = readHolder(file);
-  if (holder !== undefined && holder !== pid && isAlive(holder)) throw new SpoolInUseError(dir, holder);
+  if (holder && holder.pid !== pid && isRunning(holder)) throw new SpoolInUseError(dir, holder.pid);
   write(file, pid);
   return {
     renew() {
       if (readHolder(file) === undefined) write(file, pid);
     },
     release() {
-      if (readHolder(file) !== pid) return;
+      if (readHolder(file)?.pid !== pid) return;
       try {
         unlinkSync(file);
       } catch {
@@ -43,8 +44,14 @@ export function lockSpool(dir: string, pid = process.pid): SpoolLock {
   };
 }
 
-/** The pid in the lock file; undefined when there is none or it holds no pid. */
-function readHolder(file: string): number | undefined {
+interface Holder {
+  pid: number;
+  /** The process's start time (clock ticks after boot); undefined where /proc does not tell it. */
+  started: string | undefined;
+}
+
+/** What the lock file names; undefined when there is none or it names no pid. */
+function readHolder(file: string): Holder | undefined {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -52,21 +59,34 @@ function readHolder(file: string): number | undefined {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
-  const pid = Number(text.trim());
-  return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+  const [pidText, started] = text.trim().split(' ');
+  const pid = Number(pidText);
+  return Number.isSafeInteger(pid) && pid > 0 ? { pid, started: started || undefined } : undefined;
 }
 
-function isAlive(pid: number): boolean {
+/** Whether the holder's process still runs: its pid is alive, and started when the lock says. */
+function isRunning({ pid, started }: Holder): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'; // alive, another user's
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false; // EPERM: alive, another user's
+  }
+  return started === undefined || startTime(pid) === started;
+}
+
+/** Field 22 of /proc/<pid>/stat: when the process started; undefined where there is no /proc. */
+function startTime(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
   }
 }
 
-/** Through a rename, so a reader sees the old pid or the new, never half of one. */
+/** Through a rename, so a reader sees the old holder or the new, never half of one. */
 function write(file: string, pid: number) {
-  writeFileSync(`${file}.${pid}.new`, `${pid}\n`);
+  const started = startTime(pid);
+  writeFileSync(`${file}.${pid}.new`, `${pid}${started ? ` ${started}` : ''}\n`);
   renameSync(`${file}.${pid}.new`, file);
 }
