@@ -7,6 +7,7 @@
 // bound on what it holds the writer drops its copies and has the socket closed with 1013: the device still has
 // them and resends after it reconnects.
 import { DEVICE_UNACKED_IN_FLIGHT, type AckMessage, type Reading } from '../lib/device-protocol.ts';
+import { createBackoff } from '../lib/backoff.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { SummedWarning } from '../lib/summed-warning.ts';
 import type { HeldBudget } from './held-budget.ts';
@@ -68,7 +69,8 @@ export function createReadingWriter({
   let heldBytes = 0;
   let writing = false;
   let retry: NodeJS.Timeout | undefined;
-  let failures = 0;
+  // Jittered, so that sockets that failed together do not all retry in the same instant.
+  const retryDelays = createBackoff(backoff);
   let closed = false;
 
   function release(items: Item[]) {
@@ -98,23 +100,17 @@ export function createReadingWriter({
       // The write happened whether or not its socket is still open: the log says what the database now holds.
       logStored(batch, docs, result);
       if (closed) return;
-      failures = 0;
+      retryDelays.reset();
       release(batch);
       for (const ack of acksFor(batch)) send(ack);
     } catch (error) {
       if (closed) return;
       queue = batch.concat(queue);
-      failures += 1;
       warnings.failed.note({ deviceId, held, reason: (error as Error).message });
-      const delay = Math.min(backoff.maxMs, backoff.initialMs * 2 ** (failures - 1));
-      // ±20 %, so that sockets that failed together do not all retry in the same instant.
-      retry = setTimeout(
-        () => {
-          retry = undefined;
-          void pump();
-        },
-        delay * (0.8 + 0.4 * Math.random()),
-      );
+      retry = setTimeout(() => {
+        retry = undefined;
+        void pump();
+      }, retryDelays.next());
       retry.unref();
     } finally {
       writing = false;

@@ -8,10 +8,10 @@ function setup(environment = 'production') {
   const readiness = createReadiness();
   const checks = defineDeviceChecks(readiness);
   const sink = createLogSink();
-  const backlog = { unacknowledged: 0, spoolBytes: 0, dropped: 0 };
-  const readings = { version: 0, stats: () => ({ ...backlog }) };
+  const backlog = { unacknowledged: 0, spoolBytes: 0, dropped: 0, unwritten: 0 };
+  const readings = { stats: () => ({ ...backlog }) };
   const app = createApp({ readiness, environment, log: sink.log, readings });
-  return { app, readiness, sink, backlog, readings, ...checks };
+  return { app, readiness, sink, backlog, ...checks };
 }
 
 test('starts not ready, naming both dependencies as disconnected', async () => {
@@ -20,7 +20,7 @@ test('starts not ready, naming both dependencies as disconnected', async () => {
   assert.is(res.status, 503);
   const body = await res.json();
   assert.is(body.status, 'not_ready');
-  assert.equal(body.checks, { serial: 'disconnected', backend: 'disconnected' });
+  assert.equal(body.checks, { serial: 'disconnected', backend: 'disconnected', spool: 'writable' });
 });
 
 test('ready with a connected port or the emulator, and the backend connected', async () => {
@@ -31,7 +31,7 @@ test('ready with a connected port or the emulator, and the backend connected', a
   assert.is(res.status, 200);
   assert.equal(await res.json().then((b) => [b.status, b.checks]), [
     'ready',
-    { serial: 'connected', backend: 'connected' },
+    { serial: 'connected', backend: 'connected', spool: 'writable' },
   ]);
   setSerial('emulator');
   res = await app.request('/api/ready');
@@ -45,13 +45,25 @@ test('503 names whichever dependency failed', async () => {
   setBackend('connected');
   setBackend('disconnected');
   let body = await (await app.request('/api/ready')).json();
-  assert.equal(body.checks, { serial: 'connected', backend: 'disconnected' });
+  assert.equal(body.checks, { serial: 'connected', backend: 'disconnected', spool: 'writable' });
   setBackend('connected');
   setSerial('disconnected');
   const res = await app.request('/api/ready');
   assert.is(res.status, 503);
   body = await res.json();
-  assert.equal(body.checks, { serial: 'disconnected', backend: 'connected' });
+  assert.equal(body.checks, { serial: 'disconnected', backend: 'connected', spool: 'writable' });
+});
+
+test('a spool that cannot be written turns readiness 503, naming it; writable again, ready again', async () => {
+  const { app, setSerial, setBackend, setSpool } = setup();
+  setSerial('connected');
+  setBackend('connected');
+  setSpool('unwritable');
+  const res = await app.request('/api/ready');
+  assert.is(res.status, 503);
+  assert.equal((await res.json()).checks, { serial: 'connected', backend: 'connected', spool: 'unwritable' });
+  setSpool('writable');
+  assert.is((await app.request('/api/ready')).status, 200);
 });
 
 test('liveness is 200 with the environment whatever the dependencies say', async () => {
@@ -87,12 +99,11 @@ test('request log lines carry req; unknown paths are a JSON 404', async () => {
 });
 
 test('liveness reports the spool backlog as readings, and follows it', async () => {
-  const { app, backlog, readings } = setup();
+  const { app, backlog } = setup();
   const reported = async () => (await (await app.request('/api/health')).json()).readings;
-  assert.equal(await reported(), { unacknowledged: 0, spoolBytes: 0, dropped: 0 });
-  Object.assign(backlog, { unacknowledged: 12, spoolBytes: 3456, dropped: 7 });
-  readings.version += 1;
-  assert.equal(await reported(), { unacknowledged: 12, spoolBytes: 3456, dropped: 7 });
+  assert.equal(await reported(), { unacknowledged: 0, spoolBytes: 0, dropped: 0, unwritten: 0 });
+  Object.assign(backlog, { unacknowledged: 12, spoolBytes: 3456, dropped: 7, unwritten: 2 });
+  assert.equal(await reported(), { unacknowledged: 12, spoolBytes: 3456, dropped: 7, unwritten: 2 });
 });
 
 test.run();

@@ -7,13 +7,16 @@ import type { Readiness } from '../lib/readiness.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { ReadingStats } from './reading-spool.ts';
 
-export interface DeviceDeps {
-  /** Holds `serial` (connected | emulator | disconnected) and `backend` (connected | disconnected | unauthorized). */
+interface DeviceDeps {
+  /**
+   * Holds `serial` (connected | emulator | disconnected), `backend` (connected | disconnected | unauthorized) and
+   * `spool` (writable | unwritable).
+   */
   readiness: Readiness;
   environment: string;
   log: Logger;
   /** The spool's backlog, reported in the liveness body as `readings` (the status page shows it). */
-  readings: { stats(): ReadingStats; readonly version: number };
+  readings: { stats(): ReadingStats };
 }
 
 export function createApp({ readiness, environment, log, readings }: DeviceDeps): Hono {
@@ -24,7 +27,6 @@ export function createApp({ readiness, environment, log, readings }: DeviceDeps)
       readiness,
       environment,
       details: () => ({ readings: readings.stats() }),
-      detailsVersion: () => readings.version,
     }),
   );
   app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
@@ -36,12 +38,13 @@ export function createApp({ readiness, environment, log, readings }: DeviceDeps)
 }
 
 /**
- * Declares the device service's two readiness checks; returns their setters. `backend` is `unauthorized` while the
- * backend refuses the token.
+ * Declares the device service's three readiness checks; returns their setters. `backend` is `unauthorized` while the
+ * backend refuses the token; `spool` is `unwritable` while a reading cannot be kept on disk.
  */
 export function defineDeviceChecks(readiness: Readiness) {
   return {
     setSerial: readiness.define('serial', { initial: 'disconnected', ready: ['connected', 'emulator'] }),
     setBackend: readiness.define('backend', { initial: 'disconnected', ready: ['connected'] }),
+    setSpool: readiness.define('spool', { initial: 'writable', ready: ['writable'] }),
   };
 }

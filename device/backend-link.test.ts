@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBackendLink, type BackendLink, type BackendLinkOptions } from './backend-link.ts';
-import { createBackoff } from './backoff.ts';
+import { createBackoff } from '../lib/backoff.ts';
 import { openReadingSpool, type ReadingSpool } from './reading-spool.ts';
 import { DEVICE_MAX_PAYLOAD, readingsOf, type DeviceMessage } from '../lib/device-protocol.ts';
 import { createLogSink, type LogSink } from '../test/support/log-sink.ts';

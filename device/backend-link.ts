@@ -6,12 +6,13 @@ import {
   DEVICE_MAX_PAYLOAD,
   DEVICE_SEND_PACE,
   DEVICE_UNACKED_IN_FLIGHT,
+  helloFrame,
   parseAck,
 } from '../lib/device-protocol.ts';
 import { createTokenBucket } from '../lib/token-bucket.ts';
 import type { Logger } from '../lib/logger.ts';
-import { createBackoff, type Backoff } from './backoff.ts';
-import type { Cursor, ReadingSpool } from './reading-spool.ts';
+import { createBackoff, type Backoff } from '../lib/backoff.ts';
+import type { ReadingSpool } from './reading-spool.ts';
 
 export interface BackendLinkOptions {
   /** ws(s)://host:port/api/device/socket */
@@ -51,7 +52,7 @@ export interface BackendLink {
 
 const GOING_AWAY = 1001;
 const UNAUTHORIZED = 401;
-/** Room left in each frame for what a byte count might miss; the envelope itself is counted exactly. */
+/** Room left in each frame for what a byte count might miss; the frame's own bytes are counted exactly. */
 const FRAME_MARGIN = 1024;
 
 export function createBackendLink(options: BackendLinkOptions): BackendLink {
@@ -75,35 +76,26 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
   let refusedInARow = 0;
   // The backend closes a socket that sends faster than its limit, so a backlog after an outage goes out paced.
   const bucket = createTokenBucket(options.pace ?? DEVICE_SEND_PACE);
-  let sent: Cursor | undefined; // the last reading written on the current socket
   let pumpTimer: NodeJS.Timeout | undefined;
   let pumpSoon = false;
-  const envelope = (session: string) =>
-    `{"type":"readings","deviceId":${JSON.stringify(deviceId)},"session":${JSON.stringify(session)},"readings":[`;
-  // What the readings of one frame may take: the frame limit, less the envelope and a margin.
-  const budget = (session: string) => maxPayload - FRAME_MARGIN - Buffer.byteLength(envelope(session)) - 2;
+  // Frames stay a margin under the backend's limit, for what a byte count might miss.
+  const limits = { deviceId, maxBytes: maxPayload - FRAME_MARGIN, inFlightMax };
 
-  // Many readings to a frame, one frame per token: a backlog drains as fast as the backend acknowledges.
+  // Many readings to a frame, one frame per token: a backlog drains as fast as the backend acknowledges. With all
+  // sent, or the in-flight bound reached, the next reading or ack pumps again.
   function pump() {
     clearTimeout(pumpTimer);
     pumpTimer = undefined;
     const ws = socket;
     if (!ws || ws.readyState !== WebSocket.OPEN) return;
-    for (;;) {
-      const inFlight = spool.through(sent);
-      if (inFlight === spool.size) return; // all sent
-      const room = inFlightMax - inFlight;
-      if (room <= 0) return; // the next ack pumps again
+    while (spool.outbox.hasNext(limits)) {
       const waitMs = bucket.wait();
       if (waitMs > 0) {
         pumpTimer = setTimeout(pump, waitMs);
         return;
       }
-      const batch = spool.next(sent, room, budget);
-      if (!batch) return; // the spool is closed: shutting down
       bucket.take();
-      ws.send(`${envelope(batch.session)}${batch.json}]}`);
-      sent = batch.end;
+      ws.send(spool.outbox.next(limits)!.text);
     }
   }
 
@@ -114,39 +106,25 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
     socket = ws;
     let opened = false;
     let refusedWith: number | undefined;
-    let lastHeard = Date.now();
     let lastError: string | undefined;
     let heartbeat: NodeJS.Timeout | undefined;
 
     ws.on('open', function socketOpen() {
       opened = true;
       refusedInARow = 0;
-      lastHeard = Date.now();
       const attempts = backoff.attempts;
       backoff.reset();
       // Everything not yet acked goes again, in order; the backend ignores readings it already stored.
       const unacknowledged = spool.size;
       bucket.take();
-      ws.send(JSON.stringify({ type: 'hello', deviceId, session: spool.session }));
-      sent = undefined;
+      ws.send(helloFrame(deviceId, spool.session));
+      spool.outbox.rewind();
       pump();
       onState('connected');
       log.info({ url, attempts, downMs: Date.now() - downSince, unacknowledged }, 'backend socket connected');
-      heartbeat = setInterval(function checkPeer() {
-        const silentMs = Date.now() - lastHeard;
-        if (silentMs > silenceLimitMs) {
-          log.warn({ url, silentMs }, `backend socket silent for ${silentMs} ms: dropping it`);
-          ws.terminate();
-          return;
-        }
-        ws.ping();
-      }, pingIntervalMs);
-    });
-    ws.on('pong', () => {
-      lastHeard = Date.now();
+      heartbeat = watchSilence(ws, { url, log, pingIntervalMs, silenceLimitMs });
     });
     ws.on('message', function socketMessage(data) {
-      lastHeard = Date.now();
       const ack = parseAck(data.toString());
       if (!ack) {
         log.debug({ data: data.toString().slice(0, 200) }, 'ignored a message from the backend');
@@ -185,22 +163,8 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
         );
       }
       const delayMs = backoff.next();
-      if (refusedWith === UNAUTHORIZED) {
-        refusedInARow += 1;
-        const level = refusedInARow === 1 ? 'warn' : 'debug';
-        log[level](
-          { url, tokenSent: token !== undefined, retryInMs: delayMs, attempt: backoff.attempts },
-          'backend refused the device token (401)',
-        );
-      } else if (!opened) {
-        // While the backend stays away, say so once; the retries after that are only worth a debug line.
-        const level = backoff.attempts === 1 ? 'warn' : 'debug';
-        const reason = refusedWith ? `answered the upgrade with ${refusedWith}` : (lastError ?? `closed with ${code}`);
-        log[level](
-          { url, reason, retryInMs: delayMs, attempt: backoff.attempts },
-          'backend socket unavailable; retrying',
-        );
-      }
+      if (refusedWith === UNAUTHORIZED) refusedInARow += 1;
+      if (!opened) logFailedAttempt(log, { url, token, refusedWith, lastError, code, delayMs, backoff, refusedInARow });
       retryTimer = setTimeout(connect, delayMs);
     });
   }
@@ -224,18 +188,74 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
       closing = true;
       clearTimeout(retryTimer);
       clearTimeout(pumpTimer);
-      const ws = socket;
-      if (!ws) return;
-      if (ws.readyState === WebSocket.CONNECTING) {
-        ws.terminate();
-        return;
-      }
-      const closed = new Promise<void>((resolve) => ws.once('close', () => resolve()));
-      ws.close(GOING_AWAY, 'device service shutting down');
-      // A backend that never answers the close handshake must not hold up shutdown.
-      const timer = setTimeout(() => ws.terminate(), 1000);
-      await closed;
-      clearTimeout(timer);
+      if (socket) await closeGoingAway(socket);
     },
   };
+}
+
+/** Pings every `pingIntervalMs` and ends the socket once nothing (pong or message) was heard for `silenceLimitMs`. */
+function watchSilence(
+  ws: WebSocket,
+  {
+    url,
+    log,
+    pingIntervalMs,
+    silenceLimitMs,
+  }: { url: string; log: Logger; pingIntervalMs: number; silenceLimitMs: number },
+): NodeJS.Timeout {
+  let lastHeard = Date.now();
+  const heard = () => (lastHeard = Date.now());
+  ws.on('pong', heard);
+  ws.on('message', heard);
+  return setInterval(function checkPeer() {
+    const silentMs = Date.now() - lastHeard;
+    if (silentMs > silenceLimitMs) {
+      log.warn({ url, silentMs }, `backend socket silent for ${silentMs} ms: dropping it`);
+      ws.terminate();
+      return;
+    }
+    ws.ping();
+  }, pingIntervalMs);
+}
+
+interface FailedAttempt {
+  url: string;
+  token: string | undefined;
+  /** The status the backend answered the upgrade with, if it did. */
+  refusedWith: number | undefined;
+  lastError: string | undefined;
+  code: number;
+  delayMs: number;
+  backoff: Backoff;
+  refusedInARow: number;
+}
+
+/** A socket that never opened: the first of a run of failures is a warning, the retries after it debug lines. */
+function logFailedAttempt(log: Logger, attempt: FailedAttempt): void {
+  const { url, token, refusedWith, lastError, code, delayMs, backoff, refusedInARow } = attempt;
+  if (refusedWith === UNAUTHORIZED) {
+    log[refusedInARow === 1 ? 'warn' : 'debug'](
+      { url, tokenSent: token !== undefined, retryInMs: delayMs, attempt: backoff.attempts },
+      'backend refused the device token (401)',
+    );
+    return;
+  }
+  const reason = refusedWith ? `answered the upgrade with ${refusedWith}` : (lastError ?? `closed with ${code}`);
+  log[backoff.attempts === 1 ? 'warn' : 'debug'](
+    { url, reason, retryInMs: delayMs, attempt: backoff.attempts },
+    'backend socket unavailable; retrying',
+  );
+}
+
+/** Closes with 1001 (going away); a backend that never answers the close handshake must not hold up shutdown. */
+async function closeGoingAway(ws: WebSocket): Promise<void> {
+  if (ws.readyState === WebSocket.CONNECTING) {
+    ws.terminate();
+    return;
+  }
+  const closed = new Promise<void>((resolve) => ws.once('close', () => resolve()));
+  ws.close(GOING_AWAY, 'device service shutting down');
+  const timer = setTimeout(() => ws.terminate(), 1000);
+  await closed;
+  clearTimeout(timer);
 }

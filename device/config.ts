@@ -6,7 +6,7 @@ import { readEnvironment, readInteger, readPort, readString, readUrl } from '../
 import { DEVICE_ID_MAX_LENGTH, DEVICE_SOCKET_PATH } from '../lib/device-protocol.ts';
 import { readDeviceToken } from '../lib/device-token.ts';
 
-export interface DeviceConfig {
+interface DeviceConfig {
   port: number;
   host: string | undefined;
   environment: string;

@@ -1,7 +1,7 @@
 // Local mode's stand-in for the sensor: a mock serial port that receives a reading line every second.
 //
 // It is a serialport stream over serialport's own mock binding, so its lines travel exactly the path a real
-// port's do (stream → ReadlineParser → reading queue → backend); only the bytes are made up.
+// port's do (stream → line splitter → spool → backend); only the bytes are made up.
 import { SerialPortMock } from 'serialport';
 import type { Port } from './serial-link.ts';
 
@@ -14,7 +14,7 @@ export interface Emulator {
   stop(): void;
 }
 
-export interface EmulatorOptions {
+interface EmulatorOptions {
   intervalMs?: number;
   baudRate?: number;
   /** Returns a number in [0, 1); replaceable so tests get known values. */

@@ -15,12 +15,7 @@ import { createBackendLink } from './backend-link.ts';
 import { createSerialLink } from './serial-link.ts';
 import { createEmulator, EMULATOR_PATH } from './emulator.ts';
 import { deviceIdentity } from './device-identity.ts';
-import { DEVICE_VALUE_MAX_BYTES } from '../lib/device-protocol.ts';
 import { redactUrl } from '../lib/redact-url.ts';
-
-// The backend refuses a longer value; dropping it here spares the spool and the socket. Escaped (a control character
-// costs 6 bytes), even the longest fits a frame alone.
-const MAX_LINE_BYTES = DEVICE_VALUE_MAX_BYTES;
 
 runMain('device', async function main() {
   const config = readConfig(process.env);
@@ -28,6 +23,9 @@ runMain('device', async function main() {
 
   // The spool first: an unwritable DEVICE_SPOOL_DIR is a one-line exit like a bad setting. It holds what earlier
   // sessions left unacknowledged; this session's readings queue after those.
+  const readiness = createReadiness();
+  const { setSerial, setBackend, setSpool } = defineDeviceChecks(readiness);
+  logReadinessChanges(readiness, log);
   const session = randomUUID();
   const spool = openReadingSpool({
     dir: config.spoolDir,
@@ -35,11 +33,9 @@ runMain('device', async function main() {
     session,
     deviceId: config.deviceId,
     log,
+    onState: setSpool,
   });
 
-  const readiness = createReadiness();
-  const { setSerial, setBackend } = defineDeviceChecks(readiness);
-  logReadinessChanges(readiness, log);
   const app = createApp({ readiness, environment: config.environment, log, readings: spool });
   // Then listen: a port in use is a one-line exit before any device or socket is touched.
   const server = await startServer({ fetch: app.fetch, port: config.port, host: config.host });
@@ -67,13 +63,6 @@ runMain('device', async function main() {
     openState: emulator ? 'emulator' : 'connected',
     onState: setSerial,
     onLine: (line) => {
-      if (Buffer.byteLength(line) > MAX_LINE_BYTES) {
-        log.warn(
-          { bytes: Buffer.byteLength(line), limit: MAX_LINE_BYTES, start: line.slice(0, 100) },
-          `serial line longer than ${MAX_LINE_BYTES} bytes dropped`,
-        );
-        return;
-      }
       // Written to the spool (write(2)) before it is sent: a crash from here on loses nothing.
       if (spool.push(line)) backend.deliver();
     },

@@ -1,11 +1,23 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openReadingSpool, type Cursor, type ReadingSpool, type ReadingSpoolOptions } from './reading-spool.ts';
+import { openReadingSpool, type ReadingSpool, type ReadingSpoolOptions } from './reading-spool.ts';
+import { parseDeviceMessage, type ReadingsMessage } from '../lib/device-protocol.ts';
 import { createLogSink, type LogSink } from '../test/support/log-sink.ts';
 import { configError } from '../test/support/config-error.ts';
+import { lockSpool } from './spool-lock.ts';
 
 interface Ctx {
   dir: string;
@@ -37,24 +49,20 @@ function open(ctx: Ctx, session: string, options: Partial<ReadingSpoolOptions> =
   return spool;
 }
 
-/** Everything `next` hands out from the oldest on, as [session, seq, value], batch by batch. */
-function drain(spool: ReadingSpool, maxCount = 1000, maxBytes = 1 << 20) {
-  const batches: Array<Array<[string, number, string]>> = [];
-  let cursor: Cursor | undefined;
-  for (
-    let batch = spool.next(cursor, maxCount, () => maxBytes);
-    batch;
-    batch = spool.next(cursor, maxCount, () => maxBytes)
-  ) {
-    const readings = JSON.parse(`[${batch.json}]`) as Array<{ seq: number; value: string }>;
+/** Every frame the outbox hands out from the oldest on, as [session, seq, value], frame by frame. */
+function drain(spool: ReadingSpool) {
+  const limits = { deviceId: 'd', maxBytes: 1 << 20, inFlightMax: 1 << 20 };
+  const frames: Array<Array<[string, number, string]>> = [];
+  spool.outbox.rewind();
+  for (let frame = spool.outbox.next(limits); frame; frame = spool.outbox.next(limits)) {
+    const { session, readings } = parseDeviceMessage(frame.text) as ReadingsMessage;
     assert.equal(
-      [batch.firstSeq, batch.lastSeq, batch.count],
-      [readings[0]!.seq, readings.at(-1)!.seq, readings.length],
+      [frame.session, frame.firstSeq, frame.lastSeq, frame.count],
+      [session, readings[0]!.seq, readings.at(-1)!.seq, readings.length],
     );
-    batches.push(readings.map((r) => [batch!.session, r.seq, r.value]));
-    cursor = batch.end;
+    frames.push(readings.map((r) => [session, r.seq, r.value]));
   }
-  return batches;
+  return frames;
 }
 const all = (spool: ReadingSpool) => drain(spool).flat();
 const segmentFiles = (dir: string) =>
@@ -74,7 +82,12 @@ test('numbers readings from 1 and has each in the file (write(2)) before push re
   const text = readFileSync(join(ctx.dir, file!), 'utf8');
   assert.match(text, /"value":"t=21.5"/);
   assert.match(text, /"value":"t=21.6"\}\}\n$/);
-  assert.equal(spool.stats(), { unacknowledged: 2, spoolBytes: statSync(join(ctx.dir, file!)).size, dropped: 0 });
+  assert.equal(spool.stats(), {
+    unacknowledged: 2,
+    spoolBytes: statSync(join(ctx.dir, file!)).size,
+    dropped: 0,
+    unwritten: 0,
+  });
   assert.equal(all(spool), [
     ['s1', 1, 't=21.5'],
     ['s1', 2, 't=21.6'],
@@ -84,9 +97,8 @@ test('numbers readings from 1 and has each in the file (write(2)) before push re
 test('an ack forgets its session up to seq, and only that; repeated or foreign acks change nothing', (ctx) => {
   const spool = open(ctx, 's1');
   fill(spool, 1, 5);
-  const version = spool.version;
   assert.is(spool.ack({ type: 'ack', session: 's1', seq: 3 }), 3);
-  assert.ok(spool.version !== version, 'version moves with the stats');
+  assert.is(spool.stats().unacknowledged, 2, 'the stats follow');
   assert.equal(
     all(spool).map(([, seq]) => seq),
     [4, 5],
@@ -248,34 +260,6 @@ test('refused readings are forgotten with one summed warning; the readings after
   );
 });
 
-test('next: one session per batch, at most maxCount, within maxBytes (one at least); through counts them', (ctx) => {
-  const old = open(ctx, 'old');
-  fill(old, 1, 3, 'o');
-  const spool = open(ctx, 'new');
-  fill(spool, 1, 10, 'n');
-  assert.equal(
-    drain(spool, 4).map((batch) => batch.map(([session, seq]) => `${session}${seq}`).join(' ')),
-    ['old1 old2 old3', 'new1 new2 new3 new4', 'new5 new6 new7 new8', 'new9 new10'],
-  );
-  const one = '{"seq":1,"timestamp":"2024-05-01T10:00:00.000Z","value":"n1"}'.length;
-  const sizes = drain(spool, 100, 2 * one + 1).map((batch) => batch.length);
-  // Two readings and their comma fit, a third does not; n10 is a byte longer than the budget allows beside n9.
-  assert.equal(sizes, [2, 1, 2, 2, 2, 2, 1, 1]);
-  assert.equal(
-    drain(spool, 100, 1).map((batch) => batch.length),
-    Array(13).fill(1),
-    'a reading over the budget goes alone',
-  );
-  const first = spool.next(undefined, 2, () => 1 << 20)!;
-  assert.is(spool.through(undefined), 0);
-  assert.is(spool.through(first.end), 2);
-  const second = spool.next(first.end, 5, () => 1 << 20)!;
-  assert.is(spool.through(second.end), 3, 'the rest of the old session');
-  spool.ack({ type: 'ack', session: 'old', seq: 2 });
-  assert.is(spool.through(second.end), 1);
-  assert.is(spool.next(second.end, 1, () => 1 << 20)!.firstSeq, 1, 'then the new session');
-});
-
 test('a DEVICE_SPOOL_DIR that cannot be written is a one-line ConfigError naming it', (ctx) => {
   const file = join(ctx.dir, 'a-file');
   writeFileSync(file, '');
@@ -327,6 +311,89 @@ test('a changed DEVICE_ID with readings unacknowledged is said once, naming both
   open(ctx, 's5', { deviceId: 'device-c' }).close();
   assert.is(ctx.sink.entries.filter((l) => l.msg.includes('DEVICE_ID changed')).length, 1);
   assert.is(readFileSync(join(ctx.dir, 'device'), 'utf8'), 'device-c');
+});
+
+test('a spool directory removed while running is made again; nothing read is dropped', (ctx) => {
+  const states: string[] = [];
+  const spool = open(ctx, 's1', { onState: (state) => states.push(state) });
+  fill(spool, 1, 3);
+  rmSync(ctx.dir, { recursive: true });
+  fill(spool, 4, 6);
+  assert.ok(existsSync(ctx.dir), 'made again');
+  assert.equal(
+    all(spool).map(([, seq]) => seq),
+    [1, 2, 3, 4, 5, 6],
+    'the readings of the removed segment still go out, from the open file',
+  );
+  assert.equal([spool.stats().dropped, spool.stats().unwritten, states], [0, 0, []]);
+  assert.is(readFileSync(join(ctx.dir, 'lock'), 'utf8').split(' ')[0], String(process.pid), 'the lock is back');
+  assert.is(readFileSync(join(ctx.dir, 'device'), 'utf8'), 'device-a');
+  assert.equal(
+    ctx.sink.find('was removed').map((w) => w.msg),
+    [`spool directory ${ctx.dir} was removed: made it again (1 time)`],
+  );
+  spool.ack({ type: 'ack', session: 's1', seq: 2 }); // deletes nothing it cannot find
+  spool.close();
+  assert.equal(
+    all(open(ctx, 's2')).map(([, seq]) => seq),
+    [4, 5, 6],
+    'a restart finds what was written after the removal',
+  );
+});
+
+test('a spool that cannot be written: unwritable, counted, one summed warning naming the cause; then back', (ctx) => {
+  const states: string[] = [];
+  const spool = open(ctx, 's1', { onState: (state) => states.push(state), warnIntervalMs: 60_000 });
+  fill(spool, 1, 2);
+  rmSync(ctx.dir, { recursive: true });
+  writeFileSync(ctx.dir, 'a file where the directory was');
+  for (let i = 3; i <= 7; i++) assert.is(spool.push(`v${i}`), undefined);
+  assert.equal(states, ['unwritable']);
+  assert.equal([spool.stats().unwritten, spool.stats().dropped], [5, 0], 'not counted as dropped (spool full)');
+  rmSync(ctx.dir);
+  assert.is(spool.push('v8')!.seq, 8);
+  assert.equal(states, ['unwritable', 'writable']);
+  assert.equal(
+    all(spool).map(([, seq]) => seq),
+    [1, 2, 8],
+  );
+  spool.close();
+  const warnings = ctx.sink.find('could not write');
+  assert.equal(
+    warnings.map((w) => [w.msg, w.code]),
+    [
+      ['could not write 1 record to the spool', 'ENOTDIR'],
+      ['could not write 4 records to the spool', 'ENOTDIR'],
+    ],
+  );
+  assert.equal(ctx.sink.find('spool full'), []);
+});
+
+test('a spool directory locked by another live process is refused; a dead one’s lock is taken over', async (ctx) => {
+  const other = spawn('sleep', ['30']);
+  try {
+    lockSpool(ctx.dir, other.pid);
+    const message = configError(() => open(ctx, 's1'));
+    assert.is(
+      message,
+      `DEVICE_SPOOL_DIR=${ctx.dir} is in use by another device service (pid ${other.pid}): ` +
+        'one device service per directory',
+    );
+    // The same pid with another start time is another process (a pid used again): its lock holds nothing.
+    const [pid, started] = readFileSync(join(ctx.dir, 'lock'), 'utf8').trim().split(' ');
+    assert.is(pid, String(other.pid));
+    writeFileSync(join(ctx.dir, 'lock'), `${pid} ${Number(started) + 1}\n`);
+    open(ctx, 's0').close();
+  } finally {
+    other.kill();
+    await new Promise((resolve) => other.once('exit', resolve));
+  }
+  const dead = spawnSync('true').pid;
+  lockSpool(ctx.dir, dead);
+  const spool = open(ctx, 's1');
+  assert.is(readFileSync(join(ctx.dir, 'lock'), 'utf8').split(' ')[0], String(process.pid));
+  spool.close();
+  assert.not.ok(existsSync(join(ctx.dir, 'lock')), 'released on close');
 });
 
 test.run();

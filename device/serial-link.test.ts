@@ -4,8 +4,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createSerialLink, type SerialLink } from './serial-link.ts';
 import { createEmulator } from './emulator.ts';
-import { SerialPort } from 'serialport';
-import { createBackoff } from './backoff.ts';
+import { SerialPort, SerialPortMock } from 'serialport';
+import { createBackoff } from '../lib/backoff.ts';
 import { deviceIdentity } from './device-identity.ts';
 import { symlinkSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
@@ -186,6 +186,40 @@ test('a path that now names another device is reopened, even though the old devi
   } finally {
     removePtyDir(secondDir);
   }
+});
+
+test('CR, LF and CRLF end lines; lines over maxLineBytes are dropped with summed warnings', async (ctx) => {
+  const path = '/dev/serial-link-test-long';
+  SerialPortMock.binding.createPort(path, { echo: false, record: false });
+  let port: SerialPortMock | undefined;
+  const sink = createLogSink();
+  ctx.link = createSerialLink({
+    createPort: () => (port = new SerialPortMock({ path, baudRate: 9600, autoOpen: false })),
+    path,
+    openState: 'connected',
+    onState: (state) => ctx.states.push({ state, at: ctx.states.length }),
+    onLine: (line) => ctx.lines.push(line),
+    log: sink.log,
+    maxLineBytes: 10,
+    warnIntervalMs: 60_000,
+  });
+  ctx.link.start();
+  await waitFor(() => lastState(ctx) === 'connected', { timeout: 5000, what: 'mock port open' });
+  port!.port!.emitData('short\r0123456789\r\n0123456789a\né123456789\n');
+  port!.port!.emitData(`${'x'.repeat(20)}\n`.repeat(60) + 'last\n');
+  await waitFor(() => ctx.lines.includes('last'), { timeout: 5000, what: 'the last line' });
+  assert.equal(ctx.lines, ['short', '0123456789', 'last'], 'bytes are counted, not characters: é is two');
+  await ctx.link.close(); // reports what the interval held back
+  ctx.link = undefined;
+  const warnings = sink.find('longer than 10 bytes');
+  assert.equal(
+    warnings.map((w) => [w.level, w.msg, w.count, w.total]),
+    [
+      [40, 'dropped 1 serial line longer than 10 bytes', 1, 1],
+      [40, 'dropped 61 serial lines longer than 10 bytes', 61, 62],
+    ],
+    '62 over-long lines, two warnings',
+  );
 });
 
 test.run();

@@ -1,12 +1,15 @@
 // Keeps a serial port open: reads lines from it, pushes its state into readiness, reopens it when it returns.
-import { ReadlineParser, type SerialPort, type SerialPortMock } from 'serialport';
+import type { SerialPort, SerialPortMock } from 'serialport';
+import { DEVICE_VALUE_MAX_BYTES } from '../lib/device-protocol.ts';
 import type { Logger } from '../lib/logger.ts';
-import { createBackoff, type Backoff } from './backoff.ts';
+import { createSummedWarning } from '../lib/summed-warning.ts';
+import { createLineSplitter } from './line-splitter.ts';
+import { createBackoff, type Backoff } from '../lib/backoff.ts';
 
 /** A real port, or the emulator's mock port: both are serialport streams, so both take the same path. */
 export type Port = SerialPort | SerialPortMock;
 
-export interface SerialLinkOptions {
+interface SerialLinkOptions {
   /** Builds a new, unopened port for each attempt (`autoOpen: false`). */
   createPort: () => Port;
   /** Shown in logs. */
@@ -14,8 +17,18 @@ export interface SerialLinkOptions {
   /** The readiness state while the port is open: `connected`, or `emulator` in local mode. */
   openState: string;
   onState: (state: string) => void;
-  /** Called with each line read, without its line ending; blank lines are skipped. */
+  /**
+   * Called with each line read (CR, LF or CRLF ends one), without its line ending; blank lines are skipped, and so
+   * are lines over `maxLineBytes`, dropped as they arrive with a summed warning.
+   */
   onLine: (line: string) => void;
+  /**
+   * DEVICE_VALUE_MAX_BYTES: the backend refuses a longer value, so dropping it here spares the spool and the socket.
+   * Escaped (a control character costs 6 bytes), even the longest fits a frame alone.
+   */
+  maxLineBytes?: number;
+  /** Over-long lines after the first are summed into one warning per interval. */
+  warnIntervalMs?: number;
   log: Logger;
   backoff?: Backoff;
   /**
@@ -43,6 +56,8 @@ export function createSerialLink({
   backoff = createBackoff(),
   identify,
   watchMs = 250,
+  maxLineBytes = DEVICE_VALUE_MAX_BYTES,
+  warnIntervalMs = 5000,
 }: SerialLinkOptions): SerialLink {
   let current: Port | undefined;
   let retryTimer: NodeJS.Timeout | undefined;
@@ -50,6 +65,11 @@ export function createSerialLink({
   let closing = false;
   /** Set when an open port is lost, so the reopen can say how long it was away. */
   let downSince: number | undefined;
+  const overlong = createSummedWarning(
+    log,
+    (n) => `dropped ${n} serial line${n === 1 ? '' : 's'} longer than ${maxLineBytes} bytes`,
+    { intervalMs: warnIntervalMs },
+  );
 
   function retry(reason: string) {
     const delayMs = backoff.next();
@@ -89,10 +109,12 @@ export function createSerialLink({
     if (closing) return;
     const port = createPort();
     current = port;
-    port.pipe(new ReadlineParser({ delimiter: '\n', encoding: 'utf8' })).on('data', function readLine(line: string) {
-      const value = line.endsWith('\r') ? line.slice(0, -1) : line;
-      if (value !== '') onLine(value);
+    const splitter = createLineSplitter({
+      maxBytes: maxLineBytes,
+      onLine,
+      onOverlong: (start) => overlong.note({ limit: maxLineBytes, start: start.toString('utf8') }),
     });
+    port.on('data', (chunk: Buffer) => splitter.push(chunk));
     // Without a listener an 'error' event would crash the process; close/open callbacks carry the real news.
     port.on('error', (error) => log.debug({ path, err: error }, 'serial port error'));
     // A vanished device (USB unplugged, pty far end gone) surfaces as a failed read, which serialport turns
@@ -129,6 +151,7 @@ export function createSerialLink({
       closing = true;
       clearTimeout(retryTimer);
       clearInterval(watchTimer);
+      overlong.flush();
       const port = current;
       if (port?.isOpen) await new Promise<void>((resolve) => port.close(() => resolve()));
       onState('disconnected');

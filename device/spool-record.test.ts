@@ -1,13 +1,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { crc32 } from 'node:zlib';
-import { decodeRecord, encodeAck, encodeReading } from './spool-record.ts';
+import { decodeRecord, encodeAck, encodeReadingRecord } from './spool-record.ts';
 
 const strip = (line: Buffer) => line.subarray(0, line.length - 1); // without its \n
 
 test('a reading is one checksummed line whose inner JSON is the protocol reading, byte for byte', () => {
   const reading = { seq: 7, timestamp: '2024-05-01T10:00:00.000Z', value: 'température="21,5" \u0001' };
-  const { line, jsonOffset, jsonBytes } = encodeReading('s-1', reading);
+  const { line, jsonOffset, jsonBytes } = encodeReadingRecord('s-1', reading);
   assert.is(line.at(-1), 0x0a);
   assert.match(line.toString(), /^[0-9a-f]{8} \{"type":"reading","session":"s-1","reading":\{/);
   const json = line.subarray(jsonOffset, jsonOffset + jsonBytes).toString();
@@ -22,7 +22,7 @@ test('an ack is one checksummed line', () => {
 });
 
 test('a torn, altered or foreign line is not believed', () => {
-  const { line } = encodeReading('s-1', { seq: 1, timestamp: 't', value: 'v' });
+  const { line } = encodeReadingRecord('s-1', { seq: 1, timestamp: 't', value: 'v' });
   const good = strip(line);
   assert.is(decodeRecord(good.subarray(0, good.length - 3)), undefined, 'torn');
   const flipped = Buffer.from(good);

@@ -1,13 +1,14 @@
 // One record of the device's spool: a line `<crc32 of the JSON, 8 hex digits> <JSON>\n`, so that a torn or
 // damaged line is recognised by its checksum and skipped instead of being believed.
 import { crc32 } from 'node:zlib';
-import type { Reading } from '../lib/device-protocol.ts';
+import { encodeReading, type Reading } from '../lib/device-protocol.ts';
 
 /**
  * A reading as stored: `{"type":"reading","session":…,"reading":{"seq":…,"timestamp":…,"value":…}}`. The inner
- * object is the protocol's `Reading` JSON as sent, so a frame is built from the file's bytes without re-encoding.
+ * object is the protocol's `Reading` JSON as sent (encodeReading's bytes), so a frame is built from the file's bytes
+ * without re-encoding.
  */
-export interface ReadingRecord {
+interface ReadingRecord {
   type: 'reading';
   session: string;
   seq: number;
@@ -17,23 +18,23 @@ export interface ReadingRecord {
 }
 
 /** Everything of `session` up to `seq` is forgotten: acknowledged (stored or refused) by the backend. */
-export interface AckRecord {
+interface AckRecord {
   type: 'ack';
   session: string;
   seq: number;
 }
 
-export type SpoolRecord = ReadingRecord | AckRecord;
+type SpoolRecord = ReadingRecord | AckRecord;
 
 const CRC_HEX = 8;
 const HEAD = CRC_HEX + 1; // the checksum and the space after it
 
-export function encodeReading(
+export function encodeReadingRecord(
   session: string,
   reading: Reading,
 ): { line: Buffer; jsonOffset: number; jsonBytes: number } {
   const prefix = readingPrefix(session);
-  const json = JSON.stringify({ seq: reading.seq, timestamp: reading.timestamp, value: reading.value });
+  const json = encodeReading(reading);
   return {
     line: encodeLine(`${prefix}${json}}`),
     jsonOffset: HEAD + Buffer.byteLength(prefix),
@@ -62,11 +63,11 @@ export function decodeRecord(line: Buffer): SpoolRecord | undefined {
   if (m.type !== 'reading' || typeof m.reading !== 'object' || m.reading === null) return undefined;
   const r = m.reading as Record<string, unknown>;
   if (!isSeq(r.seq) || typeof r.timestamp !== 'string' || typeof r.value !== 'string') return undefined;
-  // Only the layout encodeReading writes (these keys, in this order, nothing else): the reading's bytes are then
+  // Only the layout encodeReadingRecord writes (the protocol's encoder, byte for byte): the reading's bytes are then
   // exactly the JSON a frame needs.
   const prefix = readingPrefix(m.session);
-  if (Object.keys(m).length !== 3 || Object.keys(r).length !== 3) return undefined;
-  if (!text.startsWith(prefix) || !text.endsWith('}')) return undefined;
+  const reading = { seq: r.seq, timestamp: r.timestamp, value: r.value };
+  if (text !== `${prefix}${encodeReading(reading)}}`) return undefined;
   const jsonOffset = HEAD + Buffer.byteLength(prefix);
   return { type: 'reading', session: m.session, seq: r.seq, jsonOffset, jsonBytes: line.length - jsonOffset - 1 };
 }

@@ -28,6 +28,8 @@ export interface SpoolSegment {
   read(start: number, end: number): Buffer;
   /** Every line ending in `\n` with its offset (without the `\n`); `tornBytes` after the last one. */
   lines(): { lines: Array<{ offset: number; line: Buffer }>; tornBytes: number };
+  /** False once the file was removed (its directory deleted): the open file still reads, no name finds it. */
+  readonly linked: boolean;
   /** fdatasync: what was appended survives a power loss. */
   sync(): void;
   close(): void;
@@ -37,7 +39,7 @@ export interface SpoolSegment {
 
 const NAME = /^readings-(\d{12})\.spool$/;
 
-export const segmentName = (id: number) => `readings-${String(id).padStart(12, '0')}.spool`;
+const segmentName = (id: number) => `readings-${String(id).padStart(12, '0')}.spool`;
 
 /** The segment numbers in `dir`, oldest first; other files are left alone. */
 export function listSegments(dir: string): number[] {
@@ -107,6 +109,9 @@ function open(dir: string, id: number, flags: string): SpoolSegment {
       return offset;
     },
     read,
+    get linked() {
+      return closed || fstatSync(fd).nlink > 0;
+    },
     lines() {
       const all = read(0, bytes);
       const lines: Array<{ offset: number; line: Buffer }> = [];
@@ -123,7 +128,11 @@ function open(dir: string, id: number, flags: string): SpoolSegment {
     close,
     remove() {
       close();
-      unlinkSync(path);
+      try {
+        unlinkSync(path);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error; // gone with its directory
+      }
     },
   };
 }

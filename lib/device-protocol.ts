@@ -86,6 +86,33 @@ export interface AckMessage {
 
 export type DeviceMessage = HelloMessage | ReadingMessage | ReadingsMessage;
 
+/** The `hello` frame a device sends first on each socket. */
+export function helloFrame(deviceId: string, session: string): string {
+  return JSON.stringify({ type: 'hello', deviceId, session } satisfies HelloMessage);
+}
+
+/** One reading's JSON as a frame carries it: these keys in this order (the device's spool stores these bytes). */
+export function encodeReading({ seq, timestamp, value }: Reading): string {
+  return JSON.stringify({ seq, timestamp, value });
+}
+
+/** A `readings` frame of `deviceId` and `session` from its readings' JSON (encodeReading's), in ascending `seq`. */
+export function readingsFrame(deviceId: string, session: string, readings: readonly string[]): string {
+  return `${framePrefix(deviceId, session)}${readings.join(',')}${FRAME_SUFFIX}`;
+}
+
+/**
+ * The UTF-8 bytes a `readings` frame of `deviceId` and `session` leaves for its readings (their JSON and the commas
+ * between them) when the whole frame may take `frameBytes`: readings that fit make a frame of at most that size.
+ */
+export function readingsRoom(deviceId: string, session: string, frameBytes: number): number {
+  return frameBytes - Buffer.byteLength(framePrefix(deviceId, session)) - FRAME_SUFFIX.length;
+}
+
+const framePrefix = (deviceId: string, session: string) =>
+  `{"type":"readings","deviceId":${JSON.stringify(deviceId)},"session":${JSON.stringify(session)},"readings":[`;
+const FRAME_SUFFIX = ']}';
+
 /** Parses a device message; returns undefined for anything that is not one (the caller logs and ignores it). */
 export function parseDeviceMessage(data: string): DeviceMessage | undefined {
   const m = parseObject(data);

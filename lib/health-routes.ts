@@ -7,38 +7,36 @@ export interface HealthRoutesOptions {
   /** NODE_ENV, already defaulted to `production`. */
   environment: string;
   /**
-   * Extra liveness fields (the backend's `database`), derived from readiness state only: they are
-   * serialized once per readiness change, not per probe.
+   * Extra liveness fields (the backend's `database`, the device's backlog): plain JSON values, cheap to build. They
+   * are serialized again only when they differ from the last ones, not on every probe.
    */
   details?: () => Record<string, unknown>;
-  /**
-   * For details that change without readiness (the device's backlog): a number that changes whenever they do,
-   * so the probe re-serializes them only then.
-   */
-  detailsVersion?: () => number;
 }
 
 const HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
 const ALLOW = 'GET, HEAD';
 const OTHER_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'CONNECT'];
 
-export function createHealthRoutes({ readiness, environment, details, detailsVersion }: HealthRoutesOptions): Hono {
+export function createHealthRoutes({ readiness, environment, details }: HealthRoutesOptions): Hono {
   const routes = new Hono();
 
   const environmentJson = JSON.stringify(environment);
-  // The parts of both bodies that change only with readiness, serialized once per change.
+  // The parts of both bodies that change only with readiness, or with what the details show, serialized once per
+  // change.
   let cachedFor: ReadinessSnapshot | undefined;
-  let cachedVersion: number | undefined;
+  let cachedDetails: unknown;
   let detailsJson = '';
   let checksJson = '';
   const refresh = () => {
     const snapshot = readiness.snapshot();
-    const version = detailsVersion?.();
-    if (snapshot !== cachedFor || version !== cachedVersion) {
+    if (snapshot !== cachedFor) {
       cachedFor = snapshot;
-      cachedVersion = version;
-      detailsJson = details ? JSON.stringify(details()).slice(1, -1) : '';
       checksJson = JSON.stringify(snapshot.checks);
+    }
+    const shown = details?.();
+    if (!sameJson(shown, cachedDetails)) {
+      cachedDetails = shown;
+      detailsJson = shown ? JSON.stringify(shown).slice(1, -1) : '';
     }
     return snapshot;
   };
@@ -66,4 +64,13 @@ export function createHealthRoutes({ readiness, environment, details, detailsVer
 function methodNotAllowed(c: { req: { method: string; path: string } }) {
   const body = { error: `method ${c.req.method} is not allowed on ${c.req.path}; use GET or HEAD` };
   return new Response(JSON.stringify(body), { status: 405, headers: { ...HEADERS, Allow: ALLOW } });
+}
+
+/** Whether two plain JSON values (objects, arrays, primitives) have the same contents. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  return keys.every((key) => sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
 }

@@ -3,7 +3,7 @@
 // sends them again, before its own, against an in-process fake backend.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Service } from './support/spawn-service.ts';
@@ -13,6 +13,7 @@ import { ptyDir, removePtyDir, startPtyPair, type PtyPair } from './support/pty-
 import { jsonLines, startDevice } from './support/device-services.ts';
 import { startFakeBackend, type FakeBackend } from './support/fake-device-backend.ts';
 import { readingsOf } from '../lib/device-protocol.ts';
+import { expectRefusal } from './support/refused-start.ts';
 
 interface Ctx {
   backend: FakeBackend;
@@ -47,7 +48,7 @@ const start = (ctx: Ctx) =>
 
 const health = async (device: Service) =>
   (await (await fetch(`${device.url}/api/health`)).json()) as {
-    readings: { unacknowledged: number; spoolBytes: number; dropped: number };
+    readings: { unacknowledged: number; spoolBytes: number; dropped: number; unwritten: number };
   };
 /** The start-up line, which says what the spool held. */
 const listening = (device: Service) => jsonLines(device).find((line) => line.msg === 'device service listening');
@@ -142,6 +143,77 @@ test('SIGTERM keeps what is unacknowledged and says how many; the next process s
   assert.equal(
     ctx.backend.stored.map((r) => r.value),
     ['kept-1', 'kept-2'],
+  );
+});
+
+test('a second device service on the same spool directory is refused at start-up, in one line', async (ctx) => {
+  const first = await start(ctx);
+  await waitFor(() => listening(first), { what: 'the first device listening' });
+  const { fatal } = await expectRefusal(
+    'device/main.ts',
+    {
+      env: {
+        SERIAL_PATH: ctx.pty.devicePath,
+        BACKEND_URL: `http://127.0.0.1:${ctx.backend.port}`,
+        DEVICE_SPOOL_DIR: ctx.spool,
+      },
+    },
+    `device: DEVICE_SPOOL_DIR=${ctx.spool} is in use by another device service (pid ${first.pid}): ` +
+      'one device service per directory',
+  );
+  assert.is(fatal?.code, 'ESPOOLINUSE');
+  // SIGKILLed, the first leaves its lock behind: a dead process's lock is taken over.
+  first.signal('SIGKILL');
+  await first.waitExit(5000);
+  const next = await start(ctx);
+  await waitFor(() => listening(next), { what: 'the next device listening' });
+});
+
+test('spool directory removed at run time: made again, later lines stored; unwritable: 503 naming it', async (ctx) => {
+  const device = await start(ctx);
+  const ready = async () =>
+    (await fetch(`${device.url}/api/ready`)).json() as Promise<{ checks: Record<string, string> }>;
+  await waitFor(
+    async () => (await ready()).checks.backend === 'connected' && (await ready()).checks.serial === 'connected',
+    {
+      what: 'the device ready',
+    },
+  );
+  ctx.pty.write('before\n');
+  await waitFor(() => ctx.backend.stored.length === 1, { what: 'the first line stored' });
+  rmSync(ctx.spool, { recursive: true });
+  ctx.pty.write('after-1\nafter-2\n');
+  await waitFor(() => ctx.backend.stored.length === 3, { what: 'the lines after the removal stored' });
+  assert.ok(existsSync(ctx.spool), 'the directory is back');
+  assert.is((await ready()).checks.spool, 'writable');
+
+  // Where it cannot be made again (a file in its place), readiness says so, and the log names the cause once.
+  rmSync(ctx.spool, { recursive: true });
+  writeFileSync(ctx.spool, '');
+  ctx.pty.write('lost-1\nlost-2\nlost-3\n');
+  const res = await waitFor(
+    async () => {
+      const r = await fetch(`${device.url}/api/ready`);
+      return r.status === 503 ? r : undefined;
+    },
+    { what: 'readiness 503' },
+  );
+  assert.is(((await res.json()) as { checks: Record<string, string> }).checks.spool, 'unwritable');
+  await waitFor(async () => (await health(device)).readings.unwritten === 3, { what: 'three lines counted unwritten' });
+  assert.is((await health(device)).readings.dropped, 0, 'not "dropped (spool full)"');
+  const warnings = jsonLines(device).filter((line) => /could not write/.test(line.msg));
+  assert.equal(
+    warnings.map((w) => [w.level, w.code]),
+    [[40, 'ENOTDIR']],
+    'one warning, the rest summed',
+  );
+  rmSync(ctx.spool);
+  ctx.pty.write('back\n');
+  await waitFor(async () => (await ready()).checks.spool === 'writable', { what: 'writable again' });
+  await waitFor(() => ctx.backend.stored.length === 4, { what: 'the line after stored' });
+  assert.equal(
+    ctx.backend.stored.map((r) => r.value),
+    ['before', 'after-1', 'after-2', 'back'],
   );
 });
 

@@ -1,4 +1,5 @@
-// Retry delays for the serial port and the backend socket: exponential, capped, with jitter.
+// Retry delays (the device's serial port and backend socket, the backend's database writes): exponential, capped,
+// with jitter.
 
 export interface Backoff {
   /** The delay before the next attempt; each call doubles the base until the cap. */

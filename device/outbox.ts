@@ -1,0 +1,187 @@
+// The readings the backend has not acknowledged, as an index in memory: where each one's JSON is kept, which of
+// them the current socket has been sent, and the next frame within a byte and count budget. It touches no file:
+// the spool (reading-spool.ts) tells it what it wrote and hands it a function that reads those bytes back.
+import { readingsFrame, readingsRoom } from '../lib/device-protocol.ts';
+
+interface OutboxOptions {
+  /** The bytes from `start` to `end` of `block` (a spool segment), where `add` said readings are. */
+  read(block: number, start: number, end: number): Buffer;
+}
+
+/** What a frame may hold. */
+export interface FrameLimits {
+  /** Named in the frame (the socket's hello names it too). */
+  deviceId: string;
+  /** The largest frame, in UTF-8 bytes; a reading too large for it still goes, alone. */
+  maxBytes: number;
+  /** Readings sent and not yet acknowledged at most. */
+  inFlightMax: number;
+}
+
+/** A `readings` frame ready to send, and what it holds. */
+interface Frame {
+  text: string;
+  session: string;
+  count: number;
+  firstSeq: number;
+  lastSeq: number;
+}
+
+export interface Outbox {
+  /** Unacknowledged readings. */
+  readonly size: number;
+  /** A reading kept at `offset` (`bytes` long) in `block`: the last block, or a newer one. */
+  add(block: number, session: string, seq: number, offset: number, bytes: number): void;
+  /** Forgets `session`'s readings up to `seq`: how many, and which of them are in `refused`. */
+  forget(session: string, seq: number, refused?: ReadonlySet<number>): { forgotten: number; refused: number[] };
+  /** Unacknowledged readings in `block`. */
+  live(block: number): number;
+  /** Forgets `block` and whatever it holds; returns how many unacknowledged readings went with it. */
+  drop(block: number): number;
+  /** The oldest unacknowledged reading. */
+  oldest(): { session: string; seq: number } | undefined;
+  /** A new socket: nothing is in flight, and sending starts again from the oldest unacknowledged reading. */
+  rewind(): void;
+  /** Whether `next` has a frame: a reading not yet sent, and room in flight for it. */
+  hasNext(limits: FrameLimits): boolean;
+  /** The next frame: consecutive unsent readings of one session, as many as the limits allow (one at least). */
+  next(limits: FrameLimits): Frame | undefined;
+}
+
+/** One session's readings in one spool segment, in ascending `seq`. */
+interface Block {
+  id: number;
+  session: string;
+  seqs: number[];
+  /** Where each reading's JSON starts, and its length. */
+  offsets: number[];
+  lengths: number[];
+  /** Readings before this index are forgotten. */
+  head: number;
+}
+
+/** The last reading sent on the current socket. */
+interface Cursor {
+  block: number;
+  index: number;
+}
+
+const live = (b: Block) => b.seqs.length - b.head;
+
+export function createOutbox({ read }: OutboxOptions): Outbox {
+  let blocks: Block[] = [];
+  let size = 0;
+  let sent: Cursor | undefined;
+
+  /** Where the first unsent reading is, if any. */
+  function unsent(): { block: Block; index: number } | undefined {
+    for (const block of blocks) {
+      if (sent && block.id < sent.block) continue;
+      const index = sent && block.id === sent.block ? Math.max(sent.index + 1, block.head) : block.head;
+      if (index < block.seqs.length) return { block, index };
+    }
+    return undefined;
+  }
+
+  /** Unacknowledged readings the current socket has been sent. */
+  function inFlight(): number {
+    if (!sent) return 0;
+    let count = 0;
+    for (const b of blocks) {
+      if (b.id < sent.block) count += live(b);
+      else if (b.id === sent.block) count += Math.max(0, Math.min(sent.index + 1, b.seqs.length) - b.head);
+    }
+    return count;
+  }
+
+  /** How many readings from `index` on go in one frame: within the count, and the bytes (one at least). */
+  function frameEnd(block: Block, index: number, maxCount: number, room: number): number {
+    let end = index;
+    let bytes = 0;
+    while (end < block.seqs.length && end - index < maxCount) {
+      const add = block.lengths[end]! + (end > index ? 1 : 0); // a comma before each but the first
+      if (end > index && bytes + add > room) break;
+      bytes += add;
+      end += 1;
+    }
+    return end;
+  }
+
+  return {
+    get size() {
+      return size;
+    },
+    add(id, session, seq, offset, bytes) {
+      let block = blocks.at(-1);
+      if (!block || block.id < id) {
+        block = { id, session, seqs: [], offsets: [], lengths: [], head: 0 };
+        blocks.push(block);
+      } else if (block.id > id || block.session !== session) {
+        throw new Error(
+          `outbox: a reading of ${session} in block ${id} does not follow block ${block.id} of ${block.session}`,
+        );
+      }
+      block.seqs.push(seq);
+      block.offsets.push(offset);
+      block.lengths.push(bytes);
+      size += 1;
+    },
+    forget(session, seq, refused) {
+      const before = size;
+      const refusedLive: number[] = [];
+      for (const b of blocks) {
+        if (b.session !== session) continue;
+        while (b.head < b.seqs.length && b.seqs[b.head]! <= seq) {
+          if (refused?.has(b.seqs[b.head]!)) refusedLive.push(b.seqs[b.head]!);
+          b.head += 1;
+          size -= 1;
+        }
+        if (b.head < b.seqs.length) break; // the rest of this session is newer
+      }
+      return { forgotten: before - size, refused: refusedLive };
+    },
+    live(id) {
+      const block = blocks.find((b) => b.id === id);
+      return block ? live(block) : 0;
+    },
+    drop(id) {
+      const block = blocks.find((b) => b.id === id);
+      if (!block) return 0;
+      blocks = blocks.filter((b) => b !== block);
+      size -= live(block);
+      return live(block);
+    },
+    oldest() {
+      const b = blocks.find((block) => live(block) > 0);
+      return b && { session: b.session, seq: b.seqs[b.head]! };
+    },
+    rewind() {
+      sent = undefined;
+    },
+    hasNext(limits) {
+      return unsent() !== undefined && inFlight() < limits.inFlightMax;
+    },
+    next({ deviceId, maxBytes, inFlightMax }) {
+      const at = unsent();
+      const maxCount = inFlightMax - inFlight();
+      if (!at || maxCount < 1) return undefined;
+      const { block, index } = at;
+      const end = frameEnd(block, index, maxCount, readingsRoom(deviceId, block.session, maxBytes));
+      const base = block.offsets[index]!;
+      const bytes = read(block.id, base, block.offsets[end - 1]! + block.lengths[end - 1]!);
+      const readings: string[] = [];
+      for (let k = index; k < end; k++) {
+        const start = block.offsets[k]! - base;
+        readings.push(bytes.toString('utf8', start, start + block.lengths[k]!));
+      }
+      sent = { block: block.id, index: end - 1 };
+      return {
+        text: readingsFrame(deviceId, block.session, readings),
+        session: block.session,
+        count: end - index,
+        firstSeq: block.seqs[index]!,
+        lastSeq: block.seqs[end - 1]!,
+      };
+    },
+  };
+}

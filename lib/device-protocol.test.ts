@@ -1,0 +1,80 @@
+// The readings frame, encoded and parsed back: what the encoder writes the parser reads whole, and the byte room it
+// gives is the frame's exact size, for any text a serial line may hold.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import {
+  encodeReading,
+  helloFrame,
+  parseDeviceMessage,
+  readingsFrame,
+  readingsRoom,
+  type Reading,
+} from './device-protocol.ts';
+
+// Characters that JSON escapes or that take several UTF-8 bytes: quotes, backslashes, control characters, 2-, 3- and
+// 4-byte characters (a surrogate pair), and the ones JavaScript and JSON disagree on (U+2028).
+const ALPHABET = ['a', 'Z', '7', ' ', '"', '\\', '/', '\n', '\r', '\t', '\u0000', '\u001f', 'é', '€', '😀', '\u2028'];
+
+/** A small seeded generator (mulberry32): a failure names its seed and repeats. */
+function generator(seed: number) {
+  let a = seed;
+  const random = () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const int = (n: number) => Math.floor(random() * n);
+  const text = (max: number) => Array.from({ length: int(max + 1) }, () => ALPHABET[int(ALPHABET.length)]).join('');
+  return { int, text };
+}
+
+const bytes = (text: string) => Buffer.byteLength(text);
+
+test('random readings round-trip through the frame, and the room is the frame size exactly', () => {
+  for (let seed = 1; seed <= 300; seed++) {
+    const { int, text } = generator(seed);
+    const deviceId = `dev-${text(8)}`;
+    const session = `s${text(8)}`;
+    let seq = int(1000);
+    const readings: Reading[] = Array.from({ length: 1 + int(20) }, () => ({
+      seq: (seq += 1 + int(3)),
+      timestamp: text(3) || '2024-05-01T10:00:00.000Z',
+      value: text(40),
+    }));
+    const encoded = readings.map(encodeReading);
+    const frame = readingsFrame(deviceId, session, encoded);
+    assert.equal(parseDeviceMessage(frame), { type: 'readings', deviceId, session, readings }, `seed ${seed}`);
+    const used = encoded.reduce((sum, json) => sum + bytes(json), 0) + encoded.length - 1;
+    assert.is(readingsRoom(deviceId, session, bytes(frame)), used, `seed ${seed}: the room is what the readings use`);
+  }
+});
+
+test('at the byte limit the frame is exactly the limit; one byte more does not fit', () => {
+  const limit = 4096;
+  for (const filler of ['x', 'é', '€', '"', '\\']) {
+    const deviceId = 'device-"1"';
+    const session = 'sessión';
+    const room = readingsRoom(deviceId, session, limit);
+    const head = encodeReading({ seq: 1, timestamp: 't', value: '' });
+    // Fill with `filler` as far as it goes, then with one-byte characters up to the room exactly.
+    let value = filler.repeat(Math.floor((room - bytes(head)) / bytes(JSON.stringify(filler).slice(1, -1))));
+    while (bytes(encodeReading({ seq: 1, timestamp: 't', value: `${value}a` })) <= room) value += 'a';
+    const exact = [encodeReading({ seq: 1, timestamp: 't', value })];
+    assert.is(bytes(exact[0]!), room, filler);
+    const frame = readingsFrame(deviceId, session, exact);
+    assert.is(bytes(frame), limit, `${filler}: the frame is the limit`);
+    assert.equal((parseDeviceMessage(frame) as { readings: Reading[] }).readings, [{ seq: 1, timestamp: 't', value }]);
+    const over = readingsFrame(deviceId, session, [encodeReading({ seq: 1, timestamp: 't', value: `${value}a` })]);
+    assert.is(bytes(over), limit + 1, `${filler}: one byte over`);
+    assert.is(readingsRoom(deviceId, session, bytes(over)), room + 1);
+  }
+});
+
+test('encodeReading writes seq, timestamp and value in that order, nothing else', () => {
+  const json = encodeReading({ seq: 3, timestamp: 't', value: 'v', extra: 1 } as Reading);
+  assert.is(json, '{"seq":3,"timestamp":"t","value":"v"}');
+  assert.equal(parseDeviceMessage(helloFrame('d', 's')), { type: 'hello', deviceId: 'd', session: 's' });
+});
+
+test.run();
