@@ -1,13 +1,13 @@
 // The smoke's result as a file: what --json writes (SmokeResult, smoke/types.ts), and the one way a tool reads it
 // back. The reader checks the shape by hand, so a file the smoke did not write is a one-line problem, never a PASS.
 import { readFile } from 'node:fs/promises';
-import type { Kind, ProbeRecord, SmokeResult, SmokeSummary, Target, Verdict } from './types.ts';
+import type { Kind, ProbeRecord, SmokeResult, SmokeSummary, Target, SmokeVerdict } from './types.ts';
 
 const KINDS: readonly Kind[] = ['HEALTH', 'READY', 'LOAD'];
 const TARGETS: readonly Target[] = ['backend', 'device', 'frontend'];
-const VERDICTS: readonly Verdict[] = ['PASS', 'FAIL'];
+const VERDICTS: readonly SmokeVerdict[] = ['PASS', 'FAIL'];
 
-const verdict = (ok: boolean): Verdict => (ok ? 'PASS' : 'FAIL');
+const verdict = (ok: boolean): SmokeVerdict => (ok ? 'PASS' : 'FAIL');
 
 /** The summary as --json writes it (URLs already redacted by the caller). */
 export function toSmokeResult(s: SmokeSummary): SmokeResult {
@@ -59,7 +59,7 @@ const show = (value: unknown) => (value === undefined ? 'missing' : JSON.stringi
 /** The first way `value` differs from a SmokeResult, or undefined when it is one. */
 export function shapeProblem(value: unknown): string | undefined {
   if (!isObject(value)) return `expected an object, found ${Array.isArray(value) ? 'an array' : show(value)}`;
-  if (!VERDICTS.includes(value.result as Verdict)) return `result is ${show(value.result)}, expected PASS or FAIL`;
+  if (!VERDICTS.includes(value.result as SmokeVerdict)) return `result is ${show(value.result)}, expected PASS or FAIL`;
   for (const key of ['passed', 'failed', 'total', 'ms'] as const)
     if (!isCount(value[key])) return `${key} is ${show(value[key])}, expected a whole number`;
   if (typeof value.startedAt !== 'string') return `startedAt is ${show(value.startedAt)}, expected a string`;
@@ -84,7 +84,7 @@ function probeProblem(probe: unknown): string | undefined {
   if (!TARGETS.includes(probe.target as Target))
     return `target is ${show(probe.target)}, expected ${TARGETS.join(', ')}`;
   if (typeof probe.url !== 'string') return `url is ${show(probe.url)}, expected a string`;
-  if (!VERDICTS.includes(probe.result as Verdict)) return `result is ${show(probe.result)}, expected PASS or FAIL`;
+  if (!VERDICTS.includes(probe.result as SmokeVerdict)) return `result is ${show(probe.result)}, expected PASS or FAIL`;
   if (!isCount(probe.ms)) return `ms is ${show(probe.ms)}, expected a whole number`;
   if (probe.reason !== null && typeof probe.reason !== 'string')
     return `reason is ${show(probe.reason)}, expected a string or null`;

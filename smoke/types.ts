@@ -45,11 +45,11 @@ export interface SmokeSummary {
   probes: ProbeResult[];
 }
 
-export type Verdict = 'PASS' | 'FAIL';
+export type SmokeVerdict = 'PASS' | 'FAIL';
 
 /** One probe as `--json` writes it (smoke/result.ts): its verdict as a word, and its reasons also as one line. */
 export type ProbeRecord = Omit<ProbeResult, 'ok'> & {
-  result: Verdict;
+  result: SmokeVerdict;
   /** The reasons joined with `; `; null when it passed. */
   reason: string | null;
 };
@@ -58,4 +58,4 @@ export type ProbeRecord = Omit<ProbeResult, 'ok'> & {
  * The smoke's result: exactly what `--json` writes, and the one shape the tools that run the smoke (the commit
  * trailer, through the local stack too) read, through smoke/result.ts. Never the lines printed for people.
  */
-export type SmokeResult = Omit<SmokeSummary, 'ok' | 'probes'> & { result: Verdict; probes: ProbeRecord[] };
+export type SmokeResult = Omit<SmokeSummary, 'ok' | 'probes'> & { result: SmokeVerdict; probes: ProbeRecord[] };

@@ -1,9 +1,12 @@
 // The compose path of the trailer: bring the stack up healthy, smoke it, and always bring it down again.
 // The stack publishes on free ports of its own (host port 0; compose.yaml reads FRONTEND_PORT and BACKEND_PORT)
 // and the smoke probes the ports compose reports, so a developer's stack on 3000/3001 never makes it fail.
-import { explain, runCommand, type CommandResult } from './exec.ts';
-import { passDetail, type Trailer } from './format.ts';
-import { runSmoke, type SmokeTargets } from './smoke.ts';
+import { explain, runCommand, type CommandResult } from '../../tools/child-process.ts';
+import { passDetail, type Trailer } from './line.ts';
+import { smokeAgainst, type SmokeTargets } from './smoke.ts';
+
+/** The trailer's own project name, so `down --volumes` never touches a developer's running stack. */
+export const COMPOSE_PROJECT = 'service-health-kit-smoke';
 
 export interface ComposeOptions {
   runtime: string;
@@ -67,7 +70,7 @@ export async function composeTrailer(options: ComposeOptions): Promise<Trailer> 
     if (typeof frontend !== 'string') return frontend;
     const backend = options.targets.backend ?? (await publishedUrl(runtime, compose, 'backend', env));
     if (typeof backend !== 'string') return backend;
-    const smoke = await runSmoke(
+    const smoke = await smokeAgainst(
       { frontend, backend },
       { artifacts: options.artifacts, probeTimeoutMs: options.probeTimeoutMs, env },
     );

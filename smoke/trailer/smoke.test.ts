@@ -11,7 +11,7 @@ import { toJson } from '../reports.ts';
 import { readSmokeResult } from '../result.ts';
 import type { SmokeSummary } from '../types.ts';
 import { failingRun, passingRun } from '../../test/support/smoke-summary.ts';
-import type { CommandResult } from './exec.ts';
+import type { CommandResult } from '../../tools/child-process.ts';
 import { smokeOutcome } from './smoke.ts';
 
 const scratch = createScratch('trailer-smoke-test-');
