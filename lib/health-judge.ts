@@ -122,6 +122,10 @@ function _missingChecks(body: Body, required: readonly string[]): string[] {
   return required.filter((key) => !Object.hasOwn(checks, key)).map((key) => `checks.${key} is missing`);
 }
 
+/** The checks whose state does not mean "fine" (`database: disconnected`), in the body's order. */
+export const failingChecks = (checks: Record<string, unknown>) =>
+  Object.entries(checks).filter(([, v]) => !(typeof v === 'string' && GOOD_CHECKS.has(v)));
+
 function _checks(body: Body): Record<string, string> {
   const checks: Record<string, string> = {};
   const given = body.checks;
@@ -136,7 +140,7 @@ function _checksLine(body: Body): string[] {
   if (typeof checks !== 'object' || checks === null || Array.isArray(checks)) return [];
   const entries = Object.entries(checks as Record<string, unknown>);
   if (entries.length === 0) return [];
-  const failing = entries.filter(([, v]) => !(typeof v === 'string' && GOOD_CHECKS.has(v)));
+  const failing = failingChecks(checks as Record<string, unknown>);
   const shown = (failing.length ? failing : entries).map(([k, v]) => `${k}=${typeof v === 'string' ? v : _json(v)}`);
   return [`checks: ${shown.join(', ')}`];
 }

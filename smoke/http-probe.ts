@@ -7,9 +7,15 @@ export interface Attempt {
   ok: boolean;
   ms: number;
   reasons: string[];
+  /** READY: the readiness body's checks, when the body could be read. */
+  checks?: Record<string, string>;
+  /** A failed attempt's body, its start on one line, for the failure report. */
+  body?: string;
 }
 
 const PATHS = { HEALTH: 'api/health', READY: 'api/ready' } as const;
+// Enough of a health body to show its fields; the reasons already quote the start of anything else.
+const BODY_EXCERPT = 400;
 
 /** The endpoint of a probe under the service's base URL (a path prefix is kept). */
 export const probeUrl = (base: string, kind: 'HEALTH' | 'READY') => endpointUrl(base, PATHS[kind]);
@@ -22,10 +28,15 @@ export async function httpProbe(
   timeout: number,
 ): Promise<Attempt> {
   const got = await httpGet(url, { timeout });
-  const reasons = !got.reached
-    ? [got.reason]
-    : kind === 'HEALTH'
-      ? judgeLiveness(got).reasons
-      : judgeReadiness(got, REQUIRED_CHECKS[service]).reasons;
-  return { ok: reasons.length === 0, ms: got.ms, reasons };
+  if (!got.reached) return { ok: false, ms: got.ms, reasons: [got.reason] };
+  const judged = kind === 'HEALTH' ? judgeLiveness(got) : judgeReadiness(got, REQUIRED_CHECKS[service]);
+  const reasons = judged.reasons;
+  const checks = 'checks' in judged && Object.keys(judged.checks).length > 0 ? { checks: judged.checks } : {};
+  const body = reasons.length > 0 && got.body.trim() ? { body: excerpt(got.body) } : {};
+  return { ok: reasons.length === 0, ms: got.ms, reasons, ...checks, ...body };
 }
+
+const excerpt = (text: string) => {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > BODY_EXCERPT ? `${flat.slice(0, BODY_EXCERPT)}…` : flat;
+};

@@ -56,7 +56,7 @@ async function produceTrailer(options: ProduceOptions, env: NodeJS.ProcessEnv): 
     return { verdict: 'SKIPPED', detail: `no compose file in the project (looked for ${COMPOSE_FILES.join(', ')})` };
   return composeTrailer({
     runtime: runtime.runtime,
-    file,
+    files: [file],
     project: COMPOSE_PROJECT,
     waitTimeoutS: options.waitTimeoutS,
     targets: { frontend: options.frontend, backend: options.backend },

@@ -3,6 +3,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { failingChecks } from '../../lib/health-judge.ts';
 import { explain, runCommand, type CommandResult } from '../../tools/child-process.ts';
 import { projectRoot as root } from '../../tools/project-root.ts';
 import { readSmokeResult, type ReadResult } from '../result.ts';
@@ -24,8 +25,17 @@ export interface SmokeOptions {
 /** The smoke's verdict, or ERROR where it gave none: it could not run (its exit 2), or left no result to trust. */
 export type SmokeOutcome =
   | { result: Extract<SmokeVerdict, 'PASS'>; total: number }
-  /** `first`: the first failing probe, or why there is none to name; `counts` when the result could be read. */
-  | { result: Extract<SmokeVerdict, 'FAIL'>; first: string; counts?: { failed: number; total: number } }
+  /**
+   * `first`: the first failing probe and its cause, or why there is none to name. When the result could be read:
+   * `counts`, the `failing` probes as it wrote them, and the failure report it wrote (`report`).
+   */
+  | {
+      result: Extract<SmokeVerdict, 'FAIL'>;
+      first: string;
+      counts?: { failed: number; total: number };
+      failing?: ProbeRecord[];
+      report?: string | null;
+    }
   | { result: 'ERROR'; problem: string };
 
 // Four services start, become ready, then a browser loads the page; generous on a busy machine.
@@ -93,18 +103,26 @@ export function smokeOutcome(run: CommandResult, read: ReadResult | undefined, t
   if (run.code === 0 && result.result === 'PASS') return { result: 'PASS', total: result.total };
   if (run.code === 1 && result.result === 'FAIL') {
     // A FAIL result has a failing probe: readSmokeResult checked the counts.
-    const failing = result.probes.find((probe) => probe.result === 'FAIL')!;
+    const failing = result.probes.filter((probe) => probe.result === 'FAIL');
     const counts = { failed: result.failed, total: result.total };
-    return { result: 'FAIL', first: describeProbe(failing), counts };
+    return { result: 'FAIL', first: describeProbe(failing[0]!), counts, failing, report: result.report };
   }
   const counts = `${result.failed}/${result.total} failed`;
   const problem = `smoke exited ${run.code}, but its result says ${result.result} (${counts})`;
   return run.code === 1 ? { result: 'FAIL', first: problem } : { result: 'ERROR', problem };
 }
 
-/** `[READY] backend: HTTP 503 ...`: the form a FAIL trailer uses. */
-const describeProbe = (probe: ProbeRecord) =>
-  `[${probe.kind}] ${probe.target}: ${probe.reason ?? 'failed (no reason given)'}`;
+/**
+ * `[READY] backend: database disconnected`: the form a FAIL trailer uses. The readiness checks that are not fine
+ * name the cause where the body listed them; otherwise the probe's reason (`HTTP 503 …`, `connection refused …`).
+ */
+const describeProbe = (probe: ProbeRecord) => {
+  const failing = failingChecks(probe.checks ?? {});
+  const cause = failing.length
+    ? failing.map(([check, state]) => `${check} ${String(state)}`).join(', ')
+    : (probe.reason ?? 'failed (no reason given)');
+  return `[${probe.kind}] ${probe.target}: ${cause}`;
+};
 
 /** Runs `use` with the path of a result file in a fresh temporary directory, removed afterwards. */
 async function withResultFile<T>(prefix: string, use: (jsonFile: string) => Promise<T>): Promise<T> {
