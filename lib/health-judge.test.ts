@@ -114,7 +114,7 @@ test('readiness checks: every string-valued check as reported, for any state', (
   assert.equal(judgeReadiness(res(200, '<html>', 'text/html')).checks, {});
 });
 
-test('readiness: the checks a service always reports are required, so a swapped URL fails naming what is missing', () => {
+test('readiness: the checks a service always reports are required, a swapped URL fails naming the missing one', () => {
   const device = { status: 'ready', timestamp: ready.timestamp, checks: { serial: 'connected', backend: 'connected' } };
   assert.equal(judgeReadiness(res(200, ready), REQUIRED_CHECKS.backend), {
     state: 'ready',

@@ -61,7 +61,7 @@ test('a body holding backticks cannot close its code block early', () => {
   assert.match(md, /\n`````\na ``` b ```` c\n`````\n/);
 });
 
-test('writeReports on a FAIL: smoke-report.md beside the screenshots, in the JSON result and the step summary', async () => {
+test('writeReports on a FAIL: smoke-report.md beside the screenshots, named in the JSON and step summary', async () => {
   const artifacts = scratch.dir;
   const json = join(artifacts, 'out/r.json');
   const stepSummary = join(artifacts, 'summary.md');
@@ -96,7 +96,8 @@ test('a report that cannot be written is a warning; the run goes on and its JSON
   const missing = join(scratch.dir, 'no-such-dir');
   await writeReports(broken, { json, junit: null, artifacts: missing }, {}, (line) => warnings.push(line));
   assert.equal(warnings, [
-    `smoke: warning: cannot write ${join(missing, 'smoke-report.md')}: ENOENT, no such directory, and it cannot be created there`,
+    `smoke: warning: cannot write ${join(missing, 'smoke-report.md')}: ` +
+      'ENOENT, no such directory, and it cannot be created there',
   ]);
   const read = await readSmokeResult(json);
   assert.is(read.ok && read.result.report, null);

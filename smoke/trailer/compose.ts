@@ -74,7 +74,7 @@ export async function composeTrailer(options: ComposeOptions): Promise<Trailer> 
         timeoutMs: upLimitMs,
       },
     );
-    if (up.code !== 0) return upFailed(stack, up, upLimitMs);
+    if (up.code !== 0) return await upFailed(stack, up, upLimitMs); // await: the evidence is read before `down`
     const frontend = options.targets.frontend ?? (await publishedUrl(runtime, compose, 'frontend', env));
     if (typeof frontend !== 'string') return frontend;
     const backend = options.targets.backend ?? (await publishedUrl(runtime, compose, 'backend', env));
@@ -84,7 +84,7 @@ export async function composeTrailer(options: ComposeOptions): Promise<Trailer> 
       { artifacts: options.artifacts, probeTimeoutMs: options.probeTimeoutMs, env },
     );
     if (smoke.result === 'PASS') return { verdict: 'PASS', detail: passDetail(smoke.total, runtime) };
-    if (smoke.result === 'FAIL') return probeFailed(stack, smoke);
+    if (smoke.result === 'FAIL') return await probeFailed(stack, smoke);
     return { verdict: 'SKIPPED', detail: `${smoke.problem} (against ${runtime} compose)` };
   } finally {
     const down = await runCommand(runtime, [...compose, 'down', '--volumes', '--remove-orphans'], {

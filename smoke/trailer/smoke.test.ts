@@ -107,7 +107,7 @@ test('a smoke that could not run: its last line of complaint, whatever file is t
   });
 });
 
-test('a FAIL names the readiness checks that are not fine as its cause, and carries the report the smoke wrote', async () => {
+test('a FAIL names the checks that are not fine as its cause, and carries the report of the smoke', async () => {
   const ready = failingRun.probes[1]!;
   const checks = { database: 'disconnected', devices: 'ok', cache: 'starting' };
   const run = { ...failingRun, probes: failingRun.probes.map((p) => (p === ready ? { ...ready, checks } : p)) };
