@@ -395,7 +395,8 @@ test('compose up fails on a health check that cannot run: its output names the c
     FAKE_HEALTH: JSON.stringify({ Status: 'unhealthy', Log: [{ ExitCode: -1, Output: exec }] }),
   });
   assert.is(run.code, 0, run.stderr);
-  const detail = `docker compose up did not become healthy (${unhealthy}; backend health check: ${exec})`;
+  const cause = 'exec: "node": executable file not found in $PATH: unknown';
+  const detail = `docker compose up did not become healthy (${unhealthy}; backend health check: ${cause})`;
   assert.ok(detail.length < 300, 'one line, not cut');
   assert.equal(run.stdout, [`smoke: FAIL — ${detail}`]);
   const report = readFileSync(join(dir, 'artifacts', 'smoke-report.md'), 'utf8');

@@ -4,6 +4,7 @@
 // developer's stack on 3000/3001 never makes it fail.
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { failingChecks } from '../../lib/health-judge.ts';
 import { explain, runCommand, type CommandResult } from '../../tools/child-process.ts';
 import { REPORT_NAME } from '../artifacts.ts';
 import { addToReport, causeOf, evidenceSection, gatherEvidence } from './evidence.ts';
@@ -138,7 +139,7 @@ async function upFailed(stack: Stack, up: CommandResult, limitMs: number): Promi
   // Whichever service is not running healthy says why: its health check first, else its log.
   const evidence = await gatherEvidence({ ...stack, probed: [] });
   const blamed = 'services' in evidence ? evidence.services[0]?.service : undefined;
-  const cause = blamed ? causeOf(evidence, blamed, 'health') : '';
+  const cause = blamed ? causeOf(evidence, blamed, { prefer: 'health' }) : '';
   const trailer: Trailer = {
     verdict: 'FAIL',
     detail: `${runtime} compose up did not become healthy (${why}${cause ? `; ${cause}` : ''})`,
@@ -151,7 +152,9 @@ async function upFailed(stack: Stack, up: CommandResult, limitMs: number): Promi
 async function probeFailed(stack: Stack, smoke: Extract<SmokeOutcome, { result: 'FAIL' }>): Promise<Trailer> {
   const probed = [...new Set((smoke.failing ?? []).map((probe) => probe.target))];
   const evidence = await gatherEvidence({ ...stack, probed });
-  const cause = probed[0] ? causeOf(evidence, probed[0], 'log') : '';
+  // The checks that are not fine say what to look for in the log: the `database` warning, not its consequences.
+  const topics = failingChecks(smoke.failing?.[0]?.checks ?? {}).map(([check]) => check);
+  const cause = probed[0] ? causeOf(evidence, probed[0], { topics }) : '';
   const trailer: Trailer = { verdict: 'FAIL', detail: `${smoke.first}${cause ? ` (${cause})` : ''}` };
   await report(stack, trailer, evidenceSection(evidence, stack.project), smoke.report);
   return trailer;

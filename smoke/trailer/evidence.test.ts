@@ -29,6 +29,16 @@ test('a JSON log: the last warning that gives a reason, over later warnings that
   assert.is(logCause([json(30, 'listening'), json(30, 'request')]), undefined, 'info lines name no cause');
 });
 
+test('a warning about a failing check wins over its later consequences', () => {
+  const consequence = json(40, 'answered 1 read with 503', {
+    path: '/api/devices',
+    reason: 'the database is not connected',
+  });
+  assert.is(logCause([...backendLog, consequence]), 'the database is not connected', 'no topic: the last one');
+  assert.is(logCause([...backendLog, consequence], ['database']), 'getaddrinfo ENOTFOUND database');
+  assert.is(logCause([consequence], ['database']), 'the database is not connected', 'none on topic: the last one');
+});
+
 test('a text log: its last line that names a failure; none, no cause', () => {
   const frontend = [
     '2026-01-01T10:00:00.000Z frontend listening on 3000',
@@ -50,7 +60,8 @@ test('a health check: the last line of its last failing run; passing runs name n
       { exitCode: 0, output: '' },
       { exitCode: -1, output: `${exec}\n` },
     ]),
-    exec,
+    'exec: "curl": executable file not found in $PATH: unknown',
+    "the engine's wrappers left out",
   );
   assert.is(healthCause([{ exitCode: 1, output: 'connect ECONNREFUSED\nstill failing\n' }]), 'still failing');
   assert.is(healthCause([{ exitCode: 1, output: '' }]), 'exit 1, nothing printed');
@@ -82,11 +93,11 @@ const evidence: Evidence = {
 test('the cause of a service: its log or its health check as asked, labelled with where it came from', () => {
   assert.is(causeOf(evidence, 'backend'), 'backend log: getaddrinfo ENOTFOUND database');
   assert.is(
-    causeOf(evidence, 'frontend', 'health'),
+    causeOf(evidence, 'frontend', { prefer: 'health' }),
     'frontend health check: curl: (7) Failed to connect to localhost port 3000',
   );
   assert.is(
-    causeOf(evidence, 'frontend', 'log'),
+    causeOf(evidence, 'frontend', { prefer: 'log' }),
     'frontend health check: curl: (7) Failed to connect to localhost port 3000',
     'the health check when the log names nothing',
   );

@@ -72,7 +72,7 @@ export async function gatherEvidence({ runtime, compose, probed, env }: Evidence
       String(LOG_LINES),
       row.Service,
     ]);
-    if (logs.code === 0) evidence.log = lines(redact(`${logs.stdout}\n${logs.stderr}`, env));
+    if (logs.code === 0) evidence.log = lines(redact(plainText(`${logs.stdout}\n${logs.stderr}`), env));
     else evidence.problem = `its log could not be read (${redact(explain(`${runtime} compose logs`, logs), env)})`;
     const inspect = await run(['inspect', '--format', '{{json .State.Health}}', row.ID]);
     if (inspect.code === 0) evidence.checks = healthEntries(inspect.stdout, env);
@@ -111,6 +111,8 @@ function healthEntries(stdout: string, env: NodeJS.ProcessEnv): ServiceEvidence[
 }
 
 const lines = (text: string) => text.split(/\r?\n/).filter((line) => line.trim() !== '');
+// `compose logs` starts each line with an erase-line code even with --no-color; a pretty log may hold colours.
+const plainText = (text: string) => text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
 
 /** Credentials in URLs, as everywhere (lib/redact-url.ts), and the values of secret variables the stack was given. */
 function redact(text: string, env: NodeJS.ProcessEnv): string {
@@ -122,13 +124,16 @@ function redact(text: string, env: NodeJS.ProcessEnv): string {
 
 /**
  * What a service's log says went wrong, in one phrase: the last warning or error of a JSON log line (its
- * `reason`, its error's message, else its `msg`), or of a text log the last line that names a failure.
+ * `reason`, its error's message, else its `msg`), or of a text log the last line that names a failure. A warning
+ * about one of `topics` (the failing checks: a line with a `database` field) wins over later ones, which are
+ * mostly consequences (a read refused because the database is down).
  */
-export function logCause(log: string[]): string | undefined {
+export function logCause(log: string[], topics: string[] = []): string | undefined {
   const entries = log.map(parseEntry);
   const warnings = entries.filter((entry) => entry && entry.level >= 40) as LogEntry[];
   const explained = warnings.filter((entry) => entry.cause !== undefined);
-  const json = explained.at(-1)?.cause ?? warnings.at(-1)?.msg;
+  const onTopic = explained.filter((entry) => topics.some((topic) => entry.fields.includes(topic)));
+  const json = onTopic.at(-1)?.cause ?? explained.at(-1)?.cause ?? warnings.at(-1)?.msg;
   if (json) return phrase(json);
   const text = log.filter((line, i) => !entries[i] && FAILURE_WORDS.test(line)).at(-1);
   return text === undefined ? undefined : phrase(text);
@@ -141,6 +146,7 @@ interface LogEntry {
   level: number;
   msg?: string;
   cause?: string;
+  fields: string[];
 }
 
 function parseEntry(line: string): LogEntry | undefined {
@@ -150,18 +156,23 @@ function parseEntry(line: string): LogEntry | undefined {
     if (typeof entry.level !== 'number') return undefined;
     const err = entry.err as { message?: unknown } | undefined;
     const cause = [entry.reason, err?.message, entry.error].find((value) => typeof value === 'string') as string;
-    return { level: entry.level, msg: typeof entry.msg === 'string' ? entry.msg : undefined, cause };
+    const msg = typeof entry.msg === 'string' ? entry.msg : undefined;
+    return { level: entry.level, msg, cause, fields: Object.keys(entry) };
   } catch {
     return undefined;
   }
 }
 
+// A check the engine could not start is reported through layers of wrappers; what the check's command lacked is
+// at the end (`exec: "curl": executable file not found in $PATH`).
+const EXEC_WRAPPERS = /^OCI runtime exec failed: (exec failed: )?(unable to start container process: )?/;
+
 /** Why the health check failed, in one phrase: the last line of its last failing run. */
 export function healthCause(checks: ServiceEvidence['checks']): string | undefined {
   const failed = checks.filter((entry) => entry.exitCode !== 0).at(-1);
-  const said = failed && lines(failed.output).at(-1);
+  const said = failed && lines(failed.output).at(-1)?.trim().replace(EXEC_WRAPPERS, '');
   if (failed === undefined) return undefined;
-  return phrase(said ?? `exit ${failed.exitCode}, nothing printed`);
+  return phrase(said || `exit ${failed.exitCode}, nothing printed`);
 }
 
 const phrase = (text: string) => {
@@ -173,11 +184,15 @@ const phrase = (text: string) => {
  * `(backend log: getaddrinfo ENOTFOUND database)`: the cause the evidence gives for a service, its log's when it
  * names one (a probe failed: why the service is not right), else its health check's; empty when neither does.
  */
-export function causeOf(evidence: Evidence, service: string, prefer: 'log' | 'health' = 'log'): string {
+export function causeOf(
+  evidence: Evidence,
+  service: string,
+  { prefer = 'log', topics = [] }: { prefer?: 'log' | 'health'; topics?: string[] } = {},
+): string {
   if ('problem' in evidence) return '';
   const found = evidence.services.find((entry) => entry.service === service);
   if (!found) return '';
-  const log = found.log && logCause(found.log);
+  const log = found.log && logCause(found.log, topics);
   const health = healthCause(found.checks);
   const [first, second] = prefer === 'log' ? [log, health] : [health, log];
   const label = (text: string) => `${service} ${text === log ? 'log' : 'health check'}: ${text}`;
