@@ -2,7 +2,7 @@
 // the exact reason for what does not (the lines the smoke prints and the frontend's status page shows).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { judgeLiveness, judgeReadiness } from './health-judge.ts';
+import { judgeLiveness, judgeReadiness, REQUIRED_CHECKS } from './health-judge.ts';
 import type { HttpResponse } from './http-get.ts';
 
 const res = (status: number, body: unknown, type = 'application/json'): HttpResponse => ({
@@ -112,6 +112,64 @@ test('readiness checks: every string-valued check as reported, for any state', (
   assert.equal(judgeReadiness(res(503, body)).checks, { serial: 'emulator', backend: 'disconnected' });
   assert.equal(judgeReadiness(res(200, ready)).checks, { database: 'connected' });
   assert.equal(judgeReadiness(res(200, '<html>', 'text/html')).checks, {});
+});
+
+test('readiness: the checks a service always reports are required, a swapped URL fails naming the missing one', () => {
+  const device = { status: 'ready', timestamp: ready.timestamp, checks: { serial: 'connected', backend: 'connected' } };
+  assert.equal(judgeReadiness(res(200, ready), REQUIRED_CHECKS.backend), {
+    state: 'ready',
+    reasons: [],
+    checks: ready.checks,
+  });
+  assert.equal(judgeReadiness(res(200, device), REQUIRED_CHECKS.device).state, 'ready');
+  // The device service's body where the backend's is expected, and the other way round.
+  assert.equal(judgeReadiness(res(200, device), REQUIRED_CHECKS.backend), {
+    state: 'failing',
+    reasons: ['wrong body: checks.database is missing', 'checks: serial=connected, backend=connected'],
+    checks: device.checks,
+  });
+  assert.equal(judgeReadiness(res(200, ready), REQUIRED_CHECKS.device).reasons, [
+    'wrong body: checks.serial is missing; checks.backend is missing',
+    'checks: database=connected',
+  ]);
+  // A 503 of the wrong service stays not ready, and also says which check it lacks.
+  const degraded = { status: 'not_ready', checks: { serial: 'emulator', backend: 'disconnected' } };
+  assert.equal(judgeReadiness(res(503, degraded), REQUIRED_CHECKS.backend), {
+    state: 'not_ready',
+    reasons: ['HTTP 503 Service Unavailable', 'checks.database is missing', 'checks: backend=disconnected'],
+    checks: degraded.checks,
+  });
+  // A check in a failing state is still reported: required means listed, not fine.
+  const down = { status: 'not_ready', checks: { database: 'disconnected' } };
+  assert.equal(judgeReadiness(res(503, down), REQUIRED_CHECKS.backend).reasons, [
+    'HTTP 503 Service Unavailable',
+    'checks: database=disconnected',
+  ]);
+  assert.equal(judgeReady(res(200, device)), [], 'nothing is required unless asked');
+});
+
+test('a body starting with a byte order mark is read as JSON (RFC 8259 lets a parser skip it)', () => {
+  const bom = (body: unknown) => res(200, `\uFEFF${JSON.stringify(body)}`);
+  assert.equal(judgeHealth(bom(health)), []);
+  assert.equal(judgeReadiness(bom(ready), REQUIRED_CHECKS.backend).state, 'ready');
+  assert.equal(judgeLiveness(bom(health)).body, health);
+  // Only at the start: a BOM anywhere else is not JSON.
+  assert.equal(judgeHealth(res(200, ` \uFEFF${JSON.stringify(health)}`)).length, 1);
+});
+
+test('a number too large for a double is named as a non-finite number, not as null', () => {
+  const body = (uptime: string) =>
+    `{"status":"ok","timestamp":"${health.timestamp}","uptime":${uptime},"environment":"x"}`;
+  assert.equal(judgeHealth(res(200, body('1e400'))), [
+    'wrong body: uptime is Infinity (a non-finite number), expected a number',
+  ]);
+  assert.equal(judgeHealth(res(200, body('-1e400'))), [
+    'wrong body: uptime is -Infinity (a non-finite number), expected a number',
+  ]);
+  assert.equal(judgeReady(res(503, '{"status":"not_ready","checks":{"database":1e999}}')), [
+    'HTTP 503 Service Unavailable',
+    'checks: database=Infinity',
+  ]);
 });
 
 test.run();

@@ -8,6 +8,17 @@ const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\
 const GOOD_CHECKS = new Set(['connected', 'emulator', 'ok', 'ready', 'up', 'open', 'healthy']);
 // What a 503 may report; anything else (or a 200 that is not "ready") is no readiness answer at all.
 const NOT_READY_STATES = new Set(['not_ready', 'shutting_down']);
+// RFC 8259 §8.1: a parser may ignore a byte order mark at the start of a JSON text (JSON.parse does not).
+const BOM = '\uFEFF';
+
+/**
+ * The checks each service's readiness always reports, whatever their state: what tells a backend from a device
+ * service, so that a probe pointed at the wrong one fails (docs/contract.md).
+ */
+export const REQUIRED_CHECKS = {
+  backend: ['database'],
+  device: ['serial', 'backend'],
+} as const satisfies Record<string, readonly string[]>;
 
 type Body = Record<string, unknown>;
 /** The parts of an HTTP answer the judge reads. */
@@ -47,12 +58,14 @@ export function judgeLiveness(res: Answer): Liveness {
   return result(wrong.length ? [`wrong body: ${wrong.join('; ')}`] : []);
 }
 
-export function judgeReadiness(res: Answer): Readiness {
+/** `required`: checks the body must list (REQUIRED_CHECKS of the service probed); a missing one is a reason. */
+export function judgeReadiness(res: Answer, required: readonly string[] = []): Readiness {
   const parsed = _parseObject(res);
   const checks = typeof parsed === 'string' ? {} : _checks(parsed);
   const status = typeof parsed === 'string' ? undefined : parsed.status;
   if (res.status !== 200) {
-    const details = typeof parsed === 'string' ? _bodyExcerpt(res) : _checksLine(parsed);
+    const missing = typeof parsed === 'string' ? [] : _missingChecks(parsed, required);
+    const details = typeof parsed === 'string' ? _bodyExcerpt(res) : [...missing, ..._checksLine(parsed)];
     const state =
       res.status === 503 && typeof status === 'string' && NOT_READY_STATES.has(status)
         ? (status as ReadinessState)
@@ -61,6 +74,7 @@ export function judgeReadiness(res: Answer): Readiness {
   }
   if (typeof parsed === 'string') return { state: 'failing', reasons: [parsed], checks };
   const wrong = [_expectValue(parsed, 'status', 'ready'), _expectChecks(parsed)].filter((x): x is string => x !== null);
+  wrong.push(..._missingChecks(parsed, required));
   if (wrong.length === 0) return { state: 'ready', reasons: [], checks };
   return { state: 'failing', reasons: [`wrong body: ${wrong.join('; ')}`, ..._checksLine(parsed)], checks };
 }
@@ -69,7 +83,7 @@ function _parseObject(res: Answer): Body | string {
   const type = String(res.headers['content-type'] ?? 'no content-type').split(';')[0];
   let value: unknown;
   try {
-    value = JSON.parse(res.body);
+    value = JSON.parse(res.body.startsWith(BOM) ? res.body.slice(BOM.length) : res.body);
   } catch {
     return `body is not JSON (${type}): ${_excerpt(res.body)}`;
   }
@@ -101,6 +115,17 @@ function _expectChecks(body: Body): string | null {
   return `checks is ${_show(checks)}, expected an object`;
 }
 
+/** `checks.database is missing`, one per required check the body's checks object does not list. */
+function _missingChecks(body: Body, required: readonly string[]): string[] {
+  const checks = body.checks;
+  if (typeof checks !== 'object' || checks === null || Array.isArray(checks)) return [];
+  return required.filter((key) => !Object.hasOwn(checks, key)).map((key) => `checks.${key} is missing`);
+}
+
+/** The checks whose state does not mean "fine" (`database: disconnected`), in the body's order. */
+export const failingChecks = (checks: Record<string, unknown>) =>
+  Object.entries(checks).filter(([, v]) => !(typeof v === 'string' && GOOD_CHECKS.has(v)));
+
 function _checks(body: Body): Record<string, string> {
   const checks: Record<string, string> = {};
   const given = body.checks;
@@ -115,10 +140,8 @@ function _checksLine(body: Body): string[] {
   if (typeof checks !== 'object' || checks === null || Array.isArray(checks)) return [];
   const entries = Object.entries(checks as Record<string, unknown>);
   if (entries.length === 0) return [];
-  const failing = entries.filter(([, v]) => !(typeof v === 'string' && GOOD_CHECKS.has(v)));
-  const shown = (failing.length ? failing : entries).map(
-    ([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`,
-  );
+  const failing = failingChecks(checks as Record<string, unknown>);
+  const shown = (failing.length ? failing : entries).map(([k, v]) => `${k}=${typeof v === 'string' ? v : _json(v)}`);
   return [`checks: ${shown.join(', ')}`];
 }
 
@@ -129,9 +152,13 @@ const _excerpt = (text: string) => {
   if (!flat) return '(empty)';
   return JSON.stringify(flat.length > 80 ? `${flat.slice(0, 80)}…` : flat);
 };
+// JSON.stringify writes a number too large for a double (`1e400`, parsed as Infinity) as null: name it instead.
+const _json = (value: unknown) =>
+  typeof value === 'number' && !Number.isFinite(value) ? String(value) : JSON.stringify(value);
 const _show = (value: unknown) => {
   if (value === undefined) return 'missing';
-  const text = JSON.stringify(value);
+  if (typeof value === 'number' && !Number.isFinite(value)) return `${value} (a non-finite number)`;
+  const text = _json(value);
   const type = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
   return `${text.length > 40 ? `${text.slice(0, 40)}…` : text} (${type})`;
 };

@@ -1,4 +1,5 @@
-// The artifacts directory: made and proven writable before any probe runs, with last run's screenshots cleared.
+// The artifacts directory: made and proven writable before any probe runs, with last run's screenshots and failure
+// report cleared.
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { answerWithin, gaveNoAnswer } from './fs-answer.ts';
@@ -12,6 +13,9 @@ const NAMES: Record<Outcome, string> = {
   fail: 'frontend-fail.png',
   error: 'frontend-error.png',
 };
+
+/** A failed run's report for people, beside the screenshots (smoke/failure-report.ts). */
+export const REPORT_NAME = 'smoke-report.md';
 
 export const screenshotName = (outcome: Outcome) => NAMES[outcome];
 export const screenshotNames = () => Object.values(NAMES);
@@ -30,6 +34,7 @@ export async function prepareArtifacts(dir: string): Promise<void> {
     if (gaveNoAnswer(error)) throw error;
     throw new CLIError(`--artifacts ${dir} is not a writable directory: ${describeFsError(error)}`, { cause: error });
   }
-  // A stale frontend-fail.png next to a fresh frontend-ok.png would mislead whoever reads the artifacts.
-  await Promise.all(Object.values(NAMES).map((name) => rm(join(dir, name), { force: true })));
+  // A stale frontend-fail.png next to a fresh frontend-ok.png, or last run's report beside a PASS, would mislead
+  // whoever reads the artifacts.
+  await Promise.all([...Object.values(NAMES), REPORT_NAME].map((name) => rm(join(dir, name), { force: true })));
 }

@@ -6,7 +6,7 @@ import { colorEnabled, createColors } from './color.ts';
 import { closeBrowser, runSmokeCommand, type SmokeState } from './command.ts';
 import { parseSmokeArgs, smokeArgs } from './config.ts';
 import { gaveNoAnswer } from './fs-answer.ts';
-import { commandName, renderUsage } from './usage.ts';
+import { commandName, smokeUsage } from './usage.ts';
 import { CLIError } from '../tools/cli-error.ts';
 import { redactUrlsIn } from '../lib/redact-url.ts';
 import { EXIT_ERROR, EXIT_PASS } from './exit-codes.ts';
@@ -20,7 +20,7 @@ export async function main(rawArgs: string[], state: SmokeState): Promise<number
   try {
     const args = parseSmokeArgs(rawArgs);
     if (args.help) {
-      state.io.out(renderUsage(smokeArgs, commandName(import.meta.url)));
+      state.io.out(smokeUsage(smokeArgs, commandName(import.meta.url)));
       return EXIT_PASS;
     }
     return await runSmokeCommand(args.options, state);

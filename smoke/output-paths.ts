@@ -2,7 +2,7 @@
 // screenshot would silently overwrite it, so the run is refused before it touches anything.
 import { readlink, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { screenshotNames } from './artifacts.ts';
+import { REPORT_NAME, screenshotNames } from './artifacts.ts';
 import { answerWithin } from './fs-answer.ts';
 import { CLIError } from '../tools/cli-error.ts';
 
@@ -36,6 +36,7 @@ export async function checkOutputPaths(
       label: `the screenshot ${join(artifacts, name)}`,
       path: join(artifacts, name),
     })),
+    { label: `the failure report ${join(artifacts, REPORT_NAME)}`, path: join(artifacts, REPORT_NAME) },
   ];
   const what = reports.map((r) => r.label).join(', ');
   const keys = await answerWithin(Promise.all(outputs.map((o) => _identity(o.path))), what);

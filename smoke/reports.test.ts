@@ -73,6 +73,8 @@ test('JSON: every probe with kind, target, url, result, ms, reason', () => {
     reason: 'HTTP 503 Service Unavailable; checks: database=disconnected',
     reasons: ['HTTP 503 Service Unavailable', 'checks: database=disconnected'],
     attempts: 3,
+    checks: null,
+    body: null,
   });
   assert.is(parsed.probes[0].reason, null);
   assert.is(parsed.probes[2].screenshot, 'a/frontend-ok.png');
@@ -109,7 +111,9 @@ test('writeReports writes both files and appends (not overwrites) the step summa
   const stepSummary = join(dir, 'summary.md');
   writeFileSync(stepSummary, 'earlier step\n');
   const warnings: string[] = [];
-  await writeReports(summary, { json, junit }, { GITHUB_STEP_SUMMARY: stepSummary }, (l) => warnings.push(l));
+  await writeReports(summary, { json, junit, artifacts: dir }, { GITHUB_STEP_SUMMARY: stepSummary }, (l) =>
+    warnings.push(l),
+  );
   assert.is(JSON.parse(readFileSync(json, 'utf8')).total, 3);
   assert.match(readFileSync(junit, 'utf8'), '<testsuite name="smoke"');
   assert.ok(readFileSync(stepSummary, 'utf8').startsWith('earlier step\n### smoke: FAIL'));
@@ -118,14 +122,20 @@ test('writeReports writes both files and appends (not overwrites) the step summa
 
 test('an unwritable --json is a CLIError; an unwritable step summary only warns', async () => {
   writeFileSync(join(dir, 'file'), '');
-  const error = await writeReports(summary, { json: join(dir, 'file/r.json'), junit: null }, {}, () => {}).catch(
-    (e) => e,
-  );
+  const error = await writeReports(
+    summary,
+    { json: join(dir, 'file/r.json'), junit: null, artifacts: dir },
+    {},
+    () => {},
+  ).catch((e) => e);
   assert.instance(error, CLIError);
   assert.is(error.message, `cannot write --json ${join(dir, 'file/r.json')}: EEXIST, a file is in the way`);
   const warnings: string[] = [];
-  await writeReports(summary, { json: null, junit: null }, { GITHUB_STEP_SUMMARY: join(dir, 'file/x.md') }, (l) =>
-    warnings.push(l),
+  await writeReports(
+    summary,
+    { json: null, junit: null, artifacts: dir },
+    { GITHUB_STEP_SUMMARY: join(dir, 'file/x.md') },
+    (l) => warnings.push(l),
   );
   assert.is(warnings.length, 1);
   assert.is(

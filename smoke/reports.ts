@@ -1,10 +1,12 @@
-// The run as machine-readable files: --json, --junit, and a markdown table for the GitHub step summary.
+// The run as files: --json, --junit, a markdown table for the GitHub step summary, and on a failure the report for
+// people (failure-report.ts) that the other three point to.
 import { appendFile, mkdir, open, realpath, rm, stat, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { answerWithin, gaveNoAnswer } from './fs-answer.ts';
 import { describeFsError } from './fs-error.ts';
 import { CLIError } from '../tools/cli-error.ts';
 import { redactUrl, redactUrlsIn } from '../lib/redact-url.ts';
+import { writeFailureReport } from './failure-report.ts';
 import { toSmokeResult } from './result.ts';
 import type { ProbeResult, SmokeSummary } from './types.ts';
 
@@ -18,13 +20,16 @@ function redacted(s: SmokeSummary): SmokeSummary {
     url: redactUrl(p.url),
     reasons: p.reasons.map(redactUrlsIn),
     ...(p.issues ? { issues: p.issues.map(redactUrlsIn) } : {}),
+    ...(p.body !== undefined ? { body: redactUrlsIn(p.body) } : {}),
+    ...(p.checks ? { checks: Object.fromEntries(Object.entries(p.checks).map(([k, v]) => [k, redactUrlsIn(v)])) } : {}),
   }));
   return { ...s, probes };
 }
 const reasonOf = (p: ProbeResult) => (p.reasons.length ? p.reasons.join('; ') : null);
 
 /** The --json file: the SmokeResult other tools read (smoke/result.ts), URLs redacted. */
-export const toJson = (summary: SmokeSummary) => `${JSON.stringify(toSmokeResult(redacted(summary)), null, 2)}\n`;
+export const toJson = (summary: SmokeSummary, report: string | null = null) =>
+  `${JSON.stringify(toSmokeResult(redacted(summary), report), null, 2)}\n`;
 
 export function toJunit(summary: SmokeSummary): string {
   const s = redacted(summary);
@@ -45,7 +50,7 @@ export function toJunit(summary: SmokeSummary): string {
   ].join('\n');
 }
 
-export function toStepSummary(summary: SmokeSummary): string {
+export function toStepSummary(summary: SmokeSummary, report: string | null = null): string {
   const s = redacted(summary);
   const rows = s.probes.map((p) => {
     const note = [...(p.ok ? [] : p.reasons), ...(p.issues ?? [])].join('; ') || (p.screenshot ?? '');
@@ -59,6 +64,7 @@ export function toStepSummary(summary: SmokeSummary): string {
     '|---|---|---|---|---|',
     ...rows,
     '',
+    ...(report ? [`Failure report: [${basename(report)}](${report}), beside the screenshot.`, ''] : []),
     '',
   ].join('\n');
 }
@@ -91,15 +97,24 @@ export async function checkReportPaths({ json, junit }: { json: string | null; j
   }
 }
 
-/** Writes the files asked for; a file that cannot be written is a run error (exit 2), the summary only a warning. */
+/**
+ * Writes the files asked for, and on a failure the report beside the screenshots; a file asked for that cannot be
+ * written is a run error (exit 2), the summary and the failure report only a warning.
+ */
 export async function writeReports(
   s: SmokeSummary,
-  { json, junit }: { json: string | null; junit: string | null },
+  { json, junit, artifacts }: { json: string | null; junit: string | null; artifacts: string },
   env: NodeJS.ProcessEnv,
   warn: (line: string) => void,
 ): Promise<void> {
+  let report: string | null = null;
+  if (!s.ok) {
+    const written = await writeFailureReport(redacted(s), artifacts);
+    if ('path' in written) report = written.path;
+    else warn(`smoke: warning: ${written.problem}`);
+  }
   for (const [flag, file, text] of [
-    ['--json', json, toJson],
+    ['--json', json, (run: SmokeSummary) => toJson(run, report)],
     ['--junit', junit, toJunit],
   ] as const) {
     if (!file) continue;
@@ -111,7 +126,7 @@ export async function writeReports(
     }
   }
   if (env.GITHUB_STEP_SUMMARY) {
-    await appendFile(env.GITHUB_STEP_SUMMARY, toStepSummary(s)).catch((error: Error) => {
+    await appendFile(env.GITHUB_STEP_SUMMARY, toStepSummary(s, report)).catch((error: Error) => {
       warn(
         `smoke: warning: cannot append to GITHUB_STEP_SUMMARY ${env.GITHUB_STEP_SUMMARY}: ${describeFsError(error)}`,
       );

@@ -1,16 +1,16 @@
 // The smoke's result as a file: what --json writes (SmokeResult, smoke/types.ts), and the one way a tool reads it
 // back. The reader checks the shape by hand, so a file the smoke did not write is a one-line problem, never a PASS.
 import { readFile } from 'node:fs/promises';
-import type { Kind, ProbeRecord, SmokeResult, SmokeSummary, Target, Verdict } from './types.ts';
+import type { Kind, ProbeRecord, SmokeResult, SmokeSummary, Target, SmokeVerdict } from './types.ts';
 
 const KINDS: readonly Kind[] = ['HEALTH', 'READY', 'LOAD'];
 const TARGETS: readonly Target[] = ['backend', 'device', 'frontend'];
-const VERDICTS: readonly Verdict[] = ['PASS', 'FAIL'];
+const VERDICTS: readonly SmokeVerdict[] = ['PASS', 'FAIL'];
 
-const verdict = (ok: boolean): Verdict => (ok ? 'PASS' : 'FAIL');
+const verdict = (ok: boolean): SmokeVerdict => (ok ? 'PASS' : 'FAIL');
 
-/** The summary as --json writes it (URLs already redacted by the caller). */
-export function toSmokeResult(s: SmokeSummary): SmokeResult {
+/** The summary as --json writes it (URLs already redacted by the caller), with the failure report it wrote. */
+export function toSmokeResult(s: SmokeSummary, report: string | null = null): SmokeResult {
   const probes = s.probes.map((p): ProbeRecord => ({
     kind: p.kind,
     target: p.target,
@@ -21,9 +21,11 @@ export function toSmokeResult(s: SmokeSummary): SmokeResult {
     reasons: p.ok ? [] : p.reasons,
     attempts: p.attempts,
     ...(p.kind === 'LOAD' ? { screenshot: p.screenshot ?? null, issues: p.issues ?? [] } : {}),
+    ...(p.kind === 'READY' ? { checks: p.checks ?? null } : {}),
+    ...(p.kind !== 'LOAD' ? { body: p.ok ? null : (p.body ?? null) } : {}),
   }));
   const { ok, passed, failed, total, ms, startedAt } = s;
-  return { result: verdict(ok), passed, failed, total, ms, startedAt, probes };
+  return { result: verdict(ok), passed, failed, total, ms, startedAt, probes, report };
 }
 
 export type ReadResult = { ok: true; result: SmokeResult } | { ok: false; problem: string };
@@ -54,15 +56,19 @@ const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 const isCount = (value: unknown) => Number.isSafeInteger(value) && (value as number) >= 0;
 const isStrings = (value: unknown) => Array.isArray(value) && value.every((item) => typeof item === 'string');
+const isStringMap = (value: unknown) =>
+  isObject(value) && Object.values(value).every((item) => typeof item === 'string');
 const show = (value: unknown) => (value === undefined ? 'missing' : JSON.stringify(value)?.slice(0, 40));
 
 /** The first way `value` differs from a SmokeResult, or undefined when it is one. */
 export function shapeProblem(value: unknown): string | undefined {
   if (!isObject(value)) return `expected an object, found ${Array.isArray(value) ? 'an array' : show(value)}`;
-  if (!VERDICTS.includes(value.result as Verdict)) return `result is ${show(value.result)}, expected PASS or FAIL`;
+  if (!VERDICTS.includes(value.result as SmokeVerdict)) return `result is ${show(value.result)}, expected PASS or FAIL`;
   for (const key of ['passed', 'failed', 'total', 'ms'] as const)
     if (!isCount(value[key])) return `${key} is ${show(value[key])}, expected a whole number`;
   if (typeof value.startedAt !== 'string') return `startedAt is ${show(value.startedAt)}, expected a string`;
+  if (value.report !== null && typeof value.report !== 'string')
+    return `report is ${show(value.report)}, expected a string or null`;
   if (!Array.isArray(value.probes)) return `probes is ${show(value.probes)}, expected an array`;
   for (const [index, probe] of value.probes.entries()) {
     const wrong = probeProblem(probe);
@@ -84,7 +90,7 @@ function probeProblem(probe: unknown): string | undefined {
   if (!TARGETS.includes(probe.target as Target))
     return `target is ${show(probe.target)}, expected ${TARGETS.join(', ')}`;
   if (typeof probe.url !== 'string') return `url is ${show(probe.url)}, expected a string`;
-  if (!VERDICTS.includes(probe.result as Verdict)) return `result is ${show(probe.result)}, expected PASS or FAIL`;
+  if (!VERDICTS.includes(probe.result as SmokeVerdict)) return `result is ${show(probe.result)}, expected PASS or FAIL`;
   if (!isCount(probe.ms)) return `ms is ${show(probe.ms)}, expected a whole number`;
   if (probe.reason !== null && typeof probe.reason !== 'string')
     return `reason is ${show(probe.reason)}, expected a string or null`;
@@ -95,5 +101,9 @@ function probeProblem(probe: unknown): string | undefined {
     return `screenshot is ${show(probe.screenshot)}, expected a string or null`;
   if ('issues' in probe && !isStrings(probe.issues))
     return `issues is ${show(probe.issues)}, expected a list of strings`;
+  if ('checks' in probe && probe.checks !== null && !isStringMap(probe.checks))
+    return `checks is ${show(probe.checks)}, expected an object of strings or null`;
+  if ('body' in probe && probe.body !== null && typeof probe.body !== 'string')
+    return `body is ${show(probe.body)}, expected a string or null`;
   return undefined;
 }

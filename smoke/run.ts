@@ -40,7 +40,8 @@ export async function runSmoke(config: SmokeConfig, browser: Promise<Browser>, i
       const { stack, ...last } = await _retry(() => loadProbe(page, options), until);
       return [{ kind, target, url, ...last }, stack];
     }
-    return [{ kind, target, url, ...(await _retry(() => httpProbe(kind, url, config.timeout), until)) }];
+    const service = target as Exclude<Target, 'frontend'>; // planProbes gives the frontend its LOAD probe only
+    return [{ kind, target, url, ...(await _retry(() => httpProbe(kind, service, url, config.timeout), until)) }];
   });
   // Failures are awaited in order below; this only stops a later rejection being reported as unhandled.
   for (const p of running) p.catch(() => {});

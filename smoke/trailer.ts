@@ -3,13 +3,20 @@
 //
 //   npx tsx smoke/trailer.ts [--issue N] [--local-stack] ...   exit 0 with a trailer, 2 without one
 //   npx tsx smoke/trailer.ts check <commit-message-file>      exit 0 if it ends with one good trailer, else 1
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { CLIError } from '../tools/cli-error.ts';
-import { parseTrailerArgs, USAGE } from './trailer/args.ts';
+import { join } from 'node:path';
+import { explain, runCommand } from '../tools/child-process.ts';
+import { CLIError, pointToUsage } from '../tools/cli-error.ts';
+import { projectRoot as root } from '../tools/project-root.ts';
+import { COMPOSE_FILES, parseTrailerArgs, USAGE, type ProduceOptions } from './trailer/args.ts';
 import { checkMessage } from './trailer/check.ts';
-import { formatTrailer } from './trailer/format.ts';
-import { labelBlocked } from './trailer/label.ts';
-import { produceTrailer } from './trailer/produce.ts';
+import { COMPOSE_PROJECT, composeTrailer } from './trailer/compose.ts';
+import { BLOCKED_LABEL, formatTrailer, type Trailer } from './trailer/line.ts';
+import { detectRuntime } from './trailer/runtime.ts';
+import { smokeLocalStack, type SmokeOutcome } from './trailer/smoke.ts';
+
+const GH_TIMEOUT_MS = 30_000;
 
 const warn = (line: string) => process.stderr.write(`trailer: ${line}\n`);
 
@@ -18,10 +25,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     args = parseTrailerArgs(argv);
   } catch (error) {
-    // A bad argument is one line and a pointer to the usage, as in every tool here; never the whole usage.
-    if (error instanceof CLIError && !/--help/.test(error.message))
-      throw new CLIError(`${error.message} (run with --help for the usage)`, { exitCode: error.exitCode });
-    throw error;
+    throw error instanceof CLIError ? pointToUsage(error) : error;
   }
   if (args.command === 'help') {
     process.stdout.write(`${USAGE}\n`);
@@ -36,10 +40,58 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`smoke trailer check: ${reason}\n`);
     return 1;
   }
-  const trailer = await produceTrailer(args, process.env, warn);
+  const trailer = await produceTrailer(args, process.env);
   process.stdout.write(`${formatTrailer(trailer)}\n`);
-  if (trailer.verdict === 'FAIL' && args.issue) await labelBlocked(args.issue, process.env, warn);
+  if (trailer.verdict === 'FAIL' && args.issue) await labelBlocked(args.issue, process.env);
   return 0;
+}
+
+/** Compose when a runtime is usable; otherwise SKIPPED with the reason (and, if asked, the local stack). */
+async function produceTrailer(options: ProduceOptions, env: NodeJS.ProcessEnv): Promise<Trailer> {
+  const runtime = await detectRuntime(env);
+  if (!runtime.ok)
+    return options.localStack ? withLocalStack(runtime.reason, env) : { verdict: 'SKIPPED', detail: runtime.reason };
+  const file = options.composeFile ?? COMPOSE_FILES.map((name) => join(root, name)).find((path) => existsSync(path));
+  if (!file)
+    return { verdict: 'SKIPPED', detail: `no compose file in the project (looked for ${COMPOSE_FILES.join(', ')})` };
+  return composeTrailer({
+    runtime: runtime.runtime,
+    files: [file],
+    project: COMPOSE_PROJECT,
+    waitTimeoutS: options.waitTimeoutS,
+    targets: { frontend: options.frontend, backend: options.backend },
+    artifacts: options.artifacts,
+    probeTimeoutMs: options.probeTimeoutMs,
+    env,
+    warn,
+  });
+}
+
+// What did get verified is added to the reason; a failing local probe is a real failure, but never a PASS.
+async function withLocalStack(reason: string, env: NodeJS.ProcessEnv): Promise<Trailer> {
+  const local = await smokeLocalStack(env);
+  if (local.result === 'FAIL') return { verdict: 'FAIL', detail: `${localStack(local)}; compose not run: ${reason}` };
+  return { verdict: 'SKIPPED', detail: `${reason}; ${localStack(local)}` };
+}
+
+function localStack(outcome: SmokeOutcome): string {
+  if (outcome.result === 'PASS') return `local stack ${outcome.total}/${outcome.total} PASS`;
+  if (outcome.result === 'ERROR') return `local stack ${outcome.problem}`;
+  const counts = outcome.counts ? ` ${outcome.counts.failed}/${outcome.counts.total} failed, first` : ':';
+  return `local stack${counts} ${outcome.first}`;
+}
+
+/**
+ * Labels an issue through the gh CLI, so the agent's next iteration skips it: an argument list of checked digits,
+ * no shell. Any trouble is said on stderr, never thrown: the trailer is printed all the same.
+ */
+async function labelBlocked(issue: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const run = await runCommand('gh', ['issue', 'edit', issue, '--add-label', BLOCKED_LABEL], {
+    env,
+    timeoutMs: GH_TIMEOUT_MS,
+  });
+  if (run.code === 0) warn(`labelled issue ${issue} ${BLOCKED_LABEL}`);
+  else warn(`could not label issue ${issue} ${BLOCKED_LABEL}: ${explain('gh', run, 'last', GH_TIMEOUT_MS)}`);
 }
 
 main(process.argv.slice(2)).then(

@@ -17,6 +17,10 @@ export interface ProbeResult {
   screenshot?: string | null;
   /** LOAD only: console errors, uncaught page exceptions and failed requests, one line each. */
   issues?: string[];
+  /** READY only: the readiness body's checks (dependency → state), when the body could be read. */
+  checks?: Record<string, string>;
+  /** HEALTH and READY, when they failed: the start of the body received, on one line. */
+  body?: string;
 }
 
 export interface SmokeConfig {
@@ -45,17 +49,26 @@ export interface SmokeSummary {
   probes: ProbeResult[];
 }
 
-export type Verdict = 'PASS' | 'FAIL';
+export type SmokeVerdict = 'PASS' | 'FAIL';
 
 /** One probe as `--json` writes it (smoke/result.ts): its verdict as a word, and its reasons also as one line. */
-export type ProbeRecord = Omit<ProbeResult, 'ok'> & {
-  result: Verdict;
+export type ProbeRecord = Omit<ProbeResult, 'ok' | 'checks' | 'body'> & {
+  result: SmokeVerdict;
   /** The reasons joined with `; `; null when it passed. */
   reason: string | null;
+  /** READY only: the readiness body's checks; null when none could be read. */
+  checks?: Record<string, string> | null;
+  /** HEALTH and READY only: the body excerpt of a failed probe; null when it passed or nothing was received. */
+  body?: string | null;
 };
 
 /**
  * The smoke's result: exactly what `--json` writes, and the one shape the tools that run the smoke (the commit
  * trailer, through the local stack too) read, through smoke/result.ts. Never the lines printed for people.
  */
-export type SmokeResult = Omit<SmokeSummary, 'ok' | 'probes'> & { result: Verdict; probes: ProbeRecord[] };
+export type SmokeResult = Omit<SmokeSummary, 'ok' | 'probes'> & {
+  result: SmokeVerdict;
+  probes: ProbeRecord[];
+  /** The failure report (smoke-report.md beside the screenshots) a failed run wrote; null otherwise. */
+  report: string | null;
+};

@@ -2,9 +2,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { smokeArgs } from './config.ts';
-import { commandName, renderUsage } from './usage.ts';
+import { commandName, smokeUsage } from './usage.ts';
 
-const lines = renderUsage().split('\n');
+const lines = smokeUsage().split('\n');
 const optionLines = lines.filter((line) => /^ +--/.test(line));
 
 test('one line per option of the table, in its order, and nothing else', () => {
@@ -44,7 +44,7 @@ test('the installed package (compiled JavaScript) names its bin; this checkout n
     'npx service-health-kit',
   );
   assert.is(commandName('file:///x/smoke/cli.ts'), 'npx tsx smoke/cli.ts');
-  assert.is(renderUsage(smokeArgs, 'npx service-health-kit').split('\n')[2], 'USAGE npx service-health-kit [OPTIONS]');
+  assert.is(smokeUsage(smokeArgs, 'npx service-health-kit').split('\n')[2], 'USAGE npx service-health-kit [OPTIONS]');
 });
 
 test.run();

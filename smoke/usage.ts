@@ -1,5 +1,5 @@
 // The smoke CLI's --help text, rendered from its option table (config.ts) so that it cannot drift from the parser.
-import { renderUsage as render, type OptionDoc } from '../tools/usage.ts';
+import { renderUsage, type OptionDoc } from '../tools/usage.ts';
 import { smokeArgs } from './config.ts';
 import { EXIT_ERROR, EXIT_FAIL, EXIT_PASS } from './exit-codes.ts';
 
@@ -14,8 +14,8 @@ export function commandName(cliUrl: string): string {
   return cliUrl.endsWith('.js') ? PACKAGE_NAME : CHECKOUT_NAME;
 }
 
-export function renderUsage(options: Record<string, OptionDoc> = smokeArgs, command = CHECKOUT_NAME): string {
-  return render({
+export function smokeUsage(options: Record<string, OptionDoc> = smokeArgs, command = CHECKOUT_NAME): string {
+  return renderUsage({
     about: `${ABOUT} (${command})`,
     usage: [`${command} [OPTIONS]`],
     options,

@@ -160,7 +160,25 @@ const runs: Run[] = [
       name: 'json-wrong-status',
       url: 'wrong-status',
       health: ['wrong body: status is "degraded" (string), expected "ok"'],
-      ready: ['wrong body: status is "starting" (string), expected "ready"', 'checks: database=connected'],
+      ready: [
+        'wrong body: status is "starting" (string), expected "ready"',
+        'checks: database=connected, serial=emulator, backend=connected',
+      ],
+    },
+  ),
+  // The two URLs swapped: each service is healthy, but its readiness lacks the checks the other always reports.
+  pair(
+    {
+      name: 'device-as-backend',
+      url: 'device-only',
+      health: [],
+      ready: ['wrong body: checks.database is missing', 'checks: serial=emulator, backend=connected'],
+    },
+    {
+      name: 'backend-as-device',
+      url: 'backend-only',
+      health: [],
+      ready: ['wrong body: checks.serial is missing; checks.backend is missing', 'checks: database=connected'],
     },
   ),
   pair(

@@ -36,6 +36,11 @@ fi
 case "$*" in
   *" port frontend 3000") echo "$FAKE_FRONTEND_ADDRESS"; exit 0;;
   *" port backend 3001") echo "$FAKE_BACKEND_ADDRESS"; exit 0;;
+  *" ps --all --format json")
+    if [ -n "$FAKE_PS_FAIL" ]; then echo "$FAKE_PS_FAIL" >&2; exit 1; fi
+    printf '%s\n' "$FAKE_PS"; exit 0;;
+  *" logs --no-color --no-log-prefix --tail 200 "*) printf '%s\n' "$FAKE_LOGS"; exit 0;;
+  "inspect --format {{json .State.Health}} "*) printf '%s\n' "\${FAKE_HEALTH:-null}"; exit 0;;
 esac
 if [ "$1" = info ]; then
   if [ -n "$FAKE_INFO_REPLAY" ]; then
@@ -114,6 +119,8 @@ const recorded = () => (existsSync(record) ? readFileSync(record, 'utf8').split(
 const commands = () => recorded().filter((line) => !line.startsWith('HTTP '));
 const compose = `docker compose -f ${composeFile} -p service-health-kit-smoke`;
 const UP = `${compose} up --build --detach --wait --wait-timeout 300`;
+const PS = `${compose} ps --all --format json`;
+const LOGS = `${compose} logs --no-color --no-log-prefix --tail 200`;
 const DOWN = `${compose} down --volumes --remove-orphans`;
 
 test.before.each(() => {
@@ -272,11 +279,12 @@ test('compose path, a probe fails: FAIL with the first failing probe, down still
   const run = await trailer(['--compose-file', composeFile, '--issue', '42', ...(await targets({ ready: 503 }))]);
   assert.is(run.code, 0, run.stderr);
   assert.is(run.stdout.length, 1, run.stdout.join('\n'));
-  assert.match(run.stdout[0]!, /^smoke: FAIL — \[READY\] backend: .*503/);
+  assert.equal(run.stdout, ['smoke: FAIL — [READY] backend: database disconnected']);
   assert.equal(commands(), [
     'docker info',
     'docker compose version',
     UP,
+    PS,
     DOWN,
     'gh issue edit 42 --add-label ralph:blocked',
   ]);
@@ -299,12 +307,104 @@ test(
       'docker info',
       'docker compose version',
       UP,
+      PS,
       DOWN,
       'gh issue edit 7 --add-label ralph:blocked',
     ]);
     assert.match(run.stderr, /^trailer: could not label issue 7 ralph:blocked: HTTP 401: Bad credentials$/m);
   },
 );
+
+// What `docker compose ps --format json` prints (Compose 2.21+: one object per line), trimmed to what is read.
+const psLine = (service: string, state: string, health: string) =>
+  JSON.stringify({
+    ID: `id-${service}`,
+    Name: `service-health-kit-smoke-${service}-1`,
+    Service: service,
+    State: state,
+    Health: health,
+  });
+const SECRET_TOKEN = 'device-token-0123456789abcdef';
+
+test(
+  'a probe fails against compose: the cause from the service log in the detail, ' +
+    'its log and health checks in the report, secrets redacted',
+  async () => {
+    install('docker', FAKE_DOCKER);
+    const logs = [
+      '{"level":30,"msg":"backend listening","port":3001}',
+      '{"level":40,"msg":"database unreachable; retrying","database":"mongodb://app:S3cret@database:27017/x",' +
+        '"reason":"getaddrinfo ENOTFOUND database"}',
+      `{"level":40,"msg":"token ${SECRET_TOKEN} refused"}`,
+    ].join('\n');
+    const run = await trailer(['--compose-file', composeFile, ...(await targets({ ready: 503 }))], {
+      FAKE_PS: [psLine('database', 'running', 'healthy'), psLine('backend', 'running', 'healthy')].join('\n'),
+      FAKE_LOGS: logs,
+      FAKE_HEALTH: JSON.stringify({ Status: 'healthy', Log: [{ ExitCode: 0, Output: '' }] }),
+      DEVICE_TOKEN: SECRET_TOKEN,
+    });
+    assert.is(run.code, 0, run.stderr);
+    assert.equal(run.stdout, [
+      'smoke: FAIL — [READY] backend: database disconnected (backend log: getaddrinfo ENOTFOUND database)',
+    ]);
+    assert.equal(commands(), [
+      'docker info',
+      'docker compose version',
+      UP,
+      PS,
+      `${LOGS} backend`,
+      'docker inspect --format {{json .State.Health}} id-backend',
+      DOWN,
+    ]);
+    const reportPath = join(dir, 'artifacts', 'smoke-report.md');
+    assert.match(run.stderr, `trailer: failure report: ${reportPath}`);
+    const report = readFileSync(reportPath, 'utf8');
+    assert.match(report, /^# smoke: FAIL \(1\/3 failed\)\n/, 'the smoke wrote it; the trailer added to it');
+    assert.match(report, '- Checks: database = disconnected');
+    assert.match(report, '### backend: running, healthy (its probe failed)');
+    assert.match(report, '"reason":"getaddrinfo ENOTFOUND database"');
+    assert.match(report, '- exit 0: (nothing printed)');
+    assert.not.match(report, /### database/, 'a healthy service whose probe passed is not shown');
+    assert.not.match(report, /S3cret|device-token-0123/, 'no password or token reaches the report');
+    assert.match(report, 'mongodb://app:***@database');
+  },
+);
+
+test('the engine is gone when the logs are read: FAIL all the same, and the report says so', async () => {
+  install('docker', FAKE_DOCKER);
+  const gone = 'Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?';
+  const run = await trailer(['--compose-file', composeFile, ...(await targets({ ready: 503 }))], {
+    FAKE_PS_FAIL: gone,
+  });
+  assert.is(run.code, 0, run.stderr);
+  assert.equal(run.stdout, ['smoke: FAIL — [READY] backend: database disconnected']);
+  const report = readFileSync(join(dir, 'artifacts', 'smoke-report.md'), 'utf8');
+  assert.match(report, `Container logs could not be read: the containers could not be listed (${gone}).`);
+});
+
+test('compose up fails on a health check that cannot run: its output names the cause', async () => {
+  install('docker', FAKE_DOCKER);
+  const unhealthy = 'dependency failed to start: container service-health-kit-smoke-backend-1 is unhealthy';
+  const exec =
+    'OCI runtime exec failed: exec failed: unable to start container process: exec: "node": ' +
+    'executable file not found in $PATH: unknown';
+  const run = await trailer(['--compose-file', composeFile, ...(await targets())], {
+    FAKE_UP_FAIL: unhealthy,
+    FAKE_PS: [psLine('database', 'running', 'healthy'), psLine('backend', 'running', 'unhealthy')].join('\n'),
+    FAKE_LOGS: '{"level":30,"msg":"backend listening","port":3001}',
+    FAKE_HEALTH: JSON.stringify({ Status: 'unhealthy', Log: [{ ExitCode: -1, Output: exec }] }),
+  });
+  assert.is(run.code, 0, run.stderr);
+  const cause = 'exec: "node": executable file not found in $PATH: unknown';
+  const detail = `docker compose up did not become healthy (${unhealthy}; backend health check: ${cause})`;
+  assert.ok(detail.length < 300, 'one line, not cut');
+  assert.equal(run.stdout, [`smoke: FAIL — ${detail}`]);
+  const report = readFileSync(join(dir, 'artifacts', 'smoke-report.md'), 'utf8');
+  assert.match(report, /^# smoke: FAIL — docker compose up did not become healthy/);
+  assert.match(report, '### backend: running, unhealthy (not running healthy)');
+  assert.match(report, `- exit -1: ${exec}`);
+  assert.not.match(report, /### database/);
+});
 
 test('gh missing on FAIL: said on stderr, the trailer is still printed', async () => {
   install('docker', FAKE_DOCKER);

@@ -1,5 +1,6 @@
 // The project's one way to run a child process from an argument list (never a shell): start it, watch its
-// output, stop it (optionally with its whole process group), or run it to the end under a time limit.
+// output, stop it (optionally with its whole process group), or run it to the end under a time limit and say in
+// a few words why it did not succeed.
 import { spawn } from 'node:child_process';
 import { withDeadline } from '../lib/with-deadline.ts';
 
@@ -131,4 +132,26 @@ export async function runCommand(
   });
   const failure = error === undefined ? {} : error.code === 'ENOENT' ? { missing: true } : { error: error.message };
   return { code: error ? null : code, ...output, missing: false, timedOut, ...failure };
+}
+
+const saidLines = (text: string) =>
+  text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter(Boolean);
+
+/** Why a command did not succeed, in a few words: its first (or last) line of complaint. */
+export function explain(
+  name: string,
+  result: CommandResult,
+  which: 'first' | 'last' = 'last',
+  timeoutMs?: number,
+): string {
+  if (result.missing) return `${name} not found on PATH`;
+  if (result.error) return `${name} could not start: ${result.error}`;
+  if (result.timedOut)
+    return `${name} gave no answer within ${timeoutMs ? `${Math.round(timeoutMs / 1000)} s` : 'its time limit'}`;
+  const said = saidLines(result.stderr).length ? saidLines(result.stderr) : saidLines(result.stdout);
+  const line = which === 'first' ? said[0] : said[said.length - 1];
+  return line ?? `${name} exited with code ${result.code}`;
 }

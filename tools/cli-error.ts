@@ -12,16 +12,33 @@ export interface CLIErrorOptions {
   cause?: unknown;
   /** Lines that back the message up, printed indented below it (a service's last log lines); none by default. */
   notes?: string[];
+  /** The message already says where the usage is (`run with --help to list the options`): no pointer is added. */
+  pointsToUsage?: boolean;
 }
 
 export class CLIError extends Error {
   override name = 'CLIError';
   readonly exitCode: number;
   readonly notes: string[];
+  readonly pointsToUsage: boolean;
   // Plain fields, not parameter properties: those are not erasable syntax, and Node strips types only.
-  constructor(message: string, { exitCode = EXIT_USAGE, cause, notes = [] }: CLIErrorOptions = {}) {
+  constructor(
+    message: string,
+    { exitCode = EXIT_USAGE, cause, notes = [], pointsToUsage = false }: CLIErrorOptions = {},
+  ) {
     super(message, cause === undefined ? undefined : { cause });
     this.exitCode = exitCode;
     this.notes = notes;
+    this.pointsToUsage = pointsToUsage;
   }
+}
+
+/**
+ * A bad argument is one line and a pointer to the usage, never the whole usage: the error with `(<pointer>)`
+ * added, unless its message already points there.
+ */
+export function pointToUsage(error: CLIError, pointer = 'run with --help for the usage'): CLIError {
+  if (error.pointsToUsage) return error;
+  const { exitCode, notes } = error;
+  return new CLIError(`${error.message} (${pointer})`, { exitCode, notes, cause: error.cause, pointsToUsage: true });
 }

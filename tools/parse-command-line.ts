@@ -19,7 +19,7 @@ export function parseCommandLine<const T extends Omit<ParseArgsConfig, 'strict'>
 function toCLIError({ code, message }: NodeJS.ErrnoException): CLIError {
   const quoted = /'([^']+)'/.exec(message)?.[1] ?? '';
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION')
-    return new CLIError(`unknown option ${quoted} (run with --help to list the options)`);
+    return new CLIError(`unknown option ${quoted} (run with --help to list the options)`, { pointsToUsage: true });
   if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
     return new CLIError(`unexpected argument "${quoted}" (options take the form --name value)`);
   }

@@ -5,7 +5,7 @@
 //   npm start -- --once    stops after the smoke and exits with the smoke's exit code
 // Exit codes: 0/1/2 the smoke's (pass / a probe failed / smoke error), 3 the stack did not come up or a
 // service stopped on its own, 2 bad arguments or settings, 130/143 interrupted by SIGINT/SIGTERM.
-import { CLIError, EXIT_USAGE } from '../../tools/cli-error.ts';
+import { CLIError, EXIT_USAGE, pointToUsage } from '../../tools/cli-error.ts';
 import { ConfigError } from '../../lib/config-error.ts';
 import { parseCommandLine } from '../../tools/parse-command-line.ts';
 import { killGroupsNow } from './child.ts';
@@ -32,8 +32,7 @@ try {
 } catch (error) {
   if (!(error instanceof CLIError)) throw error;
   // One line, as every tool here: the usage is one --help away.
-  const pointer = /--help/.test(error.message) ? '' : ' (npm start -- --help for the usage)';
-  fail(`stack: ${error.message}${pointer}`, error.exitCode);
+  fail(`stack: ${pointToUsage(error, 'npm start -- --help for the usage').message}`, error.exitCode);
 }
 if (args.help) {
   out(USAGE);

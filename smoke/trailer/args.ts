@@ -6,7 +6,7 @@ import { CLIError } from '../../tools/cli-error.ts';
 import { parseCommandLine } from '../../tools/parse-command-line.ts';
 import { projectRoot as root } from '../../tools/project-root.ts';
 import { parserOptions, renderUsage, type OptionDoc } from '../../tools/usage.ts';
-import { BLOCKED_LABEL } from './format.ts';
+import { BLOCKED_LABEL } from './line.ts';
 
 const NAME = 'npx tsx smoke/trailer.ts';
 export const COMPOSE_FILES = ['compose.yaml', 'compose.yml', 'docker-compose.yaml', 'docker-compose.yml'];

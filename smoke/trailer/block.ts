@@ -17,7 +17,7 @@ export interface MessageLine {
   text: string;
 }
 
-export interface Trailer {
+export interface GitTrailer {
   /** The token before the separator, as written (`Signed-off-by`). */
   token: string;
   /** The whole trailer as one line: its first line and its continuation lines, unfolded as git does. */
@@ -33,7 +33,7 @@ export interface ParsedMessage {
   subjectEnd: number;
   /** The block's first and last line numbers, when the message has a trailer block. */
   block?: { first: number; last: number };
-  trailers: Trailer[];
+  trailers: GitTrailer[];
 }
 
 // git's whitespace is its own ctype table's: space, tab, CR and LF only. JavaScript's \s and trim() also take
@@ -119,9 +119,9 @@ function blockStart(lines: MessageLine[], afterSubject: number): number | undefi
 }
 
 /** The trailers of a block, each with its continuation lines folded in; other lines in the block are not trailers. */
-function collect(block: MessageLine[]): Trailer[] {
-  const trailers: Trailer[] = [];
-  let last: Trailer | undefined;
+function collect(block: MessageLine[]): GitTrailer[] {
+  const trailers: GitTrailer[] = [];
+  let last: GitTrailer | undefined;
   for (const { number, text } of block) {
     if (isComment(text)) continue;
     if (startsWithSpace(text) && last) {

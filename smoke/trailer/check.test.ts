@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { checkMessage } from './check.ts';
 import { parseMessage } from './block.ts';
-import { formatTrailer } from './format.ts';
+import { formatTrailer } from './line.ts';
 
 const body = 'Backend: report the database state in /api/ready\n\nReadiness reads the monitor state.\n\n';
 const reject = (message: string, pattern: RegExp) => {

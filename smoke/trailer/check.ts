@@ -9,7 +9,7 @@ import {
   type MessageLine,
   type ParsedMessage,
 } from './block.ts';
-import { PASS_DETAIL, TRAILER_LINE } from './format.ts';
+import { PASS_DETAIL, TRAILER_LINE } from './line.ts';
 
 // Lines that claim to be a smoke trailer; a subject such as "smoke: fix the probe" is not one.
 const TRAILER_LIKE = /^\s*smoke\s*:\s*(pass|fail|skipped)\b/i;

@@ -8,10 +8,10 @@ import { createScratch } from '../../test/support/scratch.ts';
 import { createColors } from '../color.ts';
 import { detailLines, finalLine, probeLine } from '../format.ts';
 import { toJson } from '../reports.ts';
-import { readSmokeResult } from '../result.ts';
+import { readSmokeResult, toSmokeResult } from '../result.ts';
 import type { SmokeSummary } from '../types.ts';
 import { failingRun, passingRun } from '../../test/support/smoke-summary.ts';
-import type { CommandResult } from './exec.ts';
+import type { CommandResult } from '../../tools/child-process.ts';
 import { smokeOutcome } from './smoke.ts';
 
 const scratch = createScratch('trailer-smoke-test-');
@@ -47,6 +47,8 @@ test('a printed line reworded: the same outcome, read from the result file', asy
     result: 'FAIL',
     first: '[READY] backend: HTTP 503 Service Unavailable; checks: database=disconnected',
     counts: { failed: 1, total: 3 },
+    failing: [toSmokeResult(failingRun).probes[1]],
+    report: null,
   };
   assert.equal(await outcomeOf(1, printed(failingRun), failing), expected);
   assert.equal(await outcomeOf(1, printed(failingRun, reworded), failing), expected);
@@ -103,6 +105,25 @@ test('a smoke that could not run: its last line of complaint, whatever file is t
     result: 'ERROR',
     problem: 'smoke could not run: smoke gave no answer within 60 s',
   });
+});
+
+test('a FAIL names the checks that are not fine as its cause, and carries the report of the smoke', async () => {
+  const ready = failingRun.probes[1]!;
+  const checks = { database: 'disconnected', devices: 'ok', cache: 'starting' };
+  const run = { ...failingRun, probes: failingRun.probes.map((p) => (p === ready ? { ...ready, checks } : p)) };
+  const outcome = await outcomeOf(1, '', file(toJson(run, '/a/smoke-report.md')));
+  assert.is(outcome.result === 'FAIL' && outcome.first, '[READY] backend: database disconnected, cache starting');
+  assert.is(outcome.result === 'FAIL' && outcome.report, '/a/smoke-report.md');
+  // Checks that are all fine name no cause: the reason does (a body of the wrong service, say).
+  const fine = {
+    ...run,
+    probes: run.probes.map((p) => (p.kind === 'READY' ? { ...p, checks: { serial: 'open' } } : p)),
+  };
+  const named = await outcomeOf(1, '', file(toJson(fine)));
+  assert.is(
+    named.result === 'FAIL' && named.first,
+    '[READY] backend: HTTP 503 Service Unavailable; checks: database=disconnected',
+  );
 });
 
 test.run();

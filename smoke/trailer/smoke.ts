@@ -1,12 +1,13 @@
-// Runs the smoke CLI against a set of addresses and sums up its result for a trailer: its exit code and the result
-// it wrote with --json (smoke/result.ts), never the lines it printed for people.
+// Runs the smoke against a target (addresses given, or the local stack's `npm start -- --once`) and sums up what it
+// showed: its exit code and the result it wrote with --json (smoke/result.ts), never the lines it printed for people.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { failingChecks } from '../../lib/health-judge.ts';
+import { explain, runCommand, type CommandResult } from '../../tools/child-process.ts';
 import { projectRoot as root } from '../../tools/project-root.ts';
 import { readSmokeResult, type ReadResult } from '../result.ts';
-import { explain, runCommand, type CommandResult } from './exec.ts';
-import { describeProbe, firstFailure } from './report.ts';
+import type { ProbeRecord, SmokeVerdict } from '../types.ts';
 
 export interface SmokeTargets {
   frontend: string;
@@ -21,39 +22,66 @@ export interface SmokeOptions {
   env: NodeJS.ProcessEnv;
 }
 
+/** The smoke's verdict, or ERROR where it gave none: it could not run (its exit 2), or left no result to trust. */
 export type SmokeOutcome =
-  | { result: 'PASS'; total: number }
-  /** `first`: the first failing probe, or why there is none to name; `counts` when the result could be read. */
-  | { result: 'FAIL'; first: string; counts?: { failed: number; total: number } }
-  /** The smoke could not run (exit 2: browser launch, bad configuration...) or left no result to trust. */
+  | { result: Extract<SmokeVerdict, 'PASS'>; total: number }
+  /**
+   * `first`: the first failing probe and its cause, or why there is none to name. When the result could be read:
+   * `counts`, the `failing` probes as it wrote them, and the failure report it wrote (`report`).
+   */
+  | {
+      result: Extract<SmokeVerdict, 'FAIL'>;
+      first: string;
+      counts?: { failed: number; total: number };
+      failing?: ProbeRecord[];
+      report?: string | null;
+    }
   | { result: 'ERROR'; problem: string };
 
-export async function runSmoke(
+// Four services start, become ready, then a browser loads the page; generous on a busy machine.
+const LOCAL_TIMEOUT_MS = 240_000;
+
+/** The smoke CLI against these addresses. */
+export async function smokeAgainst(
   targets: SmokeTargets,
   { artifacts, probeTimeoutMs, env }: SmokeOptions,
 ): Promise<SmokeOutcome> {
-  const dir = await mkdtemp(join(tmpdir(), 'smoke-trailer-'));
-  const jsonFile = join(dir, 'result.json');
-  const args = [
-    '--import',
-    'tsx',
-    join(root, 'smoke/cli.ts'),
-    '--frontend',
-    targets.frontend,
-    '--backend',
-    targets.backend,
-  ];
+  const args = ['--import', 'tsx', join(root, 'smoke/cli.ts'), '--frontend', targets.frontend];
+  args.push('--backend', targets.backend);
   if (targets.device) args.push('--device', targets.device);
-  args.push('--artifacts', artifacts, '--timeout', String(probeTimeoutMs), '--json', jsonFile);
+  args.push('--artifacts', artifacts, '--timeout', String(probeTimeoutMs));
   // Four probes plus a browser start; the limit only guards against a smoke CLI that never ends.
   const timeoutMs = probeTimeoutMs * 6 + 60_000;
-  try {
-    const run = await runCommand(process.execPath, args, { env, cwd: root, timeoutMs });
+  return withResultFile('smoke-trailer-', async (jsonFile) => {
+    const run = await runCommand(process.execPath, [...args, '--json', jsonFile], { env, cwd: root, timeoutMs });
     const read = run.code === 0 || run.code === 1 ? await readSmokeResult(jsonFile) : undefined;
     return smokeOutcome(run, read, timeoutMs);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
+}
+
+/**
+ * The local stack's one-shot smoke (`npm start -- --once`), the extra check when compose is unavailable. The stack
+ * hands SMOKE_JSON to its smoke as --json; an ERROR's problem says whether the stack ran at all.
+ */
+export async function smokeLocalStack(env: NodeJS.ProcessEnv): Promise<SmokeOutcome> {
+  return withResultFile('smoke-trailer-local-', async (jsonFile) => {
+    const run = await runCommand(process.execPath, ['--import', 'tsx', join(root, 'dev/stack.ts'), '--once'], {
+      env: { ...env, SMOKE_JSON: jsonFile },
+      cwd: root,
+      timeoutMs: LOCAL_TIMEOUT_MS,
+    });
+    // 0 and 1 are the smoke's own exit codes; anything else is the stack's (or the smoke could not run).
+    if (run.code === 0 || run.code === 1) {
+      const outcome = smokeOutcome(run, await readSmokeResult(jsonFile), LOCAL_TIMEOUT_MS);
+      if (outcome.result !== 'ERROR') return outcome;
+      return { result: 'ERROR', problem: `did not give a verdict (${outcome.problem})` };
+    }
+    // The stack says why it stopped on a line of its own; prefer it to the services' log noise.
+    const said = `${run.stderr}\n${run.stdout}`.split('\n').reverse();
+    const reason = said.find((line) => line.startsWith('stack: ') && !line.startsWith('stack: stopped'));
+    const why = reason?.slice(7) ?? explain('npm start -- --once', run, 'last', LOCAL_TIMEOUT_MS);
+    return { result: 'ERROR', problem: `did not run (${why})` };
+  });
 }
 
 /**
@@ -74,11 +102,34 @@ export function smokeOutcome(run: CommandResult, read: ReadResult | undefined, t
   const { result } = read;
   if (run.code === 0 && result.result === 'PASS') return { result: 'PASS', total: result.total };
   if (run.code === 1 && result.result === 'FAIL') {
-    const failing = firstFailure(result)!; // a FAIL result has a failing probe: readSmokeResult checked the counts
+    // A FAIL result has a failing probe: readSmokeResult checked the counts.
+    const failing = result.probes.filter((probe) => probe.result === 'FAIL');
     const counts = { failed: result.failed, total: result.total };
-    return { result: 'FAIL', first: describeProbe(failing), counts };
+    return { result: 'FAIL', first: describeProbe(failing[0]!), counts, failing, report: result.report };
   }
   const counts = `${result.failed}/${result.total} failed`;
   const problem = `smoke exited ${run.code}, but its result says ${result.result} (${counts})`;
   return run.code === 1 ? { result: 'FAIL', first: problem } : { result: 'ERROR', problem };
+}
+
+/**
+ * `[READY] backend: database disconnected`: the form a FAIL trailer uses. The readiness checks that are not fine
+ * name the cause where the body listed them; otherwise the probe's reason (`HTTP 503 …`, `connection refused …`).
+ */
+const describeProbe = (probe: ProbeRecord) => {
+  const failing = failingChecks(probe.checks ?? {});
+  const cause = failing.length
+    ? failing.map(([check, state]) => `${check} ${String(state)}`).join(', ')
+    : (probe.reason ?? 'failed (no reason given)');
+  return `[${probe.kind}] ${probe.target}: ${cause}`;
+};
+
+/** Runs `use` with the path of a result file in a fresh temporary directory, removed afterwards. */
+async function withResultFile<T>(prefix: string, use: (jsonFile: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  try {
+    return await use(join(dir, 'result.json'));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }

@@ -3,10 +3,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer, type Server } from 'node:net';
-import { COMPOSE_PROJECT } from '../../smoke/trailer/produce.ts';
+import { COMPOSE_PROJECT } from '../../smoke/trailer/compose.ts';
 import { spawnProcess, stopAll } from '../support/spawn-process.ts';
 import { root } from '../support/spawn-service.ts';
-import { runCommand } from '../../smoke/trailer/exec.ts';
+import { runCommand } from '../../tools/child-process.ts';
 
 const test = suite('trailer against compose');
 const TRAILER_LIMIT_MS = 200_000; // build (cached after the other files), up, smoke, down

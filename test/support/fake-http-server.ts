@@ -29,16 +29,27 @@ const redirectTo =
   (req, res) =>
     res.writeHead(302, { location: location(req.url ?? '/') }).end();
 
+// The checks a backend (database) and a device service (serial, backend) always report: the healthy fixture
+// stands in for either, so it reports them all.
+const EVERY_CHECK = { database: 'connected', serial: 'emulator', backend: 'connected' };
+/** A healthy service whose readiness lists only these checks: one kind of service, where another may be probed. */
+const healthyWith =
+  (checks: Record<string, string>): Behaviour =>
+  (req, res, rest) =>
+    rest === '/api/ready' ? json(res, 200, readyBody('ready', checks)) : healthy(req, res, rest);
+
 /** A healthy service: health, readiness and a frontend page that loads cleanly. */
 const healthy: Behaviour = (_req, res, rest) => {
   if (rest === '/api/health') return json(res, 200, healthyBody());
-  if (rest === '/api/ready') return json(res, 200, readyBody());
+  if (rest === '/api/ready') return json(res, 200, readyBody('ready', EVERY_CHECK));
   if (rest === '/' || rest === '') return html(res, 200, '<h1 style="color:green">stack is up</h1>');
   json(res, 404, { error: 'not found' });
 };
 
 export const behaviours: Record<string, Behaviour> = {
   ok: healthy,
+  'backend-only': healthyWith({ database: 'connected' }),
+  'device-only': healthyWith({ serial: 'emulator', backend: 'connected' }),
   // Accepts the connection and never answers.
   hang: () => {},
   // Sends headers and the first bytes of the body, then stalls.
@@ -73,7 +84,9 @@ export const behaviours: Record<string, Behaviour> = {
     json(
       res,
       200,
-      rest === '/api/ready' ? { ...readyBody(), status: 'starting' } : { ...healthyBody(), status: 'degraded' },
+      rest === '/api/ready'
+        ? { ...readyBody('ready', EVERY_CHECK), status: 'starting' }
+        : { ...healthyBody(), status: 'degraded' },
     ),
   'wrong-types': (_req, res) =>
     json(res, 200, { status: 'ok', timestamp: 1_700_000_000, uptime: '12', environment: 5, checks: 'fine' }),

@@ -1,7 +1,7 @@
 // One compose project of the project's own compose.yaml for a container test: its own project name and free
 // published ports (host port 0), so it never meets a developer's stack on 3000/3001/3003 or another test's.
 import { basename } from 'node:path';
-import { explain, runCommand, type CommandResult } from '../../../smoke/trailer/exec.ts';
+import { explain, runCommand, type CommandResult } from '../../../tools/child-process.ts';
 import { root } from '../../support/spawn-service.ts';
 
 // Generous bounds for commands; what a test asserts is a bound of its own, named there.

@@ -1,13 +1,14 @@
 // The smoke trailer line: its three verdicts, how one is written, and what a well-formed one looks like.
 
-export type Verdict = 'PASS' | 'FAIL' | 'SKIPPED';
+/** The trailer's verdict; the smoke itself only says PASS or FAIL (SmokeVerdict, smoke/types.ts). */
+export type TrailerVerdict = 'PASS' | 'FAIL' | 'SKIPPED';
 
 export interface Trailer {
-  verdict: Verdict;
+  verdict: TrailerVerdict;
   detail: string;
 }
 
-export const EM_DASH = '\u2014';
+const EM_DASH = '\u2014';
 
 /** The fixed label that makes the automated change agent's next iteration skip an issue. */
 export const BLOCKED_LABEL = 'ralph:blocked';
