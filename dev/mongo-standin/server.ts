@@ -300,7 +300,8 @@ export async function startMongoStandin({
 function tooLarge(doc: Document): Document | undefined {
   const size = BSON.calculateObjectSize(doc);
   if (size <= MAX_BSON_OBJECT_SIZE + REPLY_HEADROOM) return undefined;
-  const errmsg = `BSONObj size: ${size} (0x${size.toString(16).toUpperCase()}) is invalid. Size must be between 0 and 16793600(16MB)`;
+  const hex = size.toString(16).toUpperCase();
+  const errmsg = `BSONObj size: ${size} (0x${hex}) is invalid. Size must be between 0 and 16793600(16MB)`;
   return { ok: 0, errmsg, code: 10334, codeName: 'BSONObjectTooLarge' };
 }
 

@@ -88,7 +88,7 @@ test('updateOne upserts a device summary, then updates it with $set, $inc, $max,
   assert.equal([none.matchedCount, none.modifiedCount, none.upsertedCount], [0, 0, 0]);
 });
 
-test('bulkWrite: several statements in one update command; n, nModified and upserted as mongod counts them', async () => {
+test('bulkWrite: several statements in one update command; n, nModified, upserted as mongod counts', async () => {
   const { collection, commands } = fresh();
   await collection.insertMany([
     { g: 'a', v: 1 },
@@ -115,7 +115,7 @@ test('bulkWrite: several statements in one update command; n, nModified and upse
   ]);
 });
 
-test('an update that would repeat a unique key: 11000 for that statement; ordered stops, unordered goes on', async () => {
+test('an update repeating a unique key: 11000 for that statement; ordered stops, unordered goes on', async () => {
   const { collection } = fresh();
   await collection.createIndex({ k: 1 }, { unique: true });
   await collection.insertMany([{ k: 1 }, { k: 2 }]);
