@@ -108,6 +108,8 @@ test('the fleet: its count, what needs attention first, a card for the first few
     backend.urls.slice(0, 12).join(' '),
   );
   await page.screenshot({ path: join(SHOTS, 'fleet.png'), fullPage: true });
+  const top = await page.$eval('[data-panel="readings"]', (p) => p.getBoundingClientRect().top + window.scrollY);
+  await page.screenshot({ path: join(SHOTS, 'fleet-top.png'), clip: { x: 0, y: top, width: 1280, height: 1100 } });
   assert.equal(problems, []);
 });
 
