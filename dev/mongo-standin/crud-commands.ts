@@ -5,7 +5,7 @@
 import { BSON, Long, type Document } from 'bson';
 import { CommandError } from './command-error.ts';
 import { createMemory, type IndexSpec, type Memory } from './memory.ts';
-import { compileFilter, compileSort } from './query.ts';
+import { compileFilter, sortDocuments, equalityFields } from './query.ts';
 import { createUpdateCommands } from './update-commands.ts';
 import { compareValues, valueAt } from './values.ts';
 
@@ -84,8 +84,7 @@ export function createCrudCommands(memory: Memory = createMemory()): CrudCommand
         if (command[option] !== undefined) throw badValue(`find's ${option} is not supported by the MongoDB stand-in`);
       }
       let docs = select(memory, db, name, command.filter as Document | undefined);
-      const sort = compileSort(command.sort as Document | undefined);
-      if (sort) docs.sort(sort);
+      sortDocuments(docs, command.sort as Document | undefined);
       const skip = Number(command.skip ?? 0);
       const limit = Math.abs(Number(command.limit ?? 0));
       docs = docs.slice(skip, limit > 0 ? skip + limit : undefined);
@@ -206,7 +205,7 @@ function batchEnd(docs: Document[], from: number, count: number): number {
 
 function select(memory: Memory, db: string, name: string, filter: Document | undefined): Document[] {
   const matches = compileFilter(filter);
-  return (memory.collection(db, name)?.docs ?? []).filter(matches);
+  return memory.candidates(db, name, equalityFields(filter)).filter(matches);
 }
 
 function collectionName(command: Document, verb: string): string {
