@@ -7,8 +7,8 @@
 # equivalent where Docker Hub cannot be reached.
 ARG NODE_IMAGE=node:24-slim
 
-# Production dependencies only (hono, mongodb, serialport, ...). --omit=optional: the package's smoke CLI brings
-# puppeteer-core as an optional dependency (npm installs those by default), which no service needs; it and its
+# Production dependencies only (hono, mongodb, serialport, ...). --omit=optional: the smoke CLI's browser driver,
+# puppeteer-core, is an optional dependency (npm installs those by default), which no service needs; it and its
 # tree would add some 55 MB.
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app

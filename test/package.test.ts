@@ -1,11 +1,22 @@
-// The package as a user gets it: `npm pack`, the tarball installed into an empty project with `npm install` (the
-// npm registry only), lib/README.md's example type-checked there and run with plain node, and the installed bin
-// smoking it. Slow (an install): one file, one pack and one install shared by every case.
+// The package as a user gets it: `npm run pack:package`, the tarball installed into an empty project with
+// `npm install` (the npm registry only), lib/README.md's example type-checked there (by the checkout's TypeScript
+// and by the oldest one the READMEs promise) and run with plain node, and the installed bin smoking it. Slow (an
+// install): one file, one pack and one install shared by every case.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
+import ts from 'typescript';
 import { delimiter, dirname, join } from 'node:path';
 import { runCommand, type CommandResult } from '../tools/child-process.ts';
 import { waitFor } from './support/deadline.ts';
@@ -23,6 +34,8 @@ const env = (extra: Record<string, string | undefined> = {}) =>
     npm_config_update_notifier: 'false',
     ...extra,
   });
+/** The oldest TypeScript lib/README.md and README.md promise: hono's declarations need 5.7 (generic Uint8Array). */
+const OLDEST_TYPESCRIPT = '5.7';
 const show = (r: CommandResult) => `exit ${r.code}${r.timedOut ? ' (timed out)' : ''}\n${r.stdout}\n${r.stderr}`;
 
 async function run(command: string, args: string[], cwd: string, timeoutMs: number): Promise<CommandResult> {
@@ -51,10 +64,11 @@ interface Packed {
 }
 
 async function packAndInstall(): Promise<Packed> {
-  // prepack compiles the kit (tsconfig.build.json) before the tarball is made.
-  const pack = await run(npm, ['pack', '--json', '--pack-destination', work], root, 180_000);
+  // build:package compiles the kit into dist/package with its own package.json; npm packs that folder into dist/.
+  const pack = await run(npm, ['run', '--silent', 'pack:package', '--', '--json'], root, 180_000);
   assert.is(pack.code, 0, show(pack));
   const [packed] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as Packed[];
+  renameSync(join(root, 'dist', packed!.filename), join(work, packed!.filename));
   mkdirSync(project);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'my-app', private: true, type: 'module' }));
   const install = await run(
@@ -66,11 +80,13 @@ async function packAndInstall(): Promise<Packed> {
       '--prefer-offline',
       join(work, packed!.filename),
       ...['hono', '@hono/node-server', 'typescript', '@types/node'].map((name) => `${name}@${version(name)}`),
+      `typescript-oldest@npm:typescript@~${OLDEST_TYPESCRIPT}.0`,
     ],
     project,
     180_000,
   );
   assert.is(install.code, 0, show(install));
+  installStderr = install.stderr;
   return packed!;
 }
 
@@ -82,6 +98,7 @@ function installedBin(): string {
 }
 
 let installing: Promise<Packed> | undefined;
+let installStderr = '';
 const installed = () => (installing ??= packAndInstall());
 
 let db: { port: number; clients: Set<Socket>; close(): void } | undefined;
@@ -123,17 +140,81 @@ test('the tarball: the compiled kit, its bin, the READMEs; no sources, tests or 
   const paths = packed.files.map((f) => f.path);
   for (const path of paths) {
     assert.ok(
-      /^dist\/package\/(lib\/[\w-]+\.(js|d\.ts)|(smoke|tools)\/[\w-]+\.js)$/.test(path) ||
+      /^(lib\/[\w-]+\.(js|d\.ts)|(smoke|tools)\/[\w-]+\.js)$/.test(path) ||
         ['package.json', 'README.md', 'lib/README.md', 'smoke/README.md'].includes(path),
       `unexpected file in the tarball: ${path}`,
     );
   }
-  for (const path of ['dist/package/lib/index.js', 'dist/package/lib/index.d.ts', 'dist/package/smoke/cli.js']) {
+  for (const path of ['lib/index.js', 'lib/index.d.ts', 'smoke/cli.js']) {
     assert.ok(paths.includes(path), `${path} is in the tarball`);
   }
   // npm installs optional dependencies by default: the smoke's browser driver came with the kit.
   assert.ok(existsSync(join(project, 'node_modules/puppeteer-core/package.json')), 'puppeteer-core installed');
   assert.ok(existsSync(join(project, 'node_modules/.bin/service-health-kit')), 'the bin is linked');
+});
+
+interface LockEntry {
+  optional?: boolean;
+  hasInstallScript?: boolean;
+}
+
+test('the kit installs alone: besides what the project asked for, hono and its optional browser driver', async () => {
+  await installed();
+  const lock = JSON.parse(readFileSync(join(project, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, LockEntry>;
+  };
+  const entries = Object.entries(lock.packages).filter(([path]) => path !== '');
+  // npm marks `optional` what only optional dependencies need: puppeteer-core and its tree, none of it required.
+  const required = entries.filter(([, entry]) => !entry.optional).map(([path]) => path.slice('node_modules/'.length));
+  assert.equal(
+    required.sort(),
+    [
+      '@hono/node-server',
+      '@types/node',
+      'hono',
+      'service-health-kit',
+      'typescript',
+      'typescript-oldest',
+      'undici-types', // @types/node's
+    ],
+    'the packages installed, not counting the optional browser driver',
+  );
+  assert.ok(lock.packages['node_modules/puppeteer-core']?.optional, 'puppeteer-core came, as an optional dependency');
+  const services = ['mongodb', 'bson', 'serialport', 'pino', 'pino-pretty'];
+  const names = entries.map(([path]) => path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length));
+  assert.equal(
+    names.filter((name) => services.includes(name) || name.startsWith('@serialport/')),
+    [],
+    "the services' dependencies",
+  );
+  assert.equal(
+    entries.filter(([, entry]) => entry.hasInstallScript).map(([path]) => path),
+    [],
+    'packages with install scripts',
+  );
+  assert.not.match(installStderr, 'install-scripts', 'npm warned about install scripts');
+  const kit = JSON.parse(readFileSync(join(project, 'node_modules/service-health-kit/package.json'), 'utf8')) as {
+    dependencies?: object;
+    optionalDependencies?: object;
+  };
+  assert.equal(Object.keys(kit.dependencies ?? {}), ['hono']);
+  assert.equal(Object.keys(kit.optionalDependencies ?? {}), ['puppeteer-core']);
+});
+
+test('the installed declarations import .js paths, which every TypeScript resolves, never .ts', async () => {
+  await installed();
+  const lib = join(project, 'node_modules/service-health-kit/lib');
+  const index = readFileSync(join(lib, 'index.d.ts'), 'utf8');
+  const relative = ts.preProcessFile(index, true, true).importedFiles.map((f) => f.fileName);
+  assert.ok(relative.includes('./readiness.js'), `index.d.ts imports ./readiness.js: ${relative.join(', ')}`);
+  const declarations = readdirSync(lib).filter((name) => name.endsWith('.d.ts'));
+  const tsImports = declarations.flatMap((name) =>
+    ts
+      .preProcessFile(readFileSync(join(lib, name), 'utf8'), true, true)
+      .importedFiles.filter((f) => f.fileName.endsWith('.ts'))
+      .map((f) => `${name}: ${f.fileName}`),
+  );
+  assert.equal(tsImports, []);
 });
 
 test("the README's example type-checks against the installed types, and a misuse of them does not", async () => {
@@ -151,19 +232,38 @@ test("the README's example type-checks against the installed types, and a misuse
   // As lib/README.md tells: NodeNext, and the Node types listed (TypeScript 6 no longer includes them unasked).
   const compilerOptions = { target: 'ES2022', module: 'NodeNext', types: ['node'], strict: true, skipLibCheck: false };
   writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['app.ts', 'misuse.ts'] }));
-  // One compiler run: it checks both files and emits app.js, which the next cases run.
-  const tsc = await run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', '.'], project, 120_000);
-  const errors = tsc.stdout.split('\n').filter((line) => /error TS\d+/.test(line));
-  assert.equal(
-    errors.filter((line) => !line.startsWith('misuse.ts(')),
-    [],
-    `only misuse.ts has type errors:\n${tsc.stdout}`,
-  );
-  assert.equal(
-    errors.map((line) => /^misuse\.ts\((\d+),/.exec(line)?.[1]),
-    ['2', '3'],
-    `the snapshot's status is a string union, environment is required:\n${tsc.stdout}`,
-  );
+  // The checkout's compiler checks both files and emits app.js, which the next cases run; the oldest one the
+  // READMEs promise checks them too, skipLibCheck off, so that a type resolved as `any` would hide no misuse.
+  for (const compiler of ['typescript', 'typescript-oldest']) {
+    const tsc = await run(
+      process.execPath,
+      [`node_modules/${compiler}/bin/tsc`, '-p', '.', ...(compiler === 'typescript' ? [] : ['--noEmit'])],
+      project,
+      120_000,
+    );
+    const errors = tsc.stdout.split('\n').filter((line) => /error TS\d+/.test(line));
+    assert.equal(
+      errors.filter((line) => !line.startsWith('misuse.ts(')),
+      [],
+      `${compiler}: only misuse.ts has type errors:\n${tsc.stdout}`,
+    );
+    assert.equal(
+      errors.map((line) => /^misuse\.ts\((\d+),/.exec(line)?.[1]),
+      ['2', '3'],
+      `${compiler}: the snapshot's status is a string union, environment is required:\n${tsc.stdout}`,
+    );
+  }
+  const oldest = JSON.parse(readFileSync(join(project, 'node_modules/typescript-oldest/package.json'), 'utf8')) as {
+    version: string;
+  };
+  assert.ok(oldest.version.startsWith(`${OLDEST_TYPESCRIPT}.`), `TypeScript ${oldest.version} installed`);
+  for (const readme of ['README.md', 'lib/README.md']) {
+    const text = readFileSync(join(root, readme), 'utf8');
+    assert.ok(
+      text.includes(`TypeScript ${OLDEST_TYPESCRIPT} or later`),
+      `${readme} promises TypeScript ${OLDEST_TYPESCRIPT}`,
+    );
+  }
   assert.ok(existsSync(join(project, 'app.js')), 'app.js emitted');
 });
 
