@@ -20,6 +20,12 @@ export interface Task {
   error: string;
 }
 
+interface RawTask {
+  ID: string;
+  DesiredState: string;
+  Status: { State: string; Err?: string; ContainerStatus?: { ContainerID?: string } };
+}
+
 export interface UpdateStatus {
   State?: string;
   Message?: string;
@@ -72,25 +78,20 @@ export function createSwarmStack(file: string, env: Record<string, string> = {})
     );
   }
 
+  /** Every task of a service, old ones included (Swarm keeps a few per slot), from `docker inspect`. */
   async function tasks(short: string): Promise<Task[]> {
-    const out = await dockerOk(['service', 'ps', service(short), '--no-trunc', '--format', '{{json .}}']);
-    const rows = out.split('\n').filter(Boolean);
-    const found: Task[] = [];
-    for (const row of rows) {
-      const { ID } = JSON.parse(row) as { ID: string };
-      const raw = await dockerOk([
-        'inspect',
-        '--format',
-        '{{json .Status.State}} {{json .DesiredState}} {{json .Status.ContainerStatus.ContainerID}} {{json .Status.Err}}',
-        ID,
-      ]);
-      const [state, desired, container, error] = raw
-        .trim()
-        .split(' ')
-        .map((part) => JSON.parse(part) as string);
-      found.push({ id: ID, state: state!, desired: desired!, container: container ?? '', error: error ?? '' });
-    }
-    return found;
+    const ids = (await dockerOk(['service', 'ps', service(short), '--no-trunc', '--quiet']))
+      .split('\n')
+      .filter(Boolean);
+    if (ids.length === 0) return [];
+    const raw = JSON.parse(await dockerOk(['inspect', ...ids])) as RawTask[];
+    return raw.map((task) => ({
+      id: task.ID,
+      state: task.Status.State,
+      desired: task.DesiredState,
+      container: task.Status.ContainerStatus?.ContainerID ?? '',
+      error: task.Status.Err ?? '',
+    }));
   }
 
   const running = async (short: string) => (await tasks(short)).filter((task) => task.state === 'running');
