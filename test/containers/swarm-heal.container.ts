@@ -89,9 +89,9 @@ swarmTest(`a SIGSTOPped backend replica is replaced by Swarm within ${REPLACED_W
   assert.is(replacement.length, 2);
   const old = (await stack.tasks('backend')).find((task) => task.id === victim!.id);
   console.log(
-    `  measured: unhealthy ${Number(await unhealthyAt) - frozenAt} ms after SIGSTOP; replaced (new task running, healthy) ` +
-      `${took} ms after; old task: ${old?.state} (${old?.error}); through the LB meanwhile ${answers.length} ` +
-      `requests, ${failures(answers).length} not 200`,
+    `  measured: unhealthy ${Number(await unhealthyAt) - frozenAt} ms after SIGSTOP; replaced ` +
+      `(new task running, healthy) ${took} ms after; old task: ${old?.state} (${old?.error}); ` +
+      `through the LB meanwhile ${answers.length} requests, ${failures(answers).length} not 200`,
   );
   assert.ok(took < REPLACED_WITHIN_MS, `replaced after ${took} ms`);
 });
