@@ -102,8 +102,8 @@ swarmTest('`docker service update --force` of the backend: 0 failed requests, ev
   console.log(
     `  measured: update ${updateMs} ms; ${answers.length} requests through the LB, 0 failed; ` +
       `${readings.length} readings stored once each; the device lost its backend socket ${seen.backendLost}×, ` +
-      `the longest wait for an ack ${seen.longestWaitMs} ms (at most ${seen.mostUnacknowledged} unacknowledged), the longest from a reading ` +
-      `to its arrival at the backend that stored it ${Math.max(...delays)} ms`,
+      `the longest wait for an ack ${seen.longestWaitMs} ms (at most ${seen.mostUnacknowledged} unacknowledged), ` +
+      `the longest from a reading to its arrival at the backend that stored it ${Math.max(...delays)} ms`,
   );
 });
 
