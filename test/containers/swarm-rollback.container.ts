@@ -73,7 +73,8 @@ swarmTest('a release whose backend cannot start is rolled back by Swarm; no requ
   console.log(
     `  measured: rollback_completed ${tookMs} ms after the update (states: ${states.join(' → ')}); ` +
       `${answers.length} requests through the LB, 0 failed; ${failed.length} task(s) of the broken release failed ` +
-      `(${failed[0]?.error}); ${replaced.length} of the ${before.length} healthy replicas were replaced by the rollback`,
+      `(${failed[0]?.error}); ${replaced.length} of the ${before.length} healthy replicas were replaced ` +
+      'by the rollback',
   );
 });
 
