@@ -132,7 +132,7 @@ const containerStartup: Scenario = async ({ quick }) => {
     },
     {
       scenario: `commit trailer end to end, warm: up, smoke (3 probes), down (median of ${rounds})`,
-      baseline: `the same by hand: compose up --wait, the smoke CLI, compose down ${(trail.baseline / 1000).toFixed(1)} s`,
+      baseline: `by hand: compose up --wait, the smoke CLI, compose down ${(trail.baseline / 1000).toFixed(1)} s`,
       ours: `${(trail.ours / 1000).toFixed(1)} s`,
       ratio: `${(trail.ours / trail.baseline).toFixed(2)}×`,
       target: '≤ 10 s',
@@ -173,7 +173,7 @@ async function swarmRow(rounds: number): Promise<BenchRow> {
     await deploy();
     const times = await interleavedMedians(rounds, deploy, plain);
     return {
-      scenario: `swarm stack converged: every task running, each backend replica ready through the lb (median of ${rounds})`,
+      scenario: `swarm stack converged: all tasks running, each replica ready through the lb (median of ${rounds})`,
       baseline: `the same parts with compose up --wait (device profile) ${(times.baseline / 1000).toFixed(1)} s`,
       ours: `${(times.ours / 1000).toFixed(1)} s`,
       ratio: `${(times.ours / times.baseline).toFixed(2)}×`,
