@@ -18,12 +18,14 @@ export interface Task {
   desired: string;
   container: string;
   error: string;
+  /** When the engine last changed its state (ms since the epoch): for a running task, when it started running. */
+  since: number;
 }
 
 interface RawTask {
   ID: string;
   DesiredState: string;
-  Status: { State: string; Err?: string; ContainerStatus?: { ContainerID?: string } };
+  Status: { Timestamp: string; State: string; Err?: string; ContainerStatus?: { ContainerID?: string } };
 }
 
 export interface UpdateStatus {
@@ -91,6 +93,7 @@ export function createSwarmStack(file: string, env: Record<string, string> = {})
       desired: task.DesiredState,
       container: task.Status.ContainerStatus?.ContainerID ?? '',
       error: task.Status.Err ?? '',
+      since: Date.parse(task.Status.Timestamp),
     }));
   }
 
