@@ -1,9 +1,9 @@
 // Self-healing: a backend replica whose process hangs (SIGSTOP) turns unhealthy and Swarm replaces it. The test
 // shortens the health timing on the live service (interval and timeout 1 s, as `docker service update` allows) and
 // measures from the freeze to a new task running (Swarm counts a task running once its health check passed).
-// Expected (docs/containers.md#self-healing): unhealthy after up to 1 + 3 × (1 + 1) = 7 s, then the whole
-// stop_grace_period (11 s: the frozen process ignores SIGTERM) before its SIGKILL, the restart delay (1 s), and the
-// new task's start and first passing check (about 2 s): about 21 s, bound 30 s.
+// Expected (docs/containers.md#self-healing): unhealthy after up to 1 + 3 × (1 + 1) = 7 s, then the backend's whole
+// stop_grace_period (6 s: the frozen process ignores SIGTERM) before its SIGKILL, the restart delay (1 s), and the
+// new task's start and first passing check (2–7 s): at most about 21 s, bound 30 s.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { waitFor } from '../support/deadline.ts';
