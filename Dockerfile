@@ -37,7 +37,7 @@ COPY lib ./lib
 # service's /api/health. A HEALTHCHECK is inherited by the images built FROM this stage.
 FROM base AS node-checked
 COPY --from=build /app/dist/healthcheck.js ./healthcheck.cjs
-HEALTHCHECK --interval=30s --timeout=10s --start-period=60s --start-interval=2s --retries=3 \
+HEALTHCHECK --interval=30s --timeout=10s --start-period=60s --start-interval=0.5s --retries=3 \
   CMD ["node", "/app/healthcheck.cjs"]
 
 FROM node-checked AS backend
@@ -70,6 +70,6 @@ COPY frontend ./frontend
 ENV PORT=3000
 EXPOSE 3000
 USER node
-HEALTHCHECK --interval=30s --timeout=10s --start-period=40s --start-interval=2s --retries=3 \
+HEALTHCHECK --interval=30s --timeout=10s --start-period=40s --start-interval=0.5s --retries=3 \
   CMD ["curl", "-fsS", "-o", "/dev/null", "http://localhost:3000"]
 CMD ["node", "frontend/main.ts"]

@@ -47,8 +47,8 @@ const service = (name: string): ComposeService => {
   return found;
 };
 const seconds = (duration: string) => {
-  const match = /^(\d+)s$/.exec(duration);
-  if (!match) throw new Error(`expected a duration in whole seconds, got ${duration}`);
+  const match = /^(\d+(?:\.\d+)?)s$/.exec(duration);
+  if (!match) throw new Error(`expected a duration in seconds, got ${duration}`);
   return Number(match[1]);
 };
 
@@ -191,7 +191,7 @@ test('the start-up arithmetic (docs/start-up.md) is what these values give', () 
   const firstProbes = sum((c) => seconds(c.interval)); // Docker before 25: first probe one interval after start
   const defaultStartInterval = order.length * 5; // Docker 25+: start_interval unset means 5 s
   const withStartInterval = sum((c) => seconds(c.start_interval!));
-  assert.equal([startPeriods, firstProbes, defaultStartInterval, withStartInterval], [160, 90, 15, 6]);
+  assert.equal([startPeriods, firstProbes, defaultStartInterval, withStartInterval], [160, 90, 15, 1.5]);
 });
 
 test('the backend reaches the database and the frontend the backend by service name', () => {

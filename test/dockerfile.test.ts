@@ -154,7 +154,7 @@ test('backend HEALTHCHECK: the contract values, running the compiled check with 
     interval: '30s',
     timeout: '10s',
     'start-period': '60s',
-    'start-interval': '2s',
+    'start-interval': '0.5s',
     retries: '3',
   });
   assert.equal(check.exec, ['node', '/app/healthcheck.cjs']);
@@ -194,7 +194,7 @@ test(
       interval: '30s',
       timeout: '10s',
       'start-period': '40s',
-      'start-interval': '2s',
+      'start-interval': '0.5s',
       retries: '3',
     });
     assert.equal(check.exec, ['curl', '-fsS', '-o', '/dev/null', 'http://localhost:3000']);

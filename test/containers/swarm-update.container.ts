@@ -1,0 +1,110 @@
+// A forced rolling update of the backend (start-first, one task at a time) while a client sends requests through the
+// load balancer without pause and the device keeps reading: no request fails, and every reading the device read is
+// stored exactly once (each session numbered 1, 2, 3 … with no gap and no duplicate). Prints what the device saw.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { waitFor } from '../support/deadline.ts';
+import { acquireSwarm, dockerOk } from './support/swarm.ts';
+import { createSwarmStack, type UpdateStatus } from './support/swarm-stack.ts';
+import { createRequestLoop, describeFailures, failures } from './support/request-loop.ts';
+import { createDeviceWatch } from './support/device-watch.ts';
+
+const test = suite('swarm rolling update');
+const access = await acquireSwarm();
+if (!access.ok) console.log(`skipped: ${access.reason}`);
+const swarmTest = access.ok ? test : test.skip;
+const stack = createSwarmStack(import.meta.filename);
+const CONVERGE_MS = 90_000;
+const UPDATE_MS = 120_000;
+
+interface Reading {
+  session: string;
+  seq: number;
+  timestamp: string;
+  receivedAt: string;
+}
+
+test.before(async () => {
+  if (!access.ok) return;
+  await stack.build();
+  await stack.deploy();
+  await stack.converged(CONVERGE_MS);
+});
+test.after(async () => {
+  if (!access.ok) return;
+  await stack.remove();
+  await stack.removeVolumes().catch(() => {});
+  await access.release();
+});
+
+/** Every stored reading of the stack's device, through the load balancer, oldest first. */
+async function storedReadings(lb: string): Promise<Reading[]> {
+  const response = await fetch(`${lb}/api/readings?deviceId=device&limit=1000`);
+  assert.is(response.status, 200);
+  return ((await response.json()) as { readings: Reading[] }).readings.reverse();
+}
+
+/** One line per problem: within each session seq must run 1, 2, 3 … with no gap and no duplicate. */
+function sequenceProblems(readings: Reading[]): string[] {
+  const sessions = new Map<string, number[]>();
+  for (const { session, seq } of readings) sessions.set(session, [...(sessions.get(session) ?? []), seq]);
+  const problems: string[] = [];
+  for (const [session, seqs] of sessions) {
+    const sorted = [...seqs].sort((a, b) => a - b);
+    const wrong = sorted.findIndex((seq, i) => seq !== i + 1);
+    if (wrong >= 0) problems.push(`session ${session}: seq ${sorted[wrong]} at position ${wrong + 1}`);
+  }
+  return problems;
+}
+
+swarmTest('`docker service update --force` of the backend: 0 failed requests, every reading stored once', async () => {
+  const lb = await stack.url('lb', 3001);
+  const device = await stack.url('device', 3003);
+  await waitFor(async () => (await storedReadings(lb)).length >= 3, {
+    timeout: 30_000,
+    interval: 500,
+    what: 'the device streaming readings',
+  });
+  const before = (await stack.running('backend')).map((task) => task.id);
+  const loop = createRequestLoop(lb, ['/api/ready', '/api/health', '/api/readings?deviceId=device&limit=1']);
+  const watch = createDeviceWatch(device);
+  const startedAt = Date.now();
+  try {
+    await dockerOk(['service', 'update', '--detach', '--force', '--no-resolve-image', stack.service('backend')]);
+    await waitFor(
+      async () => (await stack.inspect<UpdateStatus | null>('backend', '.UpdateStatus'))?.State === 'completed',
+      { timeout: UPDATE_MS, interval: 250, what: 'the rolling update completed' },
+    );
+  } finally {
+    await loop.stop();
+  }
+  const updateMs = Date.now() - startedAt;
+  // The device is connected again, and has nothing left waiting for an ack.
+  await waitFor(
+    async () => {
+      const [ready, health] = await Promise.all([
+        fetch(`${device}/api/ready`).then((r) => r.json() as Promise<{ checks: { backend: string } }>),
+        fetch(`${device}/api/health`).then((r) => r.json() as Promise<{ readings: { unacknowledged: number } }>),
+      ]);
+      return ready.checks.backend === 'connected' && health.readings.unacknowledged === 0;
+    },
+    { timeout: 20_000, interval: 100, what: 'the device connected with no unacknowledged reading' },
+  );
+  const seen = await watch.stop();
+  const answers = loop.answers;
+  assert.is(failures(answers).length, 0, describeFailures(answers));
+  const after = (await stack.running('backend')).map((task) => task.id);
+  assert.is(after.length, 2);
+  assert.ok(!after.some((id) => before.includes(id)), 'every replica was replaced');
+  const readings = await storedReadings(lb);
+  assert.equal(sequenceProblems(readings), []);
+  const delays = readings.map((r) => Date.parse(r.receivedAt) - Date.parse(r.timestamp));
+  console.log(
+    `  measured: update ${updateMs} ms; ${answers.length} requests through the LB, 0 failed; ` +
+      `${readings.length} readings stored once each; the device lost its backend socket ${seen.backendLost}×, ` +
+      `the longest wait for an ack ${seen.longestWaitMs} ms (at most ${seen.mostUnacknowledged} unacknowledged), ` +
+      `the longest from a reading to its arrival at the backend that stored it ${Math.max(...delays)} ms`,
+  );
+});
+
+test.run();

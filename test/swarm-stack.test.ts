@@ -1,0 +1,106 @@
+// deploy/swarm/stack.yaml read as data: compose.yaml's health checks, no routing mesh, two or more backend replicas
+// updated start-first with rollback, and a load balancer that checks /api/ready. The stack on a real swarm:
+// test/containers/swarm-*.container.ts.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { root } from './support/spawn-service.ts';
+
+interface Service {
+  image: string;
+  environment?: Record<string, string>;
+  healthcheck?: Record<string, unknown>;
+  ports?: { target: number; published: string; mode: string }[];
+  stop_grace_period?: string;
+  deploy: {
+    replicas?: number;
+    endpoint_mode: string;
+    placement?: { constraints: string[] };
+    restart_policy: { condition: string; delay: string };
+    update_config?: Record<string, unknown>;
+    rollback_config?: Record<string, unknown>;
+  };
+}
+
+const test = suite('swarm stack file');
+const read = (path: string) => readFileSync(join(root, path), 'utf8');
+const stack = parse(read('deploy/swarm/stack.yaml')) as { services: Record<string, Service>; volumes: object };
+const compose = parse(read('compose.yaml')) as { services: Record<string, { healthcheck: object }> };
+const haproxy = read('deploy/swarm/lb/haproxy.cfg');
+
+test('the five services, each with compose.yaml’s health check', () => {
+  assert.equal(Object.keys(stack.services).sort(), ['backend', 'database', 'device', 'frontend', 'lb']);
+  for (const name of ['database', 'backend', 'frontend', 'device', 'lb'])
+    assert.equal(stack.services[name]!.healthcheck, compose.services[name]!.healthcheck, name);
+});
+
+test('no routing mesh: every service is dnsrr, every published port host-mode, from a variable', () => {
+  for (const [name, service] of Object.entries(stack.services)) {
+    assert.is(service.deploy.endpoint_mode, 'dnsrr', name);
+    for (const port of service.ports ?? []) assert.is(port.mode, 'host', `${name}:${port.target}`);
+  }
+  const published = (name: string) => stack.services[name]!.ports!.map((p) => [p.target, p.published]);
+  assert.equal(published('lb'), [[3001, '${BACKEND_PORT:-3001}']]);
+  assert.equal(published('frontend'), [[3000, '${FRONTEND_PORT:-3000}']]);
+  assert.equal(published('device'), [[3003, '${DEVICE_PORT:-3003}']]);
+  assert.is(stack.services.backend!.ports, undefined, 'the replicas are reached through the lb only');
+});
+
+test('images default to compose’s build names and follow the *_IMAGE variables', () => {
+  const images = Object.fromEntries(Object.entries(stack.services).map(([name, s]) => [name, s.image]));
+  assert.equal(images, {
+    database: '${MONGO_IMAGE:-mongo:8.0}',
+    backend: '${BACKEND_IMAGE:-service-health-kit-backend}',
+    lb: '${LB_IMAGE:-service-health-kit-lb}',
+    frontend: '${FRONTEND_IMAGE:-service-health-kit-frontend}',
+    device: '${DEVICE_IMAGE:-service-health-kit-device}',
+  });
+});
+
+test('the backend: 2 replicas, start-first one at a time, rollback on failure, a monitor window', () => {
+  const { deploy } = stack.services.backend!;
+  assert.ok(deploy.replicas! >= 2);
+  assert.equal(deploy.update_config, {
+    parallelism: 1,
+    order: 'start-first',
+    failure_action: 'rollback',
+    monitor: '10s',
+    max_failure_ratio: 0,
+  });
+  assert.equal(deploy.rollback_config, { ...deploy.update_config, failure_action: 'pause' });
+});
+
+test('one task per host port or volume: everything but the backend updates stop-first', () => {
+  for (const name of ['database', 'lb', 'frontend', 'device'])
+    assert.is(stack.services[name]!.deploy.update_config?.order, 'stop-first', name);
+});
+
+test('the database and the device are pinned to the node that has their volumes', () => {
+  for (const name of ['database', 'device'])
+    assert.equal(stack.services[name]!.deploy.placement?.constraints, ['${DATA_PLACEMENT:-node.role == manager}']);
+});
+
+test('the device: the emulator, a fixed DEVICE_ID, the token from the environment, the backend through the lb', () => {
+  const env = stack.services.device!.environment!;
+  assert.is(env.NODE_ENV, 'local');
+  assert.is(env.DEVICE_ID, '${DEVICE_ID:-device}');
+  assert.is(env.DEVICE_TOKEN, '${DEVICE_TOKEN:-}');
+  assert.is(env.BACKEND_URL, 'http://lb:3001');
+  assert.is(stack.services.backend!.environment!.DEVICE_TOKEN, '${DEVICE_TOKEN:-}');
+});
+
+test('the lb checks /api/ready on every replica it finds through Swarm’s DNS, for requests and sockets', () => {
+  const pools = haproxy.split(/^backend /m).slice(1);
+  assert.is(pools.length, 2);
+  for (const pool of pools) {
+    assert.match(pool, /http-check send meth GET uri \/api\/ready /);
+    assert.match(pool, /http-check expect status 200/);
+    assert.match(pool, /server-template backend \d+ backend:3001/);
+  }
+  assert.match(haproxy, /default-server .*resolvers swarm .*check inter 500ms fall 2 rise 1/);
+  assert.match(haproxy, /use_backend device-sockets if \{ path \/api\/device\/socket \}/);
+});
+
+test.run();
