@@ -17,6 +17,9 @@ import { createEmulator, EMULATOR_PATH } from './emulator.ts';
 import { deviceIdentity } from './device-identity.ts';
 import { DEVICE_VALUE_MAX_BYTES } from '../lib/device-protocol.ts';
 import { redactUrl } from '../lib/redact-url.ts';
+import { createMetrics } from '../lib/metrics.ts';
+import { readMetricsEnabled } from '../lib/metrics-setting.ts';
+import { createDeviceMetrics } from './device-metrics.ts';
 
 // The backend refuses a longer value; dropping it here spares the spool and the socket. Escaped (a control character
 // costs 6 bytes), even the longest fits a frame alone.
@@ -24,6 +27,7 @@ const MAX_LINE_BYTES = DEVICE_VALUE_MAX_BYTES;
 
 runMain('device', async function main() {
   const config = readConfig(process.env);
+  const metricsOn = readMetricsEnabled(process.env);
   const log = createLogger({ name: 'device', environment: config.environment, level: config.logLevel });
 
   // The spool first: an unwritable DEVICE_SPOOL_DIR is a one-line exit like a bad setting. It holds what earlier
@@ -40,7 +44,9 @@ runMain('device', async function main() {
   const readiness = createReadiness();
   const { setSerial, setBackend } = defineDeviceChecks(readiness);
   logReadinessChanges(readiness, log);
-  const app = createApp({ readiness, environment: config.environment, log, readings: spool });
+  const registry = metricsOn ? createMetrics({ readiness }).registry : undefined;
+  const meters = registry && createDeviceMetrics({ registry, stats: () => spool.stats() });
+  const app = createApp({ readiness, environment: config.environment, log, readings: spool, metrics: registry });
   // Then listen: a port in use is a one-line exit before any device or socket is touched.
   const server = await startServer({ fetch: app.fetch, port: config.port, host: config.host });
 
@@ -50,7 +56,11 @@ runMain('device', async function main() {
     token: config.deviceToken,
     spool,
     log,
-    onState: setBackend,
+    onState: (state) => {
+      meters?.backendState(state);
+      setBackend(state);
+    },
+    ...(meters ? { onAck: meters.acked } : {}),
   });
   if (!config.deviceToken && config.environment !== 'local') {
     log.warn('DEVICE_TOKEN is not set: only a local-mode backend without a token accepts this device');
@@ -72,10 +82,13 @@ runMain('device', async function main() {
           { bytes: Buffer.byteLength(line), limit: MAX_LINE_BYTES, start: line.slice(0, 100) },
           `serial line longer than ${MAX_LINE_BYTES} bytes dropped`,
         );
+        meters?.lineTooLong();
         return;
       }
       // Written to the spool (write(2)) before it is sent: a crash from here on loses nothing.
-      if (spool.push(line)) backend.deliver();
+      const reading = spool.push(line);
+      if (reading) meters?.read(spool.session, reading);
+      if (reading) backend.deliver();
     },
     log,
     ...(emulator ? {} : { identify: deviceIdentity }),

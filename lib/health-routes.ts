@@ -20,7 +20,7 @@ export interface HealthRoutesOptions {
 
 const HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
 const ALLOW = 'GET, HEAD';
-const OTHER_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'CONNECT'];
+export const OTHER_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'CONNECT'];
 
 export function createHealthRoutes({ readiness, environment, details, detailsVersion }: HealthRoutesOptions): Hono {
   const routes = new Hono();
@@ -63,7 +63,7 @@ export function createHealthRoutes({ readiness, environment, details, detailsVer
   return routes;
 }
 
-function methodNotAllowed(c: { req: { method: string; path: string } }) {
+export function methodNotAllowed(c: { req: { method: string; path: string } }) {
   const body = { error: `method ${c.req.method} is not allowed on ${c.req.path}; use GET or HEAD` };
   return new Response(JSON.stringify(body), { status: 405, headers: { ...HEADERS, Allow: ALLOW } });
 }
