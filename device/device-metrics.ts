@@ -4,7 +4,7 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { AckMessage, Reading } from '../lib/device-protocol.ts';
 import type { ReadingStats } from './reading-spool.ts';
 
-/** Readings of this session awaiting their ack, remembered for the read-to-ack time; past it the oldest go unmeasured. */
+/** This session's readings awaiting their ack, kept for the read-to-ack time; past it the oldest go unmeasured. */
 const PENDING_MAX = 100_000;
 
 export interface DeviceMetrics {

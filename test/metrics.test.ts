@@ -106,7 +106,7 @@ test('route labels are route patterns or (unmatched), never a raw path; /metrics
   assert.not.ok(routes.has('/metrics'));
 });
 
-test('METRICS=off: /metrics answers 404 and the probes answer as before; METRICS=maybe is one line, exit 1', async () => {
+test('METRICS=off: /metrics is 404 and the probes answer as before; METRICS=maybe is one line, exit 1', async () => {
   const service = await spawnService('device/main.ts', { env: { NODE_ENV: 'local', METRICS: 'off' } });
   assert.is((await scrape(service.url)).status, 404);
   assert.is((await withDeadline(fetch(`${service.url}/api/health`), 10_000, 'health')).status, 200);
