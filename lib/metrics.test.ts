@@ -57,7 +57,7 @@ test('requests are counted by method, route pattern and status; /metrics and its
   ]);
 });
 
-test('HEAD answers without a body, POST 405 with Allow, an Accept it cannot serve 406, a query string is ignored', async () => {
+test('HEAD: no body; POST: 405 with Allow; an Accept it cannot serve: 406; a query string: ignored', async () => {
   const { app } = setup();
   const head = await app.request('/metrics', { method: 'HEAD' });
   assert.is(head.status, 200);
