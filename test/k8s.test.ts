@@ -208,7 +208,7 @@ test('the services find each other by Service name', () => {
   assert.is(env('device').NODE_ENV, 'local', 'the emulator: no USB device on a cluster node');
 });
 
-test('the backend and device pods ask to be scraped on their container port at /metrics; the frontend serves none', () => {
+test('backend and device pods ask to be scraped on their port at /metrics; the frontend serves none', () => {
   for (const name of ['backend', 'device']) {
     const annotations = deployment(name).spec.template.metadata.annotations as Record<string, string>;
     const port = container(name).ports!.find((p) => p.name === 'http')!.containerPort;

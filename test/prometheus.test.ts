@@ -34,7 +34,7 @@ function shortRules(): object {
 
 const WAIT = { timeout: 30_000, interval: 250 };
 
-test('the database check series follows a database stopped and continued; ServiceNotReady fires, then resolves', async () => {
+test('the database check follows a database stopped and continued; ServiceNotReady fires and ends', async () => {
   const mongo = await startMongoProcess(await freePort());
   const backend = await spawnService('backend/main.ts', { env: { MONGODB_URI: mongo.uri } });
   prometheus = await startPrometheus({ targets: { backend: backend.url }, rules: shortRules() });
