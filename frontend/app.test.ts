@@ -88,7 +88,9 @@ test("every module the page's scripts import is served as JavaScript (a missing 
     '/device-card.js',
     '/dom.js',
     '/format.js',
+    '/readiness-timeline.js',
     '/readings-view.js',
+    '/timeline-strip.js',
   ]);
 });
 
