@@ -73,10 +73,11 @@ export function describeTimeline(entries, now, windowMs = TIMELINE_WINDOW_MS) {
   const changes = entries.filter((entry) => entry.at > windowStart).length - (partial ? 1 : 0);
   const watched = formatDuration((now - Math.max(entries[0].at, windowStart)) / 1000);
   const current = segments.at(-1);
+  const since = `${current.state} since ${current.from}`;
   const text =
     changes === 0
       ? `${current.state} throughout (watched ${watched})`
-      : `${formatCount(changes, 'change')} in the last ${partial ? watched : 'hour'}; ${current.state} since ${current.from}`;
+      : `${formatCount(changes, 'change')} in the last ${partial ? watched : 'hour'}; ${since}`;
   const label = `Readiness over the last hour: ${segments.map((s) => `${s.state} from ${s.from}`).join(', ')}`;
   return { segments, changes, text, label };
 }
