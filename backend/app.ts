@@ -4,6 +4,8 @@ import { createHealthRoutes } from '../lib/health-routes.ts';
 import { logRequests } from '../lib/request-log.ts';
 import { DEVICE_SOCKET_PATH } from '../lib/device-protocol.ts';
 import type { Readiness } from '../lib/readiness.ts';
+import { serveMetrics } from '../lib/metrics.ts';
+import type { Registry } from 'prom-client';
 import type { Logger } from '../lib/logger.ts';
 import type { DeviceHub } from './device-hub.ts';
 import type { ReadingStore } from './reading-store.ts';
@@ -18,9 +20,11 @@ export interface BackendDeps {
   devices?: DeviceHub;
   /** The readings in MongoDB: with `devices`, GET /api/readings and GET /api/devices answer from it. */
   store?: Pick<ReadingStore, 'readings' | 'summaries'>;
+  /** Serves GET /metrics from it and times every request; unset (METRICS=off): no /metrics. */
+  metrics?: Registry;
 }
 
-export function createApp({ readiness, environment, log, databaseName, devices, store }: BackendDeps): Hono {
+export function createApp({ readiness, environment, log, databaseName, devices, store, metrics }: BackendDeps): Hono {
   const app = new Hono();
   app.route(
     '/',
@@ -42,5 +46,5 @@ export function createApp({ readiness, environment, log, databaseName, devices, 
   // The device hub logs what matters about device sockets (connected, refused: once a minute per address, closed
   // and why); thousands of refused upgrades must not each cost an info line. The readings routes sum their 503s:
   // a client polling them while the database is away must not cost an error line per request.
-  return logRequests(app, log, { quietPaths: [DEVICE_SOCKET_PATH, ...READINGS_PATHS] });
+  return serveMetrics(logRequests(app, log, { quietPaths: [DEVICE_SOCKET_PATH, ...READINGS_PATHS] }), metrics);
 }

@@ -37,6 +37,8 @@ export interface DeviceHub {
   /** The Hono handler for the WebSocket upgrade route. */
   handler: MiddlewareHandler;
   devices(): DeviceState[];
+  /** Device sockets open now, including those not yet past hello. */
+  socketsOpen(): number;
   /** Closes every device socket with 1001 (going away), as on shutdown. */
   closeAll(): void;
 }
@@ -61,7 +63,7 @@ export interface DeviceHubOptions {
   /** Bytes of readings all sockets may hold together while they wait to be stored. */
   heldBytesMax?: number;
   /** Per-socket writer settings (tests shorten the backoff). */
-  writer?: Pick<ReadingWriterOptions, 'heldMax' | 'backoff'>;
+  writer?: Pick<ReadingWriterOptions, 'heldMax' | 'backoff' | 'onRefused'>;
 }
 
 export const CLOSE_POLICY = 1008;
@@ -277,6 +279,7 @@ export function createDeviceHub(options: DeviceHubOptions): DeviceHub {
       identities.set(c.req.raw, checked);
       return upgrade(c, next);
     },
+    socketsOpen: () => sockets.size,
     devices: () => [...devices.values()].map(({ deviceId, session, connected }) => ({ deviceId, session, connected })),
     closeAll() {
       for (const ws of sockets) ws.close(CLOSE_GOING_AWAY, 'server shutting down');

@@ -15,9 +15,13 @@ import { createIndexesAtStartUp } from './reading-indexes.ts';
 import { DEVICE_MAX_PAYLOAD } from '../lib/device-protocol.ts';
 import { redactUrl } from '../lib/redact-url.ts';
 import { databaseName } from './mongo-uri.ts';
+import { createMetrics } from '../lib/metrics.ts';
+import { readMetricsEnabled } from '../lib/metrics-setting.ts';
+import { createBackendMetrics } from './backend-metrics.ts';
 
 runMain('backend', async function main() {
   const config = readConfig(process.env);
+  const metricsOn = readMetricsEnabled(process.env);
   const { environment, port, host, deviceToken, deviceTokens } = config;
   const uri = config.mongodbUri;
   const log = createLogger({ name: 'backend', environment, level: config.logLevel });
@@ -25,6 +29,8 @@ runMain('backend', async function main() {
   const readiness = createReadiness();
   const setDatabase = readiness.define('database', { initial: 'disconnected', ready: ['connected'] });
   logReadinessChanges(readiness, log);
+  const registry = metricsOn ? createMetrics({ readiness }).registry : undefined;
+  const meters = registry && createBackendMetrics({ registry, readiness, socketsOpen: () => devices.socketsOpen() });
   const database = createDatabaseMonitor({ uri, log, onState: setDatabase });
   const store = createReadingStore({
     client: database.client,
@@ -52,13 +58,22 @@ runMain('backend', async function main() {
   }
   const devices = createDeviceHub({
     log,
-    store,
+    store: meters ? meters.metered(store) : store,
     token: deviceToken,
     tokens: deviceTokens,
     open: openDeviceSocket,
     socketsMax: config.deviceSocketsMax,
+    ...(meters ? { writer: { onRefused: meters.refused } } : {}),
   });
-  const app = createApp({ readiness, environment, log, databaseName: databaseName(uri), devices, store });
+  const app = createApp({
+    readiness,
+    environment,
+    log,
+    databaseName: databaseName(uri),
+    devices,
+    store,
+    metrics: registry,
+  });
 
   // A frame over 64 KiB closes its socket with 1009 (message too big) before it is buffered whole.
   const websocket = new WebSocketServer({ noServer: true, maxPayload: DEVICE_MAX_PAYLOAD });

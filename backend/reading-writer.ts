@@ -12,7 +12,7 @@ import type { Logger } from '../lib/logger.ts';
 import type { SummedWarning } from '../lib/summed-warning.ts';
 import type { HeldBudget } from './held-budget.ts';
 import type { InsertResult, ReadingDocument, ReadingStore } from './reading-store.ts';
-import { toDocument } from './reading-document.ts';
+import { toDocument, type RefusalCode } from './reading-document.ts';
 
 /** Shared by every socket's writer, so a thousand devices' troubles are a few lines, not thousands. */
 export interface WriterWarnings {
@@ -34,6 +34,8 @@ export interface ReadingWriterOptions {
   /** Readings this socket may hold (received, not yet acknowledged). */
   heldMax?: number;
   backoff?: { initialMs: number; maxMs: number };
+  /** Told each reading refused (by code) and each reading dropped over the bound (`over_bound`), for metrics. */
+  onRefused?: (reason: RefusalCode | 'over_bound', count: number) => void;
 }
 
 export interface ReadingWriter {
@@ -63,6 +65,7 @@ export function createReadingWriter({
   budget,
   heldMax = 2 * DEVICE_UNACKED_IN_FLIGHT,
   backoff = { initialMs: 100, maxMs: 2000 },
+  onRefused,
 }: ReadingWriterOptions): ReadingWriter {
   let queue: Item[] = [];
   let held = 0;
@@ -133,6 +136,7 @@ export function createReadingWriter({
         const checked = toDocument(deviceId, session, reading, receivedAt);
         if ('refused' in checked) {
           warnings.refused.note({ deviceId, session, seq: reading.seq, reason: checked.refused });
+          onRefused?.(checked.code, 1);
           return { session, seq: reading.seq, doc: undefined, bytes: checked.bytes };
         }
         return { session, seq: reading.seq, doc: checked.doc, bytes: checked.bytes };
@@ -146,6 +150,7 @@ export function createReadingWriter({
             : undefined;
       if (why) {
         warnings.dropped.note({ deviceId, held: held + items.length, why });
+        onRefused?.('over_bound', held + items.length);
         stop();
         overflow(why);
         return;

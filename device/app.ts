@@ -4,6 +4,8 @@ import { Hono } from 'hono';
 import { createHealthRoutes } from '../lib/health-routes.ts';
 import { logRequests } from '../lib/request-log.ts';
 import type { Readiness } from '../lib/readiness.ts';
+import { serveMetrics } from '../lib/metrics.ts';
+import type { Registry } from 'prom-client';
 import type { Logger } from '../lib/logger.ts';
 import type { ReadingStats } from './reading-spool.ts';
 
@@ -17,9 +19,11 @@ interface DeviceDeps {
   log: Logger;
   /** The spool's backlog, reported in the liveness body as `readings` (the status page shows it). */
   readings: { stats(): ReadingStats };
+  /** Serves GET /metrics from it and times every request; unset (METRICS=off): no /metrics. */
+  metrics?: Registry;
 }
 
-export function createApp({ readiness, environment, log, readings }: DeviceDeps): Hono {
+export function createApp({ readiness, environment, log, readings, metrics }: DeviceDeps): Hono {
   const app = new Hono();
   app.route(
     '/',
@@ -34,7 +38,7 @@ export function createApp({ readiness, environment, log, readings }: DeviceDeps)
     log.error({ err: error, req: { method: c.req.method, url: c.req.path } }, 'request failed');
     return c.json({ error: 'internal error' }, 500);
   });
-  return logRequests(app, log);
+  return serveMetrics(logRequests(app, log), metrics);
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   DEVICE_UNACKED_IN_FLIGHT,
   helloFrame,
   parseAck,
+  type AckMessage,
 } from '../lib/device-protocol.ts';
 import { createTokenBucket } from '../lib/token-bucket.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -24,6 +25,8 @@ export interface BackendLinkOptions {
   spool: ReadingSpool;
   /** `unauthorized`: the backend answered the upgrade with 401 (no token, or not its token). */
   onState: (state: 'connected' | 'disconnected' | 'unauthorized') => void;
+  /** Told each ack after the spool forgot what it acknowledges (metrics). */
+  onAck?: (ack: AckMessage) => void;
   log: Logger;
   backoff?: Backoff;
   /** How often to ping; a stopped (SIGSTOP) or cut-off backend closes no socket, only silence shows it. */
@@ -131,6 +134,7 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
         return;
       }
       const forgotten = spool.ack(ack);
+      options.onAck?.(ack);
       // One line per ack (a batch of readings, not one per reading): when each reading was known stored.
       if (log.isLevelEnabled('debug')) {
         const { session, seq } = ack;

@@ -16,9 +16,13 @@ import { createSerialLink } from './serial-link.ts';
 import { createEmulator, EMULATOR_PATH } from './emulator.ts';
 import { deviceIdentity } from './device-identity.ts';
 import { redactUrl } from '../lib/redact-url.ts';
+import { createMetrics } from '../lib/metrics.ts';
+import { readMetricsEnabled } from '../lib/metrics-setting.ts';
+import { createDeviceMetrics } from './device-metrics.ts';
 
 runMain('device', async function main() {
   const config = readConfig(process.env);
+  const metricsOn = readMetricsEnabled(process.env);
   const log = createLogger({ name: 'device', environment: config.environment, level: config.logLevel });
 
   // The spool first: an unwritable DEVICE_SPOOL_DIR is a one-line exit like a bad setting. It holds what earlier
@@ -36,7 +40,9 @@ runMain('device', async function main() {
     onState: setSpool,
   });
 
-  const app = createApp({ readiness, environment: config.environment, log, readings: spool });
+  const registry = metricsOn ? createMetrics({ readiness }).registry : undefined;
+  const meters = registry && createDeviceMetrics({ registry, stats: () => spool.stats() });
+  const app = createApp({ readiness, environment: config.environment, log, readings: spool, metrics: registry });
   // Then listen: a port in use is a one-line exit before any device or socket is touched.
   const server = await startServer({ fetch: app.fetch, port: config.port, host: config.host });
 
@@ -46,7 +52,11 @@ runMain('device', async function main() {
     token: config.deviceToken,
     spool,
     log,
-    onState: setBackend,
+    onState: (state) => {
+      meters?.backendState(state);
+      setBackend(state);
+    },
+    ...(meters ? { onAck: meters.acked } : {}),
   });
   if (!config.deviceToken && config.environment !== 'local') {
     log.warn('DEVICE_TOKEN is not set: only a local-mode backend without a token accepts this device');
@@ -64,9 +74,12 @@ runMain('device', async function main() {
     onState: setSerial,
     onLine: (line) => {
       // Written to the spool (write(2)) before it is sent: a crash from here on loses nothing.
-      if (spool.push(line)) backend.deliver();
+      const reading = spool.push(line);
+      if (reading) meters?.read(spool.session, reading);
+      if (reading) backend.deliver();
     },
     log,
+    ...(meters ? { onOverlong: meters.lineTooLong } : {}),
     ...(emulator ? {} : { identify: deviceIdentity }),
   });
 

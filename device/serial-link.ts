@@ -29,6 +29,8 @@ interface SerialLinkOptions {
   maxLineBytes?: number;
   /** Over-long lines after the first are summed into one warning per interval. */
   warnIntervalMs?: number;
+  /** Called for each over-long line dropped (the metrics count them). */
+  onOverlong?: () => void;
   log: Logger;
   backoff?: Backoff;
   /**
@@ -58,6 +60,7 @@ export function createSerialLink({
   watchMs = 250,
   maxLineBytes = DEVICE_VALUE_MAX_BYTES,
   warnIntervalMs = 5000,
+  onOverlong,
 }: SerialLinkOptions): SerialLink {
   let current: Port | undefined;
   let retryTimer: NodeJS.Timeout | undefined;
@@ -112,7 +115,10 @@ export function createSerialLink({
     const splitter = createLineSplitter({
       maxBytes: maxLineBytes,
       onLine,
-      onOverlong: (start) => overlong.note({ limit: maxLineBytes, start: start.toString('utf8') }),
+      onOverlong: (start) => {
+        overlong.note({ limit: maxLineBytes, start: start.toString('utf8') });
+        onOverlong?.();
+      },
     });
     port.on('data', (chunk: Buffer) => splitter.push(chunk));
     // Without a listener an 'error' event would crash the process; close/open callbacks carry the real news.

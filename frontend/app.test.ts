@@ -90,7 +90,9 @@ test("every module the page's scripts import is served as JavaScript (a missing 
     '/fleet-panel.js',
     '/fleet-view.js',
     '/format.js',
+    '/readiness-timeline.js',
     '/readings-view.js',
+    '/timeline-strip.js',
   ]);
 });
 

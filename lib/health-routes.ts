@@ -15,7 +15,7 @@ export interface HealthRoutesOptions {
 
 const HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
 const ALLOW = 'GET, HEAD';
-const OTHER_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'CONNECT'];
+export const OTHER_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'CONNECT'];
 
 export function createHealthRoutes({ readiness, environment, details }: HealthRoutesOptions): Hono {
   const routes = new Hono();
@@ -61,7 +61,7 @@ export function createHealthRoutes({ readiness, environment, details }: HealthRo
   return routes;
 }
 
-function methodNotAllowed(c: { req: { method: string; path: string } }) {
+export function methodNotAllowed(c: { req: { method: string; path: string } }) {
   const body = { error: `method ${c.req.method} is not allowed on ${c.req.path}; use GET or HEAD` };
   return new Response(JSON.stringify(body), { status: 405, headers: { ...HEADERS, Allow: ALLOW } });
 }

@@ -26,6 +26,8 @@ export interface Readiness {
   ): (state: string, reason?: string) => void;
   set(name: string, state: string, reason?: string): void;
   get(name: string): string | undefined;
+  /** Whether the check's current state counts as ready (false for an undefined check). */
+  isReady(name: string): boolean;
   snapshot(): ReadinessSnapshot;
   /** From now on the service reports `shutting_down` whatever its checks say. */
   shutDown(): void;
@@ -79,6 +81,7 @@ export function createReadiness(): Readiness {
     },
     set,
     get: (name) => states.get(name),
+    isReady: (name) => readyStates.get(name)?.has(states.get(name)!) ?? false,
     snapshot: () => snapshot,
     shutDown() {
       shuttingDown = true;

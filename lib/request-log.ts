@@ -2,7 +2,8 @@
 import type { Hono } from 'hono';
 import type { Logger } from './logger.ts';
 
-const PROBE_PATHS = new Set(['/api/health', '/api/ready']);
+// /metrics too: a scraper calls it every few seconds.
+const PROBE_PATHS = new Set(['/api/health', '/api/ready', '/metrics']);
 
 /**
  * Wraps `app.fetch` (which `app.request()` also goes through) rather than adding a middleware: a middleware

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what running and testing need on a fresh Debian machine: Chromium (the smoke's LOAD probe),
-# socat (serial tests), curl (the frontend's container check), then the npm packages. Safe to run twice.
+# socat (serial tests), curl (the frontend's container check), prometheus (its promtool and server: the metrics
+# and alert-rule tests), then the npm packages. Safe to run twice.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -8,6 +9,7 @@ need=()
 command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || need+=(chromium)
 command -v socat >/dev/null 2>&1 || need+=(socat)
 command -v curl >/dev/null 2>&1 || need+=(curl)
+{ command -v promtool && command -v prometheus; } >/dev/null 2>&1 || need+=(prometheus)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   sudo=""

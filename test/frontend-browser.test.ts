@@ -150,6 +150,16 @@ test('a killed backend shows as unreachable on a later refresh, and the page kee
   await verdictIs('device', 'Not ready', DEADLINE_MS);
   assert.is((await readPanel('device')).rows.backend, 'disconnected');
   assert.is((await readPanel('readings')).verdict, 'Unavailable');
+  // The readiness timeline keeps the change: ready, then unreachable, each a bar in the strip.
+  const timeline = await page.$eval('[data-panel="backend"] .timeline', (t) => ({
+    tones: [...t.querySelectorAll('rect')].map((r) => r.getAttribute('data-tone')),
+    text: t.querySelector('.timeline-text')?.textContent ?? '',
+    label: t.querySelector('svg')?.getAttribute('aria-label') ?? '',
+  }));
+  assert.equal(timeline.tones, ['good', 'bad']);
+  assert.match(timeline.text, /^1 change in the last .*; unreachable since \d\d:\d\d:\d\d$/);
+  assert.match(timeline.label, /^Readiness over the last hour: ready from [\d:]+, unreachable from [\d:]+$/);
+  assert.equal(await auditPage(page), [], 'accessibility checks with a timeline of two states');
   await page.screenshot({ path: join(SHOTS, 'backend-down.png'), fullPage: true });
   assert.equal(problems, []);
 });

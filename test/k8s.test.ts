@@ -208,4 +208,18 @@ test('the services find each other by Service name', () => {
   assert.is(env('device').NODE_ENV, 'local', 'the emulator: no USB device on a cluster node');
 });
 
+test('backend and device pods ask to be scraped on their port at /metrics; the frontend serves none', () => {
+  for (const name of ['backend', 'device']) {
+    const annotations = deployment(name).spec.template.metadata.annotations as Record<string, string>;
+    const port = container(name).ports!.find((p) => p.name === 'http')!.containerPort;
+    assert.equal(annotations, {
+      'prometheus.io/scrape': 'true',
+      'prometheus.io/port': String(port),
+      'prometheus.io/path': '/metrics',
+    });
+    assert.not.ok(env(name).METRICS, `${name} keeps METRICS on`);
+  }
+  assert.is(deployment('frontend').spec.template.metadata.annotations, undefined);
+});
+
 test.run();

@@ -4,6 +4,11 @@ import { describeBoard, REFRESH_MS } from './board-view.js';
 import { renderDeviceCard } from './device-card.js';
 import { renderAttention, renderFleetTable } from './fleet-panel.js';
 import { badge, el, icon } from './dom.js';
+import { createReadinessHistory, describeTimeline } from './readiness-timeline.js';
+import { renderTimeline } from './timeline-strip.js';
+
+// Each service's readiness changes over the last hour, from this page's polls: a flapping database shows at a glance.
+const history = createReadinessHistory();
 
 function renderRow(row) {
   const value = row.tone
@@ -28,6 +33,9 @@ function renderPanel(panel) {
     ),
     panel.url ? el('p', { class: 'url' }, panel.url) : null,
     panel.rows.length ? el('dl', { class: 'rows' }, ...panel.rows.map(renderRow)) : null,
+    panel.id === 'readings'
+      ? null
+      : renderTimeline(describeTimeline(history.of(panel.id), Date.parse(last?.checkedAt))),
     panel.note ? el('p', { class: 'note' }, panel.note) : null,
     panel.fleet ? el('p', { class: 'fleet-count' }, panel.fleet) : null,
     panel.held ? el('p', { class: 'held' }, panel.held) : null,
@@ -69,6 +77,7 @@ async function refresh() {
     const res = await fetch('/status.json', { cache: 'no-store', signal: AbortSignal.timeout(REFRESH_MS * 5) });
     if (!res.ok) throw new Error(`/status.json answered HTTP ${res.status}`);
     last = await res.json();
+    history.record(last);
   } catch (error) {
     fetchError =
       error?.name === 'TimeoutError' ? 'the frontend did not answer in time' : 'the frontend cannot be reached';

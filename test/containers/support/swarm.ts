@@ -1,7 +1,6 @@
 // A single-node swarm for the swarm tests: the engine's own when it is already one, else initialised here and left
 // again afterwards, so a developer's swarm (or its absence) is as it was.
-import { runCommand, type CommandResult } from '../../../tools/child-process.ts';
-import { explain } from '../../../smoke/trailer/exec.ts';
+import { explain, runCommand, type CommandResult } from '../../../tools/child-process.ts';
 
 const COMMAND_TIMEOUT_MS = 60_000;
 

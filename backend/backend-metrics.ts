@@ -1,0 +1,83 @@
+// The backend's own metrics: readings stored and refused, database write latency and state changes, device sockets.
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { Readiness } from '../lib/readiness.ts';
+import type { ReadingStore } from './reading-store.ts';
+import type { RefusalCode } from './reading-document.ts';
+
+/** Every label value the refused counter can take: a bounded set, never text a device sent. */
+export const REFUSAL_REASONS = ['value_too_large', 'timestamp_invalid', 'over_bound'] as const;
+export type RefusalReason = RefusalCode | 'over_bound';
+
+export interface BackendMetrics {
+  /** The store with each insert timed and its stored readings counted. */
+  metered(store: Pick<ReadingStore, 'insert'>): Pick<ReadingStore, 'insert'>;
+  /** For the device hub's writers: readings refused (by code) or dropped over the bound. */
+  refused(reason: RefusalReason, count: number): void;
+}
+
+export interface BackendMetricsOptions {
+  registry: Registry;
+  readiness: Readiness;
+  /** Device sockets open now (the hub's count). */
+  socketsOpen: () => number;
+}
+
+export function createBackendMetrics({ registry, readiness, socketsOpen }: BackendMetricsOptions): BackendMetrics {
+  const registers = [registry];
+  const stored = new Counter({
+    name: 'backend_readings_stored_total',
+    help: 'Readings inserted into MongoDB (a resent reading already stored is not counted again).',
+    registers,
+  });
+  const refused = new Counter({
+    name: 'backend_readings_refused_total',
+    help: 'Readings not stored: refused as given (value_too_large, timestamp_invalid) or dropped over the bound.',
+    labelNames: ['reason'],
+    registers,
+  });
+  // Zero from the start, so rate() and increase() see the first refusal.
+  for (const reason of REFUSAL_REASONS) refused.inc({ reason }, 0);
+  const writes = new Histogram({
+    name: 'backend_database_write_duration_seconds',
+    help: 'Time each insert of a batch of readings took, by outcome (ok or error).',
+    labelNames: ['outcome'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers,
+  });
+  new Gauge({
+    name: 'backend_device_sockets_open',
+    help: 'Device sockets open now, including those not yet past hello.',
+    registers,
+    collect() {
+      this.set(socketsOpen());
+    },
+  });
+  const changes = new Counter({
+    name: 'backend_database_state_changes_total',
+    help: 'Changes of the database readiness check, by the state it changed to.',
+    labelNames: ['state'],
+    registers,
+  });
+  readiness.onChange(({ name, state }) => {
+    if (name === 'database') changes.inc({ state });
+  });
+
+  return {
+    metered(store) {
+      const insert: ReadingStore['insert'] = async function meteredInsert(docs) {
+        const end = writes.startTimer();
+        try {
+          const result = await store.insert(docs);
+          end({ outcome: 'ok' });
+          stored.inc(result.inserted);
+          return result;
+        } catch (error) {
+          end({ outcome: 'error' });
+          throw error;
+        }
+      };
+      return { insert };
+    },
+    refused: (reason, count) => refused.inc({ reason }, count),
+  };
+}

@@ -1,0 +1,69 @@
+// Times every HTTP request into a histogram by method, matched route pattern and status; /metrics itself is left out.
+import type { Hono } from 'hono';
+import { Histogram, type Registry } from 'prom-client';
+import { METRICS_PATH } from './metrics-routes.ts';
+
+/** The route label of a request no route matched: never the raw path, which a client chooses freely. */
+export const UNMATCHED_ROUTE = '(unmatched)';
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']);
+// Probes answer in well under a millisecond; the default buckets start at 5 ms.
+const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+// Observers for static routes only (path = pattern): bounded by routes × methods × statuses.
+const CACHED_MAX = 512;
+
+type Observe = (seconds: number) => void;
+
+/**
+ * Wraps `app.fetch` rather than adding a middleware, for the reason lib/request-log.ts gives: a middleware takes
+ * Hono off its single-handler fast path. The route pattern comes from the app's own router, matched once more.
+ */
+export function measureRequests<T extends Hono<any, any, any>>(app: T, registry: Registry): T {
+  const histogram = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP requests by method, matched route pattern and status (/metrics not counted).',
+    labelNames: ['method', 'route', 'status'],
+    buckets: BUCKETS,
+    registers: [registry],
+  });
+  const observers = new Map<string, Observe>();
+  const fetch = app.fetch;
+  app.fetch = function fetchAndMeasure(request, env, executionCtx) {
+    const started = performance.now();
+    const result = fetch(request, env, executionCtx);
+    if (result instanceof Promise) return result.then((response) => measured(request, env, response, started));
+    return measured(request, env, result, started);
+  };
+  return app;
+
+  function measured(request: Request, env: unknown, response: Response, started: number): Response {
+    const seconds = (performance.now() - started) / 1000;
+    const path = pathOf(request, env);
+    if (path === METRICS_PATH) return response;
+    const key = `${request.method} ${response.status} ${path}`;
+    let observe = observers.get(key);
+    if (!observe) {
+      const route = routeOf(app, request.method, path);
+      const method = METHODS.has(request.method) ? request.method : 'other';
+      const child = histogram.labels({ method, route, status: String(response.status) });
+      observe = (value) => child.observe(value);
+      if (route === path && observers.size < CACHED_MAX) observers.set(key, observe);
+    }
+    observe(seconds);
+    return response;
+  }
+}
+
+/** The pattern of the route that answered (`/api/readings`, `/api/device/:id`), or UNMATCHED_ROUTE. */
+function routeOf(app: Hono<any, any, any>, method: string, path: string): string {
+  const [handlers] = app.router.match(method === 'HEAD' ? 'GET' : method, path);
+  const last = handlers[handlers.length - 1] as [[unknown, { path: string }], unknown] | undefined;
+  return last ? last[0][1].path : UNMATCHED_ROUTE;
+}
+
+/** The path without the query; from Node's raw request line when there is one (cheaper than parsing a URL). */
+function pathOf(request: Request, env: unknown): string {
+  const raw = (env as { incoming?: { url?: string } } | undefined)?.incoming?.url;
+  const url = raw ?? new URL(request.url).pathname;
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}

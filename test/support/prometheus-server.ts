@@ -1,0 +1,82 @@
+// Runs the real Prometheus (Debian package `prometheus`) on a free loopback port, scraping the given services every
+// second, with its data in a temporary folder; its HTTP API answers the tests' queries.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { freePort } from '../../tools/free-port.ts';
+import { spawnProcess, type Spawned } from './spawn-process.ts';
+import { waitFor, withDeadline } from './deadline.ts';
+
+export interface VectorSample {
+  metric: Record<string, string>;
+  value: number;
+}
+
+export interface PrometheusServer {
+  url: string;
+  process: Spawned;
+  /** An instant query through /api/v1/query. */
+  query(expr: string): Promise<VectorSample[]>;
+  stop(): Promise<void>;
+}
+
+export interface PrometheusOptions {
+  /** job name → the service's base URL (http://127.0.0.1:PORT). */
+  targets: Record<string, string>;
+  /** Alert rules as a rule-file object (`{ groups: [...] }`), written beside the configuration. */
+  rules?: object;
+}
+
+export async function startPrometheus({ targets, rules }: PrometheusOptions): Promise<PrometheusServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'prometheus-'));
+  const config = {
+    global: { scrape_interval: '1s', scrape_timeout: '1s', evaluation_interval: '1s' },
+    ...(rules ? { rule_files: [join(dir, 'rules.yml')] } : {}),
+    scrape_configs: Object.entries(targets).map(([job, url]) => ({
+      job_name: job,
+      static_configs: [{ targets: [new URL(url).host] }],
+    })),
+  };
+  writeFileSync(join(dir, 'prometheus.yml'), stringify(config));
+  if (rules) writeFileSync(join(dir, 'rules.yml'), stringify(rules));
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const args = [
+    `--config.file=${join(dir, 'prometheus.yml')}`,
+    `--storage.tsdb.path=${join(dir, 'data')}`,
+    `--web.listen-address=127.0.0.1:${port}`,
+  ];
+  const proc = spawnProcess('prometheus', args);
+  const stop = async () => {
+    await proc.stop(5000);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await waitFor(
+      async () => {
+        if (proc.child.exitCode !== null) throw new Error(`prometheus exited: ${proc.lines.slice(-5).join(' | ')}`);
+        return (await fetch(`${url}/-/ready`, { signal: AbortSignal.timeout(1000) })).status === 200;
+      },
+      { timeout: 30_000, interval: 100, what: `prometheus ready on ${url}` },
+    );
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return {
+    url,
+    process: proc,
+    async query(expr) {
+      const res = await withDeadline(fetch(`${url}/api/v1/query?query=${encodeURIComponent(expr)}`), 10_000, expr);
+      const body = (await res.json()) as {
+        status: string;
+        error?: string;
+        data: { resultType: string; result: { metric: Record<string, string>; value: [number, string] }[] };
+      };
+      if (body.status !== 'success') throw new Error(`query ${expr}: ${body.error}`);
+      return body.data.result.map(({ metric, value }) => ({ metric, value: Number(value[1]) }));
+    },
+    stop,
+  };
+}
