@@ -5,7 +5,9 @@ import { createApp } from './app.ts';
 import { createDeviceHub } from './device-hub.ts';
 import { createReadiness } from '../lib/readiness.ts';
 import { createLogger } from '../lib/logger.ts';
-import { DatabaseUnavailableError, type ReadingStore, type ReadingView } from './reading-store.ts';
+import { DatabaseUnavailableError } from './database-unavailable-error.ts';
+import type { ReadingView } from './reading-document.ts';
+import type { ReadingStore } from './reading-store.ts';
 
 const READING: ReadingView = {
   deviceId: 'dev-1',
@@ -24,11 +26,11 @@ function fakeStore(down = { now: false }) {
     insert: async () => ({ inserted: 0, duplicates: [] }),
     async readings(query) {
       asked.push(query);
-      if (down.now) throw new DatabaseUnavailableError('the database is not connected');
+      if (down.now) throw new DatabaseUnavailableError('not-connected', 'the database is not connected');
       return [READING];
     },
     async summaries(also) {
-      if (down.now) throw new DatabaseUnavailableError('the database did not answer within 2000 ms');
+      if (down.now) throw new DatabaseUnavailableError('timeout', 'the database did not answer within 2000 ms');
       const { seq, timestamp, value } = READING;
       return {
         deviceIds: [...new Set(['dev-1', ...also])].sort(),

@@ -1,9 +1,30 @@
-// A reading as received → the document stored for it, or why the backend cannot store it as given.
+// A stored reading: its document, its view in the API, and a reading as received → the document stored for it, or
+// why the backend cannot store it as given.
 import { DEVICE_VALUE_MAX_BYTES, type Reading } from '../lib/device-protocol.ts';
-import type { ReadingDocument } from './reading-store.ts';
 import { parseIsoTime } from './iso-time.ts';
 
-export type Checked = { doc: ReadingDocument; bytes: number } | { refused: string; bytes: number };
+export interface ReadingDocument {
+  deviceId: string;
+  session: string;
+  seq: number;
+  /** When the device read the line. */
+  timestamp: Date;
+  value: string;
+  /** When the backend received it. */
+  receivedAt: Date;
+}
+
+/** A stored reading as the API returns it: the document's fields, dates as ISO strings, no `_id`. */
+export interface ReadingView {
+  deviceId: string;
+  session: string;
+  seq: number;
+  timestamp: string;
+  value: string;
+  receivedAt: string;
+}
+
+type Checked = { doc: ReadingDocument; bytes: number } | { refused: string; bytes: number };
 
 // What a held reading costs besides its value and session: the document's other fields and our bookkeeping.
 const OVERHEAD_BYTES = 200;
@@ -18,4 +39,9 @@ export function toDocument(deviceId: string, session: string, reading: Reading, 
   const timestamp = parseIsoTime(reading.timestamp);
   if (!timestamp) return { refused: 'timestamp is not an ISO 8601 date-time with a zone', bytes };
   return { doc: { deviceId, session, seq, timestamp, value, receivedAt }, bytes: bytes + valueBytes };
+}
+
+export function toView({ deviceId, session, seq, timestamp, value, receivedAt }: ReadingDocument): ReadingView {
+  const iso = (date: unknown) => (date instanceof Date ? date.toISOString() : String(date));
+  return { deviceId, session, seq, timestamp: iso(timestamp), value, receivedAt: iso(receivedAt) };
 }

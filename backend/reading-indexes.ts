@@ -1,6 +1,7 @@
 // Creates the readings indexes at start-up, retrying until the database lets it: reads want them before the first
 // reading arrives, and the writer inserts nothing before the unique one exists (reading-store.ts says why).
 import type { Logger } from '../lib/logger.ts';
+import { DatabaseUnavailableError } from './database-unavailable-error.ts';
 import type { ReadingStore } from './reading-store.ts';
 
 export interface IndexesAtStartUp {
@@ -29,9 +30,12 @@ export function createIndexesAtStartUp({
     } catch (error) {
       if (stopped) return;
       // The database monitor already says when the database is away; anything else is worth one warning.
-      const reason = (error as Error).message;
-      if (!warned && reason !== 'the database is not connected') {
-        log.warn({ reason }, `cannot create the readings indexes yet; retrying every ${retryMs} ms`);
+      const notConnected = error instanceof DatabaseUnavailableError && error.code === 'not-connected';
+      if (!warned && !notConnected) {
+        log.warn(
+          { reason: (error as Error).message },
+          `cannot create the readings indexes yet; retrying every ${retryMs} ms`,
+        );
         warned = true;
       }
       timer = setTimeout(() => void attempt(), retryMs);

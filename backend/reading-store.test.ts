@@ -5,17 +5,13 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { commandShape, mongoTarget, type MongoTarget } from '../test/support/mongo-target.ts';
-import { withDeadline } from '../test/support/deadline.ts';
+import { rejection, withDeadline } from '../test/support/deadline.ts';
 import { startMongoProcess } from '../test/support/mongo-process.ts';
 import { freePort } from '../tools/free-port.ts';
 import { MongoClient } from 'mongodb';
-import {
-  createReadingStore,
-  DatabaseUnavailableError,
-  READINGS_COLLECTION,
-  type ReadingDocument,
-  type ReadingStore,
-} from './reading-store.ts';
+import { DatabaseUnavailableError } from './database-unavailable-error.ts';
+import type { ReadingDocument } from './reading-document.ts';
+import { createReadingStore, READINGS_COLLECTION, type ReadingStore } from './reading-store.ts';
 
 let target: MongoTarget;
 const test = suite('reading store');
@@ -58,15 +54,6 @@ const doc = (seq: number, over: Partial<ReadingDocument> = {}): ReadingDocument 
   receivedAt: new Date(T0 + seq * 1000 + 50),
   ...over,
 });
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected a rejection');
-}
 
 test('ensureIndexes: the unique key and the newest-first index, once; again is a no-op', async () => {
   const { store, commands, db } = setup();

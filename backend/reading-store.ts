@@ -17,42 +17,18 @@ import {
   type MongoClient,
 } from 'mongodb';
 import { scrubSecrets } from '../lib/redact-url.ts';
+import { deadlineSignal, settledBy } from '../lib/with-deadline.ts';
+import { DatabaseUnavailableError } from './database-unavailable-error.ts';
+import { toView, type ReadingDocument, type ReadingView } from './reading-document.ts';
+import type { ReadingsQuery } from './readings-query.ts';
 
 export const READINGS_COLLECTION = 'readings';
 
 /** Created at start-up (and before the first insert); the names are the ones mongod would give them. */
-export const READING_INDEXES: IndexDescription[] = [
+const READING_INDEXES: IndexDescription[] = [
   { key: { deviceId: 1, session: 1, seq: 1 }, name: 'deviceId_1_session_1_seq_1', unique: true },
   { key: { deviceId: 1, timestamp: -1, seq: -1 }, name: 'deviceId_1_timestamp_-1_seq_-1' },
 ];
-
-export interface ReadingDocument {
-  deviceId: string;
-  session: string;
-  seq: number;
-  /** When the device read the line. */
-  timestamp: Date;
-  value: string;
-  /** When the backend received it. */
-  receivedAt: Date;
-}
-
-/** A stored reading as the API returns it: the document's fields, dates as ISO strings, no `_id`. */
-export interface ReadingView {
-  deviceId: string;
-  session: string;
-  seq: number;
-  timestamp: string;
-  value: string;
-  receivedAt: string;
-}
-
-export interface ReadingsQuery {
-  deviceId: string;
-  limit: number;
-  /** Older than this time, or (within the device's newest session) below this sequence number. */
-  before?: { time: Date } | { seq: number };
-}
 
 export interface DeviceSummary {
   /** The session of the device's newest reading. */
@@ -66,9 +42,6 @@ export interface InsertResult {
   /** Positions (in the batch) of readings that were stored before: a resend. */
   duplicates: number[];
 }
-
-/** The database cannot answer now (down, hung, refusing): a 503, a retry, never a stack trace. */
-export class DatabaseUnavailableError extends Error {}
 
 export interface ReadingStore {
   /** Creates the indexes unless that already succeeded; concurrent callers share one attempt. */
@@ -129,7 +102,7 @@ export function createReadingStore({
     const reason = timedOut
       ? (deadline?.missed ?? `the database did not answer within ${queryTimeoutMs} ms`)
       : scrubSecrets(String(message ?? error), uri).split('\n')[0]!;
-    return new DatabaseUnavailableError(reason, { cause: error });
+    return new DatabaseUnavailableError(timedOut ? 'timeout' : 'failed', reason, { cause: error });
   }
 
   const queryDeadline = (signal: AbortSignal) => ({
@@ -142,7 +115,7 @@ export function createReadingStore({
   });
 
   function connected() {
-    if (!isConnected()) throw new DatabaseUnavailableError('the database is not connected');
+    if (!isConnected()) throw new DatabaseUnavailableError('not-connected', 'the database is not connected');
   }
 
   /** One request's bounds: maxTimeMS for each command, and one deadline on the client for all of them. */
@@ -247,39 +220,4 @@ export function createReadingStore({
     },
   };
   return store;
-}
-
-/**
- * Aborts `ms` from now, but only after the I/O waiting by then has been handled (timers run before the poll for I/O,
- * immediates after it): a process that was itself paused past the deadline (SIGSTOP, a long pause in GC) first reads
- * the answer that arrived meanwhile, instead of abandoning a write the database did store.
- */
-function deadlineSignal(ms: number): AbortSignal {
-  const controller = new AbortController();
-  const timer = setTimeout(() => {
-    setImmediate(() => controller.abort(new DOMException(`no answer within ${ms} ms`, 'TimeoutError')));
-  }, ms);
-  timer.unref();
-  return controller.signal;
-}
-
-/**
- * `operation`, or a rejection once `signal` aborts whether or not the driver acts on it. The driver takes `signal` on
- * writes too (it ends the operation and closes its connection), but it alone may never settle a write: a connection
- * the server closed (FIN) just as the write was checked out is destroyed before the driver hears of it, the write
- * then waits for a 'drain' that never comes (mongodb 7.9, seen in test/faults/readings-end-to-end.fault.ts), and
- * the device's readings would wait unacknowledged until the backend restarted.
- */
-function settledBy<T>(operation: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const abort = () => reject(signal.reason);
-    if (signal.aborted) abort();
-    signal.addEventListener('abort', abort, { once: true });
-    operation.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
-  });
-}
-
-function toView({ deviceId, session, seq, timestamp, value, receivedAt }: ReadingDocument): ReadingView {
-  const iso = (date: unknown) => (date instanceof Date ? date.toISOString() : String(date));
-  return { deviceId, session, seq, timestamp: iso(timestamp), value, receivedAt: iso(receivedAt) };
 }

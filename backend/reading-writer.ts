@@ -10,11 +10,11 @@ import { DEVICE_UNACKED_IN_FLIGHT, type AckMessage, type Reading } from '../lib/
 import type { Logger } from '../lib/logger.ts';
 import type { SummedWarning } from '../lib/summed-warning.ts';
 import type { HeldBudget } from './held-budget.ts';
-import type { InsertResult, ReadingDocument, ReadingStore } from './reading-store.ts';
-import { toDocument } from './reading-document.ts';
+import type { InsertResult, ReadingStore } from './reading-store.ts';
+import { toDocument, type ReadingDocument } from './reading-document.ts';
 
 /** Shared by every socket's writer, so a thousand devices' troubles are a few lines, not thousands. */
-export interface WriterWarnings {
+interface WriterWarnings {
   refused: SummedWarning;
   failed: SummedWarning;
   dropped: SummedWarning;
@@ -40,8 +40,6 @@ export interface ReadingWriter {
   accept(session: string, readings: Reading[], receivedAt?: Date): void;
   /** Stops: forgets what it holds, sends no more acks, retries no more. */
   close(): void;
-  /** Readings held right now. */
-  readonly held: number;
 }
 
 interface Item {
@@ -160,9 +158,6 @@ export function createReadingWriter({
       void pump();
     },
     close: stop,
-    get held() {
-      return held;
-    },
   };
 }
 

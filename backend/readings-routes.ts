@@ -5,7 +5,8 @@ import { Hono, type Context } from 'hono';
 import type { Logger } from '../lib/logger.ts';
 import { createSummedWarning, type SummedWarning } from '../lib/summed-warning.ts';
 import type { DeviceHub } from './device-hub.ts';
-import { DatabaseUnavailableError, type ReadingStore } from './reading-store.ts';
+import { DatabaseUnavailableError } from './database-unavailable-error.ts';
+import type { ReadingStore } from './reading-store.ts';
 import { parseReadingsQuery } from './readings-query.ts';
 
 export interface ReadingsRoutesOptions {
