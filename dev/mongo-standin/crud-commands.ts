@@ -1,16 +1,19 @@
 // The stand-in's data commands, answered from memory in the shapes mongod answers them: insert (ordered and
-// unordered, E11000 write errors), find with a filter, sort, skip and limit, getMore and killCursors, count,
-// distinct, createIndexes, listIndexes, drop and dropDatabase. Write concerns and maxTimeMS are accepted and have
-// nothing to wait for: every answer is in memory already.
+// unordered, E11000 write errors), update and findAndModify (update-commands.ts), find with a filter, sort, skip
+// and limit, getMore and killCursors, count, distinct, createIndexes, listIndexes, drop and dropDatabase. Write
+// concerns and maxTimeMS are accepted and have nothing to wait for: every answer is in memory already.
 import { Long, type Document } from 'bson';
 import { CommandError } from './command-error.ts';
 import { createMemory, type IndexSpec, type Memory } from './memory.ts';
 import { compileFilter, compileSort } from './query.ts';
+import { createUpdateCommands } from './update-commands.ts';
 import { compareValues, valueAt } from './values.ts';
 
 /** Commands this module answers, in the order the README lists them. */
 export const CRUD_COMMANDS = [
   'insert',
+  'update',
+  'findAndModify',
   'find',
   'getMore',
   'killCursors',
@@ -41,6 +44,7 @@ export interface CrudCommands {
 
 export function createCrudCommands(memory: Memory = createMemory()): CrudCommands {
   const cursors = new Map<string, Cursor>();
+  const updates = createUpdateCommands(memory);
   let nextCursor = Long.fromNumber(Math.floor(Math.random() * 2 ** 40) + 1);
 
   /** The first batch, and a cursor for the rest (id 0 when nothing is left). */
@@ -61,6 +65,10 @@ export function createCrudCommands(memory: Memory = createMemory()): CrudCommand
       const { n, writeErrors } = memory.insert(db, name, command.documents as Document[], command.ordered !== false);
       return writeErrors.length > 0 ? { n, writeErrors, ok: 1 } : { n, ok: 1 };
     },
+
+    update: (command, db) => updates.update(command, db, collectionName(command, 'update')),
+
+    findAndModify: (command, db) => updates.findAndModify(command, db, collectionName(command, 'findAndModify')),
 
     find(command, db) {
       const name = collectionName(command, 'find');

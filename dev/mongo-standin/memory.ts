@@ -17,8 +17,12 @@ export interface Collection {
   readonly indexes: IndexSpec[];
 }
 
-export interface WriteError {
+export interface WriteError extends Refusal {
   index: number;
+}
+
+/** Why a document was not stored: a key a unique index already holds. */
+export interface Refusal {
   code: number;
   errmsg: string;
   keyPattern: Document;
@@ -36,6 +40,10 @@ export interface Memory {
   collection(db: string, name: string): Collection | undefined;
   /** Inserts in order; `ordered` stops at the first refusal. Returns how many went in and why the rest did not. */
   insert(db: string, name: string, docs: Document[], ordered: boolean): { n: number; writeErrors: WriteError[] };
+  /** Puts `next` where the stored `current` is, or refuses it (a unique key) and leaves `current` as it was. */
+  replace(db: string, name: string, current: Document, next: Document): Refusal | undefined;
+  /** Takes the stored `doc` out of its collection. */
+  remove(db: string, name: string, doc: Document): void;
   /** Adds indexes (all or none); returns the index counts before and after, and whether the collection was new. */
   createIndexes(db: string, name: string, specs: IndexSpec[]): { before: number; after: number; created: boolean };
   drop(db: string, name: string): number | undefined;
@@ -56,14 +64,28 @@ export function createMemory(): Memory {
     return { collection, created: true };
   }
 
-  /** The first unique index `doc` would duplicate a key of (also against `pending` keys), with that key. */
-  function duplicate(collection: StoredCollection, doc: Document) {
+  /** The refusal for the first unique index `doc` would duplicate a key of, or undefined. */
+  function duplicate(collection: StoredCollection, doc: Document): Refusal | undefined {
     for (const index of collection.indexes) {
       if (!index.unique) continue;
       const keyValue = keyOf(index, doc);
-      if (collection.keys.get(index.name)!.has(canonical(keyValue))) return { index, keyValue };
+      if (collection.keys.get(index.name)!.has(canonical(keyValue))) {
+        const errmsg = duplicateMessage(collection.ns, index, keyValue);
+        return { code: 11000, errmsg, keyPattern: index.key, keyValue };
+      }
     }
     return undefined;
+  }
+
+  /** Adds (or takes out) `doc`'s keys in every unique index. */
+  function keep(collection: StoredCollection, doc: Document, present: boolean): void {
+    for (const index of collection.indexes) {
+      if (!index.unique) continue;
+      const keys = collection.keys.get(index.name)!;
+      const key = canonical(keyOf(index, doc));
+      if (present) keys.add(key);
+      else keys.delete(key);
+    }
   }
 
   return {
@@ -79,23 +101,34 @@ export function createMemory(): Memory {
         const doc = { _id, ...fields };
         const clash = duplicate(collection, doc);
         if (clash) {
-          writeErrors.push({
-            index: position,
-            code: 11000,
-            errmsg: duplicateMessage(collection.ns, clash.index, clash.keyValue),
-            keyPattern: clash.index.key,
-            keyValue: clash.keyValue,
-          });
+          writeErrors.push({ index: position, ...clash });
           if (ordered) break;
           continue;
         }
-        for (const index of collection.indexes) {
-          if (index.unique) collection.keys.get(index.name)!.add(canonical(keyOf(index, doc)));
-        }
+        keep(collection, doc, true);
         collection.docs.push(doc);
         n += 1;
       }
       return { n, writeErrors };
+    },
+
+    replace(db, name, current, next) {
+      const { collection } = ensure(db, name);
+      const at = collection.docs.indexOf(current);
+      if (at < 0) throw new Error('replace: the document is not stored in this collection');
+      keep(collection, current, false);
+      const clash = duplicate(collection, next);
+      keep(collection, clash ? current : next, true);
+      if (!clash) collection.docs[at] = next;
+      return clash;
+    },
+
+    remove(db, name, doc) {
+      const collection = collections.get(`${db}.${name}`);
+      const at = collection ? collection.docs.indexOf(doc) : -1;
+      if (at < 0) return;
+      keep(collection!, doc, false);
+      collection!.docs.splice(at, 1);
     },
 
     createIndexes(db, name, specs) {

@@ -1,8 +1,11 @@
-// The stand-in's query language: equality and the four range operators on fields (dotted paths too), and a sort
-// over several fields. Anything else (`$regex`, `$or`, `$in`, …) is refused by name rather than answered wrongly.
+// The stand-in's query language: equality, the four range operators, $ne, $in, $nin and $exists on fields (dotted
+// paths too), $and and $or over whole filters, and a sort over several fields. Anything else (`$regex`, `$nor`,
+// `$elemMatch`, …) is refused by name rather than answered wrongly.
 import type { Document } from 'bson';
-import { compareValues, typeRank, valueAt } from './values.ts';
+import { compareValues, isNumber, typeRank, valueAt } from './values.ts';
 import { CommandError } from './command-error.ts';
+
+type Check = (value: unknown) => boolean;
 
 const RANGE: Record<string, (order: number) => boolean> = {
   $lt: (order) => order < 0,
@@ -11,24 +14,51 @@ const RANGE: Record<string, (order: number) => boolean> = {
   $gte: (order) => order >= 0,
 };
 
+const FIELD_OPERATORS: Record<string, (operand: unknown, operator: string) => Check> = {
+  $eq: (operand) => (value) => equals(value, operand),
+  $ne: (operand) => (value) => !equals(value, operand),
+  $in: (operand, operator) => {
+    const list = listOperand(operand, operator);
+    return (value) => list.some((item) => equals(value, item));
+  },
+  $nin: (operand, operator) => {
+    const list = listOperand(operand, operator);
+    return (value) => !list.some((item) => equals(value, item));
+  },
+  // mongod reads the operand as a truth value: {$exists: 0} asks for the field to be missing.
+  $exists: (operand) => (value) => (value !== undefined) === truthy(operand),
+};
+
 /** A predicate for `filter`; throws a CommandError (BadValue) for what the stand-in does not do. */
 export function compileFilter(filter: Document = {}): (doc: Document) => boolean {
-  const tests = Object.entries(filter).map(([path, condition]) => {
+  const tests = Object.entries(filter).map(([path, condition]): ((doc: Document) => boolean) => {
+    if (path === '$and' || path === '$or') {
+      const parts = clauses(condition, path).map((clause) => compileFilter(clause));
+      return path === '$and' ? (doc) => parts.every((part) => part(doc)) : (doc) => parts.some((part) => part(doc));
+    }
     if (path.startsWith('$')) throw unsupported(path);
     if (!isOperatorObject(condition)) return (doc: Document) => equals(valueAt(doc, path), condition);
-    const checks = Object.entries(condition as Document).map(([operator, operand]) => {
-      if (operator === '$eq') return (value: unknown) => equals(value, operand);
-      const range = RANGE[operator];
-      if (!range) throw unsupported(operator);
-      // Type bracketing, as mongod does it: {$lt: <date>} only ever matches dates.
-      return (value: unknown) => typeRank(value) === typeRank(operand) && range(compareValues(value, operand));
-    });
+    const checks = Object.entries(condition as Document).map(([operator, operand]) => fieldCheck(operator, operand));
     return (doc: Document) => {
       const value = valueAt(doc, path);
       return checks.every((check) => check(value));
     };
   });
   return (doc) => tests.every((test) => test(doc));
+}
+
+/** The fields a filter pins to one value (`{ a: 1, b: { $eq: 2 } }`, inside `$and` too): an upsert starts from them. */
+export function equalityFields(filter: Document = {}): Array<[string, unknown]> {
+  const fields: Array<[string, unknown]> = [];
+  for (const [path, condition] of Object.entries(filter)) {
+    if (path === '$and' && Array.isArray(condition)) {
+      for (const clause of condition as Document[]) fields.push(...equalityFields(clause));
+    } else if (!path.startsWith('$')) {
+      if (!isOperatorObject(condition)) fields.push([path, condition]);
+      else if ('$eq' in (condition as Document)) fields.push([path, (condition as Document).$eq]);
+    }
+  }
+  return fields;
 }
 
 /** A comparator for a sort specification such as `{ timestamp: -1, seq: -1 }`. */
@@ -50,10 +80,44 @@ export function compileSort(sort: Document | undefined): ((a: Document, b: Docum
   };
 }
 
+function fieldCheck(operator: string, operand: unknown): Check {
+  const made = FIELD_OPERATORS[operator];
+  if (made) return made(operand, operator);
+  const range = RANGE[operator];
+  if (!range) throw unsupported(operator);
+  // Type bracketing, as mongod does it: {$lt: <date>} only ever matches dates.
+  return (value) => typeRank(value) === typeRank(operand) && range(compareValues(value, operand));
+}
+
 function equals(value: unknown, operand: unknown): boolean {
   // A missing field equals null, as in mongod.
   if (operand === null) return value === null || value === undefined;
   return typeRank(value) === typeRank(operand) && compareValues(value, operand) === 0;
+}
+
+function listOperand(operand: unknown, operator: string): unknown[] {
+  if (!Array.isArray(operand)) throw new CommandError(2, 'BadValue', `${operator} needs an array`);
+  for (const item of operand) {
+    if (item instanceof RegExp) throw unsupported(`a regular expression in ${operator}`);
+    if (isOperatorObject(item)) throw new CommandError(2, 'BadValue', `cannot nest $ under ${operator}`);
+  }
+  return operand;
+}
+
+function clauses(condition: unknown, operator: string): Document[] {
+  if (!Array.isArray(condition) || condition.length === 0) {
+    throw new CommandError(2, 'BadValue', `${operator} argument must be a non-empty array`);
+  }
+  for (const clause of condition) {
+    if (typeRank(clause) !== 5) throw new CommandError(2, 'BadValue', `${operator} argument's entries must be objects`);
+  }
+  return condition as Document[];
+}
+
+function truthy(operand: unknown): boolean {
+  if (operand === null || operand === undefined || operand === false) return false;
+  if (isNumber(operand)) return Number(String(operand)) !== 0;
+  return true;
 }
 
 function isOperatorObject(value: unknown): boolean {
@@ -66,6 +130,7 @@ function unsupported(operator: string): CommandError {
   return new CommandError(
     2,
     'BadValue',
-    `${operator} is not supported by the MongoDB stand-in (filters: equality, $eq, $lt, $lte, $gt, $gte)`,
+    `${operator} is not supported by the MongoDB stand-in ` +
+      '(filters: equality, $eq, $ne, $lt, $lte, $gt, $gte, $in, $nin, $exists, $and, $or)',
   );
 }

@@ -9,9 +9,9 @@
 // It can report when a client's streaming hello starts and ends on a connection (see `onStream`), so a test
 // can wait for the driver's monitor to be streaming instead of sleeping.
 // It answers hello/isMaster, ping, buildInfo and endSessions, and the data commands the backend uses
-// (crud-commands.ts: insert, find, getMore, killCursors, count, distinct, createIndexes, listIndexes, drop,
-// dropDatabase) as mongod words them; every other command (aggregate, update, saslStart…) fails with
-// CommandNotFound, naming itself. The containers run the real `mongo` image wherever it can be pulled.
+// (crud-commands.ts: insert, update, findAndModify, find, getMore, killCursors, count, distinct, createIndexes,
+// listIndexes, drop, dropDatabase) as mongod words them; every other command (aggregate, delete, saslStart…) fails
+// with CommandNotFound, naming itself. The containers run the real `mongo` image wherever it can be pulled.
 //
 // Its CLI is dev/mongo-standin.ts: node --import tsx dev/mongo-standin.ts [--port N] [--host H]
 import { createServer, type Socket } from 'node:net';

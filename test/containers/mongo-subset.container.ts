@@ -12,7 +12,11 @@ import { root } from '../support/spawn-service.ts';
 const test = suite('MongoDB subset on the database image');
 const IMAGE = process.env.MONGO_IMAGE || 'mongo:8.0';
 const NAME = `shk-test-mongo-${process.pid}`;
-const FILES = ['dev/mongo-standin/crud-commands.test.ts', 'backend/reading-store.test.ts'];
+const FILES = [
+  'dev/mongo-standin/crud-commands.test.ts',
+  'dev/mongo-standin/update-commands.test.ts',
+  'backend/reading-store.test.ts',
+];
 let uri = '';
 
 const docker = (args: string[], timeoutMs = 120_000) =>
