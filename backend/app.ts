@@ -18,7 +18,7 @@ export interface BackendDeps {
   databaseName: string;
   devices?: DeviceHub;
   /** The readings in MongoDB: with `devices`, GET /api/readings and GET /api/devices answer from it. */
-  store?: Pick<ReadingStore, 'readings' | 'summaries'>;
+  store?: Pick<ReadingStore, 'readings' | 'devices'>;
 }
 
 export function createApp({ readiness, environment, log, databaseName, devices, store }: BackendDeps): Hono {
@@ -33,7 +33,7 @@ export function createApp({ readiness, environment, log, databaseName, devices, 
   );
   if (devices) {
     app.get(DEVICE_SOCKET_PATH, devices.gate, devices.upgrade);
-    if (store) app.route('/', createReadingsRoutes({ store, devices, log }));
+    if (store) app.route('/', createReadingsRoutes({ store, log }));
   }
   answerErrorsInJson(app, log);
   // The device hub logs what matters about device sockets (connected, refused: once a minute per address, closed

@@ -92,13 +92,21 @@ test('a peer that reads nothing while we acknowledge its readings is dropped pas
   }
 });
 
-test('a hello with a deviceId or session over 256 characters is malformed: no hello, closed 1008', async () => {
-  const { sink, devices, port, close } = await startHub({ helloTimeoutMs: 300 });
+test('a hello with a deviceId off the rule or a session over 256 characters is malformed: no hello, closed 1008', async () => {
+  const told: unknown[] = [];
+  const { sink, port, close } = await startHub({
+    helloTimeoutMs: 300,
+    presence: async (states) => void told.push(states),
+  });
   try {
     for (const hello of [
       { type: 'hello', deviceId: 'd'.repeat(257), session: 's' },
       { type: 'hello', deviceId: 'dev', session: 's'.repeat(257) },
       { type: 'hello', deviceId: '', session: 's' },
+      // A device id holds letters, digits, '.', '_' and '-' only (lib/device-protocol.ts), as in DEVICE_TOKENS.
+      { type: 'hello', deviceId: 'dev/1', session: 's' },
+      { type: 'hello', deviceId: 'dev:1', session: 's' },
+      { type: 'hello', deviceId: 'dév', session: 's' },
     ]) {
       const socket = await rawUpgrade(port, TOKEN);
       socket.resume();
@@ -115,7 +123,7 @@ test('a hello with a deviceId or session over 256 characters is malformed: no he
       assert.is(received.subarray(4).toString(), 'no hello');
       socket.destroy();
     }
-    assert.equal(devices.devices(), []);
+    assert.equal(told, [], 'no device was ever connected');
     assert.ok(sink.find('malformed device message').length > 0, 'counted as malformed');
     // Closed by the hello deadline, which says so (summed: the first at once, the rest later or on close).
     const [silent] = sink.find('that sent no hello within 0.3 s');

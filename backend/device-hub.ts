@@ -1,6 +1,8 @@
 // The backend end of the device socket: lets only our devices in, binds each socket to the one device its token
 // may speak for, bounds what each socket may cost, and hands its readings to its writer (reading-writer.ts), which
 // stores them in MongoDB and only then acknowledges them.
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { upgradeWebSocket } from '@hono/node-server';
 import type { MiddlewareHandler } from 'hono';
 import type { WSContext } from 'hono/ws';
@@ -13,17 +15,16 @@ import { CLOSE_POLICY, createDeviceSocket, type DeviceRegistry, type DeviceSocke
 import type { ReadingStore } from './reading-store.ts';
 import { createReadingWriter, type ReadingWriterOptions } from './reading-writer.ts';
 import { createHeldBudget } from './held-budget.ts';
+import { PRESENCE_BEAT_MS, type PresenceState } from './device-summary.ts';
 
-/** What the hub knows of a device since this process started; the readings themselves are in the database. */
-export interface DeviceState {
+/** A device whose socket this process holds; the readings themselves, and every replica's view, are in the database. */
+interface DeviceRecord {
   deviceId: string;
   /** The session its latest hello named. */
   session: string;
-  connected: boolean;
-}
-
-interface DeviceRecord extends DeviceState {
-  socket: WSContext | undefined;
+  socket: WSContext;
+  /** This socket's id in the `devices` collection, so that closing an older socket never disconnects a newer one. */
+  connection: string;
 }
 
 export interface DeviceHub {
@@ -31,7 +32,6 @@ export interface DeviceHub {
   gate: MiddlewareHandler<UpgradeGateEnv>;
   /** The upgrade route's second handler: the WebSocket upgrade. */
   upgrade: MiddlewareHandler<UpgradeGateEnv>;
-  devices(): DeviceState[];
   /** Closes every device socket with 1001 (going away), as on shutdown. */
   closeAll(): void;
 }
@@ -57,6 +57,14 @@ export interface DeviceHubOptions {
   heldBytesMax?: number;
   /** Per-socket writer settings (tests shorten the backoff). */
   writer?: Pick<ReadingWriterOptions, 'heldMax' | 'backoff'>;
+  /**
+   * Where the state of this process's sockets goes, so that every replica lists the same (the `devices` collection):
+   * written at each connect and close and every `beatMs` for every socket held. Without it, only readings are kept.
+   */
+  presence?: (states: PresenceState[]) => Promise<void>;
+  /** This process, as the `devices` collection names the replica holding a socket. */
+  replica?: string;
+  beatMs?: number;
 }
 
 const CLOSE_GOING_AWAY = 1001;
@@ -64,6 +72,7 @@ const CLOSE_GOING_AWAY = 1001;
 export function createDeviceHub(options: DeviceHubOptions): DeviceHub {
   const { log, store, token, tokens, open = false, socketsMax = 1000, helloTimeoutMs = 5000 } = options;
   const { rate = DEVICE_MESSAGE_RATE, sendBufferMax = 64 * 1024, heldBytesMax = 256 * 1024 * 1024 } = options;
+  const { presence, replica = `${hostname()}:${process.pid}`, beatMs = PRESENCE_BEAT_MS } = options;
   const devices = new Map<string, DeviceRecord>();
   const sockets = new Set<WebSocket>();
   const gate = createUpgradeGate({ log, token, tokens, open, socketsMax });
@@ -97,6 +106,27 @@ export function createDeviceHub(options: DeviceHubOptions): DeviceHub {
     ),
   };
 
+  const presenceFailed = createSummedWarning(
+    log,
+    (n) => `${plural(n, 'write')} of device presence failed (the device list may show stale connection states)`,
+  );
+  const state = (record: DeviceRecord, connected: boolean): PresenceState => ({
+    deviceId: record.deviceId,
+    session: record.session,
+    connected,
+    replica,
+    connection: record.connection,
+    backlog: null,
+    at: new Date(),
+  });
+  function tell(states: PresenceState[]) {
+    if (!presence || states.length === 0) return;
+    presence(states).catch((error: Error) => presenceFailed.note({ devices: states.length, reason: error.message }));
+  }
+  const beat = presence
+    ? setInterval(() => tell([...devices.values()].map((record) => state(record, true))), beatMs).unref()
+    : undefined;
+
   const registry: DeviceRegistry = {
     refusal(hello, identity) {
       if (identity.deviceId !== undefined && identity.deviceId !== hello.deviceId) return 'token of another device';
@@ -104,33 +134,27 @@ export function createDeviceHub(options: DeviceHubOptions): DeviceHub {
       return undefined;
     },
     bind(hello, ws) {
-      const record = devices.get(hello.deviceId) ?? {
-        deviceId: hello.deviceId,
-        session: hello.session,
-        connected: false,
-        socket: undefined,
-      };
+      const record = { deviceId: hello.deviceId, session: hello.session, socket: ws, connection: randomUUID() };
       devices.set(hello.deviceId, record);
-      record.session = hello.session;
-      record.connected = true;
-      record.socket = ws;
+      tell([state(record, true)]);
       log.info({ deviceId: record.deviceId, session: hello.session }, 'device connected');
       return record;
     },
     touch(device, ws, session) {
-      const record = devices.get(device.deviceId)!;
-      if (record.socket !== ws) {
+      const record = devices.get(device.deviceId);
+      if (record?.socket !== ws) {
         // The same device again on this socket after a newer socket had taken over.
-        record.connected = true;
-        record.socket = ws;
+        registry.bind({ type: 'hello', deviceId: device.deviceId, session: session ?? record?.session ?? '' }, ws);
+      } else if (session !== undefined && session !== record.session) {
+        record.session = session;
+        tell([state(record, true)]);
       }
-      if (session !== undefined) record.session = session;
     },
     release(device, ws, code) {
-      const record = devices.get(device.deviceId)!;
-      if (record.socket !== ws) return;
-      record.connected = false;
-      record.socket = undefined;
+      const record = devices.get(device.deviceId);
+      if (record?.socket !== ws) return;
+      devices.delete(device.deviceId);
+      tell([state(record, false)]);
       log.info({ deviceId: record.deviceId, code }, 'device disconnected');
     },
   };
@@ -151,10 +175,10 @@ export function createDeviceHub(options: DeviceHubOptions): DeviceHub {
     upgrade: upgradeWebSocket((c) =>
       createDeviceSocket(socketOptions, c.get('remoteAddress'), c.get('deviceIdentity')),
     ),
-    devices: () => [...devices.values()].map(({ deviceId, session, connected }) => ({ deviceId, session, connected })),
     closeAll() {
+      clearInterval(beat);
       for (const ws of sockets) ws.close(CLOSE_GOING_AWAY, 'server shutting down');
-      for (const warning of [malformed, silent, impostor, ...Object.values(warnings)]) warning.flush();
+      for (const warning of [malformed, silent, impostor, presenceFailed, ...Object.values(warnings)]) warning.flush();
       gate.flush();
     },
   };

@@ -57,6 +57,7 @@ runMain('backend', async function main() {
     tokens: deviceTokens,
     open: openDeviceSocket,
     socketsMax: config.deviceSocketsMax,
+    presence: (states) => store.presence(states),
   });
   const app = createApp({ readiness, environment, log, databaseName: databaseName(uri), devices, store });
 
