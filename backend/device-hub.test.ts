@@ -43,7 +43,7 @@ async function startHub(options: Partial<DeviceHubOptions> = {}) {
     devices,
     port: (server.address() as { port: number }).port,
     async close() {
-      devices.closeAll();
+      await devices.closeAll();
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     },

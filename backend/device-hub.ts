@@ -32,8 +32,11 @@ export interface DeviceHub {
   gate: MiddlewareHandler<UpgradeGateEnv>;
   /** The upgrade route's second handler: the WebSocket upgrade. */
   upgrade: MiddlewareHandler<UpgradeGateEnv>;
-  /** Closes every device socket with 1001 (going away), as on shutdown. */
-  closeAll(): void;
+  /**
+   * Closes every device socket with 1001 (going away), as on shutdown; settles once the devices were written as
+   * disconnected (or that write failed), so that other replicas do not wait out the heartbeat's staleness.
+   */
+  closeAll(): Promise<void>;
 }
 
 export interface DeviceHubOptions {
@@ -175,9 +178,17 @@ export function createDeviceHub(options: DeviceHubOptions): DeviceHub {
     upgrade: upgradeWebSocket((c) =>
       createDeviceSocket(socketOptions, c.get('remoteAddress'), c.get('deviceIdentity')),
     ),
-    closeAll() {
+    async closeAll() {
       clearInterval(beat);
+      const held = [...devices.values()];
+      // Forgotten first: the sockets' close events then write nothing more.
+      devices.clear();
       for (const ws of sockets) ws.close(CLOSE_GOING_AWAY, 'server shutting down');
+      if (presence && held.length > 0) {
+        await presence(held.map((record) => state(record, false))).catch((error: Error) =>
+          presenceFailed.note({ devices: held.length, reason: error.message }),
+        );
+      }
       for (const warning of [malformed, silent, impostor, presenceFailed, ...Object.values(warnings)]) warning.flush();
       gate.flush();
     },

@@ -14,7 +14,7 @@ export const PRESENCE_BEAT_MS = 5_000;
 
 export interface DeviceSummaryDocument {
   _id: string;
-  /** The session its last hello named, else the one of its newest reading. */
+  /** The session its last hello named (listed while connected; else its newest reading's). */
   session: string | null;
   /** `timestamp ISO|seq` zero-padded, so that "newer" is a string comparison (the empty string: no reading yet). */
   latestKey: string;
@@ -145,10 +145,12 @@ export function presenceUpdate({ deviceId, session, connected, replica, connecti
 export function toDeviceView(doc: DeviceSummaryDocument, now: number): DeviceView {
   const seen = doc.lastSeenAt instanceof Date ? doc.lastSeenAt : null;
   const last = doc.lastReading;
+  const connected = doc.connected === true && seen !== null && now - seen.getTime() <= PRESENCE_STALE_MS;
   return {
     deviceId: doc._id,
-    session: doc.session ?? last?.session ?? null,
-    connected: doc.connected === true && seen !== null && now - seen.getTime() <= PRESENCE_STALE_MS,
+    // While connected, the session its hello named; else that of its newest reading.
+    session: (connected ? doc.session : last?.session) ?? doc.session ?? last?.session ?? null,
+    connected,
     lastReading: last && { seq: last.seq, timestamp: new Date(last.timestamp).toISOString(), value: last.value },
     readingsStored: doc.readingsStored ?? 0,
     backlog: doc.backlog ?? null,

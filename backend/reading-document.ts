@@ -26,6 +26,10 @@ export interface ReadingView {
 
 type Checked = { doc: ReadingDocument; bytes: number } | { refused: string; bytes: number };
 
+// How far ahead of the backend's clock a reading's timestamp may be: device clocks drift, but a reading stamped
+// further ahead would stay the device's "latest" until that time came.
+export const FUTURE_TOLERANCE_MS = 5 * 60_000;
+
 // What a held reading costs besides its value and session: the document's other fields and our bookkeeping.
 const OVERHEAD_BYTES = 200;
 
@@ -38,6 +42,12 @@ export function toDocument(deviceId: string, session: string, reading: Reading, 
   }
   const timestamp = parseIsoTime(reading.timestamp);
   if (!timestamp) return { refused: 'timestamp is not an ISO 8601 date-time with a zone', bytes };
+  if (timestamp.getTime() > receivedAt.getTime() + FUTURE_TOLERANCE_MS) {
+    return {
+      refused: `timestamp is more than ${FUTURE_TOLERANCE_MS / 60_000} minutes ahead of the backend's clock`,
+      bytes,
+    };
+  }
   return { doc: { deviceId, session, seq, timestamp, value, receivedAt }, bytes: bytes + valueBytes };
 }
 

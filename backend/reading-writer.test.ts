@@ -120,6 +120,40 @@ test('a reading it cannot store as given is acked as refused, in order, and neve
   assert.equal(acks.at(-1), { type: 'ack', session: 's1', seq: 5, refused: [5] });
 });
 
+test('a timestamp over 5 minutes ahead of receipt is refused; within the tolerance it is stored', async () => {
+  const { writer, calls, acks, sink } = setup();
+  const receivedAt = new Date(Date.UTC(2026, 0, 1));
+  const ahead = (ms: number) => new Date(receivedAt.getTime() + ms).toISOString();
+  writer.accept(
+    's1',
+    [
+      { seq: 1, timestamp: ahead(5 * 60_000), value: 'at the tolerance' },
+      { seq: 2, timestamp: ahead(5 * 60_000 + 1), value: 'just past it' },
+      { seq: 3, timestamp: '2099-01-01T00:00:00Z', value: 'far future' },
+    ],
+    receivedAt,
+  );
+  assert.equal(seqs(calls[0]), ['s1:1']);
+  calls[0]!.resolve();
+  await tick();
+  assert.equal(acks, [{ type: 'ack', session: 's1', seq: 3, refused: [2, 3] }]);
+  assert.is(sink.find('refused')[0]!.reason, "timestamp is more than 5 minutes ahead of the backend's clock");
+});
+
+test('a frame that goes back is acknowledged at the highest seq already acked, never lower', async () => {
+  const { writer, calls, acks } = setup();
+  writer.accept('s1', readings(5, 6));
+  calls[0]!.resolve();
+  await tick();
+  writer.accept('s1', readings(1, 2));
+  calls[1]!.resolve();
+  await tick();
+  assert.equal(
+    acks.map((a) => a.seq),
+    [6, 6],
+  );
+});
+
 test('a failed write acks nothing and is retried with what arrived meanwhile, in one insert', async () => {
   const { writer, calls, acks, sink } = setup();
   writer.accept('s1', readings(1, 2));

@@ -68,6 +68,9 @@ export function createReadingWriter({
   let retry: NodeJS.Timeout | undefined;
   let failures = 0;
   let closed = false;
+  // Per session, the highest seq acknowledged on this socket: a frame that goes back (a resend, or frames out of
+  // order) is acknowledged at that seq, never lower, and never higher than a reading this socket sent.
+  const acked = new Map<string, number>();
 
   function release(items: Item[]) {
     const bytes = items.reduce((sum, item) => sum + item.bytes, 0);
@@ -98,7 +101,11 @@ export function createReadingWriter({
       if (closed) return;
       failures = 0;
       release(batch);
-      for (const ack of acksFor(batch)) send(ack);
+      for (const ack of acksFor(batch)) {
+        ack.seq = Math.max(ack.seq, acked.get(ack.session) ?? 0);
+        acked.set(ack.session, ack.seq);
+        send(ack);
+      }
     } catch (error) {
       if (closed) return;
       queue = batch.concat(queue);
