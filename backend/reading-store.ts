@@ -134,8 +134,7 @@ export function createReadingStore({
   }
 
   /** One request's bounds: maxTimeMS for each command, and one deadline on the client for all of them. */
-  const bounded = () => ({ maxTimeMS: queryTimeoutMs, signal: AbortSignal.timeout(queryTimeoutMs) });
-  type Bounds = ReturnType<typeof bounded>;
+  const bounded = (): Bounds => ({ maxTimeMS: queryTimeoutMs, signal: AbortSignal.timeout(queryTimeoutMs) });
 
   async function newest(deviceId: string, options: Bounds): Promise<ReadingDocument | undefined> {
     const [doc] = await collection.find({ deviceId }, { sort: NEWEST_FIRST, limit: 1, ...options }).toArray();
@@ -221,6 +220,37 @@ export function createReadingStore({
       }
     },
 
+    ...deviceListCalls({ summaries, connected, bounded, command, unavailable, queryDeadline, writeDeadline, newest }),
+  };
+  return store;
+}
+
+interface Bounds {
+  maxTimeMS: number;
+  signal: AbortSignal;
+}
+
+interface Deadline {
+  signal: AbortSignal;
+  missed: string;
+}
+
+/** What the device list's calls share with the rest of the store. */
+interface StoreParts {
+  summaries: Collection<DeviceSummaryDocument>;
+  connected(): void;
+  bounded(): Bounds;
+  command(doc: Document, bounds: Bounds): Promise<Document>;
+  unavailable(error: unknown, deadline?: Deadline): DatabaseUnavailableError;
+  queryDeadline(signal: AbortSignal): Deadline;
+  writeDeadline(what: string): Deadline;
+  newest(deviceId: string, bounds: Bounds): Promise<ReadingDocument | undefined>;
+}
+
+/** The store's calls on the `devices` collection (device-summary.ts): the list, presence, and the backfill. */
+function deviceListCalls(parts: StoreParts): Pick<ReadingStore, 'devices' | 'presence' | 'backfill'> {
+  const { summaries, connected, bounded, command, unavailable, queryDeadline, writeDeadline, newest } = parts;
+  return {
     async devices(query) {
       connected();
       const options = bounded();
@@ -304,5 +334,4 @@ export function createReadingStore({
       }
     },
   };
-  return store;
 }
