@@ -92,7 +92,7 @@ test('a peer that reads nothing while we acknowledge its readings is dropped pas
   }
 });
 
-test('a hello with a deviceId off the rule or a session over 256 characters is malformed: no hello, closed 1008', async () => {
+test('a hello with a deviceId off the rule or a session over 256 characters is malformed: closed 1008', async () => {
   const told: unknown[] = [];
   const { sink, port, close } = await startHub({
     helloTimeoutMs: 300,

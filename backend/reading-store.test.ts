@@ -55,7 +55,7 @@ const doc = (seq: number, over: Partial<ReadingDocument> = {}): ReadingDocument 
   ...over,
 });
 
-test("ensureIndexes: the unique key and the newest-first index (and the device list's), once; again is a no-op", async () => {
+test("ensureIndexes: the readings' two indexes and the device list's, once; again is a no-op", async () => {
   const { store, commands, db } = setup();
   await store.ensureIndexes();
   await store.ensureIndexes();
@@ -135,7 +135,7 @@ test('readings: newest first (timestamp, seq), limited; before a time; before a 
   assert.equal(await store.readings({ deviceId: 'nobody', limit: 10, before: { seq: 3 } }), []);
 });
 
-test('devices: three commands at most at any fleet size; pages by id, counts them all; latest never steps back', async () => {
+test('devices: two commands a page at any fleet size; by id, all counted; latest never steps back', async () => {
   const { store, commands } = setup();
   const warnings: string[] = [];
   const onWarning = (warning: Error) => warnings.push(warning.name);
