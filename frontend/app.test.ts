@@ -87,6 +87,8 @@ test("every module the page's scripts import is served as JavaScript (a missing 
     '/board.js',
     '/device-card.js',
     '/dom.js',
+    '/fleet-panel.js',
+    '/fleet-view.js',
     '/format.js',
     '/readings-view.js',
   ]);

@@ -32,12 +32,16 @@ const doc = (over: Partial<StatusDocument> = {}): StatusDocument => ({
   readings: {
     available: true,
     problem: null,
+    total: 1,
+    attention: { available: true, problem: null, devices: [] },
     devices: [
       {
         deviceId: 'emulator-1',
         connected: true,
         lastReading: { seq: 42, timestamp: '2026-01-01T10:00:07.000Z', value: '21.5 C' },
         readingsStored: 42,
+        backlog: 0,
+        lastSeenAt: '2026-01-01T10:00:07.000Z',
         recent: {
           available: true,
           problem: null,
@@ -131,7 +135,14 @@ test('an unreachable backend: bad summary naming it, panel says Unreachable and 
           checks: { serial: 'emulator', backend: 'disconnected' },
         }),
       },
-      readings: { available: false, problem: 'device list: connection refused', devices: [], latest: null },
+      readings: {
+        available: false,
+        problem: 'device list: connection refused',
+        total: 0,
+        devices: [],
+        attention: { available: false, problem: null, devices: [] },
+        latest: null,
+      },
     }),
   );
   assert.equal(board.summary, { tone: 'bad', text: 'Backend: unreachable · Device service: not ready' });
@@ -165,7 +176,7 @@ test('device monitoring disabled: a muted panel saying so; the summary speaks of
 });
 
 test('no devices yet, and a disconnected device', () => {
-  const none = describeBoard(doc({ readings: { available: true, problem: null, devices: [], latest: null } }));
+  const none = describeBoard(doc({ readings: { ...doc().readings, total: 0, devices: [], latest: null } }));
   assert.equal(panel(none.panels, 'readings').verdict, { tone: 'muted', text: 'No devices yet' });
   const base = doc();
   const off = describeBoard(

@@ -1,31 +1,38 @@
-// Reads the backend's device list (GET /api/devices), picks the latest reading and fetches the first few devices'
-// recent readings; a missing list is not an error page, and one device's failure is that device's alone.
+// Reads the backend's device list (GET /api/devices): the first page of the fleet, how many devices there are,
+// and the devices that need attention first; picks the latest reading and fetches the first few devices' recent
+// readings. A missing list is not an error page, and one device's failure is that device's alone.
 import { asObject } from './as-object.ts';
 import { probe } from './probe.ts';
 import { readRecent } from './recent-readings.ts';
 import { endpointUrl } from '../lib/endpoint-url.ts';
-import type { DeviceReading, DeviceSummary, ReadingsStatus } from './status-document.ts';
+import type { AttentionList, DeviceReading, FleetDevice, ReadingsStatus } from './status-document.ts';
 
 /**
- * The list grows with every device the backend has seen, and a reading may be up to 8 KiB: thousands of devices
- * fit, while a backend that answers without end still costs the frontend no more than this.
+ * A page of devices whose readings may be up to 8 KiB each: a backend that answers without end still costs the
+ * frontend no more than this.
  */
 export const DEVICE_LIST_MAX_BYTES = 4 * 1024 * 1024;
+
+/** Devices listed per refresh: the backend's default page, whatever the size of the fleet. */
+export const FLEET_PAGE = 100;
+
+/** Devices asked for by need of attention (largest backlog, then longest silence). */
+export const ATTENTION_LIMIT = 5;
 
 /** Devices whose recent readings are asked for, in the backend's order: bounds the requests per refresh. */
 export const CHARTED_DEVICES = 8;
 
 export async function readDevices(backendUrl: string, timeoutMs: number): Promise<ReadingsStatus> {
-  const url = endpointUrl(backendUrl, '/api/devices');
-  const result = await probe(url, timeoutMs, { maxBytes: DEVICE_LIST_MAX_BYTES });
-  const unavailable = (problem: string): ReadingsStatus => ({ available: false, problem, devices: [], latest: null });
-  if (!result.reached) return unavailable(`device list: ${result.error}`);
-  const list = asObject(result.body)?.devices;
-  if (result.status !== 200 || !Array.isArray(list)) {
-    return unavailable(`device list: backend answered HTTP ${result.status} without a device list`);
+  // Both in parallel, each bounded by the timeout; the charts then cost at most one more timeout.
+  const [page, attention] = await Promise.all([
+    readList(backendUrl, `limit=${FLEET_PAGE}`, timeoutMs),
+    readList(backendUrl, `attention=${ATTENTION_LIMIT}`, timeoutMs),
+  ]);
+  if (typeof page === 'string') {
+    const none: AttentionList = { available: false, problem: null, devices: [] };
+    return { available: false, problem: `device list: ${page}`, total: 0, devices: [], attention: none, latest: null };
   }
-  const devices = list.map(toDevice).filter((d): d is DeviceSummary => d !== undefined);
-  // In parallel, each bounded by the timeout: the document waits at most one more timeout after the list.
+  const { devices, total } = page;
   await Promise.all(
     devices.slice(0, CHARTED_DEVICES).map(async (device) => {
       device.recent = await readRecent(backendUrl, device.deviceId, timeoutMs);
@@ -37,22 +44,58 @@ export async function readDevices(backendUrl: string, timeoutMs: number): Promis
       latest = { deviceId, connected, ...lastReading };
     }
   }
-  return { available: true, problem: null, devices, latest };
+  return {
+    available: true,
+    problem: null,
+    total,
+    devices,
+    attention:
+      typeof attention === 'string'
+        ? { available: false, problem: `attention list: ${attention}`, devices: [] }
+        : { available: true, problem: null, devices: attention.devices.slice(0, ATTENTION_LIMIT) },
+    latest,
+  };
 }
 
-function toDevice(value: unknown): DeviceSummary | undefined {
+/** One GET /api/devices with `query`: its devices and total, or why it could not be read. */
+async function readList(
+  backendUrl: string,
+  query: string,
+  timeoutMs: number,
+): Promise<{ devices: FleetDevice[]; total: number } | string> {
+  // The query is set apart: endpointUrl joins paths, and would escape a `?` inside one.
+  const url = new URL(endpointUrl(backendUrl, '/api/devices'));
+  url.search = query;
+  const result = await probe(url.href, timeoutMs, { maxBytes: DEVICE_LIST_MAX_BYTES });
+  if (!result.reached) return result.error;
+  const body = asObject(result.body);
+  if (result.status !== 200 || !Array.isArray(body?.devices)) {
+    return `backend answered HTTP ${result.status} without a device list`;
+  }
+  const devices = body.devices.map(toDevice).filter((d): d is FleetDevice => d !== undefined);
+  // A backend that does not say how many it knows (or says fewer than it listed): count what it listed.
+  const total = count(body.total) ?? 0;
+  return { devices, total: Math.max(total, devices.length) };
+}
+
+function toDevice(value: unknown): FleetDevice | undefined {
   const device = asObject(value);
   if (typeof device?.deviceId !== 'string') return undefined;
+  const seen = device.lastSeenAt;
   return {
     deviceId: device.deviceId,
     connected: device.connected === true,
     lastReading: toReading(device.lastReading),
-    readingsStored:
-      Number.isSafeInteger(device.readingsStored) && (device.readingsStored as number) >= 0
-        ? (device.readingsStored as number)
-        : null,
+    readingsStored: count(device.readingsStored),
+    backlog: count(device.backlog),
+    lastSeenAt: typeof seen === 'string' && !Number.isNaN(Date.parse(seen)) ? seen : null,
     recent: null,
   };
+}
+
+/** A whole, non-negative number, or null. */
+function count(value: unknown): number | null {
+  return Number.isSafeInteger(value) && (value as number) >= 0 ? (value as number) : null;
 }
 
 function toReading(value: unknown): DeviceReading | null {

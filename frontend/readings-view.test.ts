@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CHART, describeChart, describeReadings } from './public/readings-view.js';
 import { decimalsFor, formatBytes, formatCount, formatNumber } from './public/format.js';
-import type { DeviceSummary, ReadingSeries, RecentReadings, StatusDocument } from './status-document.ts';
+import type { FleetDevice, ReadingSeries, RecentReadings, StatusDocument } from './status-document.ts';
 
 const CHECKED_AT = '2026-01-01T10:01:00.000Z';
 const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 10, 0, s)).toISOString();
@@ -70,19 +70,28 @@ test('no number at all: no chart', () => {
 });
 
 const recent = (s: ReadingSeries): RecentReadings => ({ available: true, problem: null, series: s });
-const device = (deviceId: string, over: Partial<DeviceSummary> = {}): DeviceSummary => ({
+const device = (deviceId: string, over: Partial<FleetDevice> = {}): FleetDevice => ({
   deviceId,
   connected: true,
   lastReading: { seq: 7, timestamp: at(50), value: 'temperature_c=21.00' },
   readingsStored: 1500,
+  backlog: 0,
+  lastSeenAt: at(55),
   recent: recent(series([21, 21.5])),
   ...over,
 });
-const doc = (devices: DeviceSummary[]) =>
+const doc = (devices: FleetDevice[], total = devices.length, attention: FleetDevice[] = []) =>
   ({
     checkedAt: CHECKED_AT,
     services: { device: null },
-    readings: { available: true, problem: null, devices, latest: null },
+    readings: {
+      available: true,
+      problem: null,
+      total,
+      devices,
+      attention: { available: true, problem: null, devices: attention },
+      latest: null,
+    },
   }) as unknown as StatusDocument;
 
 test('one card per charted device, with the newest value, its age and what the backend stores', () => {
@@ -122,11 +131,62 @@ test('a device whose readings failed, carry no number, or have not come: a note 
   assert.equal([e?.latest, e?.stored, e?.note], [null, null, { tone: 'muted', text: 'No readings yet.' }]);
 });
 
-test('devices the frontend did not chart are named, not drawn', () => {
-  const many = Array.from({ length: 20 }, (_, i) => device(`d${i}`, i < 8 ? {} : { recent: null }));
-  const panel = describeReadings(doc(many));
+test('a fleet larger than the page: the count, the first page, a row for each listed device without a card', () => {
+  const many = Array.from({ length: 20 }, (_, i) =>
+    device(`d${i}`, i < 8 ? {} : { recent: null, connected: i !== 9, backlog: i === 10 ? 1234 : i === 11 ? null : 0 }),
+  );
+  many[12] = { ...many[12]!, lastReading: null };
+  const panel = describeReadings(doc(many, 2500));
+  assert.is(panel.fleet, '2,500 devices · the first 20 devices listed');
+  assert.equal(panel.verdict, { tone: 'warn', text: '19 of the first 20 connected' });
   assert.is(panel.devices.length, 8);
-  assert.is(panel.more, 'Not charted: d8, d9, d10, d11, d12, d13, d14, d15, d16, d17, and 2 more.');
+  assert.equal(
+    panel.others.map((row) => row.deviceId),
+    Array.from({ length: 12 }, (_, i) => `d${i + 8}`),
+  );
+  const [d8, d9, d10, d11, d12] = panel.others;
+  assert.equal(d8, {
+    deviceId: 'd8',
+    verdict: { tone: 'good', text: 'Connected' },
+    value: 'temperature_c=21.00',
+    age: '10 s ago',
+    iso: at(50),
+    backlog: 'none',
+  });
+  assert.equal(d9?.verdict, { tone: 'warn', text: 'Disconnected' });
+  assert.equal([d10?.backlog, d11?.backlog], ['1,234 readings', 'unknown']);
+  assert.equal([d12?.value, d12?.age, d12?.iso], ['none yet', null, null]);
+  assert.is(describeReadings(doc(many.slice(0, 3))).fleet, '3 devices');
+});
+
+test('needs attention: backlog, silence and a lost connection in words; a device needing nothing is left out', () => {
+  const held = device('held', { backlog: 1234 });
+  const silent = device('silent', { lastSeenAt: at(0), lastReading: null });
+  const lost = device('lost', { connected: false, backlog: 2, lastSeenAt: '2026-01-01T09:55:00.000Z' });
+  const never = device('never', { lastSeenAt: null, lastReading: null });
+  const fine = device('fine');
+  const byReading = device('by reading', { lastSeenAt: null, lastReading: { seq: 1, timestamp: at(0), value: 'x' } });
+  const panel = describeReadings(doc([fine], 1, [held, lost, silent, fine, never, byReading]));
+  assert.equal(panel.attention, {
+    items: [
+      { deviceId: 'held', text: '1,234 readings held' },
+      { deviceId: 'lost', text: 'disconnected · 2 readings held · last heard 6 min 0 s ago' },
+      { deviceId: 'silent', text: 'last heard 1 min 0 s ago' },
+      { deviceId: 'never', text: 'never heard from' },
+      { deviceId: 'by reading', text: 'last heard 1 min 0 s ago' },
+    ],
+    note: null,
+  });
+  assert.equal(describeReadings(doc([fine], 1, [fine])).attention, {
+    items: [],
+    note: { tone: 'muted', text: 'Nothing needs attention.' },
+  });
+  const failed = doc([fine]);
+  failed.readings.attention = { available: false, problem: 'attention list: no response within 1500ms', devices: [] };
+  assert.equal(describeReadings(failed).attention, {
+    items: [],
+    note: { tone: 'warn', text: 'attention list: no response within 1500ms' },
+  });
 });
 
 test('numbers and counts as the page writes them', () => {

@@ -1,12 +1,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createStatusCollector } from './status-collector.ts';
-import { DEVICE_LIST_MAX_BYTES } from './device-readings.ts';
+import { ATTENTION_LIMIT, CHARTED_DEVICES, DEVICE_LIST_MAX_BYTES, FLEET_PAGE } from './device-readings.ts';
 import { healthyBody, readyBody, startFakeService, type FakeRoute } from '../test/support/fake-http-server.ts';
 import { withDeadline } from '../test/support/deadline.ts';
 import { listen, type Listening } from '../test/support/listen.ts';
 import type { RequestListener } from 'node:http';
 import { deviceEntry, fakeReadings } from '../test/support/fake-readings.ts';
+import { devicesApi, fakeFleet } from '../test/support/fake-devices-api.ts';
 
 const open: Listening[] = [];
 const fake = async (routes: Record<string, FakeRoute>) => {
@@ -83,17 +84,18 @@ test('a hung device service: the document arrives and marks only it unreachable,
   assert.equal(hung.hits.sort(), ['/api/health', '/api/ready']);
 });
 
-test('every probe at once: upstreams that answer only when all five requests are in still get answers', async () => {
+test('every probe at once: upstreams that answer only when all six requests are in still get answers', async () => {
   // Probes one after another would leave the first waiting for the others until its timeout.
   const held: Array<() => void> = [];
-  const EXPECTED = 5; // health and readiness of both services, and the backend's device list
+  const EXPECTED = 6; // health and readiness of both services, the backend's device list and its attention list
   const answers: Record<string, unknown> = {
     '/api/health': healthyBody(),
     '/api/ready': readyBody('ready', {}),
     '/api/devices': { devices: [] },
   };
   const rendezvous: RequestListener = (req, res) => {
-    held.push(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answers[req.url!])));
+    const path = new URL(req.url!, 'http://upstream').pathname;
+    held.push(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answers[path])));
     if (held.length === EXPECTED) held.forEach((answer) => answer());
     if (held.length > EXPECTED) held.at(-1)!();
   };
@@ -123,7 +125,9 @@ test('a backend without /api/devices: readings unavailable with a reason, servic
   assert.equal(doc.readings, {
     available: false,
     problem: 'device list: backend answered HTTP 404 without a device list',
+    total: 0,
     devices: [],
+    attention: { available: false, problem: null, devices: [] },
     latest: null,
   });
 });
@@ -143,6 +147,8 @@ test('malformed device entries are skipped, malformed readings become null', asy
       connected: true,
       lastReading: null,
       readingsStored: null,
+      backlog: null,
+      lastSeenAt: null,
       recent: {
         available: false,
         problem: 'readings: backend answered HTTP 404: not found',
@@ -300,9 +306,56 @@ test('concurrent callers share one round of probes; the next call probes again',
   const collector = createStatusCollector({ backendUrl: backend.url, timeoutMs: 1000 });
   const [a, b, c] = await Promise.all([collector.collect(), collector.collect(), collector.collect()]);
   assert.ok(a === b && b === c);
-  assert.is(backend.hits.length, 3); // health, ready, devices: once
+  assert.is(backend.hits.length, 4); // health, ready, the device list and the attention list: once
   await collector.collect();
-  assert.is(backend.hits.length, 6);
+  assert.is(backend.hits.length, 8);
+});
+
+test('a fleet of 2,500: the first page, the total, the devices needing attention as ranked', async () => {
+  const heard = new Date('2026-01-01T10:00:00.000Z');
+  const fleet = fakeFleet(2500, heard);
+  fleet[2000] = { ...fleet[2000]!, backlog: 40 };
+  fleet[1500] = { ...fleet[1500]!, backlog: 900 };
+  fleet[700] = { ...fleet[700]!, connected: false, lastSeenAt: '2026-01-01T09:00:00.000Z' };
+  const backend = await healthyBackend();
+  backend.routes['/api/devices'] = devicesApi(fleet);
+  const doc = await createStatusCollector({ backendUrl: backend.url, timeoutMs: 2000 }).collect();
+  const { readings } = doc;
+  assert.is(readings.available, true, readings.problem ?? '');
+  assert.is(readings.total, 2500);
+  assert.equal(
+    readings.devices.map((d) => d.deviceId),
+    fleet.slice(0, FLEET_PAGE).map((d) => d.deviceId),
+  );
+  assert.equal(readings.attention.available, true);
+  assert.equal(
+    readings.attention.devices.map((d) => [d.deviceId, d.connected, d.backlog, d.lastSeenAt]),
+    [
+      ['unit-01501', true, 900, heard.toISOString()],
+      ['unit-02001', true, 40, heard.toISOString()],
+      ['unit-00701', false, 0, '2026-01-01T09:00:00.000Z'],
+      ['unit-00001', true, 0, heard.toISOString()],
+      ['unit-00002', true, 0, heard.toISOString()],
+    ],
+  );
+  assert.equal(backend.urls.filter((url) => url.startsWith('/api/devices')).sort(), [
+    `/api/devices?attention=${ATTENTION_LIMIT}`,
+    `/api/devices?limit=${FLEET_PAGE}`,
+  ]);
+  const charted = readings.devices.filter((d) => d.recent !== null).length;
+  assert.is(charted, CHARTED_DEVICES, 'readings are asked for the first few devices only');
+});
+
+test('an attention list that fails is that list alone: the page of devices still arrives', async () => {
+  const backend = await healthyBackend({ devices: [{ deviceId: 'a', connected: true }], total: 1 });
+  backend.routes['/api/devices?attention=5'] = { status: 400, body: { error: 'attention: unknown parameter' } };
+  const doc = await createStatusCollector({ backendUrl: backend.url, timeoutMs: 1000 }).collect();
+  assert.equal([doc.readings.available, doc.readings.total, doc.readings.devices.length], [true, 1, 1]);
+  assert.equal(doc.readings.attention, {
+    available: false,
+    problem: 'attention list: backend answered HTTP 400 without a device list',
+    devices: [],
+  });
 });
 
 test.run();

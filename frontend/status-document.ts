@@ -63,22 +63,39 @@ export interface RecentReadings {
   series: ReadingSeries;
 }
 
-export interface DeviceSummary {
+/** One device of the fleet as the backend's GET /api/devices lists it (the frontend's own name for the shape). */
+export interface FleetDevice {
   deviceId: string;
   connected: boolean;
   lastReading: DeviceReading | null;
   /** How many readings of this device the backend has stored; null when it did not say. */
   readingsStored: number | null;
+  /** Readings the device reported as not yet acknowledged; null when unknown. */
+  backlog: number | null;
+  /** ISO 8601 time the backend last heard from the device; null when it did not say. */
+  lastSeenAt: string | null;
   /** The device's latest readings as a series; null for devices past the first few, which are not asked for. */
   recent: RecentReadings | null;
+}
+
+export interface AttentionList {
+  /** False when the backend could not say which devices need attention (see `problem`). */
+  available: boolean;
+  problem: string | null;
+  /** Connected devices with the largest backlog first, then those silent the longest, as the backend ranks them. */
+  devices: FleetDevice[];
 }
 
 export interface ReadingsStatus {
   /** False when the backend's device list could not be read (see `problem`). */
   available: boolean;
   problem: string | null;
-  devices: DeviceSummary[];
-  /** The most recent reading of any device, with the device it came from. */
+  /** Devices the backend knows; the length of `devices` when it did not say. */
+  total: number;
+  /** The first page of the device list, in the backend's order (by device id). */
+  devices: FleetDevice[];
+  attention: AttentionList;
+  /** The most recent reading of any listed device, with the device it came from. */
   latest: (DeviceReading & { deviceId: string; connected: boolean }) | null;
 }
 

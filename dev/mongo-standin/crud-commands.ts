@@ -2,10 +2,10 @@
 // unordered, E11000 write errors), update and findAndModify (update-commands.ts), find with a filter, sort, skip
 // and limit, getMore and killCursors, count, distinct, createIndexes, listIndexes, drop and dropDatabase. Write
 // concerns and maxTimeMS are accepted and have nothing to wait for: every answer is in memory already.
-import { Long, type Document } from 'bson';
+import { BSON, Long, type Document } from 'bson';
 import { CommandError } from './command-error.ts';
 import { createMemory, type IndexSpec, type Memory } from './memory.ts';
-import { compileFilter, compileSort } from './query.ts';
+import { compileFilter, sortDocuments, equalityFields } from './query.ts';
 import { createUpdateCommands } from './update-commands.ts';
 import { compareValues, valueAt } from './values.ts';
 
@@ -32,9 +32,16 @@ const CURSORS_MAX = 1000;
 const UNSUPPORTED_FIND_OPTIONS = ['projection', 'hint', 'collation', 'min', 'max', 'tailable', 'awaitData', 'let'];
 const INDEX_OPTIONS = new Set(['key', 'name', 'unique', 'v', 'background']);
 
+// A batch holds at most 16 MiB (at least one document), as in mongod: its reply stays under the object limit.
+const BATCH_BYTES = 16 * 1024 * 1024;
+// mongod refuses a distinct whose values pass 16 MiB less its reply's overhead.
+const DISTINCT_BYTES = 16 * 1024 * 1024 - 1024;
+
 interface Cursor {
   ns: string;
   docs: Document[];
+  /** The next document to send. */
+  at: number;
 }
 
 export interface CrudCommands {
@@ -49,11 +56,12 @@ export function createCrudCommands(memory: Memory = createMemory()): CrudCommand
 
   /** The first batch, and a cursor for the rest (id 0 when nothing is left). */
   function openCursor(ns: string, docs: Document[], batchSize: number, single: boolean): Document {
-    const firstBatch = docs.slice(0, batchSize);
-    if (single || firstBatch.length === docs.length) return { cursor: { firstBatch, id: Long.ZERO, ns }, ok: 1 };
+    const end = batchEnd(docs, 0, batchSize);
+    const firstBatch = docs.slice(0, end);
+    if (single || end === docs.length) return { cursor: { firstBatch, id: Long.ZERO, ns }, ok: 1 };
     const id = nextCursor;
     nextCursor = nextCursor.add(1);
-    cursors.set(id.toString(), { ns, docs: docs.slice(batchSize) });
+    cursors.set(id.toString(), { ns, docs, at: end });
     if (cursors.size > CURSORS_MAX) cursors.delete(cursors.keys().next().value!);
     return { cursor: { firstBatch, id, ns }, ok: 1 };
   }
@@ -76,8 +84,7 @@ export function createCrudCommands(memory: Memory = createMemory()): CrudCommand
         if (command[option] !== undefined) throw badValue(`find's ${option} is not supported by the MongoDB stand-in`);
       }
       let docs = select(memory, db, name, command.filter as Document | undefined);
-      const sort = compileSort(command.sort as Document | undefined);
-      if (sort) docs.sort(sort);
+      sortDocuments(docs, command.sort as Document | undefined);
       const skip = Number(command.skip ?? 0);
       const limit = Math.abs(Number(command.limit ?? 0));
       docs = docs.slice(skip, limit > 0 ? skip + limit : undefined);
@@ -90,10 +97,14 @@ export function createCrudCommands(memory: Memory = createMemory()): CrudCommand
       const id = Long.fromValue(command.getMore as Long | number);
       const cursor = cursors.get(id.toString());
       if (!cursor) throw new CommandError(43, 'CursorNotFound', `cursor id ${id.toString()} not found`);
-      const batchSize = command.batchSize === undefined ? cursor.docs.length : Number(command.batchSize);
-      const nextBatch = cursor.docs.splice(0, Math.max(1, batchSize));
-      if (cursor.docs.length === 0) cursors.delete(id.toString());
-      return { cursor: { nextBatch, id: cursor.docs.length === 0 ? Long.ZERO : id, ns: cursor.ns }, ok: 1 };
+      // Without a batchSize a getMore is bounded by bytes only, as in mongod.
+      const batchSize = command.batchSize === undefined ? Infinity : Math.max(1, Number(command.batchSize));
+      const end = batchEnd(cursor.docs, cursor.at, batchSize);
+      const nextBatch = cursor.docs.slice(cursor.at, end);
+      cursor.at = end;
+      const done = end === cursor.docs.length;
+      if (done) cursors.delete(id.toString());
+      return { cursor: { nextBatch, id: done ? Long.ZERO : id, ns: cursor.ns }, ok: 1 };
     },
 
     killCursors(command) {
@@ -117,9 +128,13 @@ export function createCrudCommands(memory: Memory = createMemory()): CrudCommand
       if (typeof command.key !== 'string') throw badValue('distinct needs a key');
       const docs = select(memory, db, collectionName(command, 'distinct'), command.query as Document | undefined);
       const values: unknown[] = [];
+      let bytes = 0;
       for (const doc of docs) {
         const value = valueAt(doc, command.key);
-        if (value !== undefined && !values.some((seen) => compareValues(seen, value) === 0)) values.push(value);
+        if (value === undefined || values.some((seen) => compareValues(seen, value) === 0)) continue;
+        bytes += BSON.calculateObjectSize({ v: value }) - 5;
+        if (bytes >= DISTINCT_BYTES) throw new CommandError(17217, 'Location17217', 'distinct too big, 16mb cap');
+        values.push(value);
       }
       return { values: values.sort(compareValues), ok: 1 };
     },
@@ -175,9 +190,22 @@ export function createCrudCommands(memory: Memory = createMemory()): CrudCommand
   };
 }
 
+/** Where a batch starting at `from` ends: after `count` documents or before 16 MiB of them, whichever is first. */
+function batchEnd(docs: Document[], from: number, count: number): number {
+  let end = from;
+  let bytes = 0;
+  while (end < docs.length && end - from < count) {
+    // Counted as the batch array holds it (type byte, index key and its NUL too), as mongod counts it.
+    bytes += BSON.calculateObjectSize(docs[end]!) + 2 + String(end - from).length;
+    if (bytes > BATCH_BYTES && end > from) break;
+    end += 1;
+  }
+  return end;
+}
+
 function select(memory: Memory, db: string, name: string, filter: Document | undefined): Document[] {
   const matches = compileFilter(filter);
-  return (memory.collection(db, name)?.docs ?? []).filter(matches);
+  return memory.candidates(db, name, equalityFields(filter)).filter(matches);
 }
 
 function collectionName(command: Document, verb: string): string {

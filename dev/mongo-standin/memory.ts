@@ -32,14 +32,19 @@ export interface Refusal {
 interface StoredCollection extends Collection {
   docs: Document[];
   indexes: IndexSpec[];
-  /** Per unique index, the keys present. */
-  keys: Map<string, Set<string>>;
+  /** Per unique index, each key present and the document holding it. */
+  keys: Map<string, Map<string, Document>>;
 }
 
 export interface Memory {
   collection(db: string, name: string): Collection | undefined;
   /** Inserts in order; `ordered` stops at the first refusal. Returns how many went in and why the rest did not. */
   insert(db: string, name: string, docs: Document[], ordered: boolean): { n: number; writeErrors: WriteError[] };
+  /**
+   * The documents that may match `pinned` (fields a filter pins to one value): the one document holding that key
+   * when the fields cover a unique index, so a lookup by key costs no scan; else the whole collection.
+   */
+  candidates(db: string, name: string, pinned: Array<[string, unknown]>): readonly Document[];
   /** Puts `next` where the stored `current` is, or refuses it (a unique key) and leaves `current` as it was. */
   replace(db: string, name: string, current: Document, next: Document): Refusal | undefined;
   /** Takes the stored `doc` out of its collection. */
@@ -59,7 +64,7 @@ export function createMemory(): Memory {
     const ns = `${db}.${name}`;
     const existing = collections.get(ns);
     if (existing) return { collection: existing, created: false };
-    const collection: StoredCollection = { ns, docs: [], indexes: [ID_INDEX], keys: new Map([['_id_', new Set()]]) };
+    const collection: StoredCollection = { ns, docs: [], indexes: [ID_INDEX], keys: new Map([['_id_', new Map()]]) };
     collections.set(ns, collection);
     return { collection, created: true };
   }
@@ -83,7 +88,7 @@ export function createMemory(): Memory {
       if (!index.unique) continue;
       const keys = collection.keys.get(index.name)!;
       const key = canonical(keyOf(index, doc));
-      if (present) keys.add(key);
+      if (present) keys.set(key, doc);
       else keys.delete(key);
     }
   }
@@ -110,6 +115,21 @@ export function createMemory(): Memory {
         n += 1;
       }
       return { n, writeErrors };
+    },
+
+    candidates(db, name, pinned) {
+      const collection = collections.get(`${db}.${name}`);
+      if (!collection) return [];
+      const values = new Map(pinned);
+      for (const index of collection.indexes) {
+        const paths = Object.keys(index.key);
+        if (!index.unique || !paths.every((path) => values.has(path))) continue;
+        const key: Document = {};
+        for (const path of paths) key[path] = values.get(path) ?? null;
+        const doc = collection.keys.get(index.name)!.get(canonical(key));
+        return doc ? [doc] : [];
+      }
+      return collection.docs;
     },
 
     replace(db, name, current, next) {
@@ -157,13 +177,13 @@ export function createMemory(): Memory {
       }
       // A unique index over data that already repeats a key cannot be built: mongod fails the whole command.
       for (const spec of added.filter((index) => index.unique)) {
-        const seen = new Set<string>();
+        const seen = new Map<string, Document>();
         for (const doc of collection.docs) {
           const keyValue = keyOf(spec, doc);
           const key = canonical(keyValue);
           if (seen.has(key))
             throw new CommandError(11000, 'DuplicateKey', duplicateMessage(collection.ns, spec, keyValue));
-          seen.add(key);
+          seen.set(key, doc);
         }
         collection.keys.set(spec.name, seen);
       }

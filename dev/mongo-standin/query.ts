@@ -2,7 +2,7 @@
 // paths too), $and and $or over whole filters, and a sort over several fields. Anything else (`$regex`, `$nor`,
 // `$elemMatch`, …) is refused by name rather than answered wrongly.
 import type { Document } from 'bson';
-import { compareValues, isNumber, typeRank, valueAt } from './values.ts';
+import { compareValues, getter, isNumber, typeRank } from './values.ts';
 import { CommandError } from './command-error.ts';
 
 type Check = (value: unknown) => boolean;
@@ -37,10 +37,11 @@ export function compileFilter(filter: Document = {}): (doc: Document) => boolean
       return path === '$and' ? (doc) => parts.every((part) => part(doc)) : (doc) => parts.some((part) => part(doc));
     }
     if (path.startsWith('$')) throw unsupported(path);
-    if (!isOperatorObject(condition)) return (doc: Document) => equals(valueAt(doc, path), condition);
+    const read = getter(path);
+    if (!isOperatorObject(condition)) return (doc: Document) => equals(read(doc), condition);
     const checks = Object.entries(condition as Document).map(([operator, operand]) => fieldCheck(operator, operand));
     return (doc: Document) => {
-      const value = valueAt(doc, path);
+      const value = read(doc);
       return checks.every((check) => check(value));
     };
   });
@@ -61,23 +62,33 @@ export function equalityFields(filter: Document = {}): Array<[string, unknown]> 
   return fields;
 }
 
-/** A comparator for a sort specification such as `{ timestamp: -1, seq: -1 }`. */
-export function compileSort(sort: Document | undefined): ((a: Document, b: Document) => number) | undefined {
+/**
+ * Sorts `docs` in place by a sort specification such as `{ timestamp: -1, seq: -1 }` (stable, as mongod's order is
+ * for equal keys here); each document's keys are read once, not once per comparison.
+ */
+export function sortDocuments(docs: Document[], sort: Document | undefined): void {
+  const keys = compileSort(sort);
+  if (!keys) return;
+  const decorated = docs.map((doc) => ({ doc, values: keys.map(({ read }) => read(doc)) }));
+  decorated.sort((a, b) => {
+    for (const [i, { sign }] of keys.entries()) {
+      const order = compareValues(a.values[i], b.values[i]);
+      if (order !== 0) return order * sign;
+    }
+    return 0;
+  });
+  decorated.forEach(({ doc }, i) => (docs[i] = doc));
+}
+
+function compileSort(sort: Document | undefined) {
   if (!sort || Object.keys(sort).length === 0) return undefined;
-  const keys = Object.entries(sort).map(([path, direction]) => {
+  return Object.entries(sort).map(([path, direction]) => {
     const sign = Number(direction);
     if (sign !== 1 && sign !== -1) {
       throw new CommandError(2, 'BadValue', `the MongoDB stand-in sorts by 1 or -1 only, not ${String(direction)}`);
     }
-    return { path, sign };
+    return { read: getter(path), sign };
   });
-  return (a, b) => {
-    for (const { path, sign } of keys) {
-      const order = compareValues(valueAt(a, path), valueAt(b, path));
-      if (order !== 0) return order * sign;
-    }
-    return 0;
-  };
 }
 
 function fieldCheck(operator: string, operand: unknown): Check {

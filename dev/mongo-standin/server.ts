@@ -42,6 +42,8 @@ const MORE_TO_COME = 1 << 1;
 const EXHAUST_ALLOWED = 1 << 16;
 const MAX_BSON_OBJECT_SIZE = 16 * 1024 * 1024;
 const MAX_MESSAGE_SIZE = 48_000_000;
+// mongod lets a reply pass its 16 MiB object limit by this much, room for the fields around the documents.
+const REPLY_HEADROOM = 16 * 1024;
 // Wire version 25 is MongoDB 8.0, inside the 9..29 range the v7 driver accepts.
 const MAX_WIRE_VERSION = 25;
 
@@ -56,6 +58,10 @@ interface Connection {
   id: number;
   socket: Socket;
   pending: Buffer;
+  /** Chunks read since, joined onto `pending` only once the message in progress (`need` bytes) can be whole. */
+  chunks: Buffer[];
+  chunkBytes: number;
+  need: number;
   timer?: NodeJS.Timeout;
   /** A streaming hello (exhaustAllowed) is in progress: the client is waiting for its next reply. */
   streaming: boolean;
@@ -184,7 +190,7 @@ export async function startMongoStandin({
   function send(conn: Connection, request: Request, doc: Document, moreToCome = false): number {
     if (request.opCode === OP_MSG && (request.flags & MORE_TO_COME) !== 0) return 0; // the client wants no reply
     const id = nextResponseId++;
-    const body = BSON.serialize(doc);
+    const body = BSON.serialize(tooLarge(doc) ?? doc);
     const isMsg = request.opCode === OP_MSG;
     const head = Buffer.alloc(isMsg ? 21 : 36);
     head.writeInt32LE(head.length + body.length, 0);
@@ -202,10 +208,13 @@ export async function startMongoStandin({
   }
 
   function drain(conn: Connection): void {
+    if (conn.chunks.length > 0) conn.pending = Buffer.concat([conn.pending, ...conn.chunks.splice(0)]);
+    conn.chunkBytes = 0;
+    conn.need = 0;
     while (!hung && !conn.socket.destroyed && conn.pending.length >= 4) {
       const length = conn.pending.readInt32LE(0);
       if (length < 21 || length > MAX_MESSAGE_SIZE) return void conn.socket.destroy();
-      if (conn.pending.length < length) return;
+      if (conn.pending.length < length) return void (conn.need = length);
       const message = conn.pending.subarray(0, length);
       conn.pending = conn.pending.subarray(length);
       clearTimeout(conn.timer); // a new request on the socket ends any stream in progress
@@ -219,12 +228,22 @@ export async function startMongoStandin({
   }
 
   const server = createServer((socket) => {
-    const conn: Connection = { id: ++lastConnectionId, socket, pending: Buffer.alloc(0), streaming: false };
+    const conn: Connection = {
+      id: ++lastConnectionId,
+      socket,
+      pending: Buffer.alloc(0),
+      chunks: [],
+      chunkBytes: 0,
+      need: 0,
+      streaming: false,
+    };
     connections.add(conn);
     socket.setNoDelay(true);
     socket.on('data', (chunk) => {
-      conn.pending = conn.pending.length ? Buffer.concat([conn.pending, chunk]) : chunk;
-      drain(conn);
+      // Joining every chunk onto what came before would copy a 30 MB insert hundreds of times over.
+      conn.chunks.push(chunk);
+      conn.chunkBytes += chunk.length;
+      if (conn.pending.length + conn.chunkBytes >= conn.need) drain(conn);
     });
     socket.on('error', () => {}); // a client vanishing mid-write is normal here
     socket.on('close', () => {
@@ -275,6 +294,15 @@ export async function startMongoStandin({
       await Promise.all([stopped, ...sockets]);
     },
   };
+}
+
+/** mongod's refusal of a reply over its object limit (16 MiB and 16 KiB of headroom), or undefined when it fits. */
+function tooLarge(doc: Document): Document | undefined {
+  const size = BSON.calculateObjectSize(doc);
+  if (size <= MAX_BSON_OBJECT_SIZE + REPLY_HEADROOM) return undefined;
+  const hex = size.toString(16).toUpperCase();
+  const errmsg = `BSONObj size: ${size} (0x${hex}) is invalid. Size must be between 0 and 16793600(16MB)`;
+  return { ok: 0, errmsg, code: 10334, codeName: 'BSONObjectTooLarge' };
 }
 
 function buildInfo(): Document {

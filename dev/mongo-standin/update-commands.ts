@@ -4,7 +4,7 @@
 import { ObjectId, type Document } from 'bson';
 import { CommandError } from './command-error.ts';
 import type { Memory, WriteError } from './memory.ts';
-import { compileFilter, compileSort, equalityFields } from './query.ts';
+import { compileFilter, sortDocuments, equalityFields } from './query.ts';
 import { changed, compileUpdate, type ApplyUpdate } from './update.ts';
 
 const STATEMENT_FIELDS = new Set(['q', 'u', 'upsert', 'multi']);
@@ -37,7 +37,8 @@ export function createUpdateCommands(memory: Memory): UpdateCommands {
   }
 
   function matching(db: string, name: string, filter: Document | undefined): Document[] {
-    return (memory.collection(db, name)?.docs ?? []).filter(compileFilter(filter));
+    const matches = compileFilter(filter);
+    return memory.candidates(db, name, equalityFields(filter)).filter(matches);
   }
 
   return {
@@ -99,8 +100,7 @@ export function createUpdateCommands(memory: Memory): UpdateCommands {
       }
       const apply = remove ? undefined : compileUpdate(command.update);
       const found = matching(db, name, command.query as Document | undefined);
-      const sort = compileSort(command.sort as Document | undefined);
-      if (sort) found.sort(sort);
+      sortDocuments(found, command.sort as Document | undefined);
       const [doc] = found;
       if (!apply) {
         if (doc) memory.remove(db, name, doc);

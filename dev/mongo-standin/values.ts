@@ -70,6 +70,12 @@ function compareDocuments(a: Document, b: Document): number {
   return left.length - right.length;
 }
 
+/** Reads the value at a dotted path, the path split once: filters and sorts read it per document, many times. */
+export function getter(path: string): (doc: Document) => unknown {
+  if (!path.includes('.')) return (doc) => doc[path];
+  return (doc) => valueAt(doc, path);
+}
+
 /** The value at a dotted path (`a.b`), or undefined. */
 export function valueAt(doc: Document, path: string): unknown {
   let value: unknown = doc;

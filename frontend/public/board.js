@@ -2,6 +2,7 @@
 // stale.
 import { describeBoard, REFRESH_MS } from './board-view.js';
 import { renderDeviceCard } from './device-card.js';
+import { renderAttention, renderFleetTable } from './fleet-panel.js';
 import { badge, el, icon } from './dom.js';
 
 function renderRow(row) {
@@ -28,11 +29,13 @@ function renderPanel(panel) {
     panel.url ? el('p', { class: 'url' }, panel.url) : null,
     panel.rows.length ? el('dl', { class: 'rows' }, ...panel.rows.map(renderRow)) : null,
     panel.note ? el('p', { class: 'note' }, panel.note) : null,
+    panel.fleet ? el('p', { class: 'fleet-count' }, panel.fleet) : null,
     panel.held ? el('p', { class: 'held' }, panel.held) : null,
+    panel.attention ? renderAttention(panel.attention) : null,
     panel.devices?.length
       ? el('div', { class: 'devices' }, ...panel.devices.map((card, i) => renderDeviceCard(card, `device-${i}`)))
       : null,
-    panel.more ? el('p', { class: 'more' }, panel.more) : null,
+    panel.others?.length ? renderFleetTable(panel.others) : null,
   );
 }
 

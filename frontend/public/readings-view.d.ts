@@ -1,5 +1,6 @@
 // Types of readings-view.js, the Readings panel's view model, for the Node tests that import it.
 import type { ReadingSeries, StatusDocument } from '../status-document.ts';
+import type { AttentionItem, FleetRow } from './fleet-view.js';
 
 export type Tone = 'good' | 'bad' | 'warn' | 'muted';
 
@@ -46,7 +47,12 @@ export declare function describeReadings(doc: StatusDocument): {
   rows: [];
   note: string | null;
   devices: DeviceCard[];
-  more: string | null;
+  /** "2 devices", or "2,500 devices · the first 100 devices listed"; null when the list could not be read. */
+  fleet: string | null;
+  /** The devices needing attention, or why there are none; null when the list could not be read. */
+  attention: { items: AttentionItem[]; note: Verdict | null } | null;
+  /** The listed devices without a card. */
+  others: FleetRow[];
   held: string | null;
 };
 export declare function describeChart(series: ReadingSeries, checkedAt: string): Chart | null;

@@ -1,13 +1,25 @@
-// Turns the readings part of /status.json into the Readings panel: one card per device, each with a small chart
-// drawn from its recent numbers; pure, so it is tested in Node.
+// Turns the readings part of /status.json into the Readings panel: the fleet's count and the devices needing
+// attention (fleet-view.js), a card for each of the first few devices, with a small chart drawn from its recent
+// numbers, and a table row for the rest of the page; pure, so it is tested in Node.
 import { decimalsFor, formatAge, formatClock, formatCount, formatNumber } from './format.js';
+import { describeAttention, describeFleetCount, describeFleetRows } from './fleet-view.js';
 
 /** The chart's drawing box; the page stretches it to the card's width (the line keeps its thickness). */
 export const CHART = { width: 300, height: 80, pad: 6 };
 
 /** @param {import('../status-document.ts').StatusDocument} doc */
 export function describeReadings(doc) {
-  const base = { id: 'readings', title: 'Readings', url: null, rows: [], devices: [], more: null, held: null };
+  const base = {
+    id: 'readings',
+    title: 'Readings',
+    url: null,
+    rows: [],
+    devices: [],
+    fleet: null,
+    attention: null,
+    others: [],
+    held: null,
+  };
   const { readings } = doc;
   const backlog = doc.services.device?.backlog;
   const held = backlog?.unacknowledged ? `${formatCount(backlog.unacknowledged, 'reading')} held on the device` : null;
@@ -21,27 +33,25 @@ export function describeReadings(doc) {
   // Devices past the first few carry no series: the frontend did not ask for them.
   const charted = devices.filter((d) => d.recent !== null);
   const others = devices.filter((d) => d.recent === null);
-  const connected = devices.filter((d) => d.connected).length;
-  const verdict =
-    devices.length === 1
-      ? connected
-        ? { tone: 'good', text: 'Device connected' }
-        : { tone: 'warn', text: 'Device disconnected' }
-      : { tone: connected === devices.length ? 'good' : 'warn', text: `${connected} of ${devices.length} connected` };
   return {
     ...base,
-    verdict,
+    verdict: describeConnected(devices, readings.total),
     note: null,
     held,
+    fleet: describeFleetCount(readings),
+    attention: describeAttention(readings, doc.checkedAt),
     devices: charted.map((d) => describeDevice(d, doc.checkedAt)),
-    more: others.length ? describeOthers(others) : null,
+    others: describeFleetRows(others, doc.checkedAt),
   };
 }
 
-function describeOthers(others) {
-  const names = others.slice(0, 10).map((d) => d.deviceId);
-  const rest = others.length > names.length ? `, and ${others.length - names.length} more` : '';
-  return `Not charted: ${names.join(', ')}${rest}.`;
+/** How many of the listed devices are connected; of the first page only, when the fleet is larger. */
+function describeConnected(devices, total) {
+  const connected = devices.filter((d) => d.connected).length;
+  const tone = connected === devices.length ? 'good' : 'warn';
+  if (total > devices.length) return { tone, text: `${connected} of the first ${devices.length} connected` };
+  if (devices.length > 1) return { tone, text: `${connected} of ${devices.length} connected` };
+  return connected ? { tone, text: 'Device connected' } : { tone, text: 'Device disconnected' };
 }
 
 function describeDevice(device, checkedAt) {

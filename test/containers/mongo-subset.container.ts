@@ -15,6 +15,7 @@ const NAME = `shk-test-mongo-${process.pid}`;
 const FILES = [
   'dev/mongo-standin/crud-commands.test.ts',
   'dev/mongo-standin/update-commands.test.ts',
+  'dev/mongo-standin/cursor-batches.test.ts',
   'backend/reading-store.test.ts',
 ];
 let uri = '';

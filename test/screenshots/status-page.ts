@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { launchBrowser } from '../../smoke/browser.ts';
 import { healthyBody, readyBody, startFakeService } from '../support/fake-http-server.ts';
 import { deviceEntry, fakeReadings } from '../support/fake-readings.ts';
+import { devicesApi, type FakeFleetDevice } from '../support/fake-devices-api.ts';
 import { spawnService, root } from '../support/spawn-service.ts';
 import { stopAll } from '../support/spawn-process.ts';
 
@@ -20,6 +21,12 @@ const door = fakeReadings({
   everyMs: 9000,
   value: (i) => (i % 2 ? 'open' : 'shut'),
 });
+/** The device as GET /api/devices lists it, with what the backend knows of its backlog and when it last heard. */
+const listed = (readings: typeof sensor, connected = true, backlog = 0): FakeFleetDevice => ({
+  ...(deviceEntry(readings, connected) as Omit<FakeFleetDevice, 'backlog' | 'lastSeenAt'>),
+  backlog,
+  lastSeenAt: newest.toISOString(),
+});
 const readingsRoute = (id: string) => `/api/readings?deviceId=${encodeURIComponent(id)}&limit=60`;
 const deviceHealth = (unacknowledged: number, spoolBytes: number) =>
   healthyBody({ environment: 'production', readings: { unacknowledged, spoolBytes, dropped: 0 } });
@@ -27,7 +34,7 @@ const deviceHealth = (unacknowledged: number, spoolBytes: number) =>
 const backend = await startFakeService({
   '/api/health': { status: 200, body: healthyBody({ database: { status: 'connected', name: 'app' } }) },
   '/api/ready': { status: 200, body: readyBody('ready', { database: 'connected' }) },
-  '/api/devices': { status: 200, body: { devices: [deviceEntry(sensor), deviceEntry(door)] } },
+  '/api/devices': devicesApi([listed(sensor), listed(door)]),
   [readingsRoute('sensor-1')]: { status: 200, body: { readings: sensor } },
   [readingsRoute('door-2')]: { status: 200, body: { readings: door } },
 });
@@ -54,7 +61,7 @@ try {
     status: 503,
     body: readyBody('not_ready', { serial: 'connected', backend: 'disconnected' }),
   };
-  backend.routes['/api/devices'] = { status: 200, body: { devices: [deviceEntry(sensor, false), deviceEntry(door)] } };
+  backend.routes['/api/devices'] = devicesApi([listed(sensor, false, 1234), listed(door)]);
   await page.waitForFunction(
     () => document.querySelector('[data-panel="readings"] .held')?.textContent?.includes('1,234'),
     { timeout: WAIT_MS, polling: 50 },

@@ -144,6 +144,8 @@ export function createFixtureHandler(extra: Record<string, Behaviour> = {}): Req
 
 export type FakeRoute =
   | { status: number; body: unknown }
+  /** An answer made from the request's query (a paged list, say). */
+  | ((query: URLSearchParams) => { status: number; body: unknown })
   /** Accepts the request and never answers. */
   | 'hang'
   /** Sends headers and part of a body, then nothing. */
@@ -187,7 +189,8 @@ export async function startFakeService(routes: Record<string, FakeRoute>): Promi
     const route = service.routes[path + search] ??
       service.routes[path] ?? { status: 404, body: { error: 'not found' } };
     if (typeof route === 'string') return hostileRoutes[route](req, res, path);
-    json(res, route.status, route.body);
+    const { status, body } = typeof route === 'function' ? route(new URLSearchParams(search)) : route;
+    json(res, status, body);
   };
   return Object.assign(service, await listen(handler));
 }

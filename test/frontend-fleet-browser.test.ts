@@ -1,0 +1,153 @@
+// The status page's fleet in real Chromium: a real frontend process against a fake backend serving the
+// /api/devices contract for 2,500 devices (test/support/fake-devices-api.ts), so what the page must show is known
+// exactly: the count, the first page, the devices needing attention first, with its accessibility checks.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Page } from 'puppeteer-core';
+import { launchBrowser, type LaunchedBrowser } from '../smoke/browser.ts';
+import { formatAge } from '../frontend/public/format.js';
+import { healthyBody, readyBody, startFakeService, type FakeService } from './support/fake-http-server.ts';
+import { devicesApi, fakeFleet } from './support/fake-devices-api.ts';
+import { fakeReadings } from './support/fake-readings.ts';
+import { auditPage } from './support/page-audit.ts';
+import { openWatchedPage } from './support/watched-page.ts';
+import { spawnService, root, type Service } from './support/spawn-service.ts';
+import { stopAll } from './support/spawn-process.ts';
+
+// Screenshots for a person to look at; the folder is git-ignored.
+const SHOTS = join(root, 'smoke-artifacts', 'frontend-fleet');
+const HEARD = new Date(Date.now() - 5_000);
+const LONG_AGO = new Date(Date.now() - 2 * 3600_000).toISOString();
+const fleet = fakeFleet(2500, HEARD);
+fleet[1999] = { ...fleet[1999]!, backlog: 1234 };
+fleet[49] = { ...fleet[49]!, connected: false, lastSeenAt: LONG_AGO, lastReading: null };
+
+let backend: FakeService;
+let device: FakeService;
+let frontend: Service;
+let launched: LaunchedBrowser | undefined;
+let page: Page;
+const problems: string[] = [];
+
+test.before(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  backend = await startFakeService({
+    '/api/health': { status: 200, body: healthyBody() },
+    '/api/ready': { status: 200, body: readyBody('ready', { database: 'connected' }) },
+    '/api/devices': devicesApi(fleet),
+    '/api/readings': (query) => ({
+      status: 200,
+      body: { readings: fakeReadings({ deviceId: query.get('deviceId') ?? '', count: 20, newest: HEARD }) },
+    }),
+  });
+  device = await startFakeService({
+    '/api/health': { status: 200, body: healthyBody({ environment: 'local' }) },
+    '/api/ready': { status: 200, body: readyBody('ready', { serial: 'emulator', backend: 'connected' }) },
+  });
+  frontend = await spawnService('frontend/main.ts', {
+    env: { BACKEND_URL: backend.url, DEVICE_URL: device.url, STATUS_TIMEOUT_MS: '2000' },
+    waitPath: '/',
+  });
+  launched = await launchBrowser();
+  page = await openWatchedPage(launched.browser, problems);
+});
+
+test.after(async () => {
+  await launched?.close();
+  await stopAll();
+  await backend?.close();
+  await device?.close();
+});
+
+/** What the Readings panel shows of the fleet, read in one go with the time the data was checked. */
+const readFleet = () =>
+  // No helper functions inside: the TypeScript loader would wrap them in `__name()`, which the page lacks.
+  page.evaluate(() => {
+    const panel = document.querySelector('[data-panel="readings"]')!;
+    return {
+      checkedAt: document.querySelector('#board')?.getAttribute('data-checked-at') ?? '',
+      verdict: panel.querySelector('.verdict')?.textContent ?? null,
+      count: panel.querySelector('.fleet-count')?.textContent ?? null,
+      attention: [...panel.querySelectorAll('.attention-list li')].map((li) => [
+        li.querySelector('.attention-device')?.textContent,
+        li.querySelector('.attention-why')?.textContent,
+      ]),
+      attentionNote: panel.querySelector('.attention .note')?.textContent ?? null,
+      cards: [...panel.querySelectorAll('.device-card')].map((c) => c.getAttribute('data-device')),
+      rows: [...panel.querySelectorAll('table.fleet tbody tr')].map((tr) => [...tr.children].map((c) => c.textContent)),
+      caption: panel.querySelector('table.fleet caption')?.textContent ?? null,
+    };
+  });
+
+test('the fleet: its count, what needs attention first, a card for the first few and a row for the rest', async () => {
+  const res = await page.goto(frontend.url, { waitUntil: 'load', timeout: 15_000 });
+  assert.is(res?.status(), 200);
+  await page.waitForSelector('[data-panel="readings"] table.fleet', { timeout: 15_000 });
+  const shown = await readFleet();
+  assert.is(shown.count, '2,500 devices · the first 100 devices listed');
+  assert.is(shown.verdict, '99 of the first 100 connected');
+  const age = (iso: string) => formatAge(Date.parse(shown.checkedAt) - Date.parse(iso));
+  assert.equal(shown.attention, [
+    ['unit-02000', '1,234 readings held'],
+    ['unit-00050', `disconnected · last heard ${age(LONG_AGO)}`],
+  ]);
+  assert.is(shown.attentionNote, null);
+  assert.equal(
+    shown.cards,
+    fleet.slice(0, 8).map((d) => d.deviceId),
+  );
+  assert.is(shown.caption, 'Other listed devices');
+  assert.is(shown.rows.length, 92);
+  assert.equal(shown.rows[0], ['unit-00009', 'Connected', `temperature_c=20.25 ${age(HEARD.toISOString())}`, 'none']);
+  assert.equal(shown.rows[41]!.slice(0, 2), ['unit-00050', 'Disconnected']);
+  assert.equal(shown.rows[41]!.slice(2), ['none yet', 'none']);
+  assert.ok(
+    backend.urls.includes('/api/devices?limit=100') && backend.urls.includes('/api/devices?attention=5'),
+    backend.urls.slice(0, 12).join(' '),
+  );
+  await page.screenshot({ path: join(SHOTS, 'fleet.png'), fullPage: true });
+  const top = await page.$eval('[data-panel="readings"]', (p) => p.getBoundingClientRect().top + window.scrollY);
+  await page.screenshot({ path: join(SHOTS, 'fleet-top.png'), clip: { x: 0, y: top, width: 1280, height: 1100 } });
+  assert.equal(problems, []);
+});
+
+test("the page's accessibility checks pass with the fleet shown, in the light and the dark scheme", async () => {
+  assert.equal(await auditPage(page), []);
+  await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }]);
+  try {
+    assert.equal(await auditPage(page), [], 'dark scheme');
+  } finally {
+    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'light' }]);
+  }
+});
+
+test('at phone width the fleet table scrolls on its own; the page does not scroll sideways', async () => {
+  await page.setViewport({ width: 360, height: 740 });
+  try {
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    const panel = await page.$('[data-panel="readings"]');
+    await panel!.screenshot({ path: join(SHOTS, 'phone-readings.png') });
+    assert.ok(overflow <= 0, `page is ${overflow}px wider than the 360px viewport`);
+  } finally {
+    await page.setViewport({ width: 1280, height: 800 });
+  }
+});
+
+test('the attention list failing is said in its place; the rest of the fleet stays', async () => {
+  backend.routes['/api/devices?attention=5'] = { status: 503, body: { error: 'database unavailable' } };
+  await page.waitForFunction(
+    () => document.querySelector('[data-panel="readings"] .attention .note')?.textContent?.includes('503'),
+    { timeout: 10_000, polling: 50 },
+  );
+  const shown = await readFleet();
+  assert.equal(shown.attention, []);
+  assert.is(shown.attentionNote, 'attention list: backend answered HTTP 503 without a device list');
+  assert.is(shown.count, '2,500 devices · the first 100 devices listed');
+  assert.is(shown.rows.length, 92);
+  assert.equal(await auditPage(page), []);
+  assert.equal(problems, []);
+});
+
+test.run();
