@@ -5,7 +5,9 @@ import { createApp } from './app.ts';
 import { createDeviceHub } from './device-hub.ts';
 import { createReadiness } from '../lib/readiness.ts';
 import { createLogger } from '../lib/logger.ts';
-import { DatabaseUnavailableError, type ReadingStore, type ReadingView } from './reading-store.ts';
+import { DatabaseUnavailableError } from './database-unavailable-error.ts';
+import type { ReadingView } from './reading-document.ts';
+import type { ReadingStore } from './reading-store.ts';
 
 const READING: ReadingView = {
   deviceId: 'dev-1',
@@ -24,17 +26,26 @@ function fakeStore(down = { now: false }) {
     insert: async () => ({ inserted: 0, duplicates: [] }),
     async readings(query) {
       asked.push(query);
-      if (down.now) throw new DatabaseUnavailableError('the database is not connected');
+      if (down.now) throw new DatabaseUnavailableError('not-connected', 'the database is not connected');
       return [READING];
     },
-    async summaries(also) {
-      if (down.now) throw new DatabaseUnavailableError('the database did not answer within 2000 ms');
+    async devices(query) {
+      asked.push(query);
+      if (down.now) throw new DatabaseUnavailableError('timeout', 'the database did not answer within 2000 ms');
       const { seq, timestamp, value } = READING;
-      return {
-        deviceIds: [...new Set(['dev-1', ...also])].sort(),
-        summaries: new Map([['dev-1', { session: 's1', lastReading: { seq, timestamp, value }, readingsStored: 7 }]]),
+      const device = {
+        deviceId: 'dev-1',
+        session: 's1',
+        connected: false,
+        lastReading: { seq, timestamp, value },
+        readingsStored: 7,
+        backlog: null,
+        lastSeenAt: null,
       };
+      return { total: 1, devices: [device], next: null };
     },
+    presence: async () => {},
+    backfill: async () => 0,
   };
   return { store, asked, down };
 }
@@ -107,11 +118,13 @@ test('any other method on the probes: 405 with Allow: GET, HEAD and a JSON reaso
   }
 });
 
-test('GET /api/devices: each device from the database, never cached; no hub, no such route', async () => {
-  const res = await setup().app.request('/api/devices');
+test('GET /api/devices: a page of the devices from the database, never cached; no hub, no such route', async () => {
+  const { app, asked } = setup();
+  const res = await app.request('/api/devices');
   assert.is(res.status, 200);
   assert.is(res.headers.get('cache-control'), 'no-store');
   assert.equal(await res.json(), {
+    total: 1,
     devices: [
       {
         deviceId: 'dev-1',
@@ -119,12 +132,36 @@ test('GET /api/devices: each device from the database, never cached; no hub, no 
         connected: false,
         lastReading: { seq: 7, timestamp: '2026-01-01T00:00:07.000Z', value: 'v7' },
         readingsStored: 7,
+        backlog: null,
+        lastSeenAt: null,
       },
     ],
+    next: null,
   });
+  assert.is((await app.request('/api/devices?limit=5&after=dev-1')).status, 200);
+  assert.is((await app.request('/api/devices?attention=10')).status, 200);
+  assert.equal(asked, [{ limit: 100 }, { limit: 5, after: 'dev-1' }, { attention: 10 }]);
   const without = await setup({ withDevices: false }).app.request('/api/devices');
   assert.is(without.status, 404);
   assert.equal(await without.json(), { error: 'no route for GET /api/devices' });
+});
+
+test('GET /api/devices with a bad limit, after or attention: 400 with one line, the store not asked', async () => {
+  const { app, asked } = setup();
+  for (const [query, error] of [
+    ['limit=0', 'limit must be a whole number from 1 to 1000'],
+    ['limit=1001', 'limit must be a whole number from 1 to 1000'],
+    ['after=a%2Fb', "after must be a device id: letters, digits, '.', '_' and '-', 1 to 256 characters"],
+    ['attention=101', 'attention must be a whole number from 1 to 100'],
+    ['attention=5&limit=5', 'attention takes neither limit nor after'],
+    ['limit=1&limit=2', 'limit is given more than once'],
+    ['page=2', 'unknown parameter "page": expected limit, after, attention'],
+  ]) {
+    const res = await app.request(`/api/devices?${query}`);
+    assert.is(res.status, 400, query);
+    assert.equal(await res.json(), { error }, query);
+  }
+  assert.equal(asked, []);
 });
 
 test('GET /api/readings: the query as the store gets it; defaults: limit 100, no before', async () => {

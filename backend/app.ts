@@ -1,6 +1,7 @@
 // Builds the backend's Hono app: health and readiness, the device socket, and the stored readings and devices.
 import { Hono } from 'hono';
 import { createHealthRoutes } from '../lib/health-routes.ts';
+import { answerErrorsInJson } from '../lib/json-errors.ts';
 import { logRequests } from '../lib/request-log.ts';
 import { DEVICE_SOCKET_PATH } from '../lib/device-protocol.ts';
 import type { Readiness } from '../lib/readiness.ts';
@@ -19,7 +20,7 @@ export interface BackendDeps {
   databaseName: string;
   devices?: DeviceHub;
   /** The readings in MongoDB: with `devices`, GET /api/readings and GET /api/devices answer from it. */
-  store?: Pick<ReadingStore, 'readings' | 'summaries'>;
+  store?: Pick<ReadingStore, 'readings' | 'devices'>;
   /** Serves GET /metrics from it and times every request; unset (METRICS=off): no /metrics. */
   metrics?: Registry;
 }
@@ -35,14 +36,10 @@ export function createApp({ readiness, environment, log, databaseName, devices, 
     }),
   );
   if (devices) {
-    app.get(DEVICE_SOCKET_PATH, devices.handler);
-    if (store) app.route('/', createReadingsRoutes({ store, devices, log }));
+    app.get(DEVICE_SOCKET_PATH, devices.gate, devices.upgrade);
+    if (store) app.route('/', createReadingsRoutes({ store, log }));
   }
-  app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
-  app.onError((error, c) => {
-    log.error({ err: error, req: { method: c.req.method, url: c.req.path } }, 'request failed');
-    return c.json({ error: 'internal error' }, 500);
-  });
+  answerErrorsInJson(app, log);
   // The device hub logs what matters about device sockets (connected, refused: once a minute per address, closed
   // and why); thousands of refused upgrades must not each cost an info line. The readings routes sum their 503s:
   // a client polling them while the database is away must not cost an error line per request.

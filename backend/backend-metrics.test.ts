@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { Registry } from 'prom-client';
 import { createReadiness } from '../lib/readiness.ts';
 import { createBackendMetrics } from './backend-metrics.ts';
-import { DatabaseUnavailableError } from './reading-store.ts';
+import { DatabaseUnavailableError } from './database-unavailable-error.ts';
 
 function setup() {
   const registry = new Registry();
@@ -20,7 +20,7 @@ test('an insert counts the readings it stored (not the resent ones) and is timed
   let fail = false;
   const store = metrics.metered({
     insert: async (docs) => {
-      if (fail) throw new DatabaseUnavailableError('database hangs');
+      if (fail) throw new DatabaseUnavailableError('timeout', 'database hangs');
       return { inserted: docs.length - 1, duplicates: [0] };
     },
   });

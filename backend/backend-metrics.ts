@@ -5,7 +5,7 @@ import type { ReadingStore } from './reading-store.ts';
 import type { RefusalCode } from './reading-document.ts';
 
 /** Every label value the refused counter can take: a bounded set, never text a device sent. */
-export const REFUSAL_REASONS = ['value_too_large', 'timestamp_invalid', 'over_bound'] as const;
+export const REFUSAL_REASONS = ['value_too_large', 'timestamp_invalid', 'timestamp_ahead', 'over_bound'] as const;
 export type RefusalReason = RefusalCode | 'over_bound';
 
 export interface BackendMetrics {
@@ -31,7 +31,7 @@ export function createBackendMetrics({ registry, readiness, socketsOpen }: Backe
   });
   const refused = new Counter({
     name: 'backend_readings_refused_total',
-    help: 'Readings not stored: refused as given (value_too_large, timestamp_invalid) or dropped over the bound.',
+    help: 'Readings not stored: refused as given (value_too_large, timestamp_invalid, timestamp_ahead) or dropped over the bound.',
     labelNames: ['reason'],
     registers,
   });

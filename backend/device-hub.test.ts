@@ -9,21 +9,21 @@ import { createReadiness } from '../lib/readiness.ts';
 import { startServer } from '../lib/serve.ts';
 import { createLogSink } from '../test/support/log-sink.ts';
 import { createApp } from './app.ts';
-import { createDeviceHub } from './device-hub.ts';
+import { createDeviceHub, type DeviceHubOptions } from './device-hub.ts';
 import { frame, OPCODE, rawUpgrade } from '../test/support/raw-device-socket.ts';
 import { waitFor } from '../test/support/deadline.ts';
 
 const TOKEN = 'in-process-token-0123456789';
 const LIMIT = 1_000_000; // readings: some 25 MB of acks, several times what the kernel can hold
 
-test('a peer that reads nothing while we acknowledge its readings is dropped past the send-buffer bound', async () => {
+/** A hub whose store stores at once, in the backend's app on a real server; `close()` in a finally. */
+async function startHub(options: Partial<DeviceHubOptions> = {}) {
   const sink = createLogSink('info');
   const devices = createDeviceHub({
     log: sink.log,
     store: { insert: async (docs) => ({ inserted: docs.length, duplicates: [] }) },
     token: TOKEN,
-    rate: { perSecond: 1e6, burst: 1e6 },
-    sendBufferMax: 64 * 1024,
+    ...options,
   });
   const app = createApp({
     readiness: createReadiness(),
@@ -38,8 +38,22 @@ test('a peer that reads nothing while we acknowledge its readings is dropped pas
     host: '127.0.0.1',
     websocket: new WebSocketServer({ noServer: true }),
   });
+  return {
+    sink,
+    devices,
+    port: (server.address() as { port: number }).port,
+    async close() {
+      await devices.closeAll();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+test('a peer that reads nothing while we acknowledge its readings is dropped past the send-buffer bound', async () => {
+  const { sink, port, close } = await startHub({ rate: { perSecond: 1e6, burst: 1e6 }, sendBufferMax: 64 * 1024 });
   try {
-    const socket = await rawUpgrade((server.address() as { port: number }).port, TOKEN);
+    const socket = await rawUpgrade(port, TOKEN);
     socket.write(frame(OPCODE.text, JSON.stringify({ type: 'hello', deviceId: 'slow', session: 's' })));
     // Each reading costs us an ack of about 45 bytes; the loopback kernel buffers take ~4 MiB before ours fill.
     // (Pings would not do: ws itself drops a peer with 60 unsent pongs.)
@@ -74,39 +88,25 @@ test('a peer that reads nothing while we acknowledge its readings is dropped pas
     console.log(`    measured: dropped after ${sent} readings sent, with ${warning!.buffered} bytes of acks unsent`);
     socket.destroy();
   } finally {
-    devices.closeAll();
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await close();
   }
 });
 
-test('a hello with a deviceId or session over 256 characters is malformed: no hello, closed 1008', async () => {
-  const sink = createLogSink('info');
-  const devices = createDeviceHub({
-    log: sink.log,
-    store: { insert: async (docs) => ({ inserted: docs.length, duplicates: [] }) },
-    token: TOKEN,
+test('a hello with a deviceId off the rule or a session over 256 characters is malformed: closed 1008', async () => {
+  const told: unknown[] = [];
+  const { sink, port, close } = await startHub({
     helloTimeoutMs: 300,
-  });
-  const app = createApp({
-    readiness: createReadiness(),
-    environment: 'production',
-    log: sink.log,
-    databaseName: 'app',
-    devices,
-  });
-  const server = await startServer({
-    fetch: app.fetch,
-    port: 0,
-    host: '127.0.0.1',
-    websocket: new WebSocketServer({ noServer: true }),
+    presence: async (states) => void told.push(states),
   });
   try {
-    const port = (server.address() as { port: number }).port;
     for (const hello of [
       { type: 'hello', deviceId: 'd'.repeat(257), session: 's' },
       { type: 'hello', deviceId: 'dev', session: 's'.repeat(257) },
       { type: 'hello', deviceId: '', session: 's' },
+      // A device id holds letters, digits, '.', '_' and '-' only (lib/device-protocol.ts), as in DEVICE_TOKENS.
+      { type: 'hello', deviceId: 'dev/1', session: 's' },
+      { type: 'hello', deviceId: 'dev:1', session: 's' },
+      { type: 'hello', deviceId: 'dév', session: 's' },
     ]) {
       const socket = await rawUpgrade(port, TOKEN);
       socket.resume();
@@ -123,15 +123,13 @@ test('a hello with a deviceId or session over 256 characters is malformed: no he
       assert.is(received.subarray(4).toString(), 'no hello');
       socket.destroy();
     }
-    assert.equal(devices.devices(), []);
+    assert.equal(told, [], 'no device was ever connected');
     assert.ok(sink.find('malformed device message').length > 0, 'counted as malformed');
     // Closed by the hello deadline, which says so (summed: the first at once, the rest later or on close).
     const [silent] = sink.find('that sent no hello within 0.3 s');
     assert.equal([silent?.msg, silent?.level], ['closed 1 device socket that sent no hello within 0.3 s (1008)', 40]);
   } finally {
-    devices.closeAll();
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await close();
   }
 });
 

@@ -22,14 +22,28 @@ test('unset or blank: undefined', () => {
   assert.is(read({ DEVICE_TOKENS: ' \n' }), undefined);
 });
 
-test('pairs separated by commas, spaces or newlines; a deviceId may hold colons; the token follows the last', () => {
+test('pairs separated by commas, spaces or newlines; a deviceId of letters, digits, . _ -', () => {
   assert.equal(
-    read({ DEVICE_TOKENS: ` dev-a:${A}, plant:line-2:${B}\n` }),
+    read({ DEVICE_TOKENS: ` dev-a:${A}, plant.line_2:${B}\n` }),
     new Map([
       ['dev-a', A],
-      ['plant:line-2', B],
+      ['plant.line_2', B],
     ]),
   );
+});
+
+test('an entry the wrong way round, with the wrong separator, or a deviceId off the rule: its position only', () => {
+  // Written token:device, the "device" would be the token: nothing of the entry is quoted.
+  rejects({ DEVICE_TOKENS: `${A}:dev-a` }, /^DEVICE_TOKENS entry 1: the token is too short \(5 characters\)/);
+  // `;` is no separator: one entry holding both pairs, refused whole.
+  rejects({ DEVICE_TOKENS: `dev-a:${A};dev-b:${B}` }, /^DEVICE_TOKENS entry 1 is not deviceId:token /);
+  rejects({ DEVICE_TOKENS: `plant:line-2:${B}` }, /^DEVICE_TOKENS entry 1 is not deviceId:token /);
+  rejects({ DEVICE_TOKENS: `dev/a:${A}` }, /^DEVICE_TOKENS entry 1: the deviceId is not letters, digits/);
+  rejects({ DEVICE_TOKENS: `dév:${A}` }, /^DEVICE_TOKENS entry 1: the deviceId is not letters, digits/);
+  for (const entry of [`${A}:dev-a`, `dev-a:${A};dev-b:${B}`]) {
+    const text = configError(() => read({ DEVICE_TOKENS: entry }));
+    assert.not.ok(text.includes('dev-'), `quotes the entry: ${text}`);
+  }
 });
 
 test('DEVICE_TOKENS_FILE: one pair per line, # comments, a trailing newline (a mounted Secret)', () => {
@@ -49,25 +63,21 @@ test('a malformed pair, a duplicate deviceId, a short token: one line naming the
   rejects({ DEVICE_TOKENS: `dev-a:${A},dev-b:` }, /^DEVICE_TOKENS entry 2 is not deviceId:token /);
   rejects(
     { DEVICE_TOKENS: `dev-a:${A},dev-b:${B},dev-a:${B}x` },
-    /^DEVICE_TOKENS entry 3 \(device "dev-a"\) names a device entry 1 names already: one token per device$/,
+    /^DEVICE_TOKENS entry 3 names the device entry 1 names: one token per device$/,
   );
   rejects(
     { DEVICE_TOKENS: `dev-a:${A},dev-b:short-token` },
-    /^DEVICE_TOKENS entry 2 \(device "dev-b"\): the token is too short \(11 characters\): use at least 16 /,
+    /^DEVICE_TOKENS entry 2: the token is too short \(11 characters\): use at least 16 /,
   );
-  rejects({ DEVICE_TOKENS: `dev-a:${A}é` }, /^DEVICE_TOKENS entry 1 \(device "dev-a"\): the token is not valid: /);
+  rejects({ DEVICE_TOKENS: `dev-a:${A}é` }, /^DEVICE_TOKENS entry 1: the token is not valid: /);
   rejects(
     { DEVICE_TOKENS: `dev-a:${A},dev-b:${A}` },
-    /^DEVICE_TOKENS entry 2 \(device "dev-b"\) has the same token as entry 1: give each device its own token$/,
+    /^DEVICE_TOKENS entry 2 has the same token as entry 1: give each device its own token$/,
   );
-  rejects(
-    { DEVICE_TOKENS: `dev-a:${A}` },
-    /^DEVICE_TOKENS entry 1 \(device "dev-a"\) has the same token as DEVICE_TOKEN/,
-    A,
-  );
+  rejects({ DEVICE_TOKENS: `dev-a:${A}` }, /^DEVICE_TOKENS entry 1 has the same token as DEVICE_TOKEN/, A);
   rejects(
     { DEVICE_TOKENS: `${'d'.repeat(300)}:${A}` },
-    /^DEVICE_TOKENS entry 1 \(device "d{64}"\): the deviceId is longer than 256 characters$/,
+    /^DEVICE_TOKENS entry 1: the deviceId is not letters, digits, '\.', '_' and '-', 1 to 256 characters$/,
   );
 });
 

@@ -1,17 +1,18 @@
 // Reads DEVICE_TOKENS (or the file DEVICE_TOKENS_FILE names, for a mounted Secret): one token per device, so that
-// a socket may only speak for the device its token belongs to. Errors name the entry and the device, never a token.
+// a socket may only speak for the device its token belongs to. Errors name the entry by its position only: an entry
+// written the wrong way round or with the wrong separator may hold a token anywhere in it.
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '../lib/config-error.ts';
 import { readString } from '../lib/env.ts';
 import { tokenProblem } from '../lib/device-token.ts';
-import { DEVICE_ID_MAX_LENGTH } from '../lib/device-protocol.ts';
+import { DEVICE_ID_RULE, isDeviceId } from '../lib/device-protocol.ts';
 
 type Env = Record<string, string | undefined>;
 
 /**
- * deviceId → token, or undefined when neither variable is set. Entries are `deviceId:token`, separated by commas,
- * spaces or newlines; in a file, a line starting with `#` is a comment. The token is what follows the last `:`
- * (a bearer token has none), so a deviceId may contain colons. `sharedToken` (DEVICE_TOKEN) may not repeat one.
+ * deviceId → token, or undefined when neither variable is set. Entries are exactly `deviceId:token`, separated by
+ * commas, spaces or newlines; in a file, a line starting with `#` is a comment. The deviceId follows DEVICE_ID_RULE
+ * and neither part holds a colon. `sharedToken` (DEVICE_TOKEN) may not repeat one.
  */
 export function readDeviceTokens(
   env: Env,
@@ -48,22 +49,18 @@ function parse(text: string, source: string, sharedToken: string | undefined): M
   const owner = new Map<string, number>();
   entries.forEach((entry, i) => {
     const n = i + 1;
-    const colon = entry.lastIndexOf(':');
-    // Quoting an entry without a colon could quote a bare token: say where it is instead.
-    if (colon <= 0 || colon === entry.length - 1) {
-      throw new ConfigError(`${source} entry ${n} is not deviceId:token (entries are separated by commas or newlines)`);
+    const parts = entry.split(':');
+    const where = `${source} entry ${n}`;
+    if (parts.length !== 2 || parts[0] === '' || parts[1] === '') {
+      throw new ConfigError(`${where} is not deviceId:token (entries are separated by commas or newlines)`);
     }
-    const deviceId = entry.slice(0, colon);
-    const token = entry.slice(colon + 1);
-    const where = `${source} entry ${n} (device ${JSON.stringify(deviceId.slice(0, 64))})`;
-    if (deviceId.length > DEVICE_ID_MAX_LENGTH) {
-      throw new ConfigError(`${where}: the deviceId is longer than ${DEVICE_ID_MAX_LENGTH} characters`);
-    }
+    const [deviceId, token] = parts as [string, string];
+    if (!isDeviceId(deviceId)) throw new ConfigError(`${where}: the deviceId is not ${DEVICE_ID_RULE}`);
     const problem = tokenProblem(token);
     if (problem) throw new ConfigError(`${where}: the token ${problem}`);
     const earlier = entryOf.get(deviceId);
     if (earlier !== undefined) {
-      throw new ConfigError(`${where} names a device entry ${earlier} names already: one token per device`);
+      throw new ConfigError(`${where} names the device entry ${earlier} names: one token per device`);
     }
     const sharer = owner.get(token);
     if (sharer !== undefined) {

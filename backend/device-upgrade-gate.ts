@@ -1,6 +1,7 @@
 // Decides, before any WebSocket exists, whether a device socket upgrade may proceed: 401 without a right token,
-// 503 (with Retry-After) when DEVICE_SOCKETS_MAX sockets are already open; otherwise, whom the token speaks for.
-import type { Context } from 'hono';
+// 503 (with Retry-After) when DEVICE_SOCKETS_MAX sockets are already open; otherwise it sets on the request's
+// context whom the token speaks for, and the peer's address, for the upgrade handler after it.
+import type { MiddlewareHandler } from 'hono';
 import type { HttpBindings } from '@hono/node-server';
 import type { Logger } from '../lib/logger.ts';
 import { createSummedWarning } from '../lib/summed-warning.ts';
@@ -20,13 +21,17 @@ export interface UpgradeGateOptions {
   retryAfterS?: number;
 }
 
+/** What the gate sets on the context of an upgrade it lets through. */
+export interface UpgradeGateEnv {
+  Variables: { deviceIdentity: DeviceIdentity; remoteAddress: string };
+}
+
 export interface UpgradeGate {
   /**
-   * A refusal to send instead of upgrading, or whom the socket may speak for when it goes ahead (it then holds a
-   * slot until it closes).
+   * Answers with a refusal instead of upgrading, or sets `deviceIdentity` and `remoteAddress` and goes on (the
+   * socket then holds a slot until it closes).
    */
-  check(c: Context): Response | DeviceIdentity;
-  readonly open: number;
+  middleware: MiddlewareHandler<UpgradeGateEnv>;
   flush(): void;
 }
 
@@ -52,7 +57,7 @@ export function createUpgradeGate({
   let open = 0;
 
   return {
-    check(c) {
+    middleware: async function deviceUpgradeGate(c, next) {
       const incoming = (c.env as HttpBindings | undefined)?.incoming;
       const address = incoming?.socket.remoteAddress ?? 'unknown';
       const authorization = c.req.header('authorization');
@@ -68,7 +73,9 @@ export function createUpgradeGate({
         );
         return c.body(null, 401, { 'WWW-Authenticate': 'Bearer realm="device socket"' });
       }
-      if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') return identity;
+      c.set('deviceIdentity', identity);
+      c.set('remoteAddress', address);
+      if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') return next();
       if (open >= socketsMax) {
         full.note({ remoteAddress: address });
         return c.body(null, 503, { 'Retry-After': String(retryAfterS) });
@@ -80,10 +87,7 @@ export function createUpgradeGate({
           open -= 1;
         });
       }
-      return identity;
-    },
-    get open() {
-      return open;
+      return next();
     },
     flush() {
       refusals.flush();

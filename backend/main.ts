@@ -64,6 +64,7 @@ runMain('backend', async function main() {
     open: openDeviceSocket,
     socketsMax: config.deviceSocketsMax,
     ...(meters ? { writer: { onRefused: meters.refused } } : {}),
+    presence: (states) => store.presence(states),
   });
   const app = createApp({
     readiness,

@@ -1,12 +1,37 @@
-// A reading as received → the document stored for it, or why the backend cannot store it as given.
+// A stored reading: its document, its view in the API, and a reading as received → the document stored for it, or
+// why the backend cannot store it as given.
 import { DEVICE_VALUE_MAX_BYTES, type Reading } from '../lib/device-protocol.ts';
-import type { ReadingDocument } from './reading-store.ts';
 import { parseIsoTime } from './iso-time.ts';
 
+export interface ReadingDocument {
+  deviceId: string;
+  session: string;
+  seq: number;
+  /** When the device read the line. */
+  timestamp: Date;
+  value: string;
+  /** When the backend received it. */
+  receivedAt: Date;
+}
+
+/** A stored reading as the API returns it: the document's fields, dates as ISO strings, no `_id`. */
+export interface ReadingView {
+  deviceId: string;
+  session: string;
+  seq: number;
+  timestamp: string;
+  value: string;
+  receivedAt: string;
+}
+
 /** Why a reading was refused, as a bounded label (metrics count refusals by it). */
-export type RefusalCode = 'value_too_large' | 'timestamp_invalid';
+export type RefusalCode = 'value_too_large' | 'timestamp_invalid' | 'timestamp_ahead';
 
 export type Checked = { doc: ReadingDocument; bytes: number } | { refused: string; code: RefusalCode; bytes: number };
+
+// How far ahead of the backend's clock a reading's timestamp may be: device clocks drift, but a reading stamped
+// further ahead would stay the device's "latest" until that time came.
+export const FUTURE_TOLERANCE_MS = 5 * 60_000;
 
 // What a held reading costs besides its value and session: the document's other fields and our bookkeeping.
 const OVERHEAD_BYTES = 200;
@@ -21,5 +46,17 @@ export function toDocument(deviceId: string, session: string, reading: Reading, 
   const timestamp = parseIsoTime(reading.timestamp);
   if (!timestamp)
     return { refused: 'timestamp is not an ISO 8601 date-time with a zone', code: 'timestamp_invalid', bytes };
+  if (timestamp.getTime() > receivedAt.getTime() + FUTURE_TOLERANCE_MS) {
+    return {
+      refused: `timestamp is more than ${FUTURE_TOLERANCE_MS / 60_000} minutes ahead of the backend's clock`,
+      code: 'timestamp_ahead',
+      bytes,
+    };
+  }
   return { doc: { deviceId, session, seq, timestamp, value, receivedAt }, bytes: bytes + valueBytes };
+}
+
+export function toView({ deviceId, session, seq, timestamp, value, receivedAt }: ReadingDocument): ReadingView {
+  const iso = (date: unknown) => (date instanceof Date ? date.toISOString() : String(date));
+  return { deviceId, session, seq, timestamp: iso(timestamp), value, receivedAt: iso(receivedAt) };
 }

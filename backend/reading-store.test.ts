@@ -5,17 +5,13 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { commandShape, mongoTarget, type MongoTarget } from '../test/support/mongo-target.ts';
-import { withDeadline } from '../test/support/deadline.ts';
+import { rejection, withDeadline } from '../test/support/deadline.ts';
 import { startMongoProcess } from '../test/support/mongo-process.ts';
 import { freePort } from '../tools/free-port.ts';
 import { MongoClient } from 'mongodb';
-import {
-  createReadingStore,
-  DatabaseUnavailableError,
-  READINGS_COLLECTION,
-  type ReadingDocument,
-  type ReadingStore,
-} from './reading-store.ts';
+import { DatabaseUnavailableError } from './database-unavailable-error.ts';
+import type { ReadingDocument } from './reading-document.ts';
+import { createReadingStore, READINGS_COLLECTION, type ReadingStore } from './reading-store.ts';
 
 let target: MongoTarget;
 const test = suite('reading store');
@@ -59,21 +55,16 @@ const doc = (seq: number, over: Partial<ReadingDocument> = {}): ReadingDocument 
   ...over,
 });
 
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected a rejection');
-}
-
-test('ensureIndexes: the unique key and the newest-first index, once; again is a no-op', async () => {
+test("ensureIndexes: the readings' two indexes and the device list's, once; again is a no-op", async () => {
   const { store, commands, db } = setup();
   await store.ensureIndexes();
   await store.ensureIndexes();
-  const created = commands.filter((c) => c.commandName === 'createIndexes');
-  assert.is(created.length, 1, 'a second call does not ask again');
+  const created = commands.filter((c) => c.commandName === 'createIndexes').map((c) => c.command.createIndexes);
+  assert.equal(
+    created.sort(),
+    ['devices', READINGS_COLLECTION],
+    'one per collection; a second call does not ask again',
+  );
   const indexes = await db.collection(READINGS_COLLECTION).listIndexes().toArray();
   assert.equal(
     indexes.map((i) => [i.name, i.unique === true]),
@@ -144,18 +135,93 @@ test('readings: newest first (timestamp, seq), limited; before a time; before a 
   assert.equal(await store.readings({ deviceId: 'nobody', limit: 10, before: { seq: 3 } }), []);
 });
 
-test('summaries: each device with readings and each asked about, with its newest reading and count', async () => {
+test('devices: two commands a page at any fleet size; by id, all counted; latest never steps back', async () => {
+  const { store, commands } = setup();
+  const warnings: string[] = [];
+  const onWarning = (warning: Error) => warnings.push(warning.name);
+  process.on('warning', onWarning);
+  try {
+    for (const fleet of [12, 240]) {
+      const ids = Array.from({ length: fleet }, (_, i) => `dev-${fleet}-${String(i).padStart(4, '0')}`);
+      await store.insert(ids.flatMap((deviceId) => [doc(1, { deviceId }), doc(2, { deviceId })]));
+      commands.length = 0;
+      const listed: string[] = [];
+      let after: string | undefined;
+      let pages = 0;
+      do {
+        const page = await store.devices({ limit: 100, ...(after ? { after } : {}) });
+        listed.push(...page.devices.map((d) => d.deviceId));
+        after = page.next ?? undefined;
+        pages += 1;
+      } while (after);
+      const mine = listed.filter((id) => id.startsWith(`dev-${fleet}-`));
+      assert.equal(mine, ids, 'every device once, in id order');
+      assert.ok(commands.length <= pages * 2, `${commands.length} commands for ${pages} pages of ${fleet} devices`);
+    }
+    const first = await store.devices({ limit: 1 });
+    assert.is(first.total, 252);
+    assert.equal(first.devices[0], {
+      deviceId: 'dev-12-0000',
+      session: 's1',
+      connected: false,
+      lastReading: { seq: 2, timestamp: doc(2).timestamp.toISOString(), value: 'v2' },
+      readingsStored: 2,
+      backlog: null,
+      lastSeenAt: null,
+    });
+    // A resend counts nothing; an older reading stored late is counted but never becomes the latest.
+    await store.insert([
+      doc(1, { deviceId: 'dev-12-0000' }),
+      doc(9, { deviceId: 'dev-12-0000', timestamp: new Date(T0) }),
+    ]);
+    const again = (await store.devices({ limit: 1 })).devices[0]!;
+    assert.is(again.readingsStored, 3);
+    assert.is(again.lastReading!.seq, 2);
+    assert.equal(warnings, [], 'no MaxListenersExceededWarning');
+  } finally {
+    process.off('warning', onWarning);
+  }
+});
+
+test('devices: presence from the replica holding the socket, stale after the bound; attention first', async () => {
   const { store } = setup();
-  await store.insert([doc(1), doc(2), doc(1, { deviceId: 'dev-0', session: 'x' }), doc(3)]);
-  const { deviceIds, summaries } = await store.summaries(['dev-9', 'dev-1']);
-  assert.equal(deviceIds, ['dev-0', 'dev-1', 'dev-9']);
-  assert.equal(summaries.get('dev-1'), {
-    session: 's1',
-    lastReading: { seq: 3, timestamp: doc(3).timestamp.toISOString(), value: 'v3' },
-    readingsStored: 3,
-  });
-  assert.is(summaries.get('dev-0')!.readingsStored, 1);
-  assert.is(summaries.get('dev-9'), undefined);
+  await store.insert([doc(1, { deviceId: 'quiet', timestamp: new Date(T0 - 60_000) }), doc(1, { deviceId: 'busy' })]);
+  const now = new Date();
+  const state = { session: 's1', connected: true, replica: 'r1', connection: 'c1', backlog: null, at: now };
+  await store.presence([
+    { ...state, deviceId: 'busy', backlog: 500 },
+    { ...state, deviceId: 'gone', connection: 'c2', at: new Date(now.getTime() - 60_000), backlog: 9000 },
+    { ...state, deviceId: 'fresh', connection: 'c3', backlog: 0 },
+  ]);
+  const { devices, total } = await store.devices({ limit: 10 });
+  const byId = new Map(devices.map((d) => [d.deviceId, d]));
+  assert.is(total, 4);
+  assert.is(byId.get('busy')!.connected, true);
+  assert.is(byId.get('busy')!.lastSeenAt, now.toISOString());
+  assert.is(byId.get('gone')!.connected, false, 'its replica stopped beating: shown disconnected');
+  assert.is(byId.get('fresh')!.lastReading, null);
+  const attention = await store.devices({ attention: 3 });
+  // Connected with a backlog first, then the longest silent: never read (the longest unheard first), oldest reading.
+  assert.equal(
+    attention.devices.map((d) => d.deviceId),
+    ['busy', 'gone', 'fresh'],
+  );
+  // A close names its socket: closing an older socket leaves the newer one connected.
+  await store.presence([{ ...state, deviceId: 'busy', connection: 'older', connected: false }]);
+  assert.is((await store.devices({ limit: 1 })).devices[0]!.connected, true);
+  await store.presence([{ ...state, deviceId: 'busy', connected: false, backlog: 500 }]);
+  assert.is((await store.devices({ limit: 1 })).devices[0]!.connected, false);
+});
+
+test('backfill: devices whose readings predate the summaries are summarised once', async () => {
+  const { store, db } = setup();
+  await store.ensureIndexes();
+  await db.collection(READINGS_COLLECTION).insertMany([doc(1, { deviceId: 'old' }), doc(2, { deviceId: 'old' })]);
+  assert.equal((await store.devices({ limit: 10 })).devices, []);
+  assert.is(await store.backfill(), 1);
+  assert.is(await store.backfill(), 0);
+  const [old] = (await store.devices({ limit: 10 })).devices;
+  assert.equal([old!.deviceId, old!.readingsStored, old!.lastReading?.seq], ['old', 2, 2]);
 });
 
 test('while the monitor says disconnected every call fails at once with one line', async () => {
@@ -163,7 +229,7 @@ test('while the monitor says disconnected every call fails at once with one line
   for (const call of [
     () => store.insert([doc(1)]),
     () => store.readings({ deviceId: 'dev-1', limit: 1 }),
-    () => store.summaries([]),
+    () => store.devices({ limit: 1 }),
     () => store.ensureIndexes(),
   ]) {
     const error = await rejection(call());
@@ -178,7 +244,7 @@ test('a hung database: queries give up after their bound, an insert fails; both 
   const { store } = setup({ queryTimeoutMs: 300, socketTimeoutMS: 500 });
   await store.insert([doc(1)]);
   target.standin.hang();
-  for (const call of [() => store.readings({ deviceId: 'dev-1', limit: 1 }), () => store.summaries([])]) {
+  for (const call of [() => store.readings({ deviceId: 'dev-1', limit: 1 }), () => store.devices({ limit: 1 })]) {
     const error = await withDeadline(rejection(call()), 5000, 'a query to a hung database');
     assert.instance(error, DatabaseUnavailableError);
     assert.is(error.message, 'the database did not answer within 300 ms');

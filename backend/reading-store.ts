@@ -17,58 +17,41 @@ import {
   type MongoClient,
 } from 'mongodb';
 import { scrubSecrets } from '../lib/redact-url.ts';
+import { deadlineSignal, settledBy } from '../lib/with-deadline.ts';
+import { DatabaseUnavailableError } from './database-unavailable-error.ts';
+import { toView, type ReadingDocument, type ReadingView } from './reading-document.ts';
+import type { ReadingsQuery } from './readings-query.ts';
+import type { DevicesQuery } from './devices-query.ts';
+import {
+  backfillUpdates,
+  DEVICES_COLLECTION,
+  PRESENCE_STALE_MS,
+  presenceUpdate,
+  storedUpdates,
+  toDeviceView,
+  type DeviceSummaryDocument,
+  type DeviceView,
+  type PresenceState,
+} from './device-summary.ts';
 
 export const READINGS_COLLECTION = 'readings';
 
 /** Created at start-up (and before the first insert); the names are the ones mongod would give them. */
-export const READING_INDEXES: IndexDescription[] = [
+const DEVICE_INDEXES: IndexDescription[] = [
+  { key: { latestKey: 1 }, name: 'latestKey_1' },
+  { key: { connected: 1, backlog: -1 }, name: 'connected_1_backlog_-1' },
+];
+
+const READING_INDEXES: IndexDescription[] = [
   { key: { deviceId: 1, session: 1, seq: 1 }, name: 'deviceId_1_session_1_seq_1', unique: true },
   { key: { deviceId: 1, timestamp: -1, seq: -1 }, name: 'deviceId_1_timestamp_-1_seq_-1' },
 ];
-
-export interface ReadingDocument {
-  deviceId: string;
-  session: string;
-  seq: number;
-  /** When the device read the line. */
-  timestamp: Date;
-  value: string;
-  /** When the backend received it. */
-  receivedAt: Date;
-}
-
-/** A stored reading as the API returns it: the document's fields, dates as ISO strings, no `_id`. */
-export interface ReadingView {
-  deviceId: string;
-  session: string;
-  seq: number;
-  timestamp: string;
-  value: string;
-  receivedAt: string;
-}
-
-export interface ReadingsQuery {
-  deviceId: string;
-  limit: number;
-  /** Older than this time, or (within the device's newest session) below this sequence number. */
-  before?: { time: Date } | { seq: number };
-}
-
-export interface DeviceSummary {
-  /** The session of the device's newest reading. */
-  session: string;
-  lastReading: { seq: number; timestamp: string; value: string };
-  readingsStored: number;
-}
 
 export interface InsertResult {
   inserted: number;
   /** Positions (in the batch) of readings that were stored before: a resend. */
   duplicates: number[];
 }
-
-/** The database cannot answer now (down, hung, refusing): a 503, a retry, never a stack trace. */
-export class DatabaseUnavailableError extends Error {}
 
 export interface ReadingStore {
   /** Creates the indexes unless that already succeeded; concurrent callers share one attempt. */
@@ -77,8 +60,12 @@ export interface ReadingStore {
   insert(docs: ReadingDocument[]): Promise<InsertResult>;
   /** Newest first; throws DatabaseUnavailableError. */
   readings(query: ReadingsQuery): Promise<ReadingView[]>;
-  /** The device ids with stored readings (plus `also`), each with its newest reading and count when it has any. */
-  summaries(also: string[]): Promise<{ deviceIds: string[]; summaries: Map<string, DeviceSummary> }>;
+  /** A page of device summaries, or those needing attention first: three commands at most, at any fleet size. */
+  devices(query: DevicesQuery): Promise<{ total: number; devices: DeviceView[]; next: string | null }>;
+  /** Writes what this replica's sockets say of their devices (connect, heartbeat, close). */
+  presence(states: PresenceState[]): Promise<void>;
+  /** Summarises each device with stored readings but no summary yet (readings older than the summaries). */
+  backfill(): Promise<number>;
 }
 
 export interface ReadingStoreOptions {
@@ -100,8 +87,8 @@ export interface ReadingStoreOptions {
 }
 
 const NEWEST_FIRST = { timestamp: -1, seq: -1 } as const;
-// /api/devices asks two indexed questions per device; this many devices at a time.
-const SUMMARY_CONCURRENCY = 16;
+// The backfill asks two indexed questions per device; this many devices at a time.
+const BACKFILL_CONCURRENCY = 16;
 
 export function createReadingStore({
   client,
@@ -114,6 +101,7 @@ export function createReadingStore({
 }: ReadingStoreOptions): ReadingStore {
   const db = client.db(databaseName);
   const collection: Collection<ReadingDocument> = db.collection(READINGS_COLLECTION);
+  const summaries: Collection<DeviceSummaryDocument> = db.collection(DEVICES_COLLECTION);
   let indexes: Promise<void> | undefined;
   let indexed = false;
 
@@ -129,7 +117,7 @@ export function createReadingStore({
     const reason = timedOut
       ? (deadline?.missed ?? `the database did not answer within ${queryTimeoutMs} ms`)
       : scrubSecrets(String(message ?? error), uri).split('\n')[0]!;
-    return new DatabaseUnavailableError(reason, { cause: error });
+    return new DatabaseUnavailableError(timedOut ? 'timeout' : 'failed', reason, { cause: error });
   }
 
   const queryDeadline = (signal: AbortSignal) => ({
@@ -142,12 +130,11 @@ export function createReadingStore({
   });
 
   function connected() {
-    if (!isConnected()) throw new DatabaseUnavailableError('the database is not connected');
+    if (!isConnected()) throw new DatabaseUnavailableError('not-connected', 'the database is not connected');
   }
 
   /** One request's bounds: maxTimeMS for each command, and one deadline on the client for all of them. */
-  const bounded = () => ({ maxTimeMS: queryTimeoutMs, signal: AbortSignal.timeout(queryTimeoutMs) });
-  type Bounds = ReturnType<typeof bounded>;
+  const bounded = (): Bounds => ({ maxTimeMS: queryTimeoutMs, signal: AbortSignal.timeout(queryTimeoutMs) });
 
   async function newest(deviceId: string, options: Bounds): Promise<ReadingDocument | undefined> {
     const [doc] = await collection.find({ deviceId }, { sort: NEWEST_FIRST, limit: 1, ...options }).toArray();
@@ -164,7 +151,11 @@ export function createReadingStore({
         const attempt = (async () => {
           connected();
           // createIndexes takes no signal: a write past its deadline is left to the driver, and tried anew.
-          await settledBy(collection.createIndexes(READING_INDEXES), deadline.signal);
+          const both = Promise.all([
+            collection.createIndexes(READING_INDEXES),
+            summaries.createIndexes(DEVICE_INDEXES),
+          ]);
+          await settledBy(both, deadline.signal);
           indexed = true;
         })();
         indexes = attempt.catch((error) => {
@@ -180,24 +171,34 @@ export function createReadingStore({
       connected();
       await store.ensureIndexes();
       const deadline = writeDeadline('write');
+      const writeConcern = { w: 'majority' as const, j: true, wtimeoutMS: writeTimeoutMs };
+      let result: InsertResult;
       try {
-        const options: BulkWriteOptions & Abortable = {
-          ordered: false,
-          writeConcern: { w: 'majority', j: true, wtimeoutMS: writeTimeoutMs },
-          signal: deadline.signal,
-        };
-        const result = await settledBy(collection.insertMany(docs, options), deadline.signal);
-        return { inserted: result.insertedCount, duplicates: [] };
+        const options: BulkWriteOptions & Abortable = { ordered: false, writeConcern, signal: deadline.signal };
+        const { insertedCount } = await settledBy(collection.insertMany(docs, options), deadline.signal);
+        result = { inserted: insertedCount, duplicates: [] };
       } catch (error) {
         // Unordered: every reading was tried. Only duplicates (and no write-concern failure) means all are stored.
-        if (error instanceof MongoBulkWriteError && !error.result.getWriteConcernError()) {
-          const writeErrors = [error.writeErrors].flat();
-          if (writeErrors.length > 0 && writeErrors.every((e) => e.code === 11000)) {
-            return { inserted: error.insertedCount, duplicates: writeErrors.map((e) => e.index) };
-          }
-        }
-        throw unavailable(error, deadline);
+        const writeErrors = error instanceof MongoBulkWriteError ? [error.writeErrors].flat() : [];
+        const resent = writeErrors.length > 0 && writeErrors.every((e) => e.code === 11000);
+        if (!resent || (error as MongoBulkWriteError).result.getWriteConcernError()) throw unavailable(error, deadline);
+        result = {
+          inserted: (error as MongoBulkWriteError).insertedCount,
+          duplicates: writeErrors.map((e) => e.index),
+        };
       }
+      // The devices' summaries, with a deadline of their own (the readings' may have passed while their answer was
+      // read). A failure fails the batch, which is written again: its readings then count as resent, so a device's
+      // readingsStored may fall short by that batch (backend/README.md says so).
+      const summaryDeadline = writeDeadline('device summary');
+      try {
+        const ops = storedUpdates(docs, result.duplicates);
+        const options: BulkWriteOptions & Abortable = { ordered: true, writeConcern, signal: summaryDeadline.signal };
+        await settledBy(summaries.bulkWrite(ops, options), summaryDeadline.signal);
+      } catch (error) {
+        throw unavailable(error, summaryDeadline);
+      }
+      return result;
     },
 
     async readings({ deviceId, limit, before }) {
@@ -219,67 +220,118 @@ export function createReadingStore({
       }
     },
 
-    async summaries(also) {
+    ...deviceListCalls({ summaries, connected, bounded, command, unavailable, queryDeadline, writeDeadline, newest }),
+  };
+  return store;
+}
+
+interface Bounds {
+  maxTimeMS: number;
+  signal: AbortSignal;
+}
+
+interface Deadline {
+  signal: AbortSignal;
+  missed: string;
+}
+
+/** What the device list's calls share with the rest of the store. */
+interface StoreParts {
+  summaries: Collection<DeviceSummaryDocument>;
+  connected(): void;
+  bounded(): Bounds;
+  command(doc: Document, bounds: Bounds): Promise<Document>;
+  unavailable(error: unknown, deadline?: Deadline): DatabaseUnavailableError;
+  queryDeadline(signal: AbortSignal): Deadline;
+  writeDeadline(what: string): Deadline;
+  newest(deviceId: string, bounds: Bounds): Promise<ReadingDocument | undefined>;
+}
+
+/** The store's calls on the `devices` collection (device-summary.ts): the list, presence, and the backfill. */
+function deviceListCalls(parts: StoreParts): Pick<ReadingStore, 'devices' | 'presence' | 'backfill'> {
+  const { summaries, connected, bounded, command, unavailable, queryDeadline, writeDeadline, newest } = parts;
+  return {
+    async devices(query) {
+      connected();
+      const options = bounded();
+      const now = Date.now();
+      try {
+        const total = command({ count: DEVICES_COLLECTION, query: {} }, options).then((answer) => answer.n as number);
+        // Awaited with the page below; until then, a failure of the page must not leave this rejection unhandled.
+        total.catch(() => {});
+        if ('attention' in query) {
+          const limit = query.attention;
+          const since = new Date(now - PRESENCE_STALE_MS);
+          const [behind, silent] = await Promise.all([
+            summaries
+              .find(
+                { connected: true, lastSeenAt: { $gte: since }, backlog: { $gt: 0 } },
+                { sort: { backlog: -1 }, limit, ...options },
+              )
+              .toArray(),
+            // Never read first (the empty key), the one heard from longest ago first among them.
+            summaries.find({}, { sort: { latestKey: 1, lastSeenAt: 1 }, limit, ...options }).toArray(),
+          ]);
+          const seen = new Set<string>();
+          const devices = [...behind, ...silent]
+            .filter((doc) => !seen.has(doc._id) && seen.add(doc._id))
+            .slice(0, limit);
+          return { total: await total, devices: devices.map((doc) => toDeviceView(doc, now)), next: null };
+        }
+        const filter = query.after === undefined ? {} : { _id: { $gt: query.after } };
+        const page = await summaries.find(filter, { sort: { _id: 1 }, limit: query.limit + 1, ...options }).toArray();
+        const devices = page.slice(0, query.limit).map((doc) => toDeviceView(doc, now));
+        return { total: await total, devices, next: page.length > query.limit ? devices.at(-1)!.deviceId : null };
+      } catch (error) {
+        throw unavailable(error, queryDeadline(options.signal));
+      }
+    },
+
+    async presence(states) {
+      if (states.length === 0) return;
+      connected();
+      const deadline = writeDeadline('device presence');
+      try {
+        const options: BulkWriteOptions & Abortable = {
+          ordered: false,
+          writeConcern: { w: 1 },
+          signal: deadline.signal,
+        };
+        await settledBy(summaries.bulkWrite(states.map(presenceUpdate), options), deadline.signal);
+      } catch (error) {
+        throw unavailable(error, deadline);
+      }
+    },
+
+    async backfill() {
       connected();
       const options = bounded();
       try {
-        const { values } = await command({ distinct: READINGS_COLLECTION, key: 'deviceId', query: {} }, options);
-        const stored = (values as unknown[]).filter((id): id is string => typeof id === 'string');
-        const deviceIds = [...new Set([...stored, ...also])].sort();
-        const summaries = new Map<string, DeviceSummary>();
-        for (let i = 0; i < stored.length; i += SUMMARY_CONCURRENCY) {
+        const distinct = (name: string, key: string) =>
+          command({ distinct: name, key, query: {} }, options).then(({ values }) => values as unknown[]);
+        const [stored, summarised] = await Promise.all([
+          distinct(READINGS_COLLECTION, 'deviceId'),
+          distinct(DEVICES_COLLECTION, '_id'),
+        ]);
+        const known = new Set(summarised);
+        const missing = stored.filter((id): id is string => typeof id === 'string' && !known.has(id));
+        for (let i = 0; i < missing.length; i += BACKFILL_CONCURRENCY) {
           await Promise.all(
-            stored.slice(i, i + SUMMARY_CONCURRENCY).map(async (deviceId) => {
+            missing.slice(i, i + BACKFILL_CONCURRENCY).map(async (deviceId) => {
+              // Bounds of their own: a large backfill may take longer than one request's.
+              const each = bounded();
               const [latest, count] = await Promise.all([
-                newest(deviceId, options),
-                command({ count: READINGS_COLLECTION, query: { deviceId } }, options),
+                newest(deviceId, each),
+                command({ count: READINGS_COLLECTION, query: { deviceId } }, each),
               ]);
-              if (!latest) return;
-              const { session, seq, timestamp, value } = toView(latest);
-              summaries.set(deviceId, { session, lastReading: { seq, timestamp, value }, readingsStored: count.n });
+              if (latest) await summaries.bulkWrite(backfillUpdates(latest, count.n as number), { ordered: true });
             }),
           );
         }
-        return { deviceIds, summaries };
+        return missing.length;
       } catch (error) {
         throw unavailable(error, queryDeadline(options.signal));
       }
     },
   };
-  return store;
-}
-
-/**
- * Aborts `ms` from now, but only after the I/O waiting by then has been handled (timers run before the poll for I/O,
- * immediates after it): a process that was itself paused past the deadline (SIGSTOP, a long pause in GC) first reads
- * the answer that arrived meanwhile, instead of abandoning a write the database did store.
- */
-function deadlineSignal(ms: number): AbortSignal {
-  const controller = new AbortController();
-  const timer = setTimeout(() => {
-    setImmediate(() => controller.abort(new DOMException(`no answer within ${ms} ms`, 'TimeoutError')));
-  }, ms);
-  timer.unref();
-  return controller.signal;
-}
-
-/**
- * `operation`, or a rejection once `signal` aborts whether or not the driver acts on it. The driver takes `signal` on
- * writes too (it ends the operation and closes its connection), but it alone may never settle a write: a connection
- * the server closed (FIN) just as the write was checked out is destroyed before the driver hears of it, the write
- * then waits for a 'drain' that never comes (mongodb 7.9, seen in test/faults/readings-end-to-end.fault.ts), and
- * the device's readings would wait unacknowledged until the backend restarted.
- */
-function settledBy<T>(operation: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const abort = () => reject(signal.reason);
-    if (signal.aborted) abort();
-    signal.addEventListener('abort', abort, { once: true });
-    operation.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
-  });
-}
-
-function toView({ deviceId, session, seq, timestamp, value, receivedAt }: ReadingDocument): ReadingView {
-  const iso = (date: unknown) => (date instanceof Date ? date.toISOString() : String(date));
-  return { deviceId, session, seq, timestamp: iso(timestamp), value, receivedAt: iso(receivedAt) };
 }

@@ -11,11 +11,11 @@ import { createBackoff } from '../lib/backoff.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { SummedWarning } from '../lib/summed-warning.ts';
 import type { HeldBudget } from './held-budget.ts';
-import type { InsertResult, ReadingDocument, ReadingStore } from './reading-store.ts';
-import { toDocument, type RefusalCode } from './reading-document.ts';
+import type { InsertResult, ReadingStore } from './reading-store.ts';
+import { toDocument, type ReadingDocument, type RefusalCode } from './reading-document.ts';
 
 /** Shared by every socket's writer, so a thousand devices' troubles are a few lines, not thousands. */
-export interface WriterWarnings {
+interface WriterWarnings {
   refused: SummedWarning;
   failed: SummedWarning;
   dropped: SummedWarning;
@@ -43,8 +43,6 @@ export interface ReadingWriter {
   accept(session: string, readings: Reading[], receivedAt?: Date): void;
   /** Stops: forgets what it holds, sends no more acks, retries no more. */
   close(): void;
-  /** Readings held right now. */
-  readonly held: number;
 }
 
 interface Item {
@@ -75,6 +73,9 @@ export function createReadingWriter({
   // Jittered, so that sockets that failed together do not all retry in the same instant.
   const retryDelays = createBackoff(backoff);
   let closed = false;
+  // Per session, the highest seq acknowledged on this socket: a frame that goes back (a resend, or frames out of
+  // order) is acknowledged at that seq, never lower, and never higher than a reading this socket sent.
+  const acked = new Map<string, number>();
 
   function release(items: Item[]) {
     const bytes = items.reduce((sum, item) => sum + item.bytes, 0);
@@ -105,7 +106,11 @@ export function createReadingWriter({
       if (closed) return;
       retryDelays.reset();
       release(batch);
-      for (const ack of acksFor(batch)) send(ack);
+      for (const ack of acksFor(batch)) {
+        ack.seq = Math.max(ack.seq, acked.get(ack.session) ?? 0);
+        acked.set(ack.session, ack.seq);
+        send(ack);
+      }
     } catch (error) {
       if (closed) return;
       queue = batch.concat(queue);
@@ -161,9 +166,6 @@ export function createReadingWriter({
       void pump();
     },
     close: stop,
-    get held() {
-      return held;
-    },
   };
 }
 

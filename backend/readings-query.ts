@@ -1,10 +1,16 @@
 // Reads GET /api/readings' query string into a ReadingsQuery, or one line saying what is wrong with it (a 400).
 import { DEVICE_ID_MAX_LENGTH } from '../lib/device-protocol.ts';
 import { parseIsoTime } from './iso-time.ts';
-import type { ReadingsQuery } from './reading-store.ts';
 
-export const READINGS_LIMIT_DEFAULT = 100;
-export const READINGS_LIMIT_MAX = 1000;
+export interface ReadingsQuery {
+  deviceId: string;
+  limit: number;
+  /** Older than this time, or (within the device's newest session) below this sequence number. */
+  before?: { time: Date } | { seq: number };
+}
+
+const READINGS_LIMIT_DEFAULT = 100;
+const READINGS_LIMIT_MAX = 1000;
 const PARAMETERS = ['deviceId', 'limit', 'before'];
 
 /** `params` as URLSearchParams gives them; a parameter given twice, or one we do not know, is an error too. */

@@ -1,16 +1,16 @@
-// GET /api/readings and GET /api/devices: stored readings and each device's latest, read from the database. A
+// GET /api/readings and GET /api/devices: stored readings and the devices' summaries, read from the database. A
 // bad query is a 400 and a database that cannot answer in time a 503, each with a one-line `error`. Clients poll
 // these: while the database is away, the 503s are summed into one warning per 5 s rather than a line each.
 import { Hono, type Context } from 'hono';
 import type { Logger } from '../lib/logger.ts';
 import { createSummedWarning, type SummedWarning } from '../lib/summed-warning.ts';
-import type { DeviceHub } from './device-hub.ts';
-import { DatabaseUnavailableError, type ReadingStore } from './reading-store.ts';
+import { DatabaseUnavailableError } from './database-unavailable-error.ts';
+import type { ReadingStore } from './reading-store.ts';
 import { parseReadingsQuery } from './readings-query.ts';
+import { parseDevicesQuery } from './devices-query.ts';
 
 export interface ReadingsRoutesOptions {
-  store: Pick<ReadingStore, 'readings' | 'summaries'>;
-  devices: Pick<DeviceHub, 'devices'>;
+  store: Pick<ReadingStore, 'readings' | 'devices'>;
   log: Logger;
 }
 
@@ -19,7 +19,7 @@ export const READINGS_PATHS = ['/api/readings', '/api/devices'];
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
 
-export function createReadingsRoutes({ store, devices, log }: ReadingsRoutesOptions): Hono {
+export function createReadingsRoutes({ store, log }: ReadingsRoutesOptions): Hono {
   const app = new Hono();
   const unavailable = createSummedWarning(
     log,
@@ -33,27 +33,11 @@ export function createReadingsRoutes({ store, devices, log }: ReadingsRoutesOpti
     return answer(c, async () => ({ readings: await store.readings(query) }));
   });
 
-  app.get('/api/devices', (c) =>
-    answer(c, async () => {
-      const known = devices.devices();
-      const { deviceIds, summaries } = await store.summaries(known.map((d) => d.deviceId));
-      const live = new Map(known.map((d) => [d.deviceId, d]));
-      return {
-        devices: deviceIds.map((deviceId) => {
-          const state = live.get(deviceId);
-          const summary = summaries.get(deviceId);
-          return {
-            deviceId,
-            // The session it said hello with since this process started, else the one of its newest reading.
-            session: state?.session ?? summary?.session ?? null,
-            connected: state?.connected ?? false,
-            lastReading: summary?.lastReading ?? null,
-            readingsStored: summary?.readingsStored ?? 0,
-          };
-        }),
-      };
-    }),
-  );
+  app.get('/api/devices', (c) => {
+    const query = parseDevicesQuery(new URL(c.req.url).searchParams);
+    if ('error' in query) return c.json({ error: query.error }, 400, NO_STORE);
+    return answer(c, () => store.devices(query));
+  });
 
   return app;
 }

@@ -2,6 +2,7 @@
 // listens or reads env.
 import { Hono } from 'hono';
 import { createHealthRoutes } from '../lib/health-routes.ts';
+import { answerErrorsInJson } from '../lib/json-errors.ts';
 import { logRequests } from '../lib/request-log.ts';
 import type { Readiness } from '../lib/readiness.ts';
 import { serveMetrics } from '../lib/metrics.ts';
@@ -33,11 +34,7 @@ export function createApp({ readiness, environment, log, readings, metrics }: De
       details: () => ({ readings: readings.stats() }),
     }),
   );
-  app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
-  app.onError((error, c) => {
-    log.error({ err: error, req: { method: c.req.method, url: c.req.path } }, 'request failed');
-    return c.json({ error: 'internal error' }, 500);
-  });
+  answerErrorsInJson(app, log);
   return serveMetrics(logRequests(app, log), metrics);
 }
 

@@ -36,6 +36,14 @@ export const DEVICE_SEND_PACE = { perSecond: 45, burst: 150 };
  */
 export const DEVICE_ID_MAX_LENGTH = 256;
 
+/** The one rule for a device id, wherever one is read (the hello, DEVICE_TOKENS, queries), worded for errors. */
+export const DEVICE_ID_RULE = `letters, digits, '.', '_' and '-', 1 to ${DEVICE_ID_MAX_LENGTH} characters`;
+
+/** True for a device id under DEVICE_ID_RULE: ASCII letters, digits, `.`, `_`, `-`, at most DEVICE_ID_MAX_LENGTH. */
+export function isDeviceId(value: unknown): value is string {
+  return typeof value === 'string' && value.length <= DEVICE_ID_MAX_LENGTH && /^[A-Za-z0-9._-]+$/.test(value);
+}
+
 /** The longest reading value (UTF-8 bytes) the backend stores; a longer one is refused. */
 export const DEVICE_VALUE_MAX_BYTES = 8 * 1024;
 
@@ -116,7 +124,7 @@ const FRAME_SUFFIX = ']}';
 /** Parses a device message; returns undefined for anything that is not one (the caller logs and ignores it). */
 export function parseDeviceMessage(data: string): DeviceMessage | undefined {
   const m = parseObject(data);
-  if (!m || !isName(m.deviceId) || !isName(m.session)) return undefined;
+  if (!m || !isDeviceId(m.deviceId) || !isName(m.session)) return undefined;
   if (m.type === 'hello') return { type: 'hello', deviceId: m.deviceId, session: m.session };
   if (m.type === 'reading') {
     const reading = toReading(m);

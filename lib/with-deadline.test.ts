@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { DeadlineError, withDeadline } from './with-deadline.ts';
+import { DeadlineError, deadlineSignal, settledBy, withDeadline } from './with-deadline.ts';
 
 const timers = () => process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length;
 const never = () => new Promise<never>(() => {});
@@ -62,6 +62,27 @@ test('unref: a process waiting on nothing else ends instead of waiting out the d
     timeout: 60_000,
   });
   assert.is(run.status, 0, run.stderr || `signal ${run.signal}`);
+});
+
+test('settledBy: the outcome when it comes first, the deadline when the operation never settles', async () => {
+  assert.is(await settledBy(Promise.resolve(7), deadlineSignal(60_000)), 7);
+  const signal = deadlineSignal(5);
+  // The deadline's timer is unref'd (it must not keep a process alive): this one stands for the pending I/O.
+  const pending = setTimeout(() => {}, 60_000);
+  const error = await settledBy(never(), signal).catch((e: unknown) => e);
+  clearTimeout(pending);
+  assert.instance(error, DeadlineError);
+  assert.is((error as DeadlineError).ms, 5);
+  assert.ok(signal.aborted);
+});
+
+test('deadlineSignal: an answer that arrived while the process was blocked past the deadline still wins', async () => {
+  const signal = deadlineSignal(5);
+  const answer = new Promise<string>((resolve) => setTimeout(() => resolve('stored'), 5));
+  // Blocks past both timers: the deadline's abort waits for the immediates, after the timers fired.
+  const until = Date.now() + 30;
+  while (Date.now() < until);
+  assert.is(await settledBy(answer, signal), 'stored');
 });
 
 test.run();

@@ -48,3 +48,34 @@ export function withDeadline<T>(promise: Promise<T>, ms: number, options: string
     );
   });
 }
+
+/**
+ * An AbortSignal for a deadline `ms` from now, aborted only after the I/O waiting by then has been handled (timers
+ * run before the poll for I/O, immediates after it): a process that was itself paused past the deadline (SIGSTOP, a
+ * long pause in GC) first reads the answer that arrived meanwhile, instead of abandoning a write the other side did
+ * complete. Hand it to the client library and to `settledBy`.
+ */
+export function deadlineSignal(ms: number): AbortSignal {
+  const controller = new AbortController();
+  const timer = setTimeout(() => {
+    setImmediate(() => controller.abort(new DeadlineError('the operation', ms)));
+  }, ms);
+  timer.unref();
+  return controller.signal;
+}
+
+/**
+ * `operation`, or a rejection with the signal's reason once `signal` aborts, whether or not the library that was
+ * given the signal acts on it. The MongoDB driver takes a signal on writes too, but it alone may never settle one: a
+ * connection the server closed (FIN) just as the write was checked out is destroyed before the driver hears of it,
+ * the write then waits for a 'drain' that never comes (mongodb 7.9, seen in
+ * test/faults/readings-end-to-end.fault.ts), and the device's readings would wait unacknowledged forever.
+ */
+export function settledBy<T>(operation: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    if (signal.aborted) abort();
+    signal.addEventListener('abort', abort, { once: true });
+    operation.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
+}

@@ -240,11 +240,11 @@ test('bad DEVICE_TOKENS: one line naming the entry (never the token), exit 1', a
     [{ DEVICE_TOKENS: `dev-a:${TOKEN_A},${TOKEN_B}` }, 'backend: DEVICE_TOKENS entry 2 is not deviceId:token'],
     [
       { DEVICE_TOKENS: `dev-a:${TOKEN_A},dev-a:${TOKEN_B}` },
-      'backend: DEVICE_TOKENS entry 2 (device "dev-a") names a device entry 1 names already: one token per device',
+      'backend: DEVICE_TOKENS entry 2 names the device entry 1 names: one token per device',
     ],
     [
       { DEVICE_TOKENS: `dev-a:${TOKEN_A},dev-b:Zq7Wk-short` },
-      'backend: DEVICE_TOKENS entry 2 (device "dev-b"): the token is too short (11 characters): use at least 16',
+      'backend: DEVICE_TOKENS entry 2: the token is too short (11 characters): use at least 16',
     ],
     [
       { DEVICE_TOKENS_FILE: '/nonexistent/tokens' },

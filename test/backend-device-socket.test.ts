@@ -193,6 +193,52 @@ test('a frame over 64 KiB is closed with 1009; one just under is fine; a value o
   assert.is((await withDeadline(closed, 3000, 'socket close')).code, 1009);
 });
 
+test('a reading stamped over 5 minutes ahead is refused in the ack and never becomes the latest', async () => {
+  const { ws, messages } = await connect();
+  ws.send(hello());
+  const now = Date.now();
+  const readings = [
+    { seq: 1, timestamp: new Date(now).toISOString(), value: 'now' },
+    { seq: 2, timestamp: new Date(now + 4 * 60_000).toISOString(), value: 'a clock 4 minutes fast' },
+    { seq: 3, timestamp: '2099-01-01T00:00:00Z', value: 'far future' },
+  ];
+  ws.send(JSON.stringify({ type: 'readings', deviceId: 'dev-1', session: 's1', readings }));
+  await ackedUpTo(messages, 's1', 3);
+  assert.equal(messages, [{ type: 'ack', session: 's1', seq: 3, refused: [3] }]);
+  const [device] = await devices();
+  assert.equal([device.readingsStored, device.lastReading.seq], [2, 2]);
+  assert.ok(logged('refused 1 reading').length > 0, 'the refusal is logged (summed)');
+});
+
+test('frames out of order on one socket: acks never go back, and the latest reading never steps back', async () => {
+  const { ws, messages } = await connect();
+  ws.send(hello());
+  const frame = (...seqs: number[]) =>
+    JSON.stringify({
+      type: 'readings',
+      deviceId: 'dev-1',
+      session: 's1',
+      readings: seqs.map((seq) => ({
+        seq,
+        timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, seq)).toISOString(),
+        value: `v${seq}`,
+      })),
+    });
+  ws.send(frame(5, 6));
+  await ackedUpTo(messages, 's1', 6);
+  ws.send(frame(1, 2));
+  ws.send(frame(7));
+  await ackedUpTo(messages, 's1', 7);
+  // Before: `ack 6`, then `ack 2` for the frame that went back.
+  assert.ok(
+    messages.every((m) => m.seq >= 6),
+    JSON.stringify(messages),
+  );
+  await waitFor(() => stored().length === 5, { timeout: 2000, what: 'five stored readings' });
+  const [device] = await devices();
+  assert.equal([device.readingsStored, device.lastReading.seq], [5, 7]);
+});
+
 test('on SIGTERM device sockets are closed with 1001 (going away) and the backend exits 0', async () => {
   const { ws, closed } = await connect();
   ws.send(hello());

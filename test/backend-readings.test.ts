@@ -210,8 +210,11 @@ test('what is stored survives a backend restart: /api/devices and /api/readings 
       connected: false,
       lastReading: { seq: 3, timestamp: LATER, value: 'line 3' },
       readingsStored: 8,
+      backlog: null,
+      lastSeenAt: body.devices[0].lastSeenAt,
     },
   ]);
+  assert.ok(Date.parse(body.devices[0].lastSeenAt) > 0, 'when the first backend last heard from it');
   const { body: older } = await get(second, '/api/readings?deviceId=dev-1&before=3');
   assert.equal(
     older.readings.map((r: { session: string; seq: number }) => `${r.session}:${r.seq}`),

@@ -14,6 +14,7 @@ import {
   type IndexDescription,
 } from 'mongodb';
 import { commandShape, mongoTarget, type MongoTarget } from '../../test/support/mongo-target.ts';
+import { rejection } from '../../test/support/deadline.ts';
 
 let target: MongoTarget;
 const test = suite('MongoDB subset');
@@ -46,15 +47,6 @@ const count = async (collection: { dbName: string; collectionName: string }, db:
   (await db.command({ count: collection.collectionName, query })).n as number;
 
 const named = (commands: CommandStartedEvent[], name: string) => commands.filter((c) => c.commandName === name);
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected a rejection');
-}
 
 test('insertMany unordered, as the backend writes: the command the driver sends, and n', async () => {
   const { collection, commands, db } = fresh();

@@ -29,3 +29,13 @@ export async function waitFor<T>(
 }
 
 export const sleep = (ms: number) => sleepFor(ms);
+
+/** The error `promise` rejects with; throws when it resolves instead (a test that expected a failure). */
+export async function rejection(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected a rejection');
+}

@@ -1,0 +1,159 @@
+// The `devices` collection: one summary document per device, kept up to date as its readings are stored and as its
+// socket connects, beats and closes, so that GET /api/devices costs a fixed number of commands at any fleet size and
+// every backend replica answers the same. This module builds the update statements and reads the documents back;
+// the store (reading-store.ts) runs them.
+import type { AnyBulkWriteOperation } from 'mongodb';
+import type { ReadingDocument } from './reading-document.ts';
+
+export const DEVICES_COLLECTION = 'devices';
+
+/** A device is shown connected only while the replica holding its socket refreshed `lastSeenAt` this recently. */
+export const PRESENCE_STALE_MS = 15_000;
+/** How often a replica refreshes `lastSeenAt` of the devices whose sockets it holds. */
+export const PRESENCE_BEAT_MS = 5_000;
+
+export interface DeviceSummaryDocument {
+  _id: string;
+  /** The session its last hello named (listed while connected; else its newest reading's). */
+  session: string | null;
+  /** `timestamp ISO|seq` zero-padded, so that "newer" is a string comparison (the empty string: no reading yet). */
+  latestKey: string;
+  lastReading: { session: string; seq: number; timestamp: Date; value: string } | null;
+  readingsStored: number;
+  connected: boolean;
+  /** The backend process holding its socket, and that socket. */
+  replica: string | null;
+  connection: string | null;
+  lastSeenAt: Date | null;
+  backlog: number | null;
+}
+
+/** What the replica holding a device's socket says of it. */
+export interface PresenceState {
+  deviceId: string;
+  session: string;
+  connected: boolean;
+  replica: string;
+  connection: string;
+  backlog: number | null;
+  at: Date;
+}
+
+/** A device as GET /api/devices lists it. */
+export interface DeviceView {
+  deviceId: string;
+  session: string | null;
+  connected: boolean;
+  lastReading: { seq: number; timestamp: string; value: string } | null;
+  readingsStored: number;
+  backlog: number | null;
+  lastSeenAt: string | null;
+}
+
+type Op = AnyBulkWriteOperation<DeviceSummaryDocument>;
+
+const EMPTY = {
+  session: null,
+  latestKey: '',
+  lastReading: null,
+  readingsStored: 0,
+  connected: false,
+  replica: null,
+  connection: null,
+  lastSeenAt: null,
+  backlog: null,
+} as const;
+
+/** Fields a first write sets, except those `set` (or $inc, $max) set itself: mongod refuses one field twice. */
+function onInsert(...taken: string[]) {
+  return Object.fromEntries(Object.entries(EMPTY).filter(([field]) => !taken.includes(field)));
+}
+
+function latestKey(doc: Pick<ReadingDocument, 'timestamp' | 'seq'>): string {
+  return `${doc.timestamp.toISOString()}|${String(doc.seq).padStart(16, '0')}`;
+}
+
+/**
+ * After a batch of readings was written (`duplicates`: positions of those stored before): count each device's new
+ * ones, and make the newest of its batch its latest reading unless a newer one is there already (a filter on
+ * `latestKey`, so that neither a late frame nor another replica ever steps it back).
+ */
+export function storedUpdates(docs: ReadingDocument[], duplicates: readonly number[] = []): Op[] {
+  const resent = new Set(duplicates);
+  const byDevice = new Map<string, { inserted: number; newest: ReadingDocument }>();
+  docs.forEach((doc, i) => {
+    const seen = byDevice.get(doc.deviceId);
+    const inserted = (seen?.inserted ?? 0) + (resent.has(i) ? 0 : 1);
+    const newest = seen && latestKey(seen.newest) >= latestKey(doc) ? seen.newest : doc;
+    byDevice.set(doc.deviceId, { inserted, newest });
+  });
+  return [...byDevice.values()].flatMap(({ inserted, newest }): Op[] => {
+    const { deviceId: _id, session, seq, timestamp, value } = newest;
+    const key = latestKey(newest);
+    return [
+      {
+        updateOne: {
+          filter: { _id },
+          update: { $inc: { readingsStored: inserted }, $setOnInsert: onInsert('readingsStored') },
+          upsert: true,
+        },
+      },
+      {
+        updateOne: {
+          filter: { _id, latestKey: { $lt: key } },
+          update: { $set: { latestKey: key, lastReading: { session, seq, timestamp, value } } },
+        },
+      },
+    ];
+  });
+}
+
+/** A device found with readings but no summary (stored before this collection existed): its count and newest. */
+export function backfillUpdates(newest: ReadingDocument, count: number): Op[] {
+  const [, latest] = storedUpdates([newest], [0]);
+  const counted: Op = {
+    updateOne: {
+      filter: { _id: newest.deviceId },
+      update: { $max: { readingsStored: count }, $setOnInsert: onInsert('readingsStored') },
+      upsert: true,
+    },
+  };
+  return [counted, latest!];
+}
+
+/** A socket's state, written by the replica holding it; a close only counts if no newer socket took over. */
+export function presenceUpdate({ deviceId, session, connected, replica, connection, backlog, at }: PresenceState): Op {
+  if (!connected) {
+    return {
+      updateOne: {
+        filter: { _id: deviceId, connection },
+        update: { $set: { connected: false, lastSeenAt: at } },
+      },
+    };
+  }
+  const set = { session, connected, replica, connection, backlog, lastSeenAt: at };
+  return {
+    updateOne: {
+      filter: { _id: deviceId },
+      update: { $set: set, $setOnInsert: onInsert(...Object.keys(set)) },
+      upsert: true,
+    },
+  };
+}
+
+/** The view of a summary; `connected` only while its replica's heartbeat is fresh at `now`. */
+export function toDeviceView(doc: DeviceSummaryDocument, now: number): DeviceView {
+  const seen = doc.lastSeenAt instanceof Date ? doc.lastSeenAt : null;
+  const last = doc.lastReading;
+  const connected = doc.connected === true && seen !== null && now - seen.getTime() <= PRESENCE_STALE_MS;
+  return {
+    deviceId: doc._id,
+    // While connected, the session its hello named; else that of its newest reading.
+    session: (connected ? doc.session : last?.session) ?? doc.session ?? last?.session ?? null,
+    connected,
+    lastReading: last && { seq: last.seq, timestamp: new Date(last.timestamp).toISOString(), value: last.value },
+    readingsStored: doc.readingsStored ?? 0,
+    backlog: doc.backlog ?? null,
+    lastSeenAt: seen?.toISOString() ?? null,
+  };
+}
