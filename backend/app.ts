@@ -26,15 +26,12 @@ export interface BackendDeps {
 }
 
 export function createApp({ readiness, environment, log, databaseName, devices, store, metrics }: BackendDeps): Hono {
-  const app = new Hono();
-  app.route(
-    '/',
-    createHealthRoutes({
-      readiness,
-      environment,
-      details: () => ({ database: { status: readiness.get('database') ?? 'disconnected', name: databaseName } }),
-    }),
-  );
+  // The health routes' app is the service's app: every other route is added to it.
+  const app = createHealthRoutes({
+    readiness,
+    environment,
+    details: () => ({ database: { status: readiness.get('database') ?? 'disconnected', name: databaseName } }),
+  });
   if (devices) {
     app.get(DEVICE_SOCKET_PATH, devices.gate, devices.upgrade);
     if (store) app.route('/', createReadingsRoutes({ store, log }));

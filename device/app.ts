@@ -25,15 +25,12 @@ interface DeviceDeps {
 }
 
 export function createApp({ readiness, environment, log, readings, metrics }: DeviceDeps): Hono {
-  const app = new Hono();
-  app.route(
-    '/',
-    createHealthRoutes({
-      readiness,
-      environment,
-      details: () => ({ readings: readings.stats() }),
-    }),
-  );
+  // The health routes' app is the service's app: every other route is added to it.
+  const app = createHealthRoutes({
+    readiness,
+    environment,
+    details: () => ({ readings: readings.stats() }),
+  });
   answerErrorsInJson(app, log);
   return serveMetrics(logRequests(app, log), metrics);
 }
