@@ -31,7 +31,9 @@ export function createBackendMetrics({ registry, readiness, socketsOpen }: Backe
   });
   const refused = new Counter({
     name: 'backend_readings_refused_total',
-    help: 'Readings not stored: refused as given (value_too_large, timestamp_invalid, timestamp_ahead) or dropped over the bound.',
+    help:
+      'Readings not stored: refused as given (value_too_large, timestamp_invalid, timestamp_ahead) ' +
+      'or dropped over the bound.',
     labelNames: ['reason'],
     registers,
   });

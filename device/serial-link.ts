@@ -159,6 +159,9 @@ export function createSerialLink({
       clearInterval(watchTimer);
       overlong.flush();
       const port = current;
+      // Forgotten first, so that the port's own 'close' event (which may come after the callback) reports nothing:
+      // after close() the link says 'disconnected' once, here, and never again.
+      current = undefined;
       if (port?.isOpen) await new Promise<void>((resolve) => port.close(() => resolve()));
       onState('disconnected');
     },

@@ -14,6 +14,8 @@ import {
 // Characters that JSON escapes or that take several UTF-8 bytes: quotes, backslashes, control characters, 2-, 3- and
 // 4-byte characters (a surrogate pair), and the ones JavaScript and JSON disagree on (U+2028).
 const ALPHABET = ['a', 'Z', '7', ' ', '"', '\\', '/', '\n', '\r', '\t', '\u0000', '\u001f', 'é', '€', '😀', '\u2028'];
+// A device id may hold only these (DEVICE_ID_RULE): the hello and the frame refuse any other.
+const ID_ALPHABET = ['a', 'Z', '7', '.', '_', '-'];
 
 /** A small seeded generator (mulberry32): a failure names its seed and repeats. */
 function generator(seed: number) {
@@ -26,15 +28,16 @@ function generator(seed: number) {
   };
   const int = (n: number) => Math.floor(random() * n);
   const text = (max: number) => Array.from({ length: int(max + 1) }, () => ALPHABET[int(ALPHABET.length)]).join('');
-  return { int, text };
+  const id = (max: number) => Array.from({ length: int(max + 1) }, () => ID_ALPHABET[int(ID_ALPHABET.length)]).join('');
+  return { int, text, id };
 }
 
 const bytes = (text: string) => Buffer.byteLength(text);
 
 test('random readings round-trip through the frame, and the room is the frame size exactly', () => {
   for (let seed = 1; seed <= 300; seed++) {
-    const { int, text } = generator(seed);
-    const deviceId = `dev-${text(8)}`;
+    const { int, text, id } = generator(seed);
+    const deviceId = `dev-${id(8)}`;
     const session = `s${text(8)}`;
     let seq = int(1000);
     const readings: Reading[] = Array.from({ length: 1 + int(20) }, () => ({
@@ -53,7 +56,7 @@ test('random readings round-trip through the frame, and the room is the frame si
 test('at the byte limit the frame is exactly the limit; one byte more does not fit', () => {
   const limit = 4096;
   for (const filler of ['x', 'é', '€', '"', '\\']) {
-    const deviceId = 'device-"1"';
+    const deviceId = 'device-1.a_b';
     const session = 'sessión';
     const room = readingsRoom(deviceId, session, limit);
     const head = encodeReading({ seq: 1, timestamp: 't', value: '' });
