@@ -31,8 +31,11 @@ export interface DeviceRegistry {
   refusal(hello: HelloMessage, identity: DeviceIdentity): string | undefined;
   /** Binds the device `hello` names to `ws`, taking it over from any older socket. */
   bind(hello: HelloMessage, ws: WSContext): BoundDevice;
-  /** `ws` speaks for `device` again (after a newer socket had taken over), in `session` when a hello says so. */
-  touch(device: BoundDevice, ws: WSContext, session?: string): void;
+  /**
+   * `ws` speaks for `device` again (after a newer socket had taken over), in `session` when a hello says so, with
+   * `backlog` unacknowledged readings when the message says so.
+   */
+  touch(device: BoundDevice, ws: WSContext, session?: string, backlog?: number): void;
   /** `ws` closed: the device is disconnected unless a newer socket holds it. */
   release(device: BoundDevice, ws: WSContext, code: number): void;
 }
@@ -131,7 +134,7 @@ export function createDeviceSocket(options: DeviceSocketOptions, remoteAddress: 
       end(ws, { code: CLOSE_POLICY, reason: 'one device per socket' });
       return;
     }
-    registry.touch(to, ws, message.type === 'hello' ? message.session : undefined);
+    registry.touch(to, ws, message.type === 'hello' ? message.session : undefined, message.backlog);
     if (message.type !== 'hello') writer!.accept(message.session, readingsOf(message));
   }
 
