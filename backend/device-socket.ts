@@ -6,9 +6,10 @@ import type { WebSocket } from 'ws';
 import type { Logger } from '../lib/logger.ts';
 import {
   CLOSE_TRY_AGAIN_LATER,
-  parseDeviceMessage,
+  checkDeviceMessage,
   readingsOf,
   type AckMessage,
+  type DeviceMessage,
   type HelloMessage,
 } from '../lib/device-protocol.ts';
 import type { SummedWarning } from '../lib/summed-warning.ts';
@@ -125,7 +126,7 @@ export function createDeviceSocket(options: DeviceSocketOptions, remoteAddress: 
     return bound;
   }
   /** A message after the hello: more of the same device, or the socket is closed. */
-  function bound(message: NonNullable<ReturnType<typeof parseDeviceMessage>>, ws: WSContext, to: BoundDevice) {
+  function bound(message: DeviceMessage, ws: WSContext, to: BoundDevice) {
     if (message.deviceId !== to.deviceId) {
       log.warn(
         { remoteAddress, deviceId: to.deviceId, claimed: message.deviceId },
@@ -152,12 +153,13 @@ export function createDeviceSocket(options: DeviceSocketOptions, remoteAddress: 
     },
     onMessage(event, ws) {
       if (ending || !withinRate(ws)) return;
-      const message = typeof event.data === 'string' ? parseDeviceMessage(event.data) : undefined;
-      if (!message) {
+      const checked = typeof event.data === 'string' ? checkDeviceMessage(event.data) : { reason: 'binary' };
+      if ('reason' in checked) {
         const sample = typeof event.data === 'string' ? event.data.slice(0, 100) : '<binary>';
-        warnings.malformed.note({ remoteAddress, deviceId: device?.deviceId, sample });
+        warnings.malformed.note({ remoteAddress, deviceId: device?.deviceId, reason: checked.reason, sample });
         return;
       }
+      const { message } = checked;
       if (device) return bound(message, ws, device);
       if (message.type === 'hello') {
         device = hello(message, ws);

@@ -3,6 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
+  checkDeviceMessage,
   encodeReading,
   helloFrame,
   parseDeviceMessage,
@@ -111,8 +112,32 @@ test('a backlog that is not a whole number from 0 makes the message malformed, w
       assert.ok(parseDeviceMessage(good), `${good} is a message with a backlog of 0`);
       const text = good.replace('"backlog":0', `"backlog":${backlog}`);
       assert.is(parseDeviceMessage(text), undefined, text);
+      assert.equal(checkDeviceMessage(text), { reason: 'backlog is not a whole number from 0' }, text);
     }
   }
+});
+
+test('each rule a message breaks has its own reason', () => {
+  const r = { seq: 1, timestamp: 't', value: 'v' };
+  const base = { type: 'readings', deviceId: 'd', session: 's' };
+  const cases: Array<[unknown, string]> = [
+    [[1], 'not a JSON object'],
+    [{ ...base, deviceId: 'a b' }, "deviceId is not letters, digits, '.', '_' and '-', 1 to 256 characters"],
+    [{ ...base, session: '' }, 'session is not 1 to 256 characters'],
+    [{ ...base, type: 'ack' }, 'type is not hello, reading or readings'],
+    [{ ...base, readings: [] }, 'readings is not a non-empty array'],
+    [{ ...base, readings: [r, 7] }, 'readings[1]: not an object'],
+    [{ ...base, readings: [{ ...r, seq: 0 }] }, 'readings[0]: seq is not a whole number from 1'],
+    [{ ...base, readings: [{ ...r, timestamp: 5 }] }, 'readings[0]: timestamp is not a string'],
+    [{ ...base, readings: [r, { ...r, value: null }] }, 'readings[1]: value is not a string'],
+    [{ ...base, readings: [r, r] }, 'readings[1]: seq not above the one before'],
+    [{ ...base, type: 'reading', ...r, seq: 1.5 }, 'seq is not a whole number from 1'],
+  ];
+  for (const [message, reason] of cases) assert.equal(checkDeviceMessage(JSON.stringify(message)), { reason });
+  assert.equal(checkDeviceMessage('{"type":'), { reason: 'not a JSON object' });
+  assert.equal(checkDeviceMessage(JSON.stringify({ ...base, readings: [r] })), {
+    message: { type: 'readings', deviceId: 'd', session: 's', readings: [r] },
+  });
 });
 
 test.run();

@@ -138,30 +138,41 @@ const framePrefix = ({ deviceId, session, backlog }: FrameHead) =>
   `${backlog === undefined ? '' : `"backlog":${JSON.stringify(backlog)},`}"readings":[`;
 const FRAME_SUFFIX = ']}';
 
+/** A device message, or the one rule its text breaks (a line for the malformed-message warning). */
+export type DeviceMessageCheck = { message: DeviceMessage } | { reason: string };
+
 /** Parses a device message; returns undefined for anything that is not one (the caller logs and ignores it). */
 export function parseDeviceMessage(data: string): DeviceMessage | undefined {
+  const checked = checkDeviceMessage(data);
+  return 'message' in checked ? checked.message : undefined;
+}
+
+/** Parses a device message strictly, saying which rule it breaks when it is not one. */
+export function checkDeviceMessage(data: string): DeviceMessageCheck {
   const m = parseObject(data);
-  if (!m || !isDeviceId(m.deviceId) || !isName(m.session)) return undefined;
+  if (!m) return { reason: 'not a JSON object' };
+  if (!isDeviceId(m.deviceId)) return { reason: `deviceId is not ${DEVICE_ID_RULE}` };
+  if (!isName(m.session)) return { reason: `session is not 1 to ${DEVICE_ID_MAX_LENGTH} characters` };
   // Absent is allowed (older devices); anything but a whole number from 0 makes the message malformed.
-  if (m.backlog !== undefined && !isCount(m.backlog)) return undefined;
-  const said = m.backlog === undefined ? {} : { backlog: m.backlog };
-  if (m.type === 'hello') return { type: 'hello', deviceId: m.deviceId, session: m.session, ...said };
+  if (m.backlog !== undefined && !isCount(m.backlog)) return { reason: 'backlog is not a whole number from 0' };
+  const head = { deviceId: m.deviceId, session: m.session, ...(m.backlog === undefined ? {} : { backlog: m.backlog }) };
+  if (m.type === 'hello') return { message: { type: 'hello', ...head } };
   if (m.type === 'reading') {
     const reading = toReading(m);
-    return reading && { type: 'reading', deviceId: m.deviceId, session: m.session, ...said, ...reading };
+    return typeof reading === 'string' ? { reason: reading } : { message: { type: 'reading', ...head, ...reading } };
   }
-  if (m.type === 'readings' && Array.isArray(m.readings) && m.readings.length > 0) {
-    const readings: Reading[] = [];
-    for (const item of m.readings as unknown[]) {
-      const reading =
-        typeof item === 'object' && item !== null ? toReading(item as Record<string, unknown>) : undefined;
-      // Ascending and without repeats, so that an ack of the last one may speak for all of them.
-      if (!reading || (readings.length > 0 && reading.seq <= readings[readings.length - 1]!.seq)) return undefined;
-      readings.push(reading);
-    }
-    return { type: 'readings', deviceId: m.deviceId, session: m.session, ...said, readings };
+  if (m.type !== 'readings') return { reason: 'type is not hello, reading or readings' };
+  if (!Array.isArray(m.readings) || m.readings.length === 0) return { reason: 'readings is not a non-empty array' };
+  const readings: Reading[] = [];
+  for (const [i, item] of (m.readings as unknown[]).entries()) {
+    const reading =
+      typeof item === 'object' && item !== null ? toReading(item as Record<string, unknown>) : 'not an object';
+    if (typeof reading === 'string') return { reason: `readings[${i}]: ${reading}` };
+    // Ascending and without repeats, so that an ack of the last one may speak for all of them.
+    if (i > 0 && reading.seq <= readings[i - 1]!.seq) return { reason: `readings[${i}]: seq not above the one before` };
+    readings.push(reading);
   }
-  return undefined;
+  return { message: { type: 'readings', ...head, readings } };
 }
 
 /** A `reading` or `readings` message as the list of readings it carries. */
@@ -184,9 +195,10 @@ export function parseAck(data: string): AckMessage | undefined {
 
 // The timestamp is checked only for being a string here: whether it is a date is the backend's call (it refuses
 // the reading, and says so in the ack), so a bad clock on one reading never costs the socket.
-function toReading(m: Record<string, unknown>): Reading | undefined {
-  if (!Number.isSafeInteger(m.seq) || (m.seq as number) < 1) return undefined;
-  if (typeof m.timestamp !== 'string' || typeof m.value !== 'string') return undefined;
+function toReading(m: Record<string, unknown>): Reading | string {
+  if (!Number.isSafeInteger(m.seq) || (m.seq as number) < 1) return 'seq is not a whole number from 1';
+  if (typeof m.timestamp !== 'string') return 'timestamp is not a string';
+  if (typeof m.value !== 'string') return 'value is not a string';
   return { seq: m.seq as number, timestamp: m.timestamp, value: m.value };
 }
 
