@@ -4,7 +4,9 @@
 // And a hello whose names are longer than the protocol allows is no hello.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { WebSocketServer } from 'ws';
+import WebSocket, { WebSocketServer } from 'ws';
+import { DEVICE_SOCKET_PATH, helloFrame, readingsFrame, encodeReading } from '../lib/device-protocol.ts';
+import type { PresenceState } from './device-summary.ts';
 import { createReadiness } from '../lib/readiness.ts';
 import { startServer } from '../lib/serve.ts';
 import { createLogSink } from '../test/support/log-sink.ts';
@@ -129,6 +131,31 @@ test('a hello with a deviceId off the rule or a session over 256 characters is m
     const [silent] = sink.find('that sent no hello within 0.3 s');
     assert.equal([silent?.msg, silent?.level], ['closed 1 device socket that sent no hello within 0.3 s (1008)', 40]);
   } finally {
+    await close();
+  }
+});
+
+test('the backlog of the latest hello or frame goes out with each beat, and with the close', async () => {
+  const told: PresenceState[] = [];
+  const { port, close } = await startHub({ beatMs: 20, presence: async (states) => void told.push(...states) });
+  const ws = new WebSocket(`ws://127.0.0.1:${port}${DEVICE_SOCKET_PATH}`, {
+    headers: { Authorization: `Bearer ${TOKEN}` },
+  });
+  try {
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    ws.send(helloFrame('dev-b', 's', 7));
+    await waitFor(() => told.some((s) => s.backlog === 7 && s.connected), { timeout: 3000, what: 'the hello told' });
+    const reading = encodeReading({ seq: 1, timestamp: '2026-01-01T00:00:00.000Z', value: 'v' });
+    ws.send(readingsFrame({ deviceId: 'dev-b', session: 's', backlog: 3 }, [reading]));
+    await waitFor(() => told.some((s) => s.backlog === 3 && s.connected), { timeout: 3000, what: 'a beat with 3' });
+    ws.send(helloFrame('dev-b', 's', 0));
+    ws.send(readingsFrame({ deviceId: 'dev-b', session: 's' }, [reading]));
+    await waitFor(() => told.some((s) => s.backlog === 0 && s.connected), { timeout: 3000, what: 'a beat with 0' });
+    ws.close();
+    const closed = await waitFor(() => told.find((s) => !s.connected), { timeout: 3000, what: 'the close told' });
+    assert.equal([closed.deviceId, closed.backlog], ['dev-b', 0], 'a frame without a backlog keeps the last one');
+  } finally {
+    ws.terminate();
     await close();
   }
 });

@@ -25,6 +25,8 @@ interface DeviceRecord {
   socket: WSContext;
   /** This socket's id in the `devices` collection, so that closing an older socket never disconnects a newer one. */
   connection: string;
+  /** The unacknowledged readings its latest hello or frame reported; null until one does (an older device). */
+  backlog: number | null;
 }
 
 export interface DeviceHub {
@@ -121,7 +123,7 @@ export function createDeviceHub(options: DeviceHubOptions): DeviceHub {
     connected,
     replica,
     connection: record.connection,
-    backlog: null,
+    backlog: record.backlog,
     at: new Date(),
   });
   function tell(states: PresenceState[]) {
@@ -139,18 +141,24 @@ export function createDeviceHub(options: DeviceHubOptions): DeviceHub {
       return undefined;
     },
     bind(hello, ws) {
-      const record = { deviceId: hello.deviceId, session: hello.session, socket: ws, connection: randomUUID() };
+      const { deviceId, session, backlog = null } = hello;
+      const record: DeviceRecord = { deviceId, session, socket: ws, connection: randomUUID(), backlog };
       devices.set(hello.deviceId, record);
       tell([state(record, true)]);
       log.info({ deviceId: record.deviceId, session: hello.session }, 'device connected');
       return record;
     },
-    touch(device, ws, session) {
+    touch(device, ws, session, backlog) {
       const record = devices.get(device.deviceId);
       if (record?.socket !== ws) {
         // The same device again on this socket after a newer socket had taken over.
-        registry.bind({ type: 'hello', deviceId: device.deviceId, session: session ?? record?.session ?? '' }, ws);
-      } else if (session !== undefined && session !== record.session) {
+        const { deviceId } = device;
+        registry.bind({ type: 'hello', deviceId, session: session ?? record?.session ?? '', backlog }, ws);
+        return;
+      }
+      // Kept in memory only: the next heartbeat (or the close) writes it, which bounds how stale the list is.
+      if (backlog !== undefined) record.backlog = backlog;
+      if (session !== undefined && session !== record.session) {
         record.session = session;
         tell([state(record, true)]);
       }

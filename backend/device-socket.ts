@@ -6,9 +6,10 @@ import type { WebSocket } from 'ws';
 import type { Logger } from '../lib/logger.ts';
 import {
   CLOSE_TRY_AGAIN_LATER,
-  parseDeviceMessage,
+  checkDeviceMessage,
   readingsOf,
   type AckMessage,
+  type DeviceMessage,
   type HelloMessage,
 } from '../lib/device-protocol.ts';
 import type { SummedWarning } from '../lib/summed-warning.ts';
@@ -31,8 +32,11 @@ export interface DeviceRegistry {
   refusal(hello: HelloMessage, identity: DeviceIdentity): string | undefined;
   /** Binds the device `hello` names to `ws`, taking it over from any older socket. */
   bind(hello: HelloMessage, ws: WSContext): BoundDevice;
-  /** `ws` speaks for `device` again (after a newer socket had taken over), in `session` when a hello says so. */
-  touch(device: BoundDevice, ws: WSContext, session?: string): void;
+  /**
+   * `ws` speaks for `device` again (after a newer socket had taken over), in `session` when a hello says so, with
+   * `backlog` unacknowledged readings when the message says so.
+   */
+  touch(device: BoundDevice, ws: WSContext, session?: string, backlog?: number): void;
   /** `ws` closed: the device is disconnected unless a newer socket holds it. */
   release(device: BoundDevice, ws: WSContext, code: number): void;
 }
@@ -122,7 +126,7 @@ export function createDeviceSocket(options: DeviceSocketOptions, remoteAddress: 
     return bound;
   }
   /** A message after the hello: more of the same device, or the socket is closed. */
-  function bound(message: NonNullable<ReturnType<typeof parseDeviceMessage>>, ws: WSContext, to: BoundDevice) {
+  function bound(message: DeviceMessage, ws: WSContext, to: BoundDevice) {
     if (message.deviceId !== to.deviceId) {
       log.warn(
         { remoteAddress, deviceId: to.deviceId, claimed: message.deviceId },
@@ -131,7 +135,7 @@ export function createDeviceSocket(options: DeviceSocketOptions, remoteAddress: 
       end(ws, { code: CLOSE_POLICY, reason: 'one device per socket' });
       return;
     }
-    registry.touch(to, ws, message.type === 'hello' ? message.session : undefined);
+    registry.touch(to, ws, message.type === 'hello' ? message.session : undefined, message.backlog);
     if (message.type !== 'hello') writer!.accept(message.session, readingsOf(message));
   }
 
@@ -149,12 +153,13 @@ export function createDeviceSocket(options: DeviceSocketOptions, remoteAddress: 
     },
     onMessage(event, ws) {
       if (ending || !withinRate(ws)) return;
-      const message = typeof event.data === 'string' ? parseDeviceMessage(event.data) : undefined;
-      if (!message) {
+      const checked = typeof event.data === 'string' ? checkDeviceMessage(event.data) : { reason: 'binary' };
+      if ('reason' in checked) {
         const sample = typeof event.data === 'string' ? event.data.slice(0, 100) : '<binary>';
-        warnings.malformed.note({ remoteAddress, deviceId: device?.deviceId, sample });
+        warnings.malformed.note({ remoteAddress, deviceId: device?.deviceId, reason: checked.reason, sample });
         return;
       }
+      const { message } = checked;
       if (device) return bound(message, ws, device);
       if (message.type === 'hello') {
         device = hello(message, ws);

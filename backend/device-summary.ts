@@ -124,10 +124,11 @@ export function backfillUpdates(newest: ReadingDocument, count: number): Op[] {
 /** A socket's state, written by the replica holding it; a close only counts if no newer socket took over. */
 export function presenceUpdate({ deviceId, session, connected, replica, connection, backlog, at }: PresenceState): Op {
   if (!connected) {
+    // The backlog stays the last the device reported: what it still holds, as far as any replica knows.
     return {
       updateOne: {
         filter: { _id: deviceId, connection },
-        update: { $set: { connected: false, lastSeenAt: at } },
+        update: { $set: { connected: false, lastSeenAt: at, backlog } },
       },
     };
   }

@@ -192,25 +192,28 @@ test('devices: presence from the replica holding the socket, stale after the bou
     { ...state, deviceId: 'busy', backlog: 500 },
     { ...state, deviceId: 'gone', connection: 'c2', at: new Date(now.getTime() - 60_000), backlog: 9000 },
     { ...state, deviceId: 'fresh', connection: 'c3', backlog: 0 },
+    { ...state, deviceId: 'behind', connection: 'c4', backlog: 50 },
   ]);
   const { devices, total } = await store.devices({ limit: 10 });
   const byId = new Map(devices.map((d) => [d.deviceId, d]));
-  assert.is(total, 4);
+  assert.is(total, 5);
   assert.is(byId.get('busy')!.connected, true);
   assert.is(byId.get('busy')!.lastSeenAt, now.toISOString());
   assert.is(byId.get('gone')!.connected, false, 'its replica stopped beating: shown disconnected');
   assert.is(byId.get('fresh')!.lastReading, null);
-  const attention = await store.devices({ attention: 3 });
-  // Connected with a backlog first, then the longest silent: never read (the longest unheard first), oldest reading.
+  const attention = await store.devices({ attention: 4 });
+  // Connected with a backlog first, the largest first; then the longest silent: never read (the longest unheard
+  // first), oldest reading. A stale device's backlog (gone's 9000) does not put it first.
   assert.equal(
     attention.devices.map((d) => d.deviceId),
-    ['busy', 'gone', 'fresh'],
+    ['busy', 'behind', 'gone', 'fresh'],
   );
   // A close names its socket: closing an older socket leaves the newer one connected.
-  await store.presence([{ ...state, deviceId: 'busy', connection: 'older', connected: false }]);
-  assert.is((await store.devices({ limit: 1 })).devices[0]!.connected, true);
-  await store.presence([{ ...state, deviceId: 'busy', connected: false, backlog: 500 }]);
-  assert.is((await store.devices({ limit: 1 })).devices[0]!.connected, false);
+  const busy = async () => (await store.devices({ limit: 10 })).devices.find((d) => d.deviceId === 'busy')!;
+  await store.presence([{ ...state, deviceId: 'busy', connection: 'older', connected: false, backlog: 1 }]);
+  assert.equal([(await busy()).connected, (await busy()).backlog], [true, 500], 'an older socket changes nothing');
+  await store.presence([{ ...state, deviceId: 'busy', connected: false, backlog: 480 }]);
+  assert.equal([(await busy()).connected, (await busy()).backlog], [false, 480], 'closed: its last backlog stays');
 });
 
 test('backfill: devices whose readings predate the summaries are summarised once', async () => {

@@ -88,7 +88,14 @@ test('says hello, sends readings in order, and forgets them once acked', async (
     timeout: 5000,
     what: '20 stored and acked',
   });
-  assert.equal(ctx.backend.received[0], { type: 'hello', deviceId: 'dev-1', session: 'session-1' });
+  assert.equal(ctx.backend.received[0], { type: 'hello', deviceId: 'dev-1', session: 'session-1', backlog: 0 });
+  // Each frame reports the backlog as it was built; once all is acked a hello on the same socket reports 0.
+  await waitFor(() => ctx.backend!.received.at(-1)?.backlog === 0, { timeout: 5000, what: 'a backlog of 0 reported' });
+  assert.equal(ctx.backend.received.at(-1), { type: 'hello', deviceId: 'dev-1', session: 'session-1', backlog: 0 });
+  assert.ok(
+    frames(ctx.backend).every((m) => m.backlog! >= readingsOf(m).length),
+    'a frame counts its own readings',
+  );
   assert.equal(
     ctx.backend.stored.map((r) => r.value),
     Array.from({ length: 20 }, (_, i) => `v${i + 1}`),
@@ -215,7 +222,7 @@ test('after a restart the previous session’s readings go first, each frame nam
   ctx.backend = await startFakeBackend();
   startLink(ctx, ctx.backend.url);
   await waitFor(() => ctx.spool!.size === 0, { timeout: 5000, what: 'all acked' });
-  assert.equal(ctx.backend.received[0], { type: 'hello', deviceId: 'dev-1', session: 'current' });
+  assert.equal(ctx.backend.received[0], { type: 'hello', deviceId: 'dev-1', session: 'current', backlog: 3 });
   assert.equal(
     ctx.backend.stored.map((r) => `${r.session}:${r.value}`),
     ['previous:old-2', 'previous:old-3', 'current:new-1'],

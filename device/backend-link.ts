@@ -83,6 +83,8 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
   let pumpSoon = false;
   // Frames stay a margin under the backend's limit, for what a byte count might miss.
   const limits = { deviceId, maxBytes: maxPayload - FRAME_MARGIN, inFlightMax };
+  // The backlog the backend last heard from this socket: each hello and frame carries it.
+  let reported: number | undefined;
 
   // Many readings to a frame, one frame per token: a backlog drains as fast as the backend acknowledges. With all
   // sent, or the in-flight bound reached, the next reading or ack pumps again.
@@ -98,8 +100,21 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
         return;
       }
       bucket.take();
-      ws.send(spool.outbox.next(limits)!.text);
+      const frame = spool.outbox.next(limits)!;
+      ws.send(frame.text);
+      reported = frame.backlog;
     }
+  }
+
+  /**
+   * After an ack that sent no frame, the backend's last figure is too high (it counted what was just acknowledged):
+   * a hello on the same socket tells it the new one, when the pace has a token to spare (else the next ack does).
+   */
+  function reportBacklog() {
+    const ws = socket;
+    if (!ws || ws.readyState !== WebSocket.OPEN || pumpTimer || spool.size === reported || !bucket.take()) return;
+    reported = spool.size;
+    ws.send(helloFrame(deviceId, spool.session, reported));
   }
 
   function connect() {
@@ -120,7 +135,8 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
       // Everything not yet acked goes again, in order; the backend ignores readings it already stored.
       const unacknowledged = spool.size;
       bucket.take();
-      ws.send(helloFrame(deviceId, spool.session));
+      reported = unacknowledged;
+      ws.send(helloFrame(deviceId, spool.session, unacknowledged));
       spool.outbox.rewind();
       pump();
       onState('connected');
@@ -141,6 +157,7 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
         log.debug({ session, seq, forgotten, unacknowledged: spool.size }, 'readings acknowledged');
       }
       if (forgotten > 0 && !pumpTimer) pump();
+      reportBacklog();
     });
     // The backend answered the upgrade with a plain HTTP response (401, 503 …) instead of a socket.
     ws.on('unexpected-response', (_request, response) => {

@@ -74,7 +74,8 @@ test('a frame holds what fits maxBytes, one reading at least', () => {
   for (let seq = 1; seq <= 10; seq++) put(1, 'n', seq);
   const one = encodeReading({ seq: 1, timestamp: TIMESTAMP, value: 'n1' }).length;
   // Room for two readings and their comma exactly: n10 is a byte longer, so it goes alone after n9 does.
-  const maxBytes = 2 * one + 1 + (1 << 10) - readingsRoom('dev', 'n', 1 << 10);
+  // The frame reports a backlog of 10 to 1 as it drains: counted at two digits, the widest it gets here.
+  const maxBytes = 2 * one + 1 + (1 << 10) - readingsRoom({ deviceId: 'dev', session: 'n', backlog: 10 }, 1 << 10);
   assert.equal(
     frames(outbox, limits({ maxBytes })).map((f) => f.length),
     [2, 2, 2, 2, 1, 1],
@@ -100,6 +101,20 @@ test('forget: a prefix of one session, refused ones named; drop takes a block wi
   assert.is(outbox.drop(2), 2);
   assert.equal([outbox.size, outbox.oldest()], [2, { session: 'b', seq: 1 }]);
   assert.equal(frames(outbox), [['b1', 'b2']]);
+});
+
+test('each frame reports the backlog as the outbox counts it when the frame is built', () => {
+  const { outbox, put } = setup();
+  for (let seq = 1; seq <= 5; seq++) put(1, 's', seq);
+  const l = limits({ inFlightMax: 2 });
+  const first = outbox.next(l)!;
+  assert.is((parseDeviceMessage(first.text) as ReadingsMessage).backlog, 5, 'its own readings included');
+  assert.is(first.backlog, 5);
+  outbox.forget('s', 2);
+  put(1, 's', 6);
+  const second = outbox.next(l)!;
+  assert.equal([second.firstSeq, second.backlog], [3, 4]);
+  assert.is((parseDeviceMessage(second.text) as ReadingsMessage).backlog, 4);
 });
 
 test('a reading for an older block, or another session in the same block, is a bug, thrown', () => {

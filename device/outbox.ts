@@ -21,6 +21,8 @@ export interface FrameLimits {
 /** A `readings` frame ready to send, and what it holds. */
 interface Frame {
   text: string;
+  /** The unacknowledged readings the frame reports (its own included). */
+  backlog: number;
   session: string;
   count: number;
   firstSeq: number;
@@ -166,7 +168,9 @@ export function createOutbox({ read }: OutboxOptions): Outbox {
       const maxCount = inFlightMax - inFlight();
       if (!at || maxCount < 1) return undefined;
       const { block, index } = at;
-      const end = frameEnd(block, index, maxCount, readingsRoom(deviceId, block.session, maxBytes));
+      // The backlog rides in the frame, so its digits take from the readings' room.
+      const head = { deviceId, session: block.session, backlog: size };
+      const end = frameEnd(block, index, maxCount, readingsRoom(head, maxBytes));
       const base = block.offsets[index]!;
       const bytes = read(block.id, base, block.offsets[end - 1]! + block.lengths[end - 1]!);
       const readings: string[] = [];
@@ -176,7 +180,8 @@ export function createOutbox({ read }: OutboxOptions): Outbox {
       }
       sent = { block: block.id, index: end - 1 };
       return {
-        text: readingsFrame(deviceId, block.session, readings),
+        text: readingsFrame(head, readings),
+        backlog: size,
         session: block.session,
         count: end - index,
         firstSeq: block.seqs[index]!,

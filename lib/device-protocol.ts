@@ -15,6 +15,10 @@
 // than DEVICE_UNACKED_IN_FLIGHT readings ahead of the last ack. When the backend holds more than it may keep
 // in memory it closes the socket with 1013 (try again later) and forgets its copies; the device reconnects
 // with backoff and resends from its oldest unacknowledged reading.
+//
+// The hello and each frame may carry `backlog`: the readings the device holds unacknowledged when it builds the
+// message (this frame's included), so that the backend can list it. It is optional: a device that never sends it
+// still connects, and its backlog is listed as unknown.
 
 export const DEVICE_SOCKET_PATH = '/api/device/socket';
 
@@ -58,6 +62,8 @@ export interface HelloMessage {
   deviceId: string;
   /** Changes each time the device service starts; sequence numbers restart at 1 per session. */
   session: string;
+  /** Readings the device holds unacknowledged (a whole number, 0 or more); omitted by devices that do not say. */
+  backlog?: number;
 }
 
 /** One reading as carried in a `readings` frame. */
@@ -73,6 +79,7 @@ export interface ReadingMessage extends Reading {
   type: 'reading';
   deviceId: string;
   session: string;
+  backlog?: number;
 }
 
 /** Several readings of one session, in ascending `seq` order, in one frame under DEVICE_MAX_PAYLOAD. */
@@ -80,6 +87,8 @@ export interface ReadingsMessage {
   type: 'readings';
   deviceId: string;
   session: string;
+  /** The device's unacknowledged readings when it built this frame, this frame's included. */
+  backlog?: number;
   readings: Reading[];
 }
 
@@ -94,9 +103,9 @@ export interface AckMessage {
 
 export type DeviceMessage = HelloMessage | ReadingMessage | ReadingsMessage;
 
-/** The `hello` frame a device sends first on each socket. */
-export function helloFrame(deviceId: string, session: string): string {
-  return JSON.stringify({ type: 'hello', deviceId, session } satisfies HelloMessage);
+/** The `hello` frame a device sends first on each socket (and again to report a changed `backlog`). */
+export function helloFrame(deviceId: string, session: string, backlog?: number): string {
+  return JSON.stringify({ type: 'hello', deviceId, session, backlog } satisfies HelloMessage);
 }
 
 /** One reading's JSON as a frame carries it: these keys in this order (the device's spool stores these bytes). */
@@ -104,44 +113,66 @@ export function encodeReading({ seq, timestamp, value }: Reading): string {
   return JSON.stringify({ seq, timestamp, value });
 }
 
-/** A `readings` frame of `deviceId` and `session` from its readings' JSON (encodeReading's), in ascending `seq`. */
-export function readingsFrame(deviceId: string, session: string, readings: readonly string[]): string {
-  return `${framePrefix(deviceId, session)}${readings.join(',')}${FRAME_SUFFIX}`;
+/** What a `readings` frame says besides its readings: whose, which session, and the device's backlog if known. */
+export interface FrameHead {
+  deviceId: string;
+  session: string;
+  backlog?: number;
+}
+
+/** A `readings` frame from its readings' JSON (encodeReading's), in ascending `seq`. */
+export function readingsFrame(head: FrameHead, readings: readonly string[]): string {
+  return `${framePrefix(head)}${readings.join(',')}${FRAME_SUFFIX}`;
 }
 
 /**
- * The UTF-8 bytes a `readings` frame of `deviceId` and `session` leaves for its readings (their JSON and the commas
- * between them) when the whole frame may take `frameBytes`: readings that fit make a frame of at most that size.
+ * The UTF-8 bytes a `readings` frame with `head` leaves for its readings (their JSON and the commas between them)
+ * when the whole frame may take `frameBytes`: readings that fit make a frame of at most that size.
  */
-export function readingsRoom(deviceId: string, session: string, frameBytes: number): number {
-  return frameBytes - Buffer.byteLength(framePrefix(deviceId, session)) - FRAME_SUFFIX.length;
+export function readingsRoom(head: FrameHead, frameBytes: number): number {
+  return frameBytes - Buffer.byteLength(framePrefix(head)) - FRAME_SUFFIX.length;
 }
 
-const framePrefix = (deviceId: string, session: string) =>
-  `{"type":"readings","deviceId":${JSON.stringify(deviceId)},"session":${JSON.stringify(session)},"readings":[`;
+const framePrefix = ({ deviceId, session, backlog }: FrameHead) =>
+  `{"type":"readings","deviceId":${JSON.stringify(deviceId)},"session":${JSON.stringify(session)},` +
+  `${backlog === undefined ? '' : `"backlog":${JSON.stringify(backlog)},`}"readings":[`;
 const FRAME_SUFFIX = ']}';
+
+/** A device message, or the one rule its text breaks (a line for the malformed-message warning). */
+export type DeviceMessageCheck = { message: DeviceMessage } | { reason: string };
 
 /** Parses a device message; returns undefined for anything that is not one (the caller logs and ignores it). */
 export function parseDeviceMessage(data: string): DeviceMessage | undefined {
+  const checked = checkDeviceMessage(data);
+  return 'message' in checked ? checked.message : undefined;
+}
+
+/** Parses a device message strictly, saying which rule it breaks when it is not one. */
+export function checkDeviceMessage(data: string): DeviceMessageCheck {
   const m = parseObject(data);
-  if (!m || !isDeviceId(m.deviceId) || !isName(m.session)) return undefined;
-  if (m.type === 'hello') return { type: 'hello', deviceId: m.deviceId, session: m.session };
+  if (!m) return { reason: 'not a JSON object' };
+  if (!isDeviceId(m.deviceId)) return { reason: `deviceId is not ${DEVICE_ID_RULE}` };
+  if (!isName(m.session)) return { reason: `session is not 1 to ${DEVICE_ID_MAX_LENGTH} characters` };
+  // Absent is allowed (older devices); anything but a whole number from 0 makes the message malformed.
+  if (m.backlog !== undefined && !isCount(m.backlog)) return { reason: 'backlog is not a whole number from 0' };
+  const head = { deviceId: m.deviceId, session: m.session, ...(m.backlog === undefined ? {} : { backlog: m.backlog }) };
+  if (m.type === 'hello') return { message: { type: 'hello', ...head } };
   if (m.type === 'reading') {
     const reading = toReading(m);
-    return reading && { type: 'reading', deviceId: m.deviceId, session: m.session, ...reading };
+    return typeof reading === 'string' ? { reason: reading } : { message: { type: 'reading', ...head, ...reading } };
   }
-  if (m.type === 'readings' && Array.isArray(m.readings) && m.readings.length > 0) {
-    const readings: Reading[] = [];
-    for (const item of m.readings as unknown[]) {
-      const reading =
-        typeof item === 'object' && item !== null ? toReading(item as Record<string, unknown>) : undefined;
-      // Ascending and without repeats, so that an ack of the last one may speak for all of them.
-      if (!reading || (readings.length > 0 && reading.seq <= readings[readings.length - 1]!.seq)) return undefined;
-      readings.push(reading);
-    }
-    return { type: 'readings', deviceId: m.deviceId, session: m.session, readings };
+  if (m.type !== 'readings') return { reason: 'type is not hello, reading or readings' };
+  if (!Array.isArray(m.readings) || m.readings.length === 0) return { reason: 'readings is not a non-empty array' };
+  const readings: Reading[] = [];
+  for (const [i, item] of (m.readings as unknown[]).entries()) {
+    const reading =
+      typeof item === 'object' && item !== null ? toReading(item as Record<string, unknown>) : 'not an object';
+    if (typeof reading === 'string') return { reason: `readings[${i}]: ${reading}` };
+    // Ascending and without repeats, so that an ack of the last one may speak for all of them.
+    if (i > 0 && reading.seq <= readings[i - 1]!.seq) return { reason: `readings[${i}]: seq not above the one before` };
+    readings.push(reading);
   }
-  return undefined;
+  return { message: { type: 'readings', ...head, readings } };
 }
 
 /** A `reading` or `readings` message as the list of readings it carries. */
@@ -164,10 +195,15 @@ export function parseAck(data: string): AckMessage | undefined {
 
 // The timestamp is checked only for being a string here: whether it is a date is the backend's call (it refuses
 // the reading, and says so in the ack), so a bad clock on one reading never costs the socket.
-function toReading(m: Record<string, unknown>): Reading | undefined {
-  if (!Number.isSafeInteger(m.seq) || (m.seq as number) < 1) return undefined;
-  if (typeof m.timestamp !== 'string' || typeof m.value !== 'string') return undefined;
+function toReading(m: Record<string, unknown>): Reading | string {
+  if (!Number.isSafeInteger(m.seq) || (m.seq as number) < 1) return 'seq is not a whole number from 1';
+  if (typeof m.timestamp !== 'string') return 'timestamp is not a string';
+  if (typeof m.value !== 'string') return 'value is not a string';
   return { seq: m.seq as number, timestamp: m.timestamp, value: m.value };
+}
+
+function isCount(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 0;
 }
 
 function isName(value: unknown): value is string {

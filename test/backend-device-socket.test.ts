@@ -146,6 +146,11 @@ test(
       [1, 49],
     );
     assert.is(warnings[0]!.level, 40);
+    // Each line names the rule the latest message broke: the first had no deviceId, the last was not JSON.
+    assert.equal(
+      warnings.map((l) => l.reason),
+      ["deviceId is not letters, digits, '.', '_' and '-', 1 to 256 characters", 'not a JSON object'],
+    );
     assert.is(warnings[1]!.msg, 'ignored 49 malformed device messages');
   },
 );

@@ -52,7 +52,8 @@ const health = async (device: Service) =>
   };
 /** The start-up line, which says what the spool held. */
 const listening = (device: Service) => jsonLines(device).find((line) => line.msg === 'device service listening');
-const hellos = (ctx: Ctx) => ctx.backend.received.filter((m) => m.type === 'hello').map((m) => m.session);
+/** The sessions hellos named, each once: a device says hello again on the same socket to report its backlog. */
+const hellos = (ctx: Ctx) => [...new Set(ctx.backend.received.filter((m) => m.type === 'hello').map((m) => m.session))];
 /** Every reading the fake received, resends included, as `session:seq:value`. */
 const received = (ctx: Ctx) =>
   ctx.backend.received.flatMap((m) =>

@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startMongoStandin, type MongoStandin } from '../../dev/mongo-standin/server.ts';
+import { startMongoStandin, type MongoStandin, type MongoStandinOptions } from '../../dev/mongo-standin/server.ts';
 import { ptyDir, removePtyDir, startPtyPair, type PtyPair } from './pty-pair.ts';
 import { startBackend, startDevice } from './device-services.ts';
 import { waitFor } from './deadline.ts';
@@ -37,13 +37,16 @@ export interface DeviceStackOptions {
   deviceEnv?: Record<string, string | undefined>;
   /** Wait until the device and the backend both answer /api/ready with 200 (default true). */
   ready?: boolean;
+  /** The stand-in's hooks (a test that makes the database fail some commands). */
+  mongo?: Pick<MongoStandinOptions, 'onCommand'>;
 }
 
 export async function startDeviceStack({
   deviceEnv = {},
   ready = true,
+  mongo: mongoOptions = {},
 }: DeviceStackOptions = {}): Promise<DeviceStack> {
-  const mongo = await startMongoStandin();
+  const mongo = await startMongoStandin(mongoOptions);
   const dir = ptyDir();
   const spoolDir = mkdtempSync(join(tmpdir(), 'device-stack-spool-'));
   const backends: Service[] = [];
