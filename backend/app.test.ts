@@ -24,6 +24,7 @@ function fakeStore(down = { now: false }) {
   const store: ReadingStore = {
     ensureIndexes: async () => {},
     insert: async () => ({ inserted: 0, duplicates: [] }),
+    stored: async () => false,
     async readings(query) {
       asked.push(query);
       if (down.now) throw new DatabaseUnavailableError('not-connected', 'the database is not connected');

@@ -21,7 +21,7 @@ async function startHub(options: Partial<DeviceHubOptions> = {}) {
   const sink = createLogSink('info');
   const devices = createDeviceHub({
     log: sink.log,
-    store: { insert: async (docs) => ({ inserted: docs.length, duplicates: [] }) },
+    store: { insert: async (docs) => ({ inserted: docs.length, duplicates: [] }), stored: async () => true },
     token: TOKEN,
     ...options,
   });

@@ -104,6 +104,21 @@ test('insert: one unordered insert with majority and journaling; a resend makes 
   assert.equal(Object.keys(stored[0]!), ['_id', 'deviceId', 'session', 'seq', 'timestamp', 'value', 'receivedAt']);
 });
 
+test('stored: one bounded find on the unique key, limit 1; true only for that exact reading', async () => {
+  const { store, commands } = setup();
+  await store.insert([doc(4), doc(5, { session: 's2' })]);
+  assert.is(await store.stored('dev-1', 's1', 4), true);
+  assert.is(await store.stored('dev-1', 's1', 5), false, 'another seq');
+  assert.is(await store.stored('dev-1', 's2', 4), false, 'another session');
+  assert.is(await store.stored('dev-2', 's1', 4), false, 'another device');
+  const [find] = commands.filter((c) => c.commandName === 'find');
+  const { filter, limit, maxTimeMS } = commandShape(find!);
+  assert.equal(
+    { filter, limit, maxTimeMS },
+    { filter: { deviceId: 'dev-1', session: 's1', seq: 4 }, limit: 1, maxTimeMS: 2000 },
+  );
+});
+
 test('readings: newest first (timestamp, seq), limited; before a time; before a seq of the last session', async () => {
   const { store } = setup();
   const same = new Date(T0 + 500_000);
@@ -229,6 +244,7 @@ test('while the monitor says disconnected every call fails at once with one line
   for (const call of [
     () => store.insert([doc(1)]),
     () => store.readings({ deviceId: 'dev-1', limit: 1 }),
+    () => store.stored('dev-1', 's1', 1),
     () => store.devices({ limit: 1 }),
     () => store.ensureIndexes(),
   ]) {

@@ -58,6 +58,8 @@ export interface ReadingStore {
   ensureIndexes(): Promise<void>;
   /** Writes a batch unordered, acknowledged by a majority with journaling; throws DatabaseUnavailableError. */
   insert(docs: ReadingDocument[]): Promise<InsertResult>;
+  /** Whether that one reading is stored: one lookup on the unique index; throws DatabaseUnavailableError. */
+  stored(deviceId: string, session: string, seq: number): Promise<boolean>;
   /** Newest first; throws DatabaseUnavailableError. */
   readings(query: ReadingsQuery): Promise<ReadingView[]>;
   /** A page of device summaries, or those needing attention first: three commands at most, at any fleet size. */
@@ -199,6 +201,17 @@ export function createReadingStore({
         throw unavailable(error, summaryDeadline);
       }
       return result;
+    },
+
+    async stored(deviceId, session, seq) {
+      connected();
+      const options = bounded();
+      try {
+        const found = await collection.find({ deviceId, session, seq }, { limit: 1, ...options }).toArray();
+        return found.length > 0;
+      } catch (error) {
+        throw unavailable(error, queryDeadline(options.signal));
+      }
     },
 
     async readings({ deviceId, limit, before }) {
