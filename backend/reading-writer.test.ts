@@ -149,7 +149,7 @@ test('a timestamp over 5 minutes ahead of receipt is refused; within the toleran
   assert.is(sink.find('refused')[0]!.reason, "timestamp is more than 5 minutes ahead of the backend's clock");
 });
 
-test('a resend from the last ack + 1 on a new socket: one lookup of the reading before it, then acked as ever', async () => {
+test('a resend from the last ack + 1 on a new socket: one lookup of the reading before, then acked', async () => {
   const { writer, calls, lookups, acks } = setup();
   writer.accept('s1', readings(5, 6));
   assert.equal(
@@ -176,7 +176,7 @@ test('a resend from the last ack + 1 on a new socket: one lookup of the reading 
   ]);
 });
 
-test('5,6 then 1..4 where 4 is not stored: 5,6 stored at once, no ack claims 1-4 until they came, then ack 6', async () => {
+test('5,6 then 1..4, 4 not stored: 5,6 stored at once, no ack claims 1-4 until they came, then 6', async () => {
   const { writer, calls, lookups, acks, budget } = setup();
   writer.accept('s1', readings(5, 6));
   lookups[0]!.resolve(false);
@@ -202,7 +202,7 @@ test('5,6 then 1..4 where 4 is not stored: 5,6 stored at once, no ack claims 1-4
   assert.is(lookups.length, 1);
 });
 
-test('a gap that is never filled: what follows it is stored, never acked, and counts against the held bound', async () => {
+test('a gap never filled: what follows is stored, never acked, and counts against the held bound', async () => {
   const { writer, calls, acks, overflows } = setup({ heldMax: 4 });
   writer.accept('s1', readings(1, 3));
   calls[0]!.resolve();
