@@ -44,7 +44,7 @@ export interface DeviceHub {
 export interface DeviceHubOptions {
   log: Logger;
   /** Where readings go; the writer acknowledges them once this stored them. */
-  store: Pick<ReadingStore, 'insert' | 'stored'>;
+  store: Pick<ReadingStore, 'insert' | 'settled' | 'refusedThrough'>;
   /** DEVICE_TOKEN: any device DEVICE_TOKENS does not list. Unset (and no `tokens`): every upgrade gets 401. */
   token?: string;
   /** DEVICE_TOKENS: deviceId → its own token; a listed device may use no other. */

@@ -28,6 +28,8 @@ function setup(options: Partial<ReadingWriterOptions> = {}) {
   const sink = createLogSink('debug', 'backend');
   const calls: Call[] = [];
   const lookups: Lookup[] = [];
+  const refusals: string[] = [];
+  const refusalsFail = { now: false };
   const acks: AckMessage[] = [];
   const overflows: string[] = [];
   const budget = options.budget ?? createHeldBudget(1024 * 1024);
@@ -42,8 +44,12 @@ function setup(options: Partial<ReadingWriterOptions> = {}) {
             reject,
           }),
         ),
-      stored: (deviceId, session, seq) =>
+      settled: (deviceId, session, seq) =>
         new Promise((resolve, reject) => lookups.push({ at: `${deviceId}/${session}:${seq}`, resolve, reject })),
+      refusedThrough: async (deviceId, session, seq) => {
+        refusals.push(`${deviceId}/${session}:${seq}`);
+        if (refusalsFail.now) throw new DatabaseUnavailableError('timeout', 'the refusal mark timed out');
+      },
     },
     send: (ack) => acks.push(ack),
     overflow: (why) => overflows.push(why),
@@ -57,7 +63,7 @@ function setup(options: Partial<ReadingWriterOptions> = {}) {
     backoff: { initialMs: 5, maxMs: 20 },
     ...options,
   });
-  return { writer, calls, lookups, acks, overflows, sink, budget };
+  return { writer, calls, lookups, refusals, refusalsFail, acks, overflows, sink, budget };
 }
 
 const at = (seq: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, seq)).toISOString();
@@ -107,7 +113,7 @@ test('the stored documents: the fields, the timestamp a date, receivedAt when th
 });
 
 test('a reading it cannot store as given is acked as refused, in order, and never written', async () => {
-  const { writer, calls, acks, sink } = setup();
+  const { writer, calls, acks, sink, refusals } = setup();
   writer.accept('s1', [
     { seq: 1, timestamp: at(1), value: 'ok' },
     { seq: 2, timestamp: 'yesterday', value: 'bad clock' },
@@ -122,10 +128,12 @@ test('a reading it cannot store as given is acked as refused, in order, and neve
   assert.is(warned.length, 1, 'one summed warning, not one per reading');
   assert.is(warned[0]!.seq, 2);
   assert.is(warned[0]!.reason, 'timestamp is not an ISO 8601 date-time with a zone');
-  // Only refusals: acked without a write.
+  assert.equal(refusals, [], 'the ack ends on a stored reading: nothing to record');
+  // Only refusals: no insert; the ack ends on a refusal, which is recorded before it is sent.
   writer.accept('s1', [{ seq: 5, timestamp: '2026-01-01', value: 'no time' }]);
   await tick();
   assert.is(calls.length, 1);
+  assert.equal(refusals, ['dev-1/s1:5']);
   assert.equal(acks.at(-1), { type: 'ack', session: 's1', seq: 5, refused: [5] });
 });
 
@@ -246,6 +254,21 @@ test('a failed lookup acks and writes nothing and is retried with backoff, like 
   calls[0]!.resolve();
   await tick();
   assert.equal(acks, [{ type: 'ack', session: 's1', seq: 3 }]);
+});
+
+test('an ack ending on a refusal waits for its record; a failed record is retried, then the ack is sent', async () => {
+  const { writer, calls, refusals, refusalsFail, acks } = setup();
+  refusalsFail.now = true;
+  writer.accept('s1', [...readings(1), { seq: 2, timestamp: 'never', value: 'bad clock' }]);
+  calls[0]!.resolve();
+  await tick();
+  assert.equal(acks, [], 'not acked while the refusal is not recorded');
+  refusalsFail.now = false;
+  await waitFor(() => calls.length === 2, { timeout: 2000, what: 'the retry' });
+  calls[1]!.resolve({ inserted: 0, duplicates: [0] });
+  await tick();
+  assert.equal(refusals, ['dev-1/s1:2', 'dev-1/s1:2']);
+  assert.equal(acks, [{ type: 'ack', session: 's1', seq: 2, refused: [2] }]);
 });
 
 test('a device reconnecting to the same process resumes at its last ack without a lookup', async () => {

@@ -3,8 +3,9 @@
 // One write is in flight per socket; what arrives meanwhile waits and goes into the next write together, so a
 // backlog drains at database speed (a round trip per batch, not per reading). Once MongoDB acknowledged a write,
 // each session in the batch gets one cumulative ack (refused readings named in it) up to where every reading of it is
-// known stored (ack-marks.ts): a session's first frame on a socket that does not start at seq 1 costs one lookup of
-// the reading before it, and readings past a gap wait unacknowledged until it is filled. When a write fails, its batch
+// known stored or refused (ack-marks.ts): a session's first frame on a socket that does not start at seq 1 costs one
+// lookup of the reading before it, readings past a gap wait unacknowledged until it is filled, and an ack ending on
+// a refusal is recorded first (a lookup could not find a refused reading). When a write fails, its batch
 // goes back to the front of the queue and is retried with backoff, and nothing is acknowledged meanwhile. Past the
 // bound on what it holds the writer drops its copies and has the socket closed with 1013: the device still has
 // them and resends after it reconnects.
@@ -26,10 +27,10 @@ interface WriterWarnings {
 
 export interface ReadingWriterOptions {
   deviceId: string;
-  store: Pick<ReadingStore, 'insert' | 'stored'>;
+  store: Pick<ReadingStore, 'insert' | 'settled' | 'refusedThrough'>;
   /**
    * Shared by this process's writers: per device, the last mark acknowledged, so that a device reconnecting here
-   * resumes without a lookup (and past a reading refused just before it left, which no lookup would find stored).
+   * resumes without a lookup.
    */
   lastAcked?: Map<string, { session: string; seq: number }>;
   send: (ack: AckMessage) => void;
@@ -113,11 +114,17 @@ export function createReadingWriter({
       // The write happened whether or not its socket is still open: the log says what the database now holds.
       logStored(batch, docs, result);
       if (closed) return;
-      retryDelays.reset();
       const waiting = marks.waiting();
-      release(batch);
       const acks = marks.settle(batch.map(({ session, seq, doc }) => ({ session, seq, refused: !doc })));
       held += marks.waiting() - waiting;
+      // An ack ending on a refusal is recorded before it is sent: no stored reading could tell a lookup where it ended.
+      const endings = acks.filter((ack) => ack.refused?.includes(ack.seq));
+      if (endings.length > 0) {
+        await Promise.all(endings.map((ack) => store.refusedThrough(deviceId, ack.session, ack.seq)));
+        if (closed) return;
+      }
+      retryDelays.reset();
+      release(batch);
       for (const ack of acks) {
         lastAcked.set(deviceId, { session: ack.session, seq: ack.seq });
         send(ack);
@@ -139,7 +146,7 @@ export function createReadingWriter({
 
   /**
    * Where each session new to this socket starts: at 0 if its first reading is seq 1, else at what this process last
-   * acknowledged for it or, if that is short of the reading before the first, at that reading if it is stored.
+   * acknowledged for it or, if that is short of the reading before the first, at that reading if it is settled.
    * Undefined when nothing needs asking; a failed lookup fails the batch like a failed write.
    */
   function learnMarks(batch: Item[]): Promise<void> | undefined {
@@ -154,7 +161,7 @@ export function createReadingWriter({
       if (known >= first - 1) marks.start(session, known);
       else
         lookups.push(
-          store.stored(deviceId, session, first - 1).then((s) => marks.start(session, s ? first - 1 : known)),
+          store.settled(deviceId, session, first - 1).then((s) => marks.start(session, s ? first - 1 : known)),
         );
     }
     return lookups.length > 0 ? Promise.all(lookups).then(() => {}) : undefined;
