@@ -24,6 +24,8 @@ function fakeStore(down = { now: false }) {
   const store: ReadingStore = {
     ensureIndexes: async () => {},
     insert: async () => ({ inserted: 0, duplicates: [] }),
+    settled: async () => false,
+    refusedThrough: async () => {},
     async readings(query) {
       asked.push(query);
       if (down.now) throw new DatabaseUnavailableError('not-connected', 'the database is not connected');

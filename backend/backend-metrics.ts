@@ -10,7 +10,7 @@ export type RefusalReason = RefusalCode | 'over_bound';
 
 export interface BackendMetrics {
   /** The store with each insert timed and its stored readings counted. */
-  metered(store: Pick<ReadingStore, 'insert'>): Pick<ReadingStore, 'insert'>;
+  metered<S extends Pick<ReadingStore, 'insert'>>(store: S): S;
   /** For the device hub's writers: readings refused (by code) or dropped over the bound. */
   refused(reason: RefusalReason, count: number): void;
 }
@@ -78,7 +78,7 @@ export function createBackendMetrics({ registry, readiness, socketsOpen }: Backe
           throw error;
         }
       };
-      return { insert };
+      return { ...store, insert };
     },
     refused: (reason, count) => refused.inc({ reason }, count),
   };

@@ -23,7 +23,11 @@ async function startHub(options: Partial<DeviceHubOptions> = {}) {
   const sink = createLogSink('info');
   const devices = createDeviceHub({
     log: sink.log,
-    store: { insert: async (docs) => ({ inserted: docs.length, duplicates: [] }) },
+    store: {
+      insert: async (docs) => ({ inserted: docs.length, duplicates: [] }),
+      settled: async () => true,
+      refusedThrough: async () => {},
+    },
     token: TOKEN,
     ...options,
   });

@@ -46,7 +46,7 @@ export interface DeviceHub {
 export interface DeviceHubOptions {
   log: Logger;
   /** Where readings go; the writer acknowledges them once this stored them. */
-  store: Pick<ReadingStore, 'insert'>;
+  store: Pick<ReadingStore, 'insert' | 'settled' | 'refusedThrough'>;
   /** DEVICE_TOKEN: any device DEVICE_TOKENS does not list. Unset (and no `tokens`): every upgrade gets 401. */
   token?: string;
   /** DEVICE_TOKENS: deviceId → its own token; a listed device may use no other. */
@@ -171,6 +171,8 @@ export function createDeviceHub(options: DeviceHubOptions): DeviceHub {
       log.info({ deviceId: record.deviceId, code }, 'device disconnected');
     },
   };
+  // The writers' marks, kept across a device's reconnects to this process (reading-writer.ts says why).
+  const lastAcked = new Map<string, { session: string; seq: number }>();
   const socketOptions: DeviceSocketOptions = {
     log,
     registry,
@@ -180,7 +182,7 @@ export function createDeviceHub(options: DeviceHubOptions): DeviceHub {
     rate,
     sendBufferMax,
     writer: (deviceId, send, overflow) =>
-      createReadingWriter({ deviceId, store, log, budget, warnings, ...options.writer, send, overflow }),
+      createReadingWriter({ deviceId, store, lastAcked, log, budget, warnings, ...options.writer, send, overflow }),
   };
 
   return {

@@ -26,6 +26,11 @@ export interface DeviceSummaryDocument {
   connection: string | null;
   lastSeenAt: Date | null;
   backlog: number | null;
+  /**
+   * Where an ack of its last session ended on a refused reading: every reading up to `seq` is stored or refused. The
+   * readings collection cannot say so (a refused reading is not stored), and a device resends from the seq after it.
+   */
+  refusedThrough?: { session: string; seq: number };
 }
 
 /** What the replica holding a device's socket says of it. */
@@ -119,6 +124,15 @@ export function backfillUpdates(newest: ReadingDocument, count: number): Op[] {
     },
   };
   return [counted, latest!];
+}
+
+/** Records that `session` is settled up to the refused reading `seq` (creating the summary if need be). */
+export function refusedUpdates(deviceId: string, session: string, seq: number): Op[] {
+  const behind = { $or: [{ 'refusedThrough.session': { $ne: session } }, { 'refusedThrough.seq': { $lt: seq } }] };
+  return [
+    { updateOne: { filter: { _id: deviceId }, update: { $setOnInsert: onInsert() }, upsert: true } },
+    { updateOne: { filter: { _id: deviceId, ...behind }, update: { $set: { refusedThrough: { session, seq } } } } },
+  ];
 }
 
 /** A socket's state, written by the replica holding it; a close only counts if no newer socket took over. */

@@ -104,6 +104,30 @@ test('insert: one unordered insert with majority and journaling; a resend makes 
   assert.equal(Object.keys(stored[0]!), ['_id', 'deviceId', 'session', 'seq', 'timestamp', 'value', 'receivedAt']);
 });
 
+test('settled: that reading stored (one bounded find on the unique key), or a refusal mark at or past it', async () => {
+  const { store, commands } = setup();
+  await store.insert([doc(4), doc(5, { session: 's2' })]);
+  assert.is(await store.settled('dev-1', 's1', 4), true);
+  assert.is(await store.settled('dev-1', 's1', 5), false, 'another seq');
+  assert.is(await store.settled('dev-1', 's2', 4), false, 'another session');
+  assert.is(await store.settled('dev-2', 's1', 4), false, 'another device');
+  // An ack that ended on a refused 9: 9 and below count as settled; the mark never steps back within a session.
+  await store.refusedThrough('dev-1', 's1', 9);
+  await store.refusedThrough('dev-1', 's1', 7);
+  assert.is(await store.settled('dev-1', 's1', 9), true);
+  assert.is(await store.settled('dev-1', 's1', 10), false);
+  await store.refusedThrough('dev-1', 's3', 2);
+  assert.is(await store.settled('dev-1', 's3', 2), true, 'a new session replaces the mark');
+  await store.refusedThrough('dev-9', 's1', 1);
+  assert.is(await store.settled('dev-9', 's1', 1), true, 'a device without a summary gets one');
+  const [find] = commands.filter((c) => c.commandName === 'find' && c.command.find === READINGS_COLLECTION);
+  const { filter, limit, maxTimeMS } = commandShape(find!);
+  assert.equal(
+    { filter, limit, maxTimeMS },
+    { filter: { deviceId: 'dev-1', session: 's1', seq: 4 }, limit: 1, maxTimeMS: 2000 },
+  );
+});
+
 test('readings: newest first (timestamp, seq), limited; before a time; before a seq of the last session', async () => {
   const { store } = setup();
   const same = new Date(T0 + 500_000);
@@ -232,6 +256,8 @@ test('while the monitor says disconnected every call fails at once with one line
   for (const call of [
     () => store.insert([doc(1)]),
     () => store.readings({ deviceId: 'dev-1', limit: 1 }),
+    () => store.settled('dev-1', 's1', 1),
+    () => store.refusedThrough('dev-1', 's1', 1),
     () => store.devices({ limit: 1 }),
     () => store.ensureIndexes(),
   ]) {

@@ -27,6 +27,7 @@ import {
   DEVICES_COLLECTION,
   PRESENCE_STALE_MS,
   presenceUpdate,
+  refusedUpdates,
   storedUpdates,
   toDeviceView,
   type DeviceSummaryDocument,
@@ -58,6 +59,13 @@ export interface ReadingStore {
   ensureIndexes(): Promise<void>;
   /** Writes a batch unordered, acknowledged by a majority with journaling; throws DatabaseUnavailableError. */
   insert(docs: ReadingDocument[]): Promise<InsertResult>;
+  /**
+   * Whether every reading of `session` up to `seq` is known stored or refused: that reading is stored (the unique
+   * index), or the device's summary says an ack ended on a refusal at or past it. Throws DatabaseUnavailableError.
+   */
+  settled(deviceId: string, session: string, seq: number): Promise<boolean>;
+  /** Records that an ack of `session` ends on the refused reading `seq` (before it is sent), for `settled`. */
+  refusedThrough(deviceId: string, session: string, seq: number): Promise<void>;
   /** Newest first; throws DatabaseUnavailableError. */
   readings(query: ReadingsQuery): Promise<ReadingView[]>;
   /** A page of device summaries, or those needing attention first: three commands at most, at any fleet size. */
@@ -199,6 +207,33 @@ export function createReadingStore({
         throw unavailable(error, summaryDeadline);
       }
       return result;
+    },
+
+    async settled(deviceId, session, seq) {
+      connected();
+      const options = bounded();
+      try {
+        const refused = { _id: deviceId, 'refusedThrough.session': session, 'refusedThrough.seq': { $gte: seq } };
+        const found = await Promise.all([
+          collection.find({ deviceId, session, seq }, { limit: 1, ...options }).toArray(),
+          summaries.find(refused, { limit: 1, ...options }).toArray(),
+        ]);
+        return found.some((docs) => docs.length > 0);
+      } catch (error) {
+        throw unavailable(error, queryDeadline(options.signal));
+      }
+    },
+
+    async refusedThrough(deviceId, session, seq) {
+      connected();
+      const deadline = writeDeadline('refusal mark');
+      try {
+        const writeConcern = { w: 'majority' as const, j: true, wtimeoutMS: writeTimeoutMs };
+        const options: BulkWriteOptions & Abortable = { ordered: true, writeConcern, signal: deadline.signal };
+        await settledBy(summaries.bulkWrite(refusedUpdates(deviceId, session, seq), options), deadline.signal);
+      } catch (error) {
+        throw unavailable(error, deadline);
+      }
     },
 
     async readings({ deviceId, limit, before }) {

@@ -1,5 +1,5 @@
-// The per-socket writer with a store whose every insert the test settles by hand: batching while a write is in
-// flight, cumulative acks per session, refusals, retries, the held bound, close().
+// The per-socket writer with a store whose every insert and lookup the test settles by hand: batching while a write
+// is in flight, cumulative acks per session only over contiguous readings, refusals, retries, the held bound, close().
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { AckMessage, Reading } from '../lib/device-protocol.ts';
@@ -12,6 +12,12 @@ import type { ReadingDocument } from './reading-document.ts';
 import type { InsertResult } from './reading-store.ts';
 import { createReadingWriter, type ReadingWriterOptions } from './reading-writer.ts';
 
+interface Lookup {
+  at: string;
+  resolve(stored: boolean): void;
+  reject(error: Error): void;
+}
+
 interface Call {
   docs: ReadingDocument[];
   resolve(result?: Partial<InsertResult>): void;
@@ -21,6 +27,9 @@ interface Call {
 function setup(options: Partial<ReadingWriterOptions> = {}) {
   const sink = createLogSink('debug', 'backend');
   const calls: Call[] = [];
+  const lookups: Lookup[] = [];
+  const refusals: string[] = [];
+  const refusalsFail = { now: false };
   const acks: AckMessage[] = [];
   const overflows: string[] = [];
   const budget = options.budget ?? createHeldBudget(1024 * 1024);
@@ -35,6 +44,12 @@ function setup(options: Partial<ReadingWriterOptions> = {}) {
             reject,
           }),
         ),
+      settled: (deviceId, session, seq) =>
+        new Promise((resolve, reject) => lookups.push({ at: `${deviceId}/${session}:${seq}`, resolve, reject })),
+      refusedThrough: async (deviceId, session, seq) => {
+        refusals.push(`${deviceId}/${session}:${seq}`);
+        if (refusalsFail.now) throw new DatabaseUnavailableError('timeout', 'the refusal mark timed out');
+      },
     },
     send: (ack) => acks.push(ack),
     overflow: (why) => overflows.push(why),
@@ -48,7 +63,7 @@ function setup(options: Partial<ReadingWriterOptions> = {}) {
     backoff: { initialMs: 5, maxMs: 20 },
     ...options,
   });
-  return { writer, calls, acks, overflows, sink, budget };
+  return { writer, calls, lookups, refusals, refusalsFail, acks, overflows, sink, budget };
 }
 
 const at = (seq: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, seq)).toISOString();
@@ -84,12 +99,12 @@ test('one write in flight; what arrives meanwhile goes into the next insert toge
 test('the stored documents: the fields, the timestamp a date, receivedAt when the frame came', async () => {
   const { writer, calls } = setup();
   const receivedAt = new Date('2026-02-03T04:05:06.789Z');
-  writer.accept('s1', [{ seq: 7, timestamp: '2026-01-01T00:00:07.250+01:00', value: 'line' }], receivedAt);
+  writer.accept('s1', [{ seq: 1, timestamp: '2026-01-01T00:00:07.250+01:00', value: 'line' }], receivedAt);
   assert.equal(calls[0]!.docs, [
     {
       deviceId: 'dev-1',
       session: 's1',
-      seq: 7,
+      seq: 1,
       timestamp: new Date('2025-12-31T23:00:07.250Z'),
       value: 'line',
       receivedAt,
@@ -98,7 +113,7 @@ test('the stored documents: the fields, the timestamp a date, receivedAt when th
 });
 
 test('a reading it cannot store as given is acked as refused, in order, and never written', async () => {
-  const { writer, calls, acks, sink } = setup();
+  const { writer, calls, acks, sink, refusals } = setup();
   writer.accept('s1', [
     { seq: 1, timestamp: at(1), value: 'ok' },
     { seq: 2, timestamp: 'yesterday', value: 'bad clock' },
@@ -113,10 +128,12 @@ test('a reading it cannot store as given is acked as refused, in order, and neve
   assert.is(warned.length, 1, 'one summed warning, not one per reading');
   assert.is(warned[0]!.seq, 2);
   assert.is(warned[0]!.reason, 'timestamp is not an ISO 8601 date-time with a zone');
-  // Only refusals: acked without a write.
+  assert.equal(refusals, [], 'the ack ends on a stored reading: nothing to record');
+  // Only refusals: no insert; the ack ends on a refusal, which is recorded before it is sent.
   writer.accept('s1', [{ seq: 5, timestamp: '2026-01-01', value: 'no time' }]);
   await tick();
   assert.is(calls.length, 1);
+  assert.equal(refusals, ['dev-1/s1:5']);
   assert.equal(acks.at(-1), { type: 'ack', session: 's1', seq: 5, refused: [5] });
 });
 
@@ -140,18 +157,133 @@ test('a timestamp over 5 minutes ahead of receipt is refused; within the toleran
   assert.is(sink.find('refused')[0]!.reason, "timestamp is more than 5 minutes ahead of the backend's clock");
 });
 
-test('a frame that goes back is acknowledged at the highest seq already acked, never lower', async () => {
-  const { writer, calls, acks } = setup();
+test('a resend from the last ack + 1 on a new socket: one lookup of the reading before, then acked', async () => {
+  const { writer, calls, lookups, acks } = setup();
   writer.accept('s1', readings(5, 6));
+  assert.equal(
+    lookups.map((l) => l.at),
+    ['dev-1/s1:4'],
+  );
+  assert.is(calls.length, 0, 'no write before the lookup answered');
+  lookups[0]!.resolve(true);
+  await tick();
+  assert.equal(seqs(calls[0]), ['s1:5', 's1:6']);
   calls[0]!.resolve();
   await tick();
+  writer.accept('s1', readings(7));
+  writer.accept('s2', readings(1));
+  calls[1]!.resolve();
+  await tick();
+  calls[2]!.resolve();
+  await tick();
+  assert.is(lookups.length, 1, 'one lookup per session and socket; none for a session starting at 1');
+  assert.equal(acks, [
+    { type: 'ack', session: 's1', seq: 6 },
+    { type: 'ack', session: 's1', seq: 7 },
+    { type: 'ack', session: 's2', seq: 1 },
+  ]);
+});
+
+test('5,6 then 1..4, 4 not stored: 5,6 stored at once, no ack claims 1-4 until they came, then 6', async () => {
+  const { writer, calls, lookups, acks, budget } = setup();
+  writer.accept('s1', readings(5, 6));
+  lookups[0]!.resolve(false);
+  await tick();
+  assert.equal(seqs(calls[0]), ['s1:5', 's1:6'], 'readings past the gap are stored');
+  calls[0]!.resolve();
+  await tick();
+  assert.equal(acks, [], 'nothing acked past the gap');
+  assert.is(budget.held, 0, 'their bytes are given back: they wait as numbers only');
   writer.accept('s1', readings(1, 2));
+  calls[1]!.resolve();
+  await tick();
+  assert.equal(acks, [{ type: 'ack', session: 's1', seq: 2 }]);
+  writer.accept('s1', readings(3, 4));
+  calls[2]!.resolve();
+  await tick();
+  assert.equal(acks.at(-1), { type: 'ack', session: 's1', seq: 6 });
+  // A frame that goes back is stored (or found stored) and acked at the mark, never lower.
+  writer.accept('s1', readings(2, 3));
+  calls[3]!.resolve({ inserted: 0, duplicates: [0, 1] });
+  await tick();
+  assert.equal(acks.at(-1), { type: 'ack', session: 's1', seq: 6 });
+  assert.is(lookups.length, 1);
+});
+
+test('a gap never filled: what follows is stored, never acked, and counts against the held bound', async () => {
+  const { writer, calls, acks, overflows } = setup({ heldMax: 4 });
+  writer.accept('s1', readings(1, 3));
+  calls[0]!.resolve();
+  await tick();
+  assert.equal(acks, [{ type: 'ack', session: 's1', seq: 1 }]);
+  writer.accept('s1', readings(4, 5));
   calls[1]!.resolve();
   await tick();
   assert.equal(
     acks.map((a) => a.seq),
-    [6, 6],
+    [1, 1],
+    'no ack past 1 while 2 is missing',
   );
+  writer.accept('s1', readings(6));
+  assert.equal(overflows, [], 'three wait past the gap, one arrives: four held');
+  writer.accept('s1', readings(7));
+  assert.equal(overflows, ['over 4 readings held']);
+});
+
+test('a refusal past a gap is named once the gap is filled', async () => {
+  const { writer, calls, acks } = setup();
+  writer.accept('s1', [...readings(1), { seq: 3, timestamp: 'never', value: 'bad clock' }]);
+  calls[0]!.resolve();
+  await tick();
+  assert.equal(acks, [{ type: 'ack', session: 's1', seq: 1 }]);
+  writer.accept('s1', readings(2));
+  calls[1]!.resolve();
+  await tick();
+  assert.equal(acks.at(-1), { type: 'ack', session: 's1', seq: 3, refused: [3] });
+});
+
+test('a failed lookup acks and writes nothing and is retried with backoff, like a failed write', async () => {
+  const { writer, calls, lookups, acks, sink } = setup();
+  writer.accept('s1', readings(3));
+  lookups[0]!.reject(new DatabaseUnavailableError('timeout', 'the database did not answer within 2000 ms'));
+  await waitFor(() => lookups.length === 2, { timeout: 2000, what: 'the retried lookup' });
+  assert.is(calls.length, 0);
+  assert.is(sink.find('failed')[0]!.reason, 'the database did not answer within 2000 ms');
+  lookups[1]!.resolve(true);
+  await tick();
+  calls[0]!.resolve();
+  await tick();
+  assert.equal(acks, [{ type: 'ack', session: 's1', seq: 3 }]);
+});
+
+test('an ack ending on a refusal waits for its record; a failed record is retried, then the ack is sent', async () => {
+  const { writer, calls, refusals, refusalsFail, acks } = setup();
+  refusalsFail.now = true;
+  writer.accept('s1', [...readings(1), { seq: 2, timestamp: 'never', value: 'bad clock' }]);
+  calls[0]!.resolve();
+  await tick();
+  assert.equal(acks, [], 'not acked while the refusal is not recorded');
+  refusalsFail.now = false;
+  await waitFor(() => calls.length === 2, { timeout: 2000, what: 'the retry' });
+  calls[1]!.resolve({ inserted: 0, duplicates: [0] });
+  await tick();
+  assert.equal(refusals, ['dev-1/s1:2', 'dev-1/s1:2']);
+  assert.equal(acks, [{ type: 'ack', session: 's1', seq: 2, refused: [2] }]);
+});
+
+test('a device reconnecting to the same process resumes at its last ack without a lookup', async () => {
+  const lastAcked = new Map<string, { session: string; seq: number }>();
+  const first = setup({ lastAcked });
+  first.writer.accept('s1', readings(1, 2));
+  first.calls[0]!.resolve();
+  await tick();
+  first.writer.close();
+  const second = setup({ lastAcked });
+  second.writer.accept('s1', readings(3));
+  assert.is(second.lookups.length, 0);
+  second.calls[0]!.resolve();
+  await tick();
+  assert.equal(second.acks, [{ type: 'ack', session: 's1', seq: 3 }]);
 });
 
 test('a failed write acks nothing and is retried with what arrived meanwhile, in one insert', async () => {

@@ -2,7 +2,10 @@
 //
 // One write is in flight per socket; what arrives meanwhile waits and goes into the next write together, so a
 // backlog drains at database speed (a round trip per batch, not per reading). Once MongoDB acknowledged a write,
-// each session in the batch gets one cumulative ack (refused readings named in it). When a write fails, its batch
+// each session in the batch gets one cumulative ack (refused readings named in it) up to where every reading of it is
+// known stored or refused (ack-marks.ts): a session's first frame on a socket that does not start at seq 1 costs one
+// lookup of the reading before it, readings past a gap wait unacknowledged until it is filled, and an ack ending on
+// a refusal is recorded first (a lookup could not find a refused reading). When a write fails, its batch
 // goes back to the front of the queue and is retried with backoff, and nothing is acknowledged meanwhile. Past the
 // bound on what it holds the writer drops its copies and has the socket closed with 1013: the device still has
 // them and resends after it reconnects.
@@ -12,6 +15,7 @@ import type { Logger } from '../lib/logger.ts';
 import type { SummedWarning } from '../lib/summed-warning.ts';
 import type { HeldBudget } from './held-budget.ts';
 import type { InsertResult, ReadingStore } from './reading-store.ts';
+import { createAckMarks } from './ack-marks.ts';
 import { toDocument, type ReadingDocument, type RefusalCode } from './reading-document.ts';
 
 /** Shared by every socket's writer, so a thousand devices' troubles are a few lines, not thousands. */
@@ -23,7 +27,12 @@ interface WriterWarnings {
 
 export interface ReadingWriterOptions {
   deviceId: string;
-  store: Pick<ReadingStore, 'insert'>;
+  store: Pick<ReadingStore, 'insert' | 'settled' | 'refusedThrough'>;
+  /**
+   * Shared by this process's writers: per device, the last mark acknowledged, so that a device reconnecting here
+   * resumes without a lookup.
+   */
+  lastAcked?: Map<string, { session: string; seq: number }>;
   send: (ack: AckMessage) => void;
   /** Called once, after the writer dropped everything it held over its bound: close the socket with 1013. */
   overflow: (why: string) => void;
@@ -31,7 +40,7 @@ export interface ReadingWriterOptions {
   log: Logger;
   /** The bytes all sockets may hold together. */
   budget: HeldBudget;
-  /** Readings this socket may hold (received, not yet acknowledged). */
+  /** Readings this socket may hold (received, not yet acknowledged, including those waiting past a gap). */
   heldMax?: number;
   backoff?: { initialMs: number; maxMs: number };
   /** Told each reading refused (by code) and each reading dropped over the bound (`over_bound`), for metrics. */
@@ -56,6 +65,7 @@ interface Item {
 export function createReadingWriter({
   deviceId,
   store,
+  lastAcked = new Map(),
   send,
   overflow,
   warnings,
@@ -73,9 +83,7 @@ export function createReadingWriter({
   // Jittered, so that sockets that failed together do not all retry in the same instant.
   const retryDelays = createBackoff(backoff);
   let closed = false;
-  // Per session, the highest seq acknowledged on this socket: a frame that goes back (a resend, or frames out of
-  // order) is acknowledged at that seq, never lower, and never higher than a reading this socket sent.
-  const acked = new Map<string, number>();
+  const marks = createAckMarks();
 
   function release(items: Item[]) {
     const bytes = items.reduce((sum, item) => sum + item.bytes, 0);
@@ -100,15 +108,25 @@ export function createReadingWriter({
     queue = [];
     const docs = batch.flatMap((item) => (item.doc ? [item.doc] : []));
     try {
+      const learning = learnMarks(batch);
+      if (learning) await learning;
       const result: InsertResult = docs.length > 0 ? await store.insert(docs) : { inserted: 0, duplicates: [] };
       // The write happened whether or not its socket is still open: the log says what the database now holds.
       logStored(batch, docs, result);
       if (closed) return;
+      const waiting = marks.waiting();
+      const acks = marks.settle(batch.map(({ session, seq, doc }) => ({ session, seq, refused: !doc })));
+      held += marks.waiting() - waiting;
+      // An ack ending on a refusal is recorded before it is sent: no stored reading could tell a lookup where it ended.
+      const endings = acks.filter((ack) => ack.refused?.includes(ack.seq));
+      if (endings.length > 0) {
+        await Promise.all(endings.map((ack) => store.refusedThrough(deviceId, ack.session, ack.seq)));
+        if (closed) return;
+      }
       retryDelays.reset();
       release(batch);
-      for (const ack of acksFor(batch)) {
-        ack.seq = Math.max(ack.seq, acked.get(ack.session) ?? 0);
-        acked.set(ack.session, ack.seq);
+      for (const ack of acks) {
+        lastAcked.set(deviceId, { session: ack.session, seq: ack.seq });
         send(ack);
       }
     } catch (error) {
@@ -124,6 +142,29 @@ export function createReadingWriter({
       writing = false;
     }
     void pump(); // what arrived during the write
+  }
+
+  /**
+   * Where each session new to this socket starts: at 0 if its first reading is seq 1, else at what this process last
+   * acknowledged for it or, if that is short of the reading before the first, at that reading if it is settled.
+   * Undefined when nothing needs asking; a failed lookup fails the batch like a failed write.
+   */
+  function learnMarks(batch: Item[]): Promise<void> | undefined {
+    const firsts = new Map<string, number>();
+    for (const { session, seq } of batch) {
+      if (marks.through(session) === undefined) firsts.set(session, Math.min(seq, firsts.get(session) ?? seq));
+    }
+    const lookups: Promise<void>[] = [];
+    for (const [session, first] of firsts) {
+      const last = lastAcked.get(deviceId);
+      const known = last?.session === session ? last.seq : 0;
+      if (known >= first - 1) marks.start(session, known);
+      else
+        lookups.push(
+          store.settled(deviceId, session, first - 1).then((s) => marks.start(session, s ? first - 1 : known)),
+        );
+    }
+    return lookups.length > 0 ? Promise.all(lookups).then(() => {}) : undefined;
   }
 
   function logStored(batch: Item[], docs: ReadingDocument[], { inserted, duplicates }: InsertResult) {
@@ -167,18 +208,4 @@ export function createReadingWriter({
     },
     close: stop,
   };
-}
-
-/** One cumulative ack per session in the batch, in the order the sessions first appear. */
-function acksFor(batch: Item[]): AckMessage[] {
-  const sessions = new Map<string, { seq: number; refused: number[] }>();
-  for (const { session, seq, doc } of batch) {
-    const ack = sessions.get(session) ?? { seq, refused: [] };
-    ack.seq = Math.max(ack.seq, seq);
-    if (!doc) ack.refused.push(seq);
-    sessions.set(session, ack);
-  }
-  return [...sessions].map(([session, { seq, refused }]) =>
-    refused.length > 0 ? { type: 'ack', session, seq, refused } : { type: 'ack', session, seq },
-  );
 }

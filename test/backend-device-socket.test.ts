@@ -1,7 +1,7 @@
 // The backend's device socket over a real WebSocket, on the in-process MongoDB stand-in: readings stored once and
-// acknowledged per session; one device per socket; hello first; bounded frames and message rate; malformed
-// messages summed; closed with 1001. The hello deadline is backend/device-hub.test.ts's (and, at its 5 s, the fault
-// suite's).
+// acknowledged per session, only as far as they are contiguous; one device per socket; hello first; bounded frames
+// and message rate; malformed messages summed; closed with 1001. The hello deadline is backend/device-hub.test.ts's
+// (and, at its 5 s, the fault suite's).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnService, type Service } from './support/spawn-service.ts';
@@ -90,8 +90,22 @@ test('the upgrade is logged with the status the device got: 101 Switching Protoc
   ws.close(1000);
 });
 
-test("readings of the previous session, then the new one's: each session acknowledged on its own", async () => {
-  const { ws, messages } = await connect();
+test("the previous session's rest on another replica after a refusal, then the new one's: each acked", async () => {
+  const first = await connect();
+  first.ws.send(hello('dev-1', 'old'));
+  for (const seq of [1, 2, 3]) first.ws.send(reading(seq, 'old'));
+  // The last one refused (far future): no stored reading says where the ack ended, the device's summary does.
+  first.ws.send(JSON.stringify({ ...JSON.parse(reading(4, 'old')), timestamp: '2099-01-01T00:00:00Z' }));
+  await ackedUpTo(first.messages, 'old', 4);
+  assert.equal(first.messages.at(-1), { type: 'ack', session: 'old', seq: 4, refused: [4] });
+  first.ws.close(1000);
+  // Another replica on the same database: it learns from the store that old is settled to 4, so old:5 is acked.
+  const other = await spawnService('backend/main.ts', { env: { MONGODB_URI: `${mongo.url}/app` } });
+  await waitFor(async () => (await fetch(`${other.url}/api/ready`)).status === 200, {
+    timeout: 10_000,
+    what: 'the other replica ready',
+  });
+  const { ws, messages } = await openSocket(other.url);
   ws.send(hello('dev-1', 'new'));
   ws.send(reading(5, 'old'));
   ws.send(reading(1, 'new'));
@@ -100,7 +114,7 @@ test("readings of the previous session, then the new one's: each session acknowl
   assert.equal(acks(messages).sort(), ['new:1', 'old:5']);
   const [device] = await devices();
   assert.is(device.session, 'new');
-  assert.is(device.readingsStored, 2);
+  assert.is(device.readingsStored, 5);
 });
 
 test('a message naming a second device closes the socket with 1008; nothing of it is stored', async () => {
@@ -215,7 +229,7 @@ test('a reading stamped over 5 minutes ahead is refused in the ack and never bec
   assert.ok(logged('refused 1 reading').length > 0, 'the refusal is logged (summed)');
 });
 
-test('frames out of order on one socket: acks never go back, and the latest reading never steps back', async () => {
+test('frames out of order on one socket: no ack claims a reading before it came; each stored once', async () => {
   const { ws, messages } = await connect();
   ws.send(hello());
   const frame = (...seqs: number[]) =>
@@ -230,18 +244,22 @@ test('frames out of order on one socket: acks never go back, and the latest read
       })),
     });
   ws.send(frame(5, 6));
-  await ackedUpTo(messages, 's1', 6);
   ws.send(frame(1, 2));
+  await ackedUpTo(messages, 's1', 2);
+  // Before: `ack 6` for 5,6, claiming 1-4 stored before any of them came.
+  assert.equal(acks(messages), ['s1:2'], JSON.stringify(messages));
+  await waitFor(() => stored().length === 4, { timeout: 2000, what: 'four stored readings' });
+  assert.equal(stored().sort(), ['s1:1', 's1:2', 's1:5', 's1:6'], '5 and 6 are stored though not acked');
+  ws.send(frame(3, 4));
+  await ackedUpTo(messages, 's1', 6);
   ws.send(frame(7));
   await ackedUpTo(messages, 's1', 7);
-  // Before: `ack 6`, then `ack 2` for the frame that went back.
-  assert.ok(
-    messages.every((m) => m.seq >= 6),
-    JSON.stringify(messages),
-  );
-  await waitFor(() => stored().length === 5, { timeout: 2000, what: 'five stored readings' });
+  ws.send(frame(1, 2));
+  await waitFor(() => messages.length === 4, { timeout: 5000, what: 'the ack of the frame that went back' });
+  assert.equal(acks(messages), ['s1:2', 's1:6', 's1:7', 's1:7']);
+  await waitFor(() => stored().length === 7, { timeout: 2000, what: 'seven stored readings' });
   const [device] = await devices();
-  assert.equal([device.readingsStored, device.lastReading.seq], [5, 7]);
+  assert.equal([device.readingsStored, device.lastReading.seq], [7, 7]);
 });
 
 test('on SIGTERM device sockets are closed with 1001 (going away) and the backend exits 0', async () => {
