@@ -113,20 +113,8 @@ export function createReadingStore({
   let indexes: Promise<void> | undefined;
   let indexed = false;
 
-  /**
-   * A one-line DatabaseUnavailableError for whatever the driver threw; `deadline`: the request's, if it has one, and
-   * what to say when it passed.
-   */
-  function unavailable(error: unknown, deadline?: { signal: AbortSignal; missed: string }): DatabaseUnavailableError {
-    if (error instanceof DatabaseUnavailableError) return error;
-    const { message, code } = error as { message?: string; code?: unknown };
-    // An abort surfaces as whatever the driver was doing then ("Timed out during socket read", say).
-    const timedOut = deadline?.signal.aborted === true || code === 50; // 50: MaxTimeMSExpired
-    const reason = timedOut
-      ? (deadline?.missed ?? `the database did not answer within ${queryTimeoutMs} ms`)
-      : scrubSecrets(String(message ?? error), uri).split('\n')[0]!;
-    return new DatabaseUnavailableError(timedOut ? 'timeout' : 'failed', reason, { cause: error });
-  }
+  const unavailable = (error: unknown, deadline?: Deadline) => asUnavailable(error, uri, queryTimeoutMs, deadline);
+  const writeConcern = { w: 'majority' as const, j: true, wtimeoutMS: writeTimeoutMs };
 
   const queryDeadline = (signal: AbortSignal) => ({
     signal,
@@ -179,7 +167,6 @@ export function createReadingStore({
       connected();
       await store.ensureIndexes();
       const deadline = writeDeadline('write');
-      const writeConcern = { w: 'majority' as const, j: true, wtimeoutMS: writeTimeoutMs };
       let result: InsertResult;
       try {
         const options: BulkWriteOptions & Abortable = { ordered: false, writeConcern, signal: deadline.signal };
@@ -228,7 +215,6 @@ export function createReadingStore({
       connected();
       const deadline = writeDeadline('refusal mark');
       try {
-        const writeConcern = { w: 'majority' as const, j: true, wtimeoutMS: writeTimeoutMs };
         const options: BulkWriteOptions & Abortable = { ordered: true, writeConcern, signal: deadline.signal };
         await settledBy(summaries.bulkWrite(refusedUpdates(deviceId, session, seq), options), deadline.signal);
       } catch (error) {
@@ -258,6 +244,24 @@ export function createReadingStore({
     ...deviceListCalls({ summaries, connected, bounded, command, unavailable, queryDeadline, writeDeadline, newest }),
   };
   return store;
+}
+
+/** A request's deadline, and what to say when it passed. */
+interface Deadline {
+  signal: AbortSignal;
+  missed: string;
+}
+
+/** A one-line DatabaseUnavailableError for whatever the driver threw; `deadline`: the request's, if it has one. */
+function asUnavailable(error: unknown, uri: string, queryTimeoutMs: number, deadline?: Deadline) {
+  if (error instanceof DatabaseUnavailableError) return error;
+  const { message, code } = error as { message?: string; code?: unknown };
+  // An abort surfaces as whatever the driver was doing then ("Timed out during socket read", say).
+  const timedOut = deadline?.signal.aborted === true || code === 50; // 50: MaxTimeMSExpired
+  const reason = timedOut
+    ? (deadline?.missed ?? `the database did not answer within ${queryTimeoutMs} ms`)
+    : scrubSecrets(String(message ?? error), uri).split('\n')[0]!;
+  return new DatabaseUnavailableError(timedOut ? 'timeout' : 'failed', reason, { cause: error });
 }
 
 interface Bounds {

@@ -151,11 +151,7 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
       }
       const forgotten = spool.ack(ack);
       options.onAck?.(ack);
-      // One line per ack (a batch of readings, not one per reading): when each reading was known stored.
-      if (log.isLevelEnabled('debug')) {
-        const { session, seq } = ack;
-        log.debug({ session, seq, forgotten, unacknowledged: spool.size }, 'readings acknowledged');
-      }
+      logAck(log, ack, forgotten, spool.size);
       if (forgotten > 0 && !pumpTimer) pump();
       reportBacklog();
     });
@@ -177,11 +173,7 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
       if (closing) return;
       if (opened) {
         downSince = Date.now();
-        const held = code === CLOSE_TRY_AGAIN_LATER ? ': the backend dropped what it held' : '';
-        log.warn(
-          { url, code, reason: reason.toString() || lastError, unacknowledged: spool.size },
-          `backend socket closed${held}; reconnecting to resend from the oldest unacknowledged reading`,
-        );
+        logLost(log, { url, code, reason: reason.toString() || lastError, unacknowledged: spool.size });
       }
       const delayMs = backoff.next();
       if (refusedWith === UNAUTHORIZED) refusedInARow += 1;
@@ -212,6 +204,17 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
       if (socket) await closeGoingAway(socket);
     },
   };
+}
+
+/** One line per ack (a batch of readings, not one per reading): when each reading was known stored. */
+function logAck(log: Logger, { session, seq }: AckMessage, forgotten: number, unacknowledged: number) {
+  if (log.isLevelEnabled('debug')) log.debug({ session, seq, forgotten, unacknowledged }, 'readings acknowledged');
+}
+
+/** An open socket closed: a warning, saying when the backend dropped what it held (1013). */
+function logLost(log: Logger, lost: { url: string; code: number; reason?: string; unacknowledged: number }) {
+  const held = lost.code === CLOSE_TRY_AGAIN_LATER ? ': the backend dropped what it held' : '';
+  log.warn(lost, `backend socket closed${held}; reconnecting to resend from the oldest unacknowledged reading`);
 }
 
 /** Pings every `pingIntervalMs` and ends the socket once nothing (pong or message) was heard for `silenceLimitMs`. */
