@@ -1,15 +1,12 @@
 // Logs every HTTP request with `req`, status and response time; successful probes go at debug level.
 import type { Hono } from 'hono';
 import type { Logger } from './logger.ts';
+import { afterFetch, pathOf } from './after-fetch.ts';
 
 // /metrics too: a scraper calls it every few seconds.
 const PROBE_PATHS = new Set(['/api/health', '/api/ready', '/metrics']);
 
-/**
- * Wraps `app.fetch` (which `app.request()` also goes through) rather than adding a middleware: a middleware
- * matches every path, and two matched handlers take Hono off its single-handler fast path, which costs the
- * probes about 10% of their throughput.
- */
+/** Wraps `app.fetch` (lib/after-fetch.ts says why not a middleware). */
 export function logRequests<T extends Hono<any, any, any>>(
   app: T,
   log: Logger,
@@ -17,16 +14,7 @@ export function logRequests<T extends Hono<any, any, any>>(
 ): T {
   // Paths whose service logs what matters itself, rate-limited: each request there is only worth a debug line.
   const quiet = new Set(quietPaths);
-  const fetch = app.fetch;
-  // Hono answers a single-handler route synchronously, and @hono/node-server writes a synchronous Response
-  // on a faster path than an awaited one: stay synchronous whenever the app is.
-  app.fetch = function fetchAndLog(request, env, executionCtx) {
-    const started = performance.now();
-    const result = fetch(request, env, executionCtx);
-    if (result instanceof Promise) return result.then((response) => logged(request, env, response, started));
-    return logged(request, env, result, started);
-  };
-  return app;
+  return afterFetch(app, logged);
 
   function logged(request: Request, env: unknown, response: Response, started: number): Response {
     const path = pathOf(request, env);
@@ -62,12 +50,4 @@ function wireStatus(request: Request, env: unknown, response: Response): number 
   const upgrade = incoming?.headers ? incoming.headers.upgrade : request.headers.get('upgrade');
   if (typeof upgrade !== 'string' || upgrade.toLowerCase() !== 'websocket') return 200;
   return response.body === null ? 101 : 200;
-}
-
-/** The path without the query; from Node's raw request line when there is one (cheaper than parsing a URL). */
-function pathOf(request: Request, env: unknown): string {
-  const raw = (env as { incoming?: { url?: string } } | undefined)?.incoming?.url;
-  const url = raw ?? new URL(request.url).pathname;
-  const query = url.indexOf('?');
-  return query === -1 ? url : url.slice(0, query);
 }

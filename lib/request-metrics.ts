@@ -2,6 +2,7 @@
 import type { Hono } from 'hono';
 import { Histogram, type Registry } from 'prom-client';
 import { METRICS_PATH } from './metrics-routes.ts';
+import { afterFetch, pathOf } from './after-fetch.ts';
 
 /** The route label of a request no route matched: never the raw path, which a client chooses freely. */
 export const UNMATCHED_ROUTE = '(unmatched)';
@@ -14,8 +15,8 @@ const CACHED_MAX = 512;
 type Observe = (seconds: number) => void;
 
 /**
- * Wraps `app.fetch` rather than adding a middleware, for the reason lib/request-log.ts gives: a middleware takes
- * Hono off its single-handler fast path. The route pattern comes from the app's own router, matched once more.
+ * Wraps `app.fetch` (lib/after-fetch.ts says why not a middleware). The route pattern comes from the app's own
+ * router, matched once more.
  */
 export function measureRequests<T extends Hono<any, any, any>>(app: T, registry: Registry): T {
   const histogram = new Histogram({
@@ -26,14 +27,7 @@ export function measureRequests<T extends Hono<any, any, any>>(app: T, registry:
     registers: [registry],
   });
   const observers = new Map<string, Observe>();
-  const fetch = app.fetch;
-  app.fetch = function fetchAndMeasure(request, env, executionCtx) {
-    const started = performance.now();
-    const result = fetch(request, env, executionCtx);
-    if (result instanceof Promise) return result.then((response) => measured(request, env, response, started));
-    return measured(request, env, result, started);
-  };
-  return app;
+  return afterFetch(app, measured);
 
   function measured(request: Request, env: unknown, response: Response, started: number): Response {
     const seconds = (performance.now() - started) / 1000;
@@ -58,12 +52,4 @@ function routeOf(app: Hono<any, any, any>, method: string, path: string): string
   const [handlers] = app.router.match(method === 'HEAD' ? 'GET' : method, path);
   const last = handlers[handlers.length - 1] as [[unknown, { path: string }], unknown] | undefined;
   return last ? last[0][1].path : UNMATCHED_ROUTE;
-}
-
-/** The path without the query; from Node's raw request line when there is one (cheaper than parsing a URL). */
-function pathOf(request: Request, env: unknown): string {
-  const raw = (env as { incoming?: { url?: string } } | undefined)?.incoming?.url;
-  const url = raw ?? new URL(request.url).pathname;
-  const query = url.indexOf('?');
-  return query === -1 ? url : url.slice(0, query);
 }
