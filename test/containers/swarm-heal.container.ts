@@ -4,37 +4,22 @@
 // Expected (docs/containers.md#self-healing): unhealthy after up to 1 + 3 × (1 + 1) = 7 s, then the backend's whole
 // stop_grace_period (6 s: the frozen process ignores SIGTERM) before its SIGKILL, the restart delay (1 s), and the
 // new task's start and first passing check (2–7 s): at most about 21 s, bound 30 s.
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { CONVERGE_MS, swarmSuite } from './support/swarm-suite.ts';
 import { waitFor } from '../support/deadline.ts';
-import { acquireSwarm, docker, dockerOk } from './support/swarm.ts';
-import { createSwarmStack, type UpdateStatus } from './support/swarm-stack.ts';
+import { docker, dockerOk } from './support/swarm.ts';
+import type { UpdateStatus } from './support/swarm-stack.ts';
 import { createRequestLoop, failures } from './support/request-loop.ts';
 
-const test = suite('swarm self-healing');
-const access = await acquireSwarm();
-if (!access.ok) console.log(`skipped: ${access.reason}`);
-const swarmTest = access.ok ? test : test.skip;
-const stack = createSwarmStack(import.meta.filename);
-const CONVERGE_MS = 90_000;
+const { test, swarmTest, stack } = await swarmSuite('swarm self-healing', import.meta.filename, {
+  beforeRemove: async () => {
+    if (frozen) await docker(['kill', '-s', 'CONT', frozen]);
+  },
+});
 const REPLACED_WITHIN_MS = 30_000;
 // How long the test waits to see it (the bound is asserted on the engine's timestamps).
 const WAIT_MS = 90_000;
 let frozen = '';
-
-test.before(async () => {
-  if (!access.ok) return;
-  await stack.build();
-  await stack.deploy();
-  await stack.converged(CONVERGE_MS);
-});
-test.after(async () => {
-  if (!access.ok) return;
-  if (frozen) await docker(['kill', '-s', 'CONT', frozen]);
-  await stack.remove();
-  await stack.removeVolumes().catch(() => {});
-  await access.release();
-});
 
 swarmTest(`a SIGSTOPped backend replica is replaced by Swarm within ${REPLACED_WITHIN_MS} ms`, async () => {
   // A rolling update of its own (start-first, one at a time): wait for it, then for both replicas behind the LB.

@@ -2,34 +2,16 @@
 // (failure_action: rollback) rolls the update back by itself while requests through the load balancer keep
 // succeeding, and the service ends with UpdateStatus.State = rollback_completed. What the rollback does to the
 // replicas that were never updated (moby/moby#43081: a start-first rollback replaces healthy tasks) is printed.
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { CONVERGE_MS, swarmSuite } from './support/swarm-suite.ts';
 import { waitFor } from '../support/deadline.ts';
-import { acquireSwarm, dockerOk } from './support/swarm.ts';
-import { createSwarmStack, type UpdateStatus } from './support/swarm-stack.ts';
+import { dockerOk } from './support/swarm.ts';
+import type { UpdateStatus } from './support/swarm-stack.ts';
 import { createRequestLoop, describeFailures, failures } from './support/request-loop.ts';
 
-const test = suite('swarm automatic rollback');
-const access = await acquireSwarm();
-if (!access.ok) console.log(`skipped: ${access.reason}`);
-const swarmTest = access.ok ? test : test.skip;
-const stack = createSwarmStack(import.meta.filename);
-const CONVERGE_MS = 90_000;
+const { test, swarmTest, stack } = await swarmSuite('swarm automatic rollback', import.meta.filename);
 const ROLLBACK_MS = 120_000;
 const GOOD_URI = 'MONGODB_URI=mongodb://database:27017/service-health-kit';
-
-test.before(async () => {
-  if (!access.ok) return;
-  await stack.build();
-  await stack.deploy();
-  await stack.converged(CONVERGE_MS);
-});
-test.after(async () => {
-  if (!access.ok) return;
-  await stack.remove();
-  await stack.removeVolumes().catch(() => {});
-  await access.release();
-});
 
 swarmTest('a release whose backend cannot start is rolled back by Swarm; no request through the LB fails', async () => {
   const lb = await stack.url('lb', 3001);

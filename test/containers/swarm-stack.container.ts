@@ -1,41 +1,26 @@
 // deploy/swarm/stack.yaml on a real single-node swarm: it converges with two backend replicas behind HAProxy, which
 // sends traffic only to ready replicas (a draining one, a database that hangs); without DEVICE_TOKEN the device is
 // refused; a second deploy is a no-op; `docker stack rm` leaves the volumes, which can then be removed.
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { CONVERGE_MS, swarmSuite } from './support/swarm-suite.ts';
 import { request } from 'node:http';
 import { waitFor } from '../support/deadline.ts';
-import { acquireSwarm, docker, dockerOk } from './support/swarm.ts';
-import { createSwarmStack } from './support/swarm-stack.ts';
+import { docker, dockerOk } from './support/swarm.ts';
 import { createRequestLoop, describeFailures, failures } from './support/request-loop.ts';
 
-const test = suite('swarm stack');
-const access = await acquireSwarm();
-if (!access.ok) console.log(`skipped: ${access.reason}`);
-const swarmTest = access.ok ? test : test.skip;
+const { test, swarmTest, stack } = await swarmSuite('swarm stack', import.meta.filename, {
+  env: { DEVICE_TOKEN: '' },
+  beforeRemove: async () => {
+    const database = await stack.running('database').catch(() => []);
+    for (const task of database) await docker(['kill', '-s', 'CONT', task.container]); // never leave it stopped
+  },
+});
 // No DEVICE_TOKEN: the stack must still come up, with the device refused.
-const stack = createSwarmStack(import.meta.filename, { DEVICE_TOKEN: '' });
-const CONVERGE_MS = 90_000;
 // HAProxy checks /api/ready every 500 ms and marks a replica down after 2 failures, each check allowed 500 ms:
 // 1.5 s; a shared 2-core machine gets 1.6× (the fault suite's margin).
 const LB_BOUND_MS = 1500 * 1.6;
 // The backend notices a hung database within 3 s (docs/readiness.md), then the load balancer's 1.5 s.
 const DATABASE_HANG_BOUND_MS = (3000 + 1500) * 1.6;
-
-test.before(async () => {
-  if (!access.ok) return;
-  await stack.build();
-  await stack.deploy();
-  await stack.converged(CONVERGE_MS);
-});
-test.after(async () => {
-  if (!access.ok) return;
-  const database = await stack.running('database').catch(() => []);
-  for (const task of database) await docker(['kill', '-s', 'CONT', task.container]); // never leave it stopped
-  await stack.remove();
-  await stack.removeVolumes().catch(() => {});
-  await access.release();
-});
 
 swarmTest('converged: 2 backend replicas, each answering /api/ready 200 through the load balancer', async () => {
   const backends = await stack.running('backend');

@@ -1,20 +1,15 @@
 // A forced rolling update of the backend (start-first, one task at a time) while a client sends requests through the
 // load balancer without pause and the device keeps reading: no request fails, and every reading the device read is
 // stored exactly once (each session numbered 1, 2, 3 … with no gap and no duplicate). Prints what the device saw.
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { CONVERGE_MS, swarmSuite } from './support/swarm-suite.ts';
 import { waitFor } from '../support/deadline.ts';
-import { acquireSwarm, dockerOk } from './support/swarm.ts';
-import { createSwarmStack, type UpdateStatus } from './support/swarm-stack.ts';
+import { dockerOk } from './support/swarm.ts';
+import type { UpdateStatus } from './support/swarm-stack.ts';
 import { createRequestLoop, describeFailures, failures } from './support/request-loop.ts';
 import { createDeviceWatch } from './support/device-watch.ts';
 
-const test = suite('swarm rolling update');
-const access = await acquireSwarm();
-if (!access.ok) console.log(`skipped: ${access.reason}`);
-const swarmTest = access.ok ? test : test.skip;
-const stack = createSwarmStack(import.meta.filename);
-const CONVERGE_MS = 90_000;
+const { test, swarmTest, stack } = await swarmSuite('swarm rolling update', import.meta.filename);
 const UPDATE_MS = 120_000;
 
 interface Reading {
@@ -23,19 +18,6 @@ interface Reading {
   timestamp: string;
   receivedAt: string;
 }
-
-test.before(async () => {
-  if (!access.ok) return;
-  await stack.build();
-  await stack.deploy();
-  await stack.converged(CONVERGE_MS);
-});
-test.after(async () => {
-  if (!access.ok) return;
-  await stack.remove();
-  await stack.removeVolumes().catch(() => {});
-  await access.release();
-});
 
 /** Every stored reading of the stack's device, through the load balancer, oldest first. */
 async function storedReadings(lb: string): Promise<Reading[]> {
