@@ -1,6 +1,7 @@
 // Times every HTTP request into a histogram by method, matched route pattern and status; /metrics itself is left out.
 import type { Hono } from 'hono';
-import { Histogram, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { CountedHistogram, type Observe } from './counted-histogram.ts';
 import { METRICS_PATH } from './metrics-routes.ts';
 import { afterFetch, pathOf } from './after-fetch.ts';
 
@@ -12,14 +13,12 @@ const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 // Observers for static routes only (path = pattern): bounded by routes × methods × statuses.
 const CACHED_MAX = 512;
 
-type Observe = (seconds: number) => void;
-
 /**
  * Wraps `app.fetch` (lib/after-fetch.ts says why not a middleware). The route pattern comes from the app's own
  * router, matched once more.
  */
 export function measureRequests<T extends Hono<any, any, any>>(app: T, registry: Registry): T {
-  const histogram = new Histogram({
+  const histogram = new CountedHistogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP requests by method, matched route pattern and status (/metrics not counted).',
     labelNames: ['method', 'route', 'status'],
@@ -38,8 +37,7 @@ export function measureRequests<T extends Hono<any, any, any>>(app: T, registry:
     if (!observe) {
       const route = routeOf(app, request.method, path);
       const method = METHODS.has(request.method) ? request.method : 'other';
-      const child = histogram.labels({ method, route, status: String(response.status) });
-      observe = (value) => child.observe(value);
+      observe = histogram.series({ method, route, status: String(response.status) });
       if (route === path && observers.size < CACHED_MAX) observers.set(key, observe);
     }
     observe(seconds);
