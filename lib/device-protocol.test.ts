@@ -11,6 +11,7 @@ import {
   readingsRoom,
   type Reading,
 } from './device-protocol.ts';
+import { seededRandom } from '../test/support/seeded-random.ts';
 
 // Characters that JSON escapes or that take several UTF-8 bytes: quotes, backslashes, control characters, 2-, 3- and
 // 4-byte characters (a surrogate pair), and the ones JavaScript and JSON disagree on (U+2028).
@@ -18,18 +19,11 @@ const ALPHABET = ['a', 'Z', '7', ' ', '"', '\\', '/', '\n', '\r', '\t', '\u0000'
 // A device id may hold only these (DEVICE_ID_RULE): the hello and the frame refuse any other.
 const ID_ALPHABET = ['a', 'Z', '7', '.', '_', '-'];
 
-/** A small seeded generator (mulberry32): a failure names its seed and repeats. */
+/** Texts and device ids drawn from one seed. */
 function generator(seed: number) {
-  let a = seed;
-  const random = () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (n: number) => Math.floor(random() * n);
-  const text = (max: number) => Array.from({ length: int(max + 1) }, () => ALPHABET[int(ALPHABET.length)]).join('');
-  const id = (max: number) => Array.from({ length: int(max + 1) }, () => ID_ALPHABET[int(ID_ALPHABET.length)]).join('');
+  const { int, pick } = seededRandom(seed);
+  const text = (max: number) => Array.from({ length: int(max + 1) }, () => pick(ALPHABET)).join('');
+  const id = (max: number) => Array.from({ length: int(max + 1) }, () => pick(ID_ALPHABET)).join('');
   return { int, text, id };
 }
 

@@ -5,7 +5,7 @@
 import { BSON, Long, type Document } from 'bson';
 import { CommandError } from './command-error.ts';
 import { createMemory, type IndexSpec, type Memory } from './memory.ts';
-import { compileFilter, sortDocuments, equalityFields } from './query.ts';
+import { compileFilter, firstInOrder, sortDocuments, equalityFields } from './query.ts';
 import { createUpdateCommands } from './update-commands.ts';
 import { compareValues, valueAt } from './values.ts';
 
@@ -83,11 +83,17 @@ export function createCrudCommands(memory: Memory = createMemory()): CrudCommand
       for (const option of UNSUPPORTED_FIND_OPTIONS) {
         if (command[option] !== undefined) throw badValue(`find's ${option} is not supported by the MongoDB stand-in`);
       }
-      let docs = select(memory, db, name, command.filter as Document | undefined);
-      sortDocuments(docs, command.sort as Document | undefined);
+      const selected = select(memory, db, name, command.filter as Document | undefined);
+      const sort = command.sort as Document | undefined;
       const skip = Number(command.skip ?? 0);
       const limit = Math.abs(Number(command.limit ?? 0));
-      docs = docs.slice(skip, limit > 0 ? skip + limit : undefined);
+      let docs: Document[];
+      if (limit > 0) docs = firstInOrder(selected, sort, skip + limit).slice(skip);
+      else {
+        docs = [...selected];
+        sortDocuments(docs, sort);
+        docs = docs.slice(skip);
+      }
       const batchSize = command.batchSize === undefined ? FIRST_BATCH : Number(command.batchSize);
       const single = command.singleBatch === true || Number(command.limit) < 0;
       return openCursor(`${db}.${name}`, docs, single ? docs.length : batchSize, single);
@@ -203,9 +209,11 @@ function batchEnd(docs: Document[], from: number, count: number): number {
   return end;
 }
 
-function select(memory: Memory, db: string, name: string, filter: Document | undefined): Document[] {
-  const matches = compileFilter(filter);
-  return memory.candidates(db, name, equalityFields(filter)).filter(matches);
+/** The stored documents matching `filter`: the collection's own array, not a copy, when the filter is empty. */
+function select(memory: Memory, db: string, name: string, filter: Document | undefined): readonly Document[] {
+  const candidates = memory.candidates(db, name, equalityFields(filter));
+  if (filter === undefined || Object.keys(filter).length === 0) return candidates;
+  return candidates.filter(compileFilter(filter));
 }
 
 function collectionName(command: Document, verb: string): string {

@@ -70,14 +70,55 @@ export function sortDocuments(docs: Document[], sort: Document | undefined): voi
   const keys = compileSort(sort);
   if (!keys) return;
   const decorated = docs.map((doc) => ({ doc, values: keys.map(({ read }) => read(doc)) }));
-  decorated.sort((a, b) => {
-    for (const [i, { sign }] of keys.entries()) {
-      const order = compareValues(a.values[i], b.values[i]);
-      if (order !== 0) return order * sign;
-    }
-    return 0;
-  });
+  decorated.sort((a, b) => compareKeys(keys, a.values, b.values));
   decorated.forEach(({ doc }, i) => (docs[i] = doc));
+}
+
+/**
+ * The first `count` of `docs` in `sort` order, exactly as sortDocuments orders them, without sorting the rest: a
+ * find with a limit costs a look at each document, not a sort of them all (mongod's sort stage keeps only `limit`
+ * documents too).
+ */
+export function firstInOrder(docs: readonly Document[], sort: Document | undefined, count: number): Document[] {
+  const keys = compileSort(sort);
+  if (!keys) return docs.slice(0, count);
+  const top: Array<{ doc: Document; values: unknown[] }> = [];
+  for (const doc of docs) {
+    if (top.length === count && compareUnread(keys, doc, top[count - 1]!.values) >= 0) continue;
+    const values = keys.map(({ read }) => read(doc));
+    // Inserted after every equal one: documents with equal keys keep their order, as in the stable sort.
+    let low = 0;
+    let high = top.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (compareKeys(keys, values, top[middle]!.values) < 0) high = middle;
+      else low = middle + 1;
+    }
+    top.splice(low, 0, { doc, values });
+    if (top.length > count) top.pop();
+  }
+  return top.map(({ doc }) => doc);
+}
+
+/** compareKeys for a document whose keys are not read yet: read one at a time, only as far as the order needs. */
+function compareUnread(
+  keys: Array<{ read: (doc: Document) => unknown; sign: number }>,
+  doc: Document,
+  values: unknown[],
+) {
+  for (let i = 0; i < keys.length; i++) {
+    const order = compareValues(keys[i]!.read(doc), values[i]);
+    if (order !== 0) return order * keys[i]!.sign;
+  }
+  return 0;
+}
+
+function compareKeys(keys: Array<{ sign: number }>, a: unknown[], b: unknown[]): number {
+  for (const [i, { sign }] of keys.entries()) {
+    const order = compareValues(a[i], b[i]);
+    if (order !== 0) return order * sign;
+  }
+  return 0;
 }
 
 function compileSort(sort: Document | undefined) {
@@ -103,6 +144,8 @@ function fieldCheck(operator: string, operand: unknown): Check {
 function equals(value: unknown, operand: unknown): boolean {
   // A missing field equals null, as in mongod.
   if (operand === null) return value === null || value === undefined;
+  // Two primitives of one type (the usual filter): equal as JavaScript says, NaN and -0 included.
+  if (typeof value === typeof operand && typeof value !== 'object') return value === operand;
   return typeRank(value) === typeRank(operand) && compareValues(value, operand) === 0;
 }
 

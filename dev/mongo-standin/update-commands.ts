@@ -4,7 +4,7 @@
 import { ObjectId, type Document } from 'bson';
 import { CommandError } from './command-error.ts';
 import type { Memory, WriteError } from './memory.ts';
-import { compileFilter, sortDocuments, equalityFields } from './query.ts';
+import { compileFilter, firstInOrder, equalityFields } from './query.ts';
 import { changed, compileUpdate, type ApplyUpdate } from './update.ts';
 
 const STATEMENT_FIELDS = new Set(['q', 'u', 'upsert', 'multi']);
@@ -99,9 +99,7 @@ export function createUpdateCommands(memory: Memory): UpdateCommands {
         throw new CommandError(9, 'FailedToParse', 'Cannot specify remove=true with upsert=true or new=true');
       }
       const apply = remove ? undefined : compileUpdate(command.update);
-      const found = matching(db, name, command.query as Document | undefined);
-      sortDocuments(found, command.sort as Document | undefined);
-      const [doc] = found;
+      const [doc] = firstInOrder(matching(db, name, command.query as Document | undefined), command.sort, 1);
       if (!apply) {
         if (doc) memory.remove(db, name, doc);
         return { lastErrorObject: { n: doc ? 1 : 0 }, value: doc ?? null, ok: 1 };

@@ -4,15 +4,24 @@ import { Binary, Decimal128, Double, Int32, Long, MaxKey, MinKey, ObjectId, Time
 
 /** mongod's canonical type order: a sort over mixed types puts numbers before strings before objects, and so on. */
 export function typeRank(value: unknown): number {
+  // The primitives first, by typeof: filters and sorts ask this for every document.
+  switch (typeof value) {
+    case 'number':
+      return 3;
+    case 'string':
+      return 4;
+    case 'boolean':
+      return 9;
+    case 'undefined':
+      return 2;
+  }
+  if (value === null) return 2;
+  if (value instanceof Date) return 10;
   if (value instanceof MinKey) return 1;
-  if (value === undefined || value === null) return 2;
   if (isNumber(value)) return 3;
-  if (typeof value === 'string') return 4;
   if (Array.isArray(value)) return 6;
   if (value instanceof Binary || Buffer.isBuffer(value)) return 7;
   if (value instanceof ObjectId) return 8;
-  if (typeof value === 'boolean') return 9;
-  if (value instanceof Date) return 10;
   if (value instanceof Timestamp) return 11;
   if (value instanceof RegExp) return 12;
   if (value instanceof MaxKey) return 13;
@@ -37,6 +46,7 @@ function toNumber(value: unknown): number {
 
 /** Negative, zero or positive, in mongod's order (numbers by value whatever their BSON type). */
 export function compareValues(a: unknown, b: unknown): number {
+  if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0;
   const rank = typeRank(a) - typeRank(b);
   if (rank !== 0) return rank;
   if (isNumber(a)) return Math.sign(toNumber(a) - toNumber(b));

@@ -54,6 +54,9 @@ const deviceList: Scenario = async ({ quick }) => {
       });
       await devices.insertMany(docs);
       filled = fleet;
+      // Warmed up first at every size, so the smallest fleet's baseline is not a cold backend's.
+      await latencies(`${backend.url}/api/devices?limit=100`, rounds);
+      await latencies(`${backend.url}/api/devices?attention=20`, rounds);
       const page = await latencies(`${backend.url}/api/devices?limit=100`, rounds);
       const attention = await latencies(`${backend.url}/api/devices?attention=20`, rounds);
       medians.set(fleet, { page: median(page), attention: median(attention) });
