@@ -46,7 +46,10 @@ function toNumber(value: unknown): number {
 
 /** Negative, zero or positive, in mongod's order (numbers by value whatever their BSON type). */
 export function compareValues(a: unknown, b: unknown): number {
+  // The common pairs first, without ranking their types.
   if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0;
+  if (typeof a === 'number' && typeof b === 'number') return Math.sign(a - b);
+  if (a instanceof Date && b instanceof Date) return Math.sign(a.getTime() - b.getTime());
   const rank = typeRank(a) - typeRank(b);
   if (rank !== 0) return rank;
   if (isNumber(a)) return Math.sign(toNumber(a) - toNumber(b));
