@@ -6,15 +6,13 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Page } from 'puppeteer-core';
-import { launchBrowser, type LaunchedBrowser } from '../smoke/browser.ts';
 import { formatAge } from '../frontend/public/format.js';
-import { healthyBody, readyBody, startFakeService, type FakeService } from './support/fake-http-server.ts';
+import type { FakeService } from './support/fake-http-server.ts';
 import { devicesApi, fakeFleet } from './support/fake-devices-api.ts';
 import { fakeReadings } from './support/fake-readings.ts';
 import { auditPage } from './support/page-audit.ts';
-import { openWatchedPage } from './support/watched-page.ts';
-import { spawnService, root, type Service } from './support/spawn-service.ts';
-import { stopAll } from './support/spawn-process.ts';
+import { root, type Service } from './support/spawn-service.ts';
+import { startFakeStatusStack, type FakeStatusStack } from './support/fake-status-stack.ts';
 
 // Screenshots for a person to look at; the folder is git-ignored.
 const SHOTS = join(root, 'smoke-artifacts', 'frontend-fleet');
@@ -24,42 +22,28 @@ const fleet = fakeFleet(2500, HEARD);
 fleet[1999] = { ...fleet[1999]!, backlog: 1234 };
 fleet[49] = { ...fleet[49]!, connected: false, lastSeenAt: LONG_AGO, lastReading: null };
 
+let stack: FakeStatusStack | undefined;
 let backend: FakeService;
-let device: FakeService;
 let frontend: Service;
-let launched: LaunchedBrowser | undefined;
 let page: Page;
-const problems: string[] = [];
+let problems: string[];
 
 test.before(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  backend = await startFakeService({
-    '/api/health': { status: 200, body: healthyBody() },
-    '/api/ready': { status: 200, body: readyBody('ready', { database: 'connected' }) },
-    '/api/devices': devicesApi(fleet),
-    '/api/readings': (query) => ({
-      status: 200,
-      body: { readings: fakeReadings({ deviceId: query.get('deviceId') ?? '', count: 20, newest: HEARD }) },
-    }),
+  stack = await startFakeStatusStack({
+    backend: {
+      '/api/devices': devicesApi(fleet),
+      '/api/readings': (query) => ({
+        status: 200,
+        body: { readings: fakeReadings({ deviceId: query.get('deviceId') ?? '', count: 20, newest: HEARD }) },
+      }),
+    },
+    statusTimeoutMs: 2000,
   });
-  device = await startFakeService({
-    '/api/health': { status: 200, body: healthyBody({ environment: 'local' }) },
-    '/api/ready': { status: 200, body: readyBody('ready', { serial: 'emulator', backend: 'connected' }) },
-  });
-  frontend = await spawnService('frontend/main.ts', {
-    env: { BACKEND_URL: backend.url, DEVICE_URL: device.url, STATUS_TIMEOUT_MS: '2000' },
-    waitPath: '/',
-  });
-  launched = await launchBrowser();
-  page = await openWatchedPage(launched.browser, problems);
+  ({ backend, frontend, page, problems } = stack);
 });
 
-test.after(async () => {
-  await launched?.close();
-  await stopAll();
-  await backend?.close();
-  await device?.close();
-});
+test.after(() => stack?.close());
 
 /** What the Readings panel shows of the fleet, read in one go with the time the data was checked. */
 const readFleet = () =>

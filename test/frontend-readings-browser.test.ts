@@ -5,14 +5,12 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Page } from 'puppeteer-core';
-import { launchBrowser, type LaunchedBrowser } from '../smoke/browser.ts';
 import { formatAge, formatClock } from '../frontend/public/format.js';
-import { healthyBody, readyBody, startFakeService, type FakeService } from './support/fake-http-server.ts';
+import { healthyBody, readyBody, type FakeService } from './support/fake-http-server.ts';
 import { deviceEntry, fakeReadings } from './support/fake-readings.ts';
 import { auditPage } from './support/page-audit.ts';
-import { openWatchedPage } from './support/watched-page.ts';
-import { spawnService, root, type Service } from './support/spawn-service.ts';
-import { stopAll } from './support/spawn-process.ts';
+import { root, type Service } from './support/spawn-service.ts';
+import { startFakeStatusStack, type FakeStatusStack } from './support/fake-status-stack.ts';
 
 // Screenshots for a person to look at; the folder is git-ignored.
 const SHOTS = join(root, 'smoke-artifacts', 'frontend-readings');
@@ -29,40 +27,28 @@ const readingsRoute = (deviceId: string) => `/api/readings?deviceId=${encodeURIC
 const backlog = (unacknowledged: number, spoolBytes: number, dropped: number) =>
   healthyBody({ environment: 'local', readings: { unacknowledged, spoolBytes, dropped } });
 
+let stack: FakeStatusStack | undefined;
 let backend: FakeService;
 let device: FakeService;
 let frontend: Service;
-let launched: LaunchedBrowser | undefined;
 let page: Page;
-const problems: string[] = [];
+let problems: string[];
 
 test.before(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  backend = await startFakeService({
-    '/api/health': { status: 200, body: healthyBody() },
-    '/api/ready': { status: 200, body: readyBody('ready', { database: 'connected' }) },
-    '/api/devices': { status: 200, body: { devices: [deviceEntry(emulator), deviceEntry(door)] } },
-    [readingsRoute('emulator-1')]: { status: 200, body: { readings: emulator } },
-    [readingsRoute('door <b>&')]: { status: 200, body: { readings: door } },
+  stack = await startFakeStatusStack({
+    backend: {
+      '/api/devices': { status: 200, body: { devices: [deviceEntry(emulator), deviceEntry(door)] } },
+      [readingsRoute('emulator-1')]: { status: 200, body: { readings: emulator } },
+      [readingsRoute('door <b>&')]: { status: 200, body: { readings: door } },
+    },
+    device: { '/api/health': { status: 200, body: backlog(0, 0, 0) } },
+    statusTimeoutMs: 1000,
   });
-  device = await startFakeService({
-    '/api/health': { status: 200, body: backlog(0, 0, 0) },
-    '/api/ready': { status: 200, body: readyBody('ready', { serial: 'emulator', backend: 'connected' }) },
-  });
-  frontend = await spawnService('frontend/main.ts', {
-    env: { BACKEND_URL: backend.url, DEVICE_URL: device.url, STATUS_TIMEOUT_MS: '1000' },
-    waitPath: '/',
-  });
-  launched = await launchBrowser();
-  page = await openWatchedPage(launched.browser, problems);
+  ({ backend, device, frontend, page, problems } = stack);
 });
 
-test.after(async () => {
-  await launched?.close();
-  await stopAll();
-  await backend?.close();
-  await device?.close();
-});
+test.after(() => stack?.close());
 
 /** One device's card as the page shows it, read in one go with the time the data was checked. */
 function readCard(deviceId: string) {

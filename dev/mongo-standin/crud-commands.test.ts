@@ -2,7 +2,6 @@
 // operation (recorded with command monitoring) and what comes back. Against the stand-in by default; with
 // MONGO_TEST_URI set (the container tests do, with the `mongo` image) the very same tests run against mongod, so
 // the stand-in's answers are held to mongod's.
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
   Long,
@@ -13,24 +12,10 @@ import {
   type Document,
   type IndexDescription,
 } from 'mongodb';
-import { commandShape, mongoTarget, type MongoTarget } from '../../test/support/mongo-target.ts';
+import { commandShape, mongoSuite } from '../../test/support/mongo-target.ts';
 import { rejection } from '../../test/support/deadline.ts';
 
-let target: MongoTarget;
-const test = suite('MongoDB subset');
-
-test.before(async () => {
-  target = await mongoTarget();
-  console.log(`    against the ${target.label}`);
-});
-test.after(() => target.close());
-
-/** A collection in a fresh database, and the commands its client sends. */
-function fresh(name = 'things') {
-  const { client, commands } = target.client();
-  const db = client.db(target.database());
-  return { db, collection: db.collection(name), commands, client };
-}
+const { test, fresh, standin } = mongoSuite('MongoDB subset');
 
 /** Maps (the driver builds sort and index keys as Maps) as plain objects, so shapes compare with assert.equal. */
 function plain(value: unknown): unknown {
@@ -279,7 +264,7 @@ test('drop and dropDatabase: gone, and dropping what is not there is fine', asyn
 });
 
 test('the stand-in refuses by name what it does not do, in mongod’s error shape', async () => {
-  if (!target.standin) return; // mongod does all of it
+  if (!standin()) return; // mongod does all of it
   const { db, collection } = fresh();
   for (const [run, code, message] of [
     [() => collection.aggregate([{ $match: {} }]).toArray(), 59, /^aggregate is not supported by the MongoDB stand-in/],

@@ -1,27 +1,22 @@
 // Large reads through the official driver: a cursor streams in batches that each stay under the message limit
 // (101 documents first, then up to 16 MiB of documents per getMore), and a distinct too big for one reply is
 // refused as mongod refuses it. With MONGO_TEST_URI set the same tests run against mongod.
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BSON, MongoServerError, type CommandSucceededEvent, type Document } from 'mongodb';
-import { mongoTarget, type MongoTarget } from '../../test/support/mongo-target.ts';
+import { mongoSuite } from '../../test/support/mongo-target.ts';
+import { rejection } from '../../test/support/deadline.ts';
 
-let target: MongoTarget;
-const test = suite('MongoDB cursor batches');
+const suite = mongoSuite('MongoDB cursor batches');
 const MIB = 1024 * 1024;
 
-test.before(async () => {
-  target = await mongoTarget();
-  console.log(`    against the ${target.label}`);
-});
-test.after(() => target.close());
+const test = suite.test;
 
-function fresh(name = 'things') {
-  const { client } = target.client();
+/** A fresh collection, and the replies its client gets. */
+function fresh() {
+  const { db, collection, client } = suite.fresh();
   const replies: CommandSucceededEvent[] = [];
   client.on('commandSucceeded', (event) => replies.push(event));
-  const db = client.db(target.database());
-  return { db, collection: db.collection(name), replies };
+  return { db, collection, replies };
 }
 
 test('find().toArray() of 45,000 documents of ~600 bytes: all of them, in batches of at most 16 MiB', async () => {
@@ -75,10 +70,7 @@ test('a getMore with batchSize still stops at 16 MiB; a single batch too', async
 test('a distinct whose values pass 16 MiB: code 17217, as mongod refuses it', async () => {
   const { db, collection } = fresh();
   await collection.insertMany(Array.from({ length: 20 }, (_, n) => ({ k: `${n}`.padEnd(MIB, '-') })));
-  const error = (await db.command({ distinct: 'things', key: 'k', query: {} }).then(
-    () => assert.unreachable('expected a refusal'),
-    (thrown: unknown) => thrown,
-  )) as MongoServerError;
+  const error = (await rejection(db.command({ distinct: 'things', key: 'k', query: {} }))) as MongoServerError;
   assert.instance(error, MongoServerError);
   assert.is(error.code, 17217);
   assert.match(error.message, /distinct too big, 16mb cap/);

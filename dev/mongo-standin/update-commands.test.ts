@@ -1,32 +1,12 @@
 // update and findAndModify through the official driver, and the query operators they are used with ($in, $nin,
 // $ne, $exists, $or, $and): the commands the driver sends and what comes back. Against the stand-in by default;
 // with MONGO_TEST_URI set the very same tests run against mongod, so the stand-in's answers are held to mongod's.
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MongoBulkWriteError, MongoServerError, ObjectId, type Document } from 'mongodb';
-import { commandShape, mongoTarget, type MongoTarget } from '../../test/support/mongo-target.ts';
+import { commandShape, mongoSuite } from '../../test/support/mongo-target.ts';
+import { rejection } from '../../test/support/deadline.ts';
 
-let target: MongoTarget;
-const test = suite('MongoDB update, findAndModify and query operators');
-
-test.before(async () => {
-  target = await mongoTarget();
-  console.log(`    against the ${target.label}`);
-});
-test.after(() => target.close());
-
-function fresh(name = 'things') {
-  const { client, commands } = target.client();
-  const db = client.db(target.database());
-  return { db, collection: db.collection(name), commands };
-}
-
-/** What `promise` rejected with (the test fails when it fulfils). */
-const refusal = (promise: Promise<unknown>) =>
-  promise.then(
-    () => assert.unreachable('expected a rejection'),
-    (error: unknown) => error as Error,
-  );
+const { test, fresh, standin } = mongoSuite('MongoDB update, findAndModify and query operators');
 
 /**
  * The documents without their _id, in `sort` order (not _id order: an _id the server makes for an upsert does not
@@ -122,11 +102,11 @@ test('an update repeating a unique key: 11000 for that statement; ordered stops,
   const { collection } = fresh();
   await collection.createIndex({ k: 1 }, { unique: true });
   await collection.insertMany([{ k: 1 }, { k: 2 }]);
-  const single = (await refusal(collection.updateOne({ k: 2 }, { $set: { k: 1 } }))) as MongoServerError;
+  const single = (await rejection(collection.updateOne({ k: 2 }, { $set: { k: 1 } }))) as MongoServerError;
   assert.instance(single, MongoServerError);
   assert.is(single.code, 11000);
   assert.match(single.message, /^E11000 duplicate key error collection: \S+\.things index: k_1 dup key: \{ k: 1 \}$/);
-  const unordered = (await refusal(
+  const unordered = (await rejection(
     collection.bulkWrite(
       [
         { updateOne: { filter: { k: 2 }, update: { $set: { k: 1 } } } },
@@ -160,7 +140,7 @@ test('updates mongod refuses: $inc of a string, a changed _id, two operators on 
     [{ $set: { n: 2 }, $inc: { n: 1 } }, 40],
   ];
   for (const [update, code] of cases) {
-    const error = (await refusal(collection.updateOne({ _id: 7 as never }, update))) as MongoServerError;
+    const error = (await rejection(collection.updateOne({ _id: 7 as never }, update))) as MongoServerError;
     assert.instance(error, MongoServerError);
     assert.is(error.code, code, JSON.stringify(update));
   }
@@ -253,12 +233,12 @@ test('query operators: $in, $nin, $ne, $exists, $or, $and (a missing field equal
   ]);
   assert.equal(await values({ $and: [{ v: { $gte: 2 } }, { v: { $lt: 3 } }] }), [[2, null]]);
   assert.equal(await values({ $or: [{ v: { $exists: false } }, { v: { $gt: 2 } }], w: { $ne: 1 } }), [[3, 2]]);
-  assert.is(((await refusal(collection.find({ v: { $in: 1 } }).toArray())) as MongoServerError).code, 2);
-  assert.is(((await refusal(collection.find({ $or: [] }).toArray())) as MongoServerError).code, 2);
+  assert.is(((await rejection(collection.find({ v: { $in: 1 } }).toArray())) as MongoServerError).code, 2);
+  assert.is(((await rejection(collection.find({ $or: [] }).toArray())) as MongoServerError).code, 2);
 });
 
 test('the stand-in refuses by name the update forms it does not do', async () => {
-  if (!target.standin) return; // mongod does all of it
+  if (!standin()) return; // mongod does all of it
   const { collection } = fresh();
   await collection.insertOne({ a: [1], n: 1 });
   for (const [run, pattern] of [
@@ -270,7 +250,7 @@ test('the stand-in refuses by name the update forms it does not do', async () =>
     [() => collection.updateOne({}, { $set: { 'a.0': 2 } }), /^updating inside an array \(a\.0\) is not supported/],
     [() => collection.find({ $nor: [{ n: 1 }] }).toArray(), /^\$nor is not supported by the MongoDB stand-in/],
   ] as Array<[() => Promise<unknown>, RegExp]>) {
-    const error = (await refusal(run())) as MongoServerError;
+    const error = (await rejection(run())) as MongoServerError;
     assert.instance(error, MongoServerError);
     assert.is(error.code, 2, error.message);
     assert.match(error.message, pattern);

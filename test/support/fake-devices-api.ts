@@ -1,14 +1,9 @@
 // Test support: the backend's GET /api/devices as its contract states it (a page by deviceId with `limit`
 // and `after`, the total, or with `attention` the devices needing it first), answered from a list for fake backends.
-export interface FakeFleetDevice {
-  deviceId: string;
-  session: string | null;
-  connected: boolean;
-  lastReading: { seq: number; timestamp: string; value: string } | null;
-  readingsStored: number;
-  backlog: number | null;
-  lastSeenAt: string | null;
-}
+import type { DeviceView } from '../../backend/device-summary.ts';
+
+/** A device as the fake lists it: the backend's own view type. */
+export type FakeFleetDevice = DeviceView;
 
 type Answer = { status: number; body: unknown };
 

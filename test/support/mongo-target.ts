@@ -1,6 +1,7 @@
 // The MongoDB a database test talks to: the in-process stand-in, or the real server MONGO_TEST_URI names (the
 // container tests start the `mongo` image and run the same test files against it). Each test gets a database of
 // its own, dropped afterwards, so a real server is left as it was found.
+import { suite } from 'uvu';
 import { MongoClient, type CommandStartedEvent, type Document, type MongoClientOptions } from 'mongodb';
 import { startMongoStandin, type MongoStandin } from '../../dev/mongo-standin/server.ts';
 
@@ -55,6 +56,27 @@ export async function mongoTarget(): Promise<MongoTarget> {
       await standin?.close();
     },
   };
+}
+
+/**
+ * A uvu suite against the MongoDB target: connected before its first test, cleaned up after its last. `fresh()` is a
+ * collection in a database of its own, with its client and the commands that client sends; `standin()` is the
+ * stand-in, or undefined against a real server.
+ */
+export function mongoSuite(name: string) {
+  let target: MongoTarget;
+  const test = suite(name);
+  test.before(async () => {
+    target = await mongoTarget();
+    console.log(`    against the ${target.label}`);
+  });
+  test.after(() => target.close());
+  const fresh = (collectionName = 'things') => {
+    const { client, commands } = target.client();
+    const db = client.db(target.database());
+    return { db, collection: db.collection(collectionName), commands, client };
+  };
+  return { test, fresh, standin: () => target.standin };
 }
 
 /** A command as the driver sent it, without what every command carries (session, cluster time, database). */
