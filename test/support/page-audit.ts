@@ -14,3 +14,14 @@ const IN_PAGE = readFileSync(new URL('./page-audit-in-page.js', import.meta.url)
 export function auditPage(page: Page): Promise<string[]> {
   return page.evaluate(IN_PAGE) as Promise<string[]>;
 }
+
+/** auditPage in the light colour scheme, then in the dark; the page is left in the light one. */
+export async function auditBothSchemes(page: Page): Promise<{ light: string[]; dark: string[] }> {
+  const light = await auditPage(page);
+  await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }]);
+  try {
+    return { light, dark: await auditPage(page) };
+  } finally {
+    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'light' }]);
+  }
+}
