@@ -25,8 +25,9 @@ const healthThroughput: Scenario = async ({ quick }) => {
     const rows: BenchRow[] = [];
     for (const path of ['/api/health', '/api/ready']) {
       const results = { ours: [] as LoadResult[], bare: [] as LoadResult[] };
-      await load(ours.url + path, { seconds: 1 }); // warm-up, both
-      await load(bare.url + path, { seconds: 1 });
+      // Warm-up, both, long enough that the client's own code is compiled before the first measured round.
+      await load(ours.url + path, { seconds: 3 });
+      await load(bare.url + path, { seconds: 3 });
       for (let round = 0; round < rounds; round++) {
         // Interleaved, alternating who goes first, so drift on a shared machine hits both alike.
         const order = round % 2 ? (['bare', 'ours'] as const) : (['ours', 'bare'] as const);
@@ -36,7 +37,9 @@ const healthThroughput: Scenario = async ({ quick }) => {
       const rps = { ours: median(results.ours.map((r) => r.rps)), bare: median(results.bare.map((r) => r.rps)) };
       const p99 = { ours: median(results.ours.map((r) => r.p99)), bare: median(results.bare.map((r) => r.p99)) };
       const failures = results.ours.reduce((n, r) => n + r.errors + r.non2xx, 0);
-      const ratio = rps.ours / rps.bare;
+      // The ratio of each round's pair, run back to back, then their median: a machine that speeds up or slows
+      // down between rounds moves both of a pair alike, where it would move one median and not the other.
+      const ratio = median(results.ours.map((r, round) => r.rps / results.bare[round]!.rps));
       rows.push({
         scenario: `${path} req/s, p99 (autocannon, 50 conns, ${rounds}×${seconds}s)`,
         baseline: `node:http ${fmt(rps.bare)} req/s, p99 ${p99.bare} ms`,
