@@ -1,7 +1,7 @@
 // /api/health and /api/ready throughput: the real backend vs a bare node:http server with the same JSON.
 import type { Scenario, BenchRow } from './scenario.ts';
-import { median } from './scenario.ts';
-import { load, fmt, type LoadResult } from './load.ts';
+import { interleaved, median } from './scenario.ts';
+import { load, fmt } from './load.ts';
 import { spawnService } from '../support/spawn-service.ts';
 import { startMongoProcess } from '../support/mongo-process.ts';
 import { freePort } from '../../tools/free-port.ts';
@@ -24,22 +24,20 @@ const healthThroughput: Scenario = async ({ quick }) => {
     const bare = await spawnService('test/bench/fixtures/bare-health-server.ts', {});
     const rows: BenchRow[] = [];
     for (const path of ['/api/health', '/api/ready']) {
-      const results = { ours: [] as LoadResult[], bare: [] as LoadResult[] };
       // Warm-up, both, long enough that the client's own code is compiled before the first measured round.
       await load(ours.url + path, { seconds: 3 });
       await load(bare.url + path, { seconds: 3 });
-      for (let round = 0; round < rounds; round++) {
-        // Interleaved, alternating who goes first, so drift on a shared machine hits both alike.
-        const order = round % 2 ? (['bare', 'ours'] as const) : (['ours', 'bare'] as const);
-        for (const who of order)
-          results[who].push(await load((who === 'ours' ? ours.url : bare.url) + path, { seconds }));
-      }
-      const rps = { ours: median(results.ours.map((r) => r.rps)), bare: median(results.bare.map((r) => r.rps)) };
-      const p99 = { ours: median(results.ours.map((r) => r.p99)), bare: median(results.bare.map((r) => r.p99)) };
+      const results = await interleaved(
+        rounds,
+        () => load(ours.url + path, { seconds }),
+        () => load(bare.url + path, { seconds }),
+      );
+      const rps = { ours: median(results.ours.map((r) => r.rps)), bare: median(results.baseline.map((r) => r.rps)) };
+      const p99 = { ours: median(results.ours.map((r) => r.p99)), bare: median(results.baseline.map((r) => r.p99)) };
       const failures = results.ours.reduce((n, r) => n + r.errors + r.non2xx, 0);
       // The ratio of each round's pair, run back to back, then their median: a machine that speeds up or slows
       // down between rounds moves both of a pair alike, where it would move one median and not the other.
-      const ratio = median(results.ours.map((r, round) => r.rps / results.bare[round]!.rps));
+      const ratio = median(results.ours.map((r, round) => r.rps / results.baseline[round]!.rps));
       rows.push({
         scenario: `${path} req/s, p99 (autocannon, 50 conns, ${rounds}×${seconds}s)`,
         baseline: `node:http ${fmt(rps.bare)} req/s, p99 ${p99.bare} ms`,

@@ -2,7 +2,7 @@
 // real backend → the stand-in's acknowledged write → the ack back at the device. The baseline is the same pty and
 // device against a backend that acknowledges from memory, without a database (fixtures/memory-ack-backend.ts).
 import type { BenchRow, Scenario } from './scenario.ts';
-import { median } from './scenario.ts';
+import { interleaved, median } from './scenario.ts';
 import { fmt } from './load.ts';
 import { startReadingsPath, type ReadingsPath } from './readings-path.ts';
 import { spawnService } from '../support/spawn-service.ts';
@@ -42,12 +42,11 @@ const readingsThroughput: Scenario = async ({ quick }) => {
     // Warm-up, both: the first thousands of readings run while V8 still compiles the backend and the stand-in.
     await storedPerSecond(ours, WARM_UP);
     await storedPerSecond(baseline, WARM_UP);
-    const rates = { ours: [] as number[], baseline: [] as number[] };
-    for (let round = 0; round < rounds; round++) {
-      // Interleaved, alternating who goes first, so drift on a shared machine hits both alike.
-      const order = round % 2 ? (['baseline', 'ours'] as const) : (['ours', 'baseline'] as const);
-      for (const who of order) rates[who].push(await storedPerSecond(who === 'ours' ? ours : baseline, count));
-    }
+    const rates = await interleaved(
+      rounds,
+      () => storedPerSecond(ours, count),
+      () => storedPerSecond(baseline, count),
+    );
     const rate = { ours: median(rates.ours), baseline: median(rates.baseline) };
     const ratio = rate.ours / rate.baseline;
     const row: BenchRow = {

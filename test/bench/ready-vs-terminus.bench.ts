@@ -1,7 +1,7 @@
 // /api/ready req/s: ours (state pushed by driver events) vs Express + terminus pinging the database per request.
 import type { Scenario } from './scenario.ts';
-import { median } from './scenario.ts';
-import { load, fmt, type LoadResult } from './load.ts';
+import { interleaved, median } from './scenario.ts';
+import { load, fmt } from './load.ts';
 import { spawnService } from '../support/spawn-service.ts';
 import { startMongoProcess } from '../support/mongo-process.ts';
 import { freePort } from '../../tools/free-port.ts';
@@ -23,11 +23,12 @@ const readyVsTerminus: Scenario = async ({ quick }) => {
       await waitFor(async () => (await fetch(url)).status === 200, { timeout: 10_000, what: `${url} ready` });
       await load(url, { seconds: 1 }); // warm-up
     }
-    const results = { ours: [] as LoadResult[], terminus: [] as LoadResult[] };
-    for (let round = 0; round < rounds; round++) {
-      const order = round % 2 ? (['terminus', 'ours'] as const) : (['ours', 'terminus'] as const);
-      for (const who of order) results[who].push(await load(urls[who], { seconds }));
-    }
+    const measured = await interleaved(
+      rounds,
+      () => load(urls.ours, { seconds }),
+      () => load(urls.terminus, { seconds }),
+    );
+    const results = { ours: measured.ours, terminus: measured.baseline };
     const rps = { ours: median(results.ours.map((r) => r.rps)), terminus: median(results.terminus.map((r) => r.rps)) };
     const p99 = { ours: median(results.ours.map((r) => r.p99)), terminus: median(results.terminus.map((r) => r.p99)) };
     const failures = (who: 'ours' | 'terminus') => results[who].reduce((n, r) => n + r.errors + r.non2xx, 0);

@@ -28,18 +28,28 @@ export function median(values: number[]): number {
 }
 
 /**
- * Times `ours` and `baseline` (each returns the ms one run took) in turns for `rounds` rounds, alternating who goes
- * first so drift on a shared machine hits both alike; the median of each.
+ * Runs `ours` and `baseline` in turns for `rounds` rounds, alternating who goes first so drift on a shared machine
+ * hits both alike; each one's results in round order, so `ours[i]` and `baseline[i]` ran back to back.
  */
+export async function interleaved<T>(
+  rounds: number,
+  ours: () => Promise<T>,
+  baseline: () => Promise<T>,
+): Promise<{ ours: T[]; baseline: T[] }> {
+  const results = { ours: [] as T[], baseline: [] as T[] };
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 ? (['baseline', 'ours'] as const) : (['ours', 'baseline'] as const);
+    for (const who of order) results[who].push(await (who === 'ours' ? ours() : baseline()));
+  }
+  return results;
+}
+
+/** interleaved() for runs that each return one figure (the ms a run took): the median of each. */
 export async function interleavedMedians(
   rounds: number,
   ours: () => Promise<number>,
   baseline: () => Promise<number>,
 ): Promise<{ ours: number; baseline: number }> {
-  const times = { ours: [] as number[], baseline: [] as number[] };
-  for (let round = 0; round < rounds; round++) {
-    const order = round % 2 ? (['baseline', 'ours'] as const) : (['ours', 'baseline'] as const);
-    for (const who of order) times[who].push(await (who === 'ours' ? ours() : baseline()));
-  }
+  const times = await interleaved(rounds, ours, baseline);
   return { ours: median(times.ours), baseline: median(times.baseline) };
 }
