@@ -3,7 +3,8 @@
 //
 // A mark moves only over contiguous readings: a written batch extends it while its readings (and those written
 // earlier past a gap) follow on from it, seq by seq. Readings past a gap are stored but wait, as numbers only, until
-// the gap is filled; readings at or below the mark (a resend, a frame that goes back) change nothing.
+// the gap is filled; readings at or below the mark (a resend, a frame that goes back) change nothing. A range the
+// device declared lost fills a gap like the readings it stands for: the mark jumps to its end.
 import type { AckMessage } from '../lib/device-protocol.ts';
 
 /** A reading of a written batch: `refused` when the backend would not store it as given. */
@@ -11,6 +12,8 @@ export interface Settled {
   session: string;
   seq: number;
   refused: boolean;
+  /** Set for a range the device declared lost: it runs from `seq` to this. */
+  lostThrough?: number;
 }
 
 export interface AckMarks {
@@ -26,8 +29,8 @@ export interface AckMarks {
 
 interface Mark {
   through: number;
-  /** Written past the gap: seq → refused. */
-  ahead: Map<number, boolean>;
+  /** Written past the gap: first seq → whether refused, and the last seq it settles (a lost range's end). */
+  ahead: Map<number, { refused: boolean; end: number }>;
 }
 
 export function createAckMarks(): AckMarks {
@@ -41,26 +44,32 @@ export function createAckMarks(): AckMarks {
     },
     settle(batch) {
       const refusedBy = new Map<string, number[]>();
-      for (const { session, seq, refused } of batch) {
+      for (const { session, seq: first, refused, lostThrough } of batch) {
         const mark = marks.get(session) ?? { through: 0, ahead: new Map() };
         marks.set(session, mark);
         if (!refusedBy.has(session)) refusedBy.set(session, []);
+        const end = lostThrough ?? first;
+        // A lost range that began at or below the mark still settles what lies past it.
+        const seq = lostThrough === undefined ? first : Math.max(first, mark.through + 1);
         // At or below the mark it was settled before; a refusal is still named, so the ack is true of the frame.
-        if (seq <= mark.through) {
-          if (refused) refusedBy.get(session)!.push(seq);
-        } else if (!mark.ahead.has(seq)) {
-          mark.ahead.set(seq, refused);
-          waiting += 1;
+        if (seq > end || seq <= mark.through) {
+          if (refused && lostThrough === undefined) refusedBy.get(session)!.push(seq);
+          continue;
         }
+        const known = mark.ahead.get(seq);
+        if (!known) waiting += 1;
+        if (!known || known.end < end) mark.ahead.set(seq, { refused: refused && end === seq, end });
       }
       const acks: AckMessage[] = [];
       for (const [session, refused] of refusedBy) {
         const mark = marks.get(session)!;
-        for (let next = mark.through + 1; mark.ahead.has(next); next += 1) {
-          if (mark.ahead.get(next)) refused.push(next);
+        for (let next = mark.through + 1; mark.ahead.has(next); next = mark.through + 1) {
+          const { refused: wasRefused, end } = mark.ahead.get(next)!;
+          if (wasRefused) refused.push(next);
           mark.ahead.delete(next);
           waiting -= 1;
-          mark.through = next;
+          mark.through = end;
+          if (end > next) waiting -= overtaken(mark);
         }
         if (mark.through === 0) continue;
         refused.sort((a, b) => a - b);
@@ -74,4 +83,17 @@ export function createAckMarks(): AckMarks {
     },
     waiting: () => waiting,
   };
+}
+
+/** After a lost range moved the mark: forgets what waited under it; one that reaches past it resumes after it. */
+function overtaken(mark: Mark): number {
+  let gone = 0;
+  for (const [seq, entry] of mark.ahead) {
+    if (seq > mark.through) continue;
+    mark.ahead.delete(seq);
+    if (entry.end > mark.through && !mark.ahead.has(mark.through + 1)) {
+      mark.ahead.set(mark.through + 1, { refused: false, end: entry.end });
+    } else gone += 1;
+  }
+  return gone;
 }

@@ -26,6 +26,7 @@ function fakeStore(down = { now: false }) {
     insert: async () => ({ inserted: 0, duplicates: [] }),
     settled: async () => false,
     refusedThrough: async () => {},
+    recordLosses: async () => 0,
     async readings(query) {
       asked.push(query);
       if (down.now) throw new DatabaseUnavailableError('not-connected', 'the database is not connected');
@@ -41,6 +42,7 @@ function fakeStore(down = { now: false }) {
         connected: false,
         lastReading: { seq, timestamp, value },
         readingsStored: 7,
+        readingsLost: 0,
         backlog: null,
         lastSeenAt: null,
       };

@@ -1,8 +1,9 @@
-// The backend's own metrics: readings stored and refused, database write latency and state changes, device sockets.
+// The backend's own metrics: readings stored, refused and declared lost, database write latency and state changes, device sockets.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Readiness } from '../lib/readiness.ts';
 import type { ReadingStore } from './reading-store.ts';
 import type { RefusalCode } from './reading-document.ts';
+import { LOSS_REASONS, type LossReason } from '../lib/device-protocol.ts';
 
 /** Every label value the refused counter can take: a bounded set, never text a device sent. */
 export const REFUSAL_REASONS = ['value_too_large', 'timestamp_invalid', 'timestamp_ahead', 'over_bound'] as const;
@@ -13,6 +14,8 @@ export interface BackendMetrics {
   metered<S extends Pick<ReadingStore, 'insert'>>(store: S): S;
   /** For the device hub's writers: readings refused (by code) or dropped over the bound. */
   refused(reason: RefusalReason, count: number): void;
+  /** For the device hub's writers: readings newly recorded as declared lost, and never stored, by reason. */
+  lost(reason: LossReason, count: number): void;
 }
 
 export interface BackendMetricsOptions {
@@ -39,6 +42,15 @@ export function createBackendMetrics({ registry, readiness, socketsOpen }: Backe
   });
   // Zero from the start, so rate() and increase() see the first refusal.
   for (const reason of REFUSAL_REASONS) refused.inc({ reason }, 0);
+  const lost = new Counter({
+    name: 'backend_readings_declared_lost_total',
+    help:
+      'Readings a device declared it will never send and the backend never stored: evicted from its full spool, or ' +
+      'unwritten (its spool write failed). Each reading counts once, however often declared.',
+    labelNames: ['reason'],
+    registers,
+  });
+  for (const reason of LOSS_REASONS) lost.inc({ reason }, 0);
   const writes = new Histogram({
     name: 'backend_database_write_duration_seconds',
     help: 'Time each insert of a batch of readings took, by outcome (ok or error).',
@@ -81,5 +93,6 @@ export function createBackendMetrics({ registry, readiness, socketsOpen }: Backe
       return { ...store, insert };
     },
     refused: (reason, count) => refused.inc({ reason }, count),
+    lost: (reason, count) => lost.inc({ reason }, count),
   };
 }

@@ -27,6 +27,7 @@ async function startHub(options: Partial<DeviceHubOptions> = {}) {
       insert: async (docs) => ({ inserted: docs.length, duplicates: [] }),
       settled: async () => true,
       refusedThrough: async () => {},
+      recordLosses: async () => 0,
     },
     token: TOKEN,
     ...options,

@@ -46,7 +46,7 @@ export interface DeviceHub {
 export interface DeviceHubOptions {
   log: Logger;
   /** Where readings go; the writer acknowledges them once this stored them. */
-  store: Pick<ReadingStore, 'insert' | 'settled' | 'refusedThrough'>;
+  store: Pick<ReadingStore, 'insert' | 'settled' | 'refusedThrough' | 'recordLosses'>;
   /** DEVICE_TOKEN: any device DEVICE_TOKENS does not list. Unset (and no `tokens`): every upgrade gets 401. */
   token?: string;
   /** DEVICE_TOKENS: deviceId → its own token; a listed device may use no other. */
@@ -63,7 +63,7 @@ export interface DeviceHubOptions {
   /** Bytes of readings all sockets may hold together while they wait to be stored. */
   heldBytesMax?: number;
   /** Per-socket writer settings (tests shorten the backoff). */
-  writer?: Pick<ReadingWriterOptions, 'heldMax' | 'backoff' | 'onRefused'>;
+  writer?: Pick<ReadingWriterOptions, 'heldMax' | 'backoff' | 'onRefused' | 'onLost'>;
   /**
    * Where the state of this process's sockets goes, so that every replica lists the same (the `devices` collection):
    * written at each connect and close and every `beatMs` for every socket held. Without it, only readings are kept.

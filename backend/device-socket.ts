@@ -136,7 +136,8 @@ export function createDeviceSocket(options: DeviceSocketOptions, remoteAddress: 
       return;
     }
     registry.touch(to, ws, message.type === 'hello' ? message.session : undefined, message.backlog);
-    if (message.type !== 'hello') writer!.accept(message.session, readingsOf(message));
+    if (message.type === 'lost') writer!.declare(message.session, message.reason, message.ranges);
+    else if (message.type !== 'hello') writer!.accept(message.session, readingsOf(message));
   }
 
   const events: WSEvents = {

@@ -20,6 +20,8 @@ export interface DeviceSummaryDocument {
   latestKey: string;
   lastReading: { session: string; seq: number; timestamp: Date; value: string } | null;
   readingsStored: number;
+  /** Readings the device declared lost and the backend never stored (absent until the first). */
+  readingsLost?: number;
   connected: boolean;
   /** The backend process holding its socket, and that socket. */
   replica: string | null;
@@ -51,6 +53,8 @@ export interface DeviceView {
   connected: boolean;
   lastReading: { seq: number; timestamp: string; value: string } | null;
   readingsStored: number;
+  /** Readings the device declared lost (evicted from its spool, never written) that were never stored. */
+  readingsLost: number;
   backlog: number | null;
   lastSeenAt: string | null;
 }
@@ -135,6 +139,17 @@ export function refusedUpdates(deviceId: string, session: string, seq: number): 
   ];
 }
 
+/** Counts `count` more readings of the device as declared lost (creating the summary if need be). */
+export function lostUpdate(deviceId: string, count: number): Op {
+  return {
+    updateOne: {
+      filter: { _id: deviceId },
+      update: { $inc: { readingsLost: count }, $setOnInsert: onInsert() },
+      upsert: true,
+    },
+  };
+}
+
 /** A socket's state, written by the replica holding it; a close only counts if no newer socket took over. */
 export function presenceUpdate({ deviceId, session, connected, replica, connection, backlog, at }: PresenceState): Op {
   if (!connected) {
@@ -168,6 +183,7 @@ export function toDeviceView(doc: DeviceSummaryDocument, now: number): DeviceVie
     connected,
     lastReading: last && { seq: last.seq, timestamp: new Date(last.timestamp).toISOString(), value: last.value },
     readingsStored: doc.readingsStored ?? 0,
+    readingsLost: doc.readingsLost ?? 0,
     backlog: doc.backlog ?? null,
     lastSeenAt: seen?.toISOString() ?? null,
   };

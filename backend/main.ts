@@ -63,7 +63,7 @@ runMain('backend', async function main() {
     tokens: deviceTokens,
     open: openDeviceSocket,
     socketsMax: config.deviceSocketsMax,
-    ...(meters ? { writer: { onRefused: meters.refused } } : {}),
+    ...(meters ? { writer: { onRefused: meters.refused, onLost: meters.lost } } : {}),
     presence: (states) => store.presence(states),
   });
   const app = createApp({

@@ -3,6 +3,8 @@
 import { DEVICE_VALUE_MAX_BYTES, type Reading } from '../lib/device-protocol.ts';
 import { parseIsoTime } from './iso-time.ts';
 
+export const READINGS_COLLECTION = 'readings';
+
 export interface ReadingDocument {
   deviceId: string;
   session: string;

@@ -62,7 +62,7 @@ test("ensureIndexes: the readings' two indexes and the device list's, once; agai
   const created = commands.filter((c) => c.commandName === 'createIndexes').map((c) => c.command.createIndexes);
   assert.equal(
     created.sort(),
-    ['devices', READINGS_COLLECTION],
+    ['devices', 'losses', READINGS_COLLECTION],
     'one per collection; a second call does not ask again',
   );
   const indexes = await db.collection(READINGS_COLLECTION).listIndexes().toArray();
@@ -125,6 +125,29 @@ test('settled: that reading stored (one bounded find on the unique key), or a re
   assert.equal(
     { filter, limit, maxTimeMS },
     { filter: { deviceId: 'dev-1', session: 's1', seq: 4 }, limit: 1, maxTimeMS: 2000 },
+  );
+});
+
+test('recordLosses: counts what was never stored, once however often declared; settled then holds the range', async () => {
+  const { store } = setup();
+  await store.insert([doc(3), doc(4)]);
+  assert.is(await store.recordLosses('dev-1', 's1', 'evicted', [[1, 5]]), 3, '1, 2 and 5: 3 and 4 are stored');
+  assert.is(await store.recordLosses('dev-1', 's1', 'evicted', [[1, 5]]), 0, 'declared again: counted once');
+  assert.is(
+    await store.recordLosses('dev-1', 's1', 'unwritten', [
+      [2, 2],
+      [5, 8],
+    ]),
+    3,
+    'only 6..8 are new',
+  );
+  assert.is(await store.settled('dev-1', 's1', 7), true, 'in a declared range');
+  assert.is(await store.settled('dev-1', 's1', 9), false);
+  assert.is(await store.settled('dev-1', 's2', 7), false, 'another session');
+  const { devices } = await store.devices({ limit: 10 });
+  assert.equal(
+    devices.map((d) => [d.deviceId, d.readingsStored, d.readingsLost]),
+    [['dev-1', 2, 6]],
   );
 });
 
@@ -192,6 +215,7 @@ test('devices: two commands a page at any fleet size; by id, all counted; latest
       readingsStored: 2,
       backlog: null,
       lastSeenAt: null,
+      readingsLost: 0,
     });
     // A resend counts nothing; an older reading stored late is counted but never becomes the latest.
     await store.insert([

@@ -19,7 +19,9 @@ import {
 import { scrubSecrets } from '../lib/redact-url.ts';
 import { deadlineSignal, settledBy } from '../lib/with-deadline.ts';
 import { DatabaseUnavailableError } from './database-unavailable-error.ts';
-import { toView, type ReadingDocument, type ReadingView } from './reading-document.ts';
+import { READINGS_COLLECTION, toView, type ReadingDocument, type ReadingView } from './reading-document.ts';
+import { declaredLost, LOSS_INDEXES, LOSSES_COLLECTION, recordLosses } from './loss-records.ts';
+import type { LossReason, SeqRange } from '../lib/device-protocol.ts';
 import type { ReadingsQuery } from './readings-query.ts';
 import type { DevicesQuery } from './devices-query.ts';
 import {
@@ -35,7 +37,7 @@ import {
   type PresenceState,
 } from './device-summary.ts';
 
-export const READINGS_COLLECTION = 'readings';
+export { READINGS_COLLECTION };
 
 /** Created at start-up (and before the first insert); the names are the ones mongod would give them. */
 const DEVICE_INDEXES: IndexDescription[] = [
@@ -60,10 +62,16 @@ export interface ReadingStore {
   /** Writes a batch unordered, acknowledged by a majority with journaling; throws DatabaseUnavailableError. */
   insert(docs: ReadingDocument[]): Promise<InsertResult>;
   /**
-   * Whether every reading of `session` up to `seq` is known stored or refused: that reading is stored (the unique
-   * index), or the device's summary says an ack ended on a refusal at or past it. Throws DatabaseUnavailableError.
+   * Whether every reading of `session` up to `seq` is known stored, refused or lost: that reading is stored (the
+   * unique index), a declared lost range holds it, or the device's summary says an ack ended on a refusal at or past
+   * it. Throws DatabaseUnavailableError.
    */
   settled(deviceId: string, session: string, seq: number): Promise<boolean>;
+  /**
+   * Records ranges of `session` the device declared lost for `reason` (once, however often declared); returns how
+   * many of the new ones were never stored. Throws DatabaseUnavailableError.
+   */
+  recordLosses(deviceId: string, session: string, reason: LossReason, ranges: readonly SeqRange[]): Promise<number>;
   /** Records that an ack of `session` ends on the refused reading `seq` (before it is sent), for `settled`. */
   refusedThrough(deviceId: string, session: string, seq: number): Promise<void>;
   /** Newest first; throws DatabaseUnavailableError. */
@@ -150,6 +158,7 @@ export function createReadingStore({
           const both = Promise.all([
             collection.createIndexes(READING_INDEXES),
             summaries.createIndexes(DEVICE_INDEXES),
+            db.collection(LOSSES_COLLECTION).createIndexes(LOSS_INDEXES),
           ]);
           await settledBy(both, deadline.signal);
           indexed = true;
@@ -205,9 +214,30 @@ export function createReadingStore({
           collection.find({ deviceId, session, seq }, { limit: 1, ...options }).toArray(),
           summaries.find(refused, { limit: 1, ...options }).toArray(),
         ]);
-        return found.some((docs) => docs.length > 0);
+        return (
+          found.some((docs) => docs.length > 0) || (await declaredLost({ db, bounds: options }, deviceId, session, seq))
+        );
       } catch (error) {
         throw unavailable(error, queryDeadline(options.signal));
+      }
+    },
+
+    async recordLosses(deviceId, session, reason, ranges) {
+      connected();
+      await store.ensureIndexes();
+      const deadline = writeDeadline('lost ranges');
+      const bounds = { maxTimeMS: writeDeadlineMs, signal: deadline.signal };
+      try {
+        const recording = recordLosses(
+          { db, bounds, writeOptions: { writeConcern } },
+          deviceId,
+          session,
+          reason,
+          ranges,
+        );
+        return await settledBy(recording, deadline.signal);
+      } catch (error) {
+        throw unavailable(error, deadline);
       }
     },
 

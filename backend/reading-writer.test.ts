@@ -30,6 +30,8 @@ function setup(options: Partial<ReadingWriterOptions> = {}) {
   const lookups: Lookup[] = [];
   const refusals: string[] = [];
   const refusalsFail = { now: false };
+  const losses: string[] = [];
+  const lossesFail = { now: false };
   const acks: AckMessage[] = [];
   const overflows: string[] = [];
   const budget = options.budget ?? createHeldBudget(1024 * 1024);
@@ -50,6 +52,11 @@ function setup(options: Partial<ReadingWriterOptions> = {}) {
         refusals.push(`${deviceId}/${session}:${seq}`);
         if (refusalsFail.now) throw new DatabaseUnavailableError('timeout', 'the refusal mark timed out');
       },
+      recordLosses: async (deviceId, session, reason, ranges) => {
+        losses.push(`${deviceId}/${session}:${reason} ${JSON.stringify(ranges)}`);
+        if (lossesFail.now) throw new DatabaseUnavailableError('timeout', 'the lost ranges timed out');
+        return ranges.reduce((sum, [from, to]) => sum + to - from + 1, 0);
+      },
     },
     send: (ack) => acks.push(ack),
     overflow: (why) => overflows.push(why),
@@ -63,7 +70,7 @@ function setup(options: Partial<ReadingWriterOptions> = {}) {
     backoff: { initialMs: 5, maxMs: 20 },
     ...options,
   });
-  return { writer, calls, lookups, refusals, refusalsFail, acks, overflows, sink, budget };
+  return { writer, calls, lookups, refusals, refusalsFail, losses, lossesFail, acks, overflows, sink, budget };
 }
 
 const at = (seq: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, seq)).toISOString();
@@ -94,6 +101,32 @@ test('one write in flight; what arrives meanwhile goes into the next insert toge
     { type: 'ack', session: 's2', seq: 1 },
   ]);
   assert.is(budget.held, 0, 'none held');
+});
+
+test('readings past an evicted gap are stored, not acked (the wedge); the declared range is recorded, then acked past', async () => {
+  const lost: string[] = [];
+  const { writer, calls, acks, losses, lossesFail, lookups } = setup({
+    onLost: (reason, n) => lost.push(`${reason} ${n}`),
+  });
+  writer.accept('s1', readings(4, 5));
+  lookups[0]!.resolve(false); // seq 3 is not stored: the device's spool dropped 1..3
+  await tick();
+  calls[0]!.resolve();
+  await tick();
+  assert.equal(acks, [], 'stored past a gap: not acknowledged');
+  lossesFail.now = true;
+  writer.declare('s1', 'evicted', [[1, 3]]);
+  await tick();
+  assert.equal(acks, [], 'a failed record is no ack');
+  lossesFail.now = false;
+  for (let i = 0; i < 50 && acks.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.equal(acks, [{ type: 'ack', session: 's1', seq: 5 }]);
+  assert.equal(losses, ['dev-1/s1:evicted [[1,3]]', 'dev-1/s1:evicted [[1,3]]'], 'tried again after the failure');
+  assert.equal(lost, ['evicted 3']);
+  writer.accept('s1', readings(6));
+  calls.at(-1)!.resolve();
+  await tick();
+  assert.equal(acks.at(-1), { type: 'ack', session: 's1', seq: 6 }, 'and acks go on');
 });
 
 test('the stored documents: the fields, the timestamp a date, receivedAt when the frame came', async () => {

@@ -8,8 +8,15 @@
 // a refusal is recorded first (a lookup could not find a refused reading). When a write fails, its batch
 // goes back to the front of the queue and is retried with backoff, and nothing is acknowledged meanwhile. Past the
 // bound on what it holds the writer drops its copies and has the socket closed with 1013: the device still has
-// them and resends after it reconnects.
-import { DEVICE_UNACKED_IN_FLIGHT, type AckMessage, type Reading } from '../lib/device-protocol.ts';
+// them and resends after it reconnects. A range the device declares lost goes through the same queue: recorded
+// (after the readings written before it, so that those count as stored) and then acknowledged past.
+import {
+  DEVICE_UNACKED_IN_FLIGHT,
+  type AckMessage,
+  type LossReason,
+  type Reading,
+  type SeqRange,
+} from '../lib/device-protocol.ts';
 import { createBackoff } from '../lib/backoff.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { SummedWarning } from '../lib/summed-warning.ts';
@@ -27,7 +34,7 @@ interface WriterWarnings {
 
 export interface ReadingWriterOptions {
   deviceId: string;
-  store: Pick<ReadingStore, 'insert' | 'settled' | 'refusedThrough'>;
+  store: Pick<ReadingStore, 'insert' | 'settled' | 'refusedThrough' | 'recordLosses'>;
   /**
    * Shared by this process's writers: per device, the last mark acknowledged, so that a device reconnecting here
    * resumes without a lookup.
@@ -45,11 +52,15 @@ export interface ReadingWriterOptions {
   backoff?: { initialMs: number; maxMs: number };
   /** Told each reading refused (by code) and each reading dropped over the bound (`over_bound`), for metrics. */
   onRefused?: (reason: RefusalCode | 'over_bound', count: number) => void;
+  /** Told the readings newly recorded lost (declared, and not stored), by the device's reason, for metrics. */
+  onLost?: (reason: LossReason, count: number) => void;
 }
 
 export interface ReadingWriter {
   /** Takes a frame's readings of one session, in order; `receivedAt` is stored with each. */
   accept(session: string, readings: Reading[], receivedAt?: Date): void;
+  /** Takes a `lost` message's ranges of one session: recorded, then acknowledged past like stored readings. */
+  declare(session: string, reason: LossReason, ranges: readonly SeqRange[]): void;
   /** Stops: forgets what it holds, sends no more acks, retries no more. */
   close(): void;
 }
@@ -57,9 +68,11 @@ export interface ReadingWriter {
 interface Item {
   session: string;
   seq: number;
-  /** Undefined: refused. */
+  /** Undefined: refused, or a lost range. */
   doc: ReadingDocument | undefined;
   bytes: number;
+  /** A range declared lost: from `seq` to `through`. */
+  lost?: { through: number; reason: LossReason };
 }
 
 export function createReadingWriter({
@@ -74,6 +87,7 @@ export function createReadingWriter({
   heldMax = 2 * DEVICE_UNACKED_IN_FLIGHT,
   backoff = { initialMs: 100, maxMs: 2000 },
   onRefused,
+  onLost,
 }: ReadingWriterOptions): ReadingWriter {
   let queue: Item[] = [];
   let held = 0;
@@ -113,9 +127,17 @@ export function createReadingWriter({
       const result: InsertResult = docs.length > 0 ? await store.insert(docs) : { inserted: 0, duplicates: [] };
       // The write happened whether or not its socket is still open: the log says what the database now holds.
       logStored(batch, docs, result);
+      await recordLosses(batch);
       if (closed) return;
       const waiting = marks.waiting();
-      const acks = marks.settle(batch.map(({ session, seq, doc }) => ({ session, seq, refused: !doc })));
+      const acks = marks.settle(
+        batch.map(({ session, seq, doc, lost }) => ({
+          session,
+          seq,
+          refused: !doc && !lost,
+          lostThrough: lost?.through,
+        })),
+      );
       held += marks.waiting() - waiting;
       // An ack ending on a refusal is recorded before it is sent: no stored reading could tell a lookup where it ended.
       const endings = acks.filter((ack) => ack.refused?.includes(ack.seq));
@@ -167,11 +189,42 @@ export function createReadingWriter({
     return lookups.length > 0 ? Promise.all(lookups).then(() => {}) : undefined;
   }
 
+  /** Records the batch's lost ranges (after its readings were written, so that those count as stored). */
+  async function recordLosses(batch: Item[]) {
+    for (const { session, seq, lost } of batch) {
+      if (!lost) continue;
+      const recorded = await store.recordLosses(deviceId, session, lost.reason, [[seq, lost.through]]);
+      if (recorded > 0) onLost?.(lost.reason, recorded);
+    }
+  }
+
+  /** Queues `items` unless that passes a bound (then drops everything and has the socket closed). */
+  function enqueue(items: Item[]) {
+    const bytes = items.reduce((sum, item) => sum + item.bytes, 0);
+    const why =
+      held + items.length > heldMax
+        ? `over ${heldMax} readings held`
+        : !budget.take(bytes)
+          ? `the readings held for all sockets would pass ${budget.max} bytes`
+          : undefined;
+    if (why) {
+      warnings.dropped.note({ deviceId, held: held + items.length, why });
+      onRefused?.('over_bound', held + items.length);
+      stop();
+      overflow(why);
+      return;
+    }
+    queue.push(...items);
+    held += items.length;
+    heldBytes += bytes;
+    void pump();
+  }
+
   function logStored(batch: Item[], docs: ReadingDocument[], { inserted, duplicates }: InsertResult) {
     if (!log.isLevelEnabled('debug')) return;
     const resent = new Set(duplicates);
     const readings = docs.filter((_, i) => !resent.has(i)).map(({ session, seq, value }) => ({ session, seq, value }));
-    const refused = batch.length - docs.length;
+    const refused = batch.filter((item) => !item.doc && !item.lost).length;
     log.debug({ deviceId, inserted, duplicates: duplicates.length, refused, readings }, 'readings stored');
   }
 
@@ -187,24 +240,13 @@ export function createReadingWriter({
         }
         return { session, seq: reading.seq, doc: checked.doc, bytes: checked.bytes };
       });
-      const bytes = items.reduce((sum, item) => sum + item.bytes, 0);
-      const why =
-        held + items.length > heldMax
-          ? `over ${heldMax} readings held`
-          : !budget.take(bytes)
-            ? `the readings held for all sockets would pass ${budget.max} bytes`
-            : undefined;
-      if (why) {
-        warnings.dropped.note({ deviceId, held: held + items.length, why });
-        onRefused?.('over_bound', held + items.length);
-        stop();
-        overflow(why);
-        return;
-      }
-      queue.push(...items);
-      held += items.length;
-      heldBytes += bytes;
-      void pump();
+      enqueue(items);
+    },
+    declare(session, reason, ranges) {
+      if (closed) return;
+      enqueue(
+        ranges.map(([from, to]) => ({ session, seq: from, doc: undefined, bytes: 64, lost: { through: to, reason } })),
+      );
     },
     close: stop,
   };

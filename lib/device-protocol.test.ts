@@ -6,6 +6,8 @@ import {
   checkDeviceMessage,
   encodeReading,
   helloFrame,
+  LOST_RANGES_MAX,
+  lostFrame,
   parseDeviceMessage,
   readingsFrame,
   readingsRoom,
@@ -118,7 +120,7 @@ test('each rule a message breaks has its own reason', () => {
     [[1], 'not a JSON object'],
     [{ ...base, deviceId: 'a b' }, "deviceId is not letters, digits, '.', '_' and '-', 1 to 256 characters"],
     [{ ...base, session: '' }, 'session is not 1 to 256 characters'],
-    [{ ...base, type: 'ack' }, 'type is not hello, reading or readings'],
+    [{ ...base, type: 'ack' }, 'type is not hello, reading, readings or lost'],
     [{ ...base, readings: [] }, 'readings is not a non-empty array'],
     [{ ...base, readings: [r, 7] }, 'readings[1]: not an object'],
     [{ ...base, readings: [{ ...r, seq: 0 }] }, 'readings[0]: seq is not a whole number from 1'],
@@ -132,6 +134,57 @@ test('each rule a message breaks has its own reason', () => {
   assert.equal(checkDeviceMessage(JSON.stringify({ ...base, readings: [r] })), {
     message: { type: 'readings', deviceId: 'd', session: 's', readings: [r] },
   });
+});
+
+test('lost messages round-trip: any reason, ranges and backlog the encoder takes, the parser gives back', () => {
+  for (let seed = 1; seed <= 200; seed++) {
+    const { int, id } = generator(seed);
+    const head = { deviceId: `dev-${id(8)}`, session: `s-${id(8)}`, ...(seed % 2 ? { backlog: int(5000) } : {}) };
+    let at = int(10);
+    const ranges = Array.from({ length: 1 + int(30) }, (): [number, number] => {
+      const from = (at += 1 + int(100));
+      return [from, (at += int(100))];
+    });
+    const reason = seed % 3 ? 'evicted' : 'unwritten';
+    const text = lostFrame(head, reason, ranges);
+    assert.equal(checkDeviceMessage(text), { message: { type: 'lost', ...head, reason, ranges } }, `seed ${seed}`);
+  }
+});
+
+test('each rule a lost message breaks has its own reason', () => {
+  const base = { type: 'lost', deviceId: 'd', session: 's', reason: 'evicted', ranges: [[1, 3]] };
+  const many = Array.from({ length: LOST_RANGES_MAX + 1 }, (_, i) => [2 * i + 1, 2 * i + 1]);
+  const cases: Array<[unknown, string]> = [
+    [{ ...base, reason: 'refused' }, 'reason is not evicted or unwritten'],
+    [{ ...base, reason: undefined }, 'reason is not evicted or unwritten'],
+    [{ ...base, ranges: [] }, `ranges is not an array of 1 to ${LOST_RANGES_MAX} ranges`],
+    [{ ...base, ranges: many }, `ranges is not an array of 1 to ${LOST_RANGES_MAX} ranges`],
+    [{ ...base, ranges: [[1, 2, 3]] }, 'ranges[0] is not [from, to] of whole numbers from 1'],
+    [{ ...base, ranges: [[0, 2]] }, 'ranges[0] is not [from, to] of whole numbers from 1'],
+    [
+      {
+        ...base,
+        ranges: [
+          [1, 2],
+          [3, 2.5],
+        ],
+      },
+      'ranges[1] is not [from, to] of whole numbers from 1',
+    ],
+    [{ ...base, ranges: [[5, 4]] }, 'ranges[0]: from is above to'],
+    [
+      {
+        ...base,
+        ranges: [
+          [1, 4],
+          [4, 6],
+        ],
+      },
+      'ranges[1]: not above the range before',
+    ],
+    [{ ...base, backlog: -1 }, 'backlog is not a whole number from 0'],
+  ];
+  for (const [message, reason] of cases) assert.equal(checkDeviceMessage(JSON.stringify(message)), { reason });
 });
 
 test.run();

@@ -16,6 +16,12 @@
 // in memory it closes the socket with 1013 (try again later) and forgets its copies; the device reconnects
 // with backoff and resends from its oldest unacknowledged reading.
 //
+// A sequence number the device assigned but will never send is declared in a `lost` message, with its reason:
+// `evicted` (the full spool gave up its oldest readings) or `unwritten` (the spool write failed). The backend records
+// the ranges per device, counts those of them it did not store, and acknowledges past them like stored readings, so
+// a gap never stops acks. The device keeps declaring a range (on each socket) until an ack passes its end. Readings
+// the backend refuses need no declaration: the ack names them.
+//
 // The hello and each frame may carry `backlog`: the readings the device holds unacknowledged when it builds the
 // message (this frame's included), so that the backend can list it. It is optional: a device that never sends it
 // still connects, and its backlog is listed as unknown.
@@ -101,11 +107,44 @@ export interface AckMessage {
   refused?: number[];
 }
 
-export type DeviceMessage = HelloMessage | ReadingMessage | ReadingsMessage;
+/** Why a device will never send a reading it numbered. */
+export const LOSS_REASONS = ['evicted', 'unwritten'] as const;
+export type LossReason = (typeof LOSS_REASONS)[number];
+
+/** The most ranges one `lost` message carries (a longer list goes in several messages). */
+export const LOST_RANGES_MAX = 1000;
+
+/** Inclusive `[from, to]` sequence numbers of one session. */
+export type SeqRange = [from: number, to: number];
+
+/** Readings of `session` the device numbered but will never send, for one reason, in ascending, disjoint ranges. */
+export interface LostMessage {
+  type: 'lost';
+  deviceId: string;
+  session: string;
+  reason: LossReason;
+  ranges: SeqRange[];
+  backlog?: number;
+}
+
+export type DeviceMessage = HelloMessage | ReadingMessage | ReadingsMessage | LostMessage;
 
 /** The `hello` frame a device sends first on each socket (and again to report a changed `backlog`). */
 export function helloFrame(deviceId: string, session: string, backlog?: number): string {
   return JSON.stringify({ type: 'hello', deviceId, session, backlog } satisfies HelloMessage);
+}
+
+/** A `lost` message (ranges ascending and disjoint, at most LOST_RANGES_MAX). */
+export function lostFrame(head: FrameHead, reason: LossReason, ranges: readonly SeqRange[]): string {
+  const { deviceId, session, backlog } = head;
+  return JSON.stringify({
+    type: 'lost',
+    deviceId,
+    session,
+    backlog,
+    reason,
+    ranges: [...ranges],
+  } satisfies LostMessage);
 }
 
 /** One reading's JSON as a frame carries it: these keys in this order (the device's spool stores these bytes). */
@@ -161,7 +200,11 @@ export function checkDeviceMessage(data: string): DeviceMessageCheck {
     const reading = toReading(m);
     return typeof reading === 'string' ? { reason: reading } : { message: { type: 'reading', ...head, ...reading } };
   }
-  if (m.type !== 'readings') return { reason: 'type is not hello, reading or readings' };
+  if (m.type === 'lost') {
+    const lost = toLost(m);
+    return typeof lost === 'string' ? { reason: lost } : { message: { type: 'lost', ...head, ...lost } };
+  }
+  if (m.type !== 'readings') return { reason: 'type is not hello, reading, readings or lost' };
   if (!Array.isArray(m.readings) || m.readings.length === 0) return { reason: 'readings is not a non-empty array' };
   const readings: Reading[] = [];
   for (const [i, item] of (m.readings as unknown[]).entries()) {
@@ -175,8 +218,9 @@ export function checkDeviceMessage(data: string): DeviceMessageCheck {
   return { message: { type: 'readings', ...head, readings } };
 }
 
-/** A `reading` or `readings` message as the list of readings it carries. */
-export function readingsOf(message: ReadingMessage | ReadingsMessage): Reading[] {
+/** A `reading` or `readings` message as the list of readings it carries (a `lost` message carries none). */
+export function readingsOf(message: ReadingMessage | ReadingsMessage | LostMessage): Reading[] {
+  if (message.type === 'lost') return [];
   if (message.type === 'readings') return message.readings;
   const { seq, timestamp, value } = message;
   return [{ seq, timestamp, value }];
@@ -200,6 +244,25 @@ function toReading(m: Record<string, unknown>): Reading | string {
   if (typeof m.timestamp !== 'string') return 'timestamp is not a string';
   if (typeof m.value !== 'string') return 'value is not a string';
   return { seq: m.seq as number, timestamp: m.timestamp, value: m.value };
+}
+
+function toLost(m: Record<string, unknown>): Pick<LostMessage, 'reason' | 'ranges'> | string {
+  if (!LOSS_REASONS.includes(m.reason as LossReason)) return `reason is not ${LOSS_REASONS.join(' or ')}`;
+  if (!Array.isArray(m.ranges) || m.ranges.length === 0 || m.ranges.length > LOST_RANGES_MAX) {
+    return `ranges is not an array of 1 to ${LOST_RANGES_MAX} ranges`;
+  }
+  const ranges: SeqRange[] = [];
+  for (const [i, item] of (m.ranges as unknown[]).entries()) {
+    if (!Array.isArray(item) || item.length !== 2 || !item.every((n) => Number.isSafeInteger(n) && n >= 1)) {
+      return `ranges[${i}] is not [from, to] of whole numbers from 1`;
+    }
+    const [from, to] = item as SeqRange;
+    if (from > to) return `ranges[${i}]: from is above to`;
+    // Ascending and disjoint, so that the backend counts each sequence number once.
+    if (i > 0 && from <= ranges[i - 1]![1]) return `ranges[${i}]: not above the range before`;
+    ranges.push([from, to]);
+  }
+  return { reason: m.reason as LossReason, ranges };
 }
 
 function isCount(value: unknown): value is number {

@@ -43,6 +43,7 @@ export function fakeFleet(count: number, heardAt: Date, prefix = 'unit'): FakeFl
     connected: true,
     lastReading: { seq: 10, timestamp: heardAt.toISOString(), value: `temperature_c=${(20 + (i % 7) / 4).toFixed(2)}` },
     readingsStored: 10,
+    readingsLost: 0,
     backlog: 0,
     lastSeenAt: heardAt.toISOString(),
   }));
