@@ -136,6 +136,7 @@ test('GET /api/devices: a page of the devices from the database, never cached; n
         connected: false,
         lastReading: { seq: 7, timestamp: '2026-01-01T00:00:07.000Z', value: 'v7' },
         readingsStored: 7,
+        readingsLost: 0,
         backlog: null,
         lastSeenAt: null,
       },
