@@ -8,7 +8,7 @@ function setup(environment = 'production') {
   const readiness = createReadiness();
   const checks = defineDeviceChecks(readiness);
   const sink = createLogSink();
-  const backlog = { unacknowledged: 0, spoolBytes: 0, dropped: 0, unwritten: 0 };
+  const backlog = { unacknowledged: 0, spoolBytes: 0, dropped: 0, unwritten: 0, refused: 0, declaredLost: 0 };
   const readings = { stats: () => ({ ...backlog }) };
   const app = createApp({ readiness, environment, log: sink.log, readings });
   return { app, readiness, sink, backlog, ...checks };
@@ -101,7 +101,14 @@ test('request log lines carry req; unknown paths are a JSON 404', async () => {
 test('liveness reports the spool backlog as readings, and follows it', async () => {
   const { app, backlog } = setup();
   const reported = async () => (await (await app.request('/api/health')).json()).readings;
-  assert.equal(await reported(), { unacknowledged: 0, spoolBytes: 0, dropped: 0, unwritten: 0 });
+  assert.equal(await reported(), {
+    unacknowledged: 0,
+    spoolBytes: 0,
+    dropped: 0,
+    unwritten: 0,
+    refused: 0,
+    declaredLost: 0,
+  });
   Object.assign(backlog, { unacknowledged: 12, spoolBytes: 3456, dropped: 7, unwritten: 2 });
   assert.equal(await reported(), { unacknowledged: 12, spoolBytes: 3456, dropped: 7, unwritten: 2 });
 });

@@ -7,6 +7,7 @@ import {
   DEVICE_SEND_PACE,
   DEVICE_UNACKED_IN_FLIGHT,
   helloFrame,
+  lostFrame,
   parseAck,
   type AckMessage,
 } from '../lib/device-protocol.ts';
@@ -14,6 +15,7 @@ import { createTokenBucket } from '../lib/token-bucket.ts';
 import type { Logger } from '../lib/logger.ts';
 import { createBackoff, type Backoff } from '../lib/backoff.ts';
 import type { ReadingSpool } from './reading-spool.ts';
+import type { LossDeclaration } from './loss-ledger.ts';
 
 export interface BackendLinkOptions {
   /** ws(s)://host:port/api/device/socket */
@@ -85,6 +87,8 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
   const limits = { deviceId, maxBytes: maxPayload - FRAME_MARGIN, inFlightMax };
   // The backlog the backend last heard from this socket: each hello and frame carries it.
   let reported: number | undefined;
+  // Losses to declare on this socket, ahead of readings: the backend acknowledges past a gap only once told.
+  let declaring: LossDeclaration[] = [];
 
   // Many readings to a frame, one frame per token: a backlog drains as fast as the backend acknowledges. With all
   // sent, or the in-flight bound reached, the next reading or ack pumps again.
@@ -93,6 +97,17 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
     pumpTimer = undefined;
     const ws = socket;
     if (!ws || ws.readyState !== WebSocket.OPEN) return;
+    declaring.push(...spool.losses.unsent());
+    while (declaring.length > 0) {
+      const waitMs = bucket.wait();
+      if (waitMs > 0) {
+        pumpTimer = setTimeout(pump, waitMs);
+        return;
+      }
+      bucket.take();
+      const { session, reason, ranges } = declaring.shift()!;
+      ws.send(lostFrame({ deviceId, session }, reason, ranges));
+    }
     while (spool.outbox.hasNext(limits)) {
       const waitMs = bucket.wait();
       if (waitMs > 0) {
@@ -138,6 +153,8 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
       reported = unacknowledged;
       ws.send(helloFrame(deviceId, spool.session, unacknowledged));
       spool.outbox.rewind();
+      spool.losses.rewind();
+      declaring = [];
       pump();
       onState('connected');
       log.info({ url, attempts, downMs: Date.now() - downSince, unacknowledged }, 'backend socket connected');

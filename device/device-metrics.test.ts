@@ -7,7 +7,14 @@ import type { ReadingStats } from './reading-spool.ts';
 function setup() {
   const registry = new Registry();
   let t = 1000;
-  const stats: ReadingStats = { unacknowledged: 0, spoolBytes: 0, dropped: 0, unwritten: 0 };
+  const stats: ReadingStats = {
+    unacknowledged: 0,
+    spoolBytes: 0,
+    dropped: 0,
+    unwritten: 0,
+    refused: 0,
+    declaredLost: 0,
+  };
   const metrics = createDeviceMetrics({ registry, stats: () => stats, now: () => t });
   const lines = async () => (await registry.metrics()).split('\n');
   return { metrics, stats, lines, advance: (ms: number) => (t += ms) };
@@ -34,21 +41,25 @@ test('the time from read to ack is observed once per reading of this session, ac
   assert.ok(text.includes('device_reading_ack_seconds_count 3'));
 });
 
-test("the spool's backlog and drops, a line too long, and reconnects after the first connection", async () => {
+test("the spool's backlog and losses by reason, a line too long, and reconnects after the first connection", async () => {
   const { metrics, stats, lines } = setup();
-  Object.assign(stats, { unacknowledged: 12, spoolBytes: 4096, dropped: 3 });
+  Object.assign(stats, { unacknowledged: 12, spoolBytes: 4096, dropped: 3, unwritten: 2 });
   metrics.lineTooLong();
   for (const state of ['connected', 'disconnected', 'connected', 'unauthorized', 'connected'])
     metrics.backendState(state);
   let text = await lines();
   assert.ok(text.includes('device_readings_unacknowledged 12'));
   assert.ok(text.includes('device_spool_bytes 4096'));
-  assert.ok(text.includes('device_readings_dropped_total{reason="spool"} 3'));
-  assert.ok(text.includes('device_readings_dropped_total{reason="line_too_long"} 1'));
+  assert.ok(text.includes('device_readings_lost_total{reason="evicted"} 3'));
+  assert.ok(text.includes('device_readings_lost_total{reason="unwritten"} 2'));
+  assert.ok(text.includes('device_readings_lost_total{reason="refused"} 0'));
+  assert.ok(text.includes('device_readings_lost_total{reason="line_too_long"} 1'));
   assert.ok(text.includes('device_backend_reconnects_total 2'));
-  stats.dropped = 5;
+  Object.assign(stats, { dropped: 5, refused: 4 });
   text = await lines();
-  assert.ok(text.includes('device_readings_dropped_total{reason="spool"} 5'), 'only the increase is added');
+  assert.ok(text.includes('device_readings_lost_total{reason="evicted"} 5'), 'only the increase is added');
+  assert.ok(text.includes('device_readings_lost_total{reason="refused"} 4'));
+  assert.ok(text.includes('device_readings_lost_total{reason="unwritten"} 2'));
 });
 
 test.run();

@@ -1,4 +1,4 @@
-// The device service's own metrics: its backlog (unacknowledged readings, spool bytes), readings read and dropped,
+// The device service's own metrics: its backlog (unacknowledged readings, spool bytes), readings read and lost,
 // the time from a reading's read to its ack, and reconnects of the backend socket.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { AckMessage, Reading } from '../lib/device-protocol.ts';
@@ -44,21 +44,26 @@ export function createDeviceMetrics({ registry, stats, now = Date.now }: DeviceM
     },
   });
   const read = new Counter({ name: 'device_readings_read_total', help: 'Lines read and spooled.', registers });
-  let spoolDropsSeen = 0;
-  const dropped = new Counter({
-    name: 'device_readings_dropped_total',
-    help: 'Readings dropped: by the spool (full, unwritable, refused by the backend) or as a line too long to send.',
+  // The spool counts its losses itself; at each scrape only the increase since the last is added.
+  const seen = { evicted: 0, unwritten: 0, refused: 0 };
+  const lost = new Counter({
+    name: 'device_readings_lost_total',
+    help:
+      'Readings read that will never be stored, by reason: evicted (dropped unacknowledged from the full spool), ' +
+      'unwritten (the spool write failed), refused (the backend cannot store it as given), line_too_long (dropped ' +
+      'before the spool).',
     labelNames: ['reason'],
     registers,
     collect() {
-      // The spool counts its drops itself; only the increase since the last scrape is added.
-      const { dropped: total } = stats();
-      if (total > spoolDropsSeen) this.inc({ reason: 'spool' }, total - spoolDropsSeen);
-      spoolDropsSeen = Math.max(spoolDropsSeen, total);
+      const { dropped: evicted, unwritten, refused } = stats();
+      for (const [reason, total] of Object.entries({ evicted, unwritten, refused })) {
+        const before = seen[reason as keyof typeof seen];
+        if (total > before) this.inc({ reason }, total - before);
+        seen[reason as keyof typeof seen] = Math.max(before, total);
+      }
     },
   });
-  dropped.inc({ reason: 'spool' }, 0);
-  dropped.inc({ reason: 'line_too_long' }, 0);
+  for (const reason of ['evicted', 'unwritten', 'refused', 'line_too_long']) lost.inc({ reason }, 0);
   const ackTime = new Histogram({
     name: 'device_reading_ack_seconds',
     help: "Time from a reading's read to the backend's ack of it (this session's readings).",
@@ -88,7 +93,7 @@ export function createDeviceMetrics({ registry, stats, now = Date.now }: DeviceM
       pending.push({ seq: reading.seq, at: now() });
       if (pending.length - head > PENDING_MAX) head += 1;
     },
-    lineTooLong: () => dropped.inc({ reason: 'line_too_long' }),
+    lineTooLong: () => lost.inc({ reason: 'line_too_long' }),
     acked(ack) {
       if (ack.session !== session) return;
       const t = now();

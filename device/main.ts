@@ -76,7 +76,8 @@ runMain('device', async function main() {
       // Written to the spool (write(2)) before it is sent: a crash from here on loses nothing.
       const reading = spool.push(line);
       if (reading) meters?.read(spool.session, reading);
-      if (reading) backend.deliver();
+      // Also when it could not be written: that loss is declared to the backend, which then acks past it.
+      backend.deliver();
     },
     log,
     ...(meters ? { onOverlong: meters.lineTooLong } : {}),

@@ -1,7 +1,8 @@
 // The readings the backend has not acknowledged, as an index in memory: where each one's JSON is kept, which of
 // them the current socket has been sent, and the next frame within a byte and count budget. It touches no file:
 // the spool (reading-spool.ts) tells it what it wrote and hands it a function that reads those bytes back.
-import { readingsFrame, readingsRoom } from '../lib/device-protocol.ts';
+import { readingsFrame, readingsRoom, type SeqRange } from '../lib/device-protocol.ts';
+import { runsOf } from '../lib/seq-ranges.ts';
 
 interface OutboxOptions {
   /** The bytes from `start` to `end` of `block` (a spool segment), where `add` said readings are. */
@@ -38,8 +39,8 @@ export interface Outbox {
   forget(session: string, seq: number, refused?: ReadonlySet<number>): { forgotten: number; refused: number[] };
   /** Unacknowledged readings in `block`. */
   live(block: number): number;
-  /** Forgets `block` and whatever it holds; returns how many unacknowledged readings went with it. */
-  drop(block: number): number;
+  /** Forgets `block` and whatever it holds; returns the unacknowledged readings that went with it. */
+  drop(block: number): { session: string; ranges: SeqRange[] } | undefined;
   /** The oldest unacknowledged reading. */
   oldest(): { session: string; seq: number } | undefined;
   /** A new socket: nothing is in flight, and sending starts again from the oldest unacknowledged reading. */
@@ -148,10 +149,10 @@ export function createOutbox({ read }: OutboxOptions): Outbox {
     },
     drop(id) {
       const block = blocks.find((b) => b.id === id);
-      if (!block) return 0;
+      if (!block) return undefined;
       blocks = blocks.filter((b) => b !== block);
       size -= live(block);
-      return live(block);
+      return { session: block.session, ranges: runsOf(block.seqs.slice(block.head)) };
     },
     oldest() {
       const b = blocks.find((block) => live(block) > 0);

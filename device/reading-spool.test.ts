@@ -87,6 +87,8 @@ test('numbers readings from 1 and has each in the file (write(2)) before push re
     spoolBytes: statSync(join(ctx.dir, file!)).size,
     dropped: 0,
     unwritten: 0,
+    refused: 0,
+    declaredLost: 0,
   });
   assert.equal(all(spool), [
     ['s1', 1, 't=21.5'],
@@ -367,6 +369,64 @@ test('a spool that cannot be written: unwritable, counted, one summed warning na
     ],
   );
   assert.equal(ctx.sink.find('spool full'), []);
+});
+
+test('every number ends kept or declared: evicted and unwritten ranges, forgotten once acked, found again on restart', (ctx) => {
+  const spool = open(ctx, 's1', { maxBytes: 8 * 1024, segmentBytes: 1024, warnIntervalMs: 60_000 });
+  fill(spool, 1, 300);
+  const kept = all(spool).map(([, seq]) => seq);
+  let evicted = kept[0]! - 1;
+  assert.ok(evicted > 0, 'some were evicted');
+  assert.equal(spool.losses.unsent(), [{ session: 's1', reason: 'evicted', ranges: [[1, evicted]] }]);
+  assert.equal(spool.losses.unsent(), [], 'declared once per socket');
+  assert.is(spool.stats().declaredLost, evicted);
+  // A write that fails uses up its number: 301 is declared unwritten.
+  rmSync(ctx.dir, { recursive: true });
+  writeFileSync(ctx.dir, 'a file where the directory was');
+  assert.is(spool.push('v301'), undefined);
+  rmSync(ctx.dir);
+  fill(spool, 302, 303);
+  const more = all(spool)[0]![1] - 1 > evicted; // the new segment may have evicted more
+  evicted = all(spool)[0]![1] - 1;
+  assert.equal(spool.losses.unsent(), [
+    ...(more ? [{ session: 's1', reason: 'evicted', ranges: [[1, evicted]] }] : []),
+    { session: 's1', reason: 'unwritten', ranges: [[301, 301]] },
+  ]);
+  assert.is(spool.stats().declaredLost + spool.stats().unacknowledged, 303, 'each number is kept or declared');
+  spool.close();
+
+  // A restart finds the gap before the earlier session's first kept reading: the segments that went with the removed
+  // directory (their readings were still sent from the open files) are gone now too.
+  const second = open(ctx, 's2');
+  assert.equal(second.losses.unsent(), [{ session: 's1', reason: 'evicted', ranges: [[1, 301]] }]);
+  second.ack({ type: 'ack', session: 's1', seq: 303 });
+  assert.equal([second.stats().declaredLost, second.stats().unacknowledged], [0, 0]);
+  second.close();
+  const third = open(ctx, 's3');
+  assert.equal(third.losses.unsent(), [], 'acknowledged past: nothing left to declare');
+});
+
+test('a restart declares the gaps an earlier session left past its last ack: evicted before, unwritten between', (ctx) => {
+  const first = open(ctx, 's1', { maxBytes: 8 * 1024, segmentBytes: 1024 });
+  fill(first, 1, 300);
+  const oldest = all(first)[0]![1];
+  first.ack({ type: 'ack', session: 's1', seq: 10 });
+  first.close();
+  // A damaged record in the middle: its number is skipped like one never written.
+  const path = join(ctx.dir, segmentFiles(ctx.dir).at(-1)!);
+  const lines = readFileSync(path, 'latin1').split('\n');
+  lines.splice(1, 1, 'not a record at all');
+  writeFileSync(path, Buffer.from(lines.join('\n'), 'latin1'));
+  const second = open(ctx, 's2');
+  const kept = all(second).map(([, seq]) => seq);
+  const skipped = kept.find((seq, i) => i > 0 && seq !== kept[i - 1]! + 1)! - 1;
+  assert.equal(second.losses.unsent(), [
+    { session: 's1', reason: 'evicted', ranges: [[11, oldest - 1]] }, // 1..10 were acknowledged
+    { session: 's1', reason: 'unwritten', ranges: [[skipped, skipped]] },
+  ]);
+  second.ack({ type: 'ack', session: 's1', seq: oldest + 5 });
+  second.losses.rewind();
+  assert.equal(second.losses.unsent(), [{ session: 's1', reason: 'unwritten', ranges: [[skipped, skipped]] }]);
 });
 
 test('a spool directory locked by another live process is refused; a dead one’s lock is taken over', async (ctx) => {

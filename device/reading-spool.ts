@@ -5,8 +5,14 @@
 // Each process appends to segments of its own (a restart never appends after a possibly torn end), so a segment
 // holds one session's readings in ascending order, and acks forget a prefix of them. Memory holds only where each
 // unacknowledged reading is (about 24 bytes each); frames are built from the file's bytes.
+//
+// Every number the spool gives a reading ends stored or declared lost: a reading it could not write, or one a full
+// spool evicted, goes into the loss ledger (loss-ledger.ts) with its reason until an ack passes it. After a restart
+// the gaps of earlier sessions are found again by the replay (spool-replay.ts).
 import { mkdirSync } from 'node:fs';
 import type { AckMessage, Reading } from '../lib/device-protocol.ts';
+import { rangesSize } from '../lib/seq-ranges.ts';
+import { createLossLedger, type LossLedger } from './loss-ledger.ts';
 import { ConfigError } from '../lib/config-error.ts';
 import type { Logger } from '../lib/logger.ts';
 import { createSummedWarning } from '../lib/summed-warning.ts';
@@ -43,10 +49,14 @@ type SpoolState = 'writable' | 'unwritable';
 export interface ReadingStats {
   unacknowledged: number;
   spoolBytes: number;
-  /** Unacknowledged readings dropped since start to make room: the oldest, when the spool was full. */
+  /** Unacknowledged readings dropped since start to make room: the oldest, when the spool was full (`evicted`). */
   dropped: number;
   /** Readings read since start that could not be written to the spool (a full disk, a directory not writable). */
   unwritten: number;
+  /** Readings since start the backend acknowledged as refused (it cannot store them as given). */
+  refused: number;
+  /** Numbered readings declared lost to the backend and not yet acknowledged past. */
+  declaredLost: number;
 }
 
 /** What a backend link needs of the outbox: frames to send, and a fresh start on each socket. */
@@ -56,6 +66,8 @@ export interface ReadingSpool {
   readonly session: string;
   /** What is unacknowledged, in order, for sending. */
   readonly outbox: SendQueue;
+  /** What the device will never send, to declare on each socket. */
+  readonly losses: Pick<LossLedger, 'rewind' | 'unsent'>;
   /** Numbers a line as this session's next reading and appends it; undefined when it could not be written. */
   push(value: string, timestamp?: Date): Reading | undefined;
   /** Forgets `session`'s readings up to `seq` (refused ones with a summed warning); returns how many. */
@@ -72,12 +84,14 @@ export function openReadingSpool(options: ReadingSpoolOptions): ReadingSpool {
   const warnings = spoolWarnings(log, { dir, maxBytes, intervalMs: warnIntervalMs });
 
   const outbox = createOutbox({ read: (id, start, end) => segments.find((s) => s.id === id)!.read(start, end) });
-  const { segments, active: first, lock } = openFiles(options, outbox);
+  const losses = createLossLedger();
+  const { segments, active: first, lock } = openFiles(options, outbox, losses);
   let active = first;
   let state: SpoolState = 'writable';
   let unwritten = 0;
   let spoolBytes = segments.reduce((sum, s) => sum + s.bytes, 0);
   let dropped = 0;
+  let refused = 0;
   let lastSeq = 0;
   let closed = false;
   let syncTimer: NodeJS.Timeout | undefined;
@@ -87,7 +101,10 @@ export function openReadingSpool(options: ReadingSpoolOptions): ReadingSpool {
     const oldest = segments.shift()!;
     spoolBytes -= oldest.bytes;
     oldest.remove();
-    return outbox.drop(oldest.id);
+    const gone = outbox.drop(oldest.id);
+    if (!gone) return 0;
+    losses.add(gone.session, 'evicted', gone.ranges);
+    return rangesSize(gone.ranges);
   }
 
   /** Deletes the oldest segments once nothing in them is unacknowledged (never one whose acks an older needs). */
@@ -168,6 +185,7 @@ export function openReadingSpool(options: ReadingSpoolOptions): ReadingSpool {
   return {
     session,
     outbox,
+    losses,
     push(value, timestamp = new Date()) {
       if (closed) return undefined;
       lastSeq += 1;
@@ -176,16 +194,20 @@ export function openReadingSpool(options: ReadingSpoolOptions): ReadingSpool {
       const offset = write(line, { seq: reading.seq });
       if (offset === undefined) {
         unwritten += 1;
+        losses.add(session, 'unwritten', [[reading.seq, reading.seq]]);
         return undefined;
       }
       outbox.add(active.id, session, reading.seq, offset + jsonOffset, jsonBytes);
       return reading;
     },
-    ack({ session: ackSession, seq, refused }) {
+    ack({ session: ackSession, seq, refused: refusedSeqs }) {
       if (closed) return 0;
-      const forgotten = outbox.forget(ackSession, seq, refused && new Set(refused));
-      if (forgotten.forgotten === 0) return 0;
+      const declared = losses.size;
+      losses.forget(ackSession, seq);
+      const forgotten = outbox.forget(ackSession, seq, refusedSeqs && new Set(refusedSeqs));
+      if (forgotten.forgotten === 0 && losses.size === declared) return 0;
       compact();
+      refused += forgotten.refused.length;
       if (forgotten.refused.length > 0) {
         warnings.refused.note({ session: ackSession, seqs: forgotten.refused.slice(0, 20) }, forgotten.refused.length);
       }
@@ -193,7 +215,7 @@ export function openReadingSpool(options: ReadingSpoolOptions): ReadingSpool {
       write(encodeAck(ackSession, seq), { ack: seq });
       return forgotten.forgotten;
     },
-    stats: () => ({ unacknowledged: outbox.size, spoolBytes, dropped, unwritten }),
+    stats: () => ({ unacknowledged: outbox.size, spoolBytes, dropped, unwritten, refused, declaredLost: losses.size }),
     get size() {
       return outbox.size;
     },
@@ -213,13 +235,13 @@ export function openReadingSpool(options: ReadingSpoolOptions): ReadingSpool {
 }
 
 /** The lock, the previous sessions' segments replayed into `outbox`, then a segment of this session's own. */
-function openFiles({ dir, deviceId, log }: ReadingSpoolOptions, outbox: Outbox) {
+function openFiles({ dir, deviceId, log }: ReadingSpoolOptions, outbox: Outbox, losses: LossLedger) {
   let segments: SpoolSegment[] = [];
   let lock: SpoolLock | undefined;
   try {
     mkdirSync(dir, { recursive: true });
     lock = lockSpool(dir);
-    segments = replaySpool(dir, outbox, log);
+    segments = replaySpool(dir, outbox, log, losses);
     rememberDeviceId(dir, deviceId, outbox.size, log);
     const active = createSegment(dir, (segments.at(-1)?.id ?? 0) + 1);
     segments.push(active);

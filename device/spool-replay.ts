@@ -1,17 +1,23 @@
 // Start-up of the spool: reads every segment a previous process left, oldest first, into the outbox (readings minus
-// acknowledgements, per session, in order), skipping what is torn or damaged with one warning.
+// acknowledgements, per session, in order), skipping what is torn or damaged with one warning. The numbers an
+// earlier session skipped past its last ack go into the loss ledger: before its first kept reading `evicted` (a full
+// spool drops the oldest segment), between two kept readings `unwritten` (a write that failed, or a damaged record).
 import type { Logger } from '../lib/logger.ts';
+import type { SeqRange } from '../lib/device-protocol.ts';
+import { subtractRanges } from '../lib/seq-ranges.ts';
+import type { LossLedger } from './loss-ledger.ts';
 import type { Outbox } from './outbox.ts';
 import { decodeRecord } from './spool-record.ts';
 import { listSegments, openSegment, type SpoolSegment } from './spool-segment.ts';
 
 /** The segments of `dir` that hold anything, opened for reading; their unacknowledged readings are in `outbox`. */
-export function replaySpool(dir: string, outbox: Outbox, log: Logger): SpoolSegment[] {
+export function replaySpool(dir: string, outbox: Outbox, log: Logger, losses?: LossLedger): SpoolSegment[] {
   const segments: SpoolSegment[] = [];
   let skipped = 0;
   let torn = 0;
   const damaged: string[] = [];
   const lastSeqs = new Map<string, number>();
+  const gaps = createGaps();
   try {
     for (const id of listSegments(dir)) {
       const segment = openSegment(dir, id);
@@ -29,6 +35,7 @@ export function replaySpool(dir: string, outbox: Outbox, log: Logger): SpoolSegm
         const record = decodeRecord(line);
         if (record?.type === 'ack') {
           outbox.forget(record.session, record.seq);
+          gaps.acked(record.session, record.seq);
           continue;
         }
         // A reading must belong to the segment's one session and come after that session's last one.
@@ -42,6 +49,7 @@ export function replaySpool(dir: string, outbox: Outbox, log: Logger): SpoolSegm
           continue;
         }
         session = record.session;
+        gaps.read(record.session, record.seq, lastSeqs.get(record.session));
         lastSeqs.set(record.session, record.seq);
         outbox.add(id, record.session, record.seq, offset + record.jsonOffset, record.jsonBytes);
       }
@@ -51,6 +59,7 @@ export function replaySpool(dir: string, outbox: Outbox, log: Logger): SpoolSegm
     for (const s of segments) s.close();
     throw error;
   }
+  if (losses) gaps.declare(losses);
   if (skipped + torn > 0) {
     const n = skipped + torn;
     log.warn(
@@ -60,4 +69,29 @@ export function replaySpool(dir: string, outbox: Outbox, log: Logger): SpoolSegm
     );
   }
   return segments;
+}
+
+/** Per session: the numbers skipped before the first kept reading and between kept readings, and the last ack. */
+function createGaps() {
+  const sessions = new Map<string, { leading?: SeqRange; inner: SeqRange[]; acked: number }>();
+  const of = (session: string) => sessions.get(session) ?? sessions.set(session, { inner: [], acked: 0 }).get(session)!;
+  return {
+    read(session: string, seq: number, last: number | undefined) {
+      const gaps = of(session);
+      if (last === undefined && seq > 1) gaps.leading = [1, seq - 1];
+      else if (last !== undefined && seq > last + 1) gaps.inner.push([last + 1, seq - 1]);
+    },
+    acked(session: string, seq: number) {
+      const gaps = of(session);
+      gaps.acked = Math.max(gaps.acked, seq);
+    },
+    /** What lies past each session's last ack: lost, never to be sent. */
+    declare(losses: LossLedger) {
+      for (const [session, { leading, inner, acked }] of sessions) {
+        const past = (ranges: SeqRange[]) => subtractRanges(ranges, acked > 0 ? [[1, acked]] : []);
+        losses.add(session, 'evicted', past(leading ? [leading] : []));
+        losses.add(session, 'unwritten', past(inner));
+      }
+    },
+  };
 }
