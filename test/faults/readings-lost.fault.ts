@@ -1,0 +1,194 @@
+// Fault: every number a device gives a reading ends stored once or declared lost, and nothing wedges. A real device
+// (1 MiB spool) reads a socat pty and sends to a real backend on the stand-in (a process). Three paths: the backend
+// killed while far more lines arrive than the spool holds (the oldest are evicted), the device killed and restarted
+// in the middle of that outage, then the spool directory replaced by a file (writes fail with ENOTDIR) and freed
+// again. After each recovery the device's backlog reaches 0 within RECOVERY_BOUND_MS, and at the end, per session,
+// the stored seqs and the declared lost ranges together are 1..last, the lost counted once, and the sessions' last
+// seqs add up to the lines written.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MongoClient } from 'mongodb';
+import { spawnService, type Service } from '../support/spawn-service.ts';
+import { startMongoProcess, type MongoProcess } from '../support/mongo-process.ts';
+import { ptyDir, removePtyDir, startPtyPair, type PtyPair } from '../support/pty-pair.ts';
+import { sleep, waitFor } from '../support/deadline.ts';
+import { stopAll } from '../support/spawn-process.ts';
+import { freePort } from '../../tools/free-port.ts';
+import { createLineWriter, type LineWriter } from './support/line-writer.ts';
+import { spoolValues } from './support/spool-values.ts';
+
+const DEVICE_ID = 'lossy';
+const SPOOL_BYTES = 1024 * 1024;
+/** Lines written during the outage: a record takes about 110 bytes, so this is about twice what the spool holds. */
+const OUTAGE_LINES = 18_000;
+const UNWRITTEN_LINES = 40;
+/**
+ * From the backend's return (or the spool freed) to a backlog of 0: the device reconnects within its 2 s backoff,
+ * declares its losses first, and a full spool (about 9,000 readings) drains at frame pace in well under a second of
+ * database time. The margin is the fault suite's, for a shared 2-core machine.
+ */
+const RECOVERY_BOUND_MS = 5000;
+const MARGIN = 1.6;
+
+const test = suite('readings lost, declared and acknowledged past');
+let db: MongoProcess;
+let pty: PtyPair;
+let ptys: string;
+let spoolDir: string;
+let writer: LineWriter;
+const backends: Service[] = [];
+const devices: Service[] = [];
+const backend = () => backends.at(-1)!;
+const device = () => devices.at(-1)!;
+
+async function startBackend(port?: number) {
+  backends.push(await spawnService('backend/main.ts', { env: { MONGODB_URI: db.uri }, port }));
+}
+
+async function startDevice(port?: number) {
+  const env = {
+    SERIAL_PATH: pty.devicePath,
+    BACKEND_URL: backend().url,
+    DEVICE_SPOOL_DIR: spoolDir,
+    DEVICE_SPOOL_MAX_BYTES: String(SPOOL_BYTES),
+    DEVICE_ID,
+  };
+  devices.push(await spawnService('device/main.ts', { env, port }));
+  await waitFor(async () => (await getJson(`${device().url}/api/ready`)).checks.serial === 'connected', {
+    timeout: 10_000,
+    what: 'the device reading the pty',
+  });
+}
+
+async function getJson(url: string): Promise<Record<string, any>> {
+  const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+  return (await res.json()) as Record<string, any>;
+}
+
+const readings = async () => (await getJson(`${device().url}/api/health`)).readings as Record<string, number>;
+
+/** Writes `count` lines in bursts the device keeps up with, then waits until the last is read. */
+async function write(count: number) {
+  for (let left = count; left > 0; left -= 500) {
+    writer.burst(Math.min(500, left));
+    await sleep(20);
+  }
+  const last = writer.written.at(-1)!;
+  const { unwritten } = await readings();
+  // A line the spool could not write is not in it: then the count of unwritten ones says it was read.
+  await waitFor(async () => spoolValues(spoolDir).has(last) || (await readings()).unwritten > unwritten, {
+    timeout: 20_000,
+    what: `${last} read by the device`,
+  });
+}
+
+/** Waits until the device holds nothing unacknowledged and declares nothing; returns how long that took. */
+async function drained(what: string): Promise<number> {
+  const since = performance.now();
+  await waitFor(
+    async () => {
+      const { unacknowledged, declaredLost } = await readings();
+      return unacknowledged === 0 && declaredLost === 0;
+    },
+    { timeout: 30_000, interval: 50, what: `the device's backlog acknowledged after ${what}` },
+  );
+  return performance.now() - since;
+}
+
+test.before(async () => {
+  db = await startMongoProcess(await freePort());
+  ptys = ptyDir();
+  pty = await startPtyPair(ptys);
+  spoolDir = mkdtempSync(join(tmpdir(), 'readings-lost-spool-'));
+  await startBackend();
+  await startDevice();
+  writer = createLineWriter(() => pty, 'lost');
+});
+
+test.after(async () => {
+  await stopAll();
+  await pty?.stop();
+  if (ptys) removePtyDir(ptys);
+  if (spoolDir) rmSync(spoolDir, { recursive: true, force: true });
+});
+
+test('an outage longer than the spool, with a device restart in the middle: drained, not wedged', async () => {
+  await write(500);
+  await drained('the first lines');
+  backend().signal('SIGKILL');
+  await backend().waitExit(5000);
+  await write(OUTAGE_LINES / 2);
+  assert.ok((await readings()).dropped > 0, 'the spool evicted its oldest readings');
+  device().signal('SIGKILL');
+  await device().waitExit(5000);
+  await startDevice(device().port);
+  await write(OUTAGE_LINES / 2);
+  await startBackend(backend().port);
+  const took = await drained('the backend came back');
+  console.log(`    drained ${OUTAGE_LINES} lines' outage in ${Math.round(took)} ms (bound ${RECOVERY_BOUND_MS} ms)`);
+  assert.ok(took < RECOVERY_BOUND_MS * MARGIN, `${Math.round(took)} ms to 0 unacknowledged`);
+});
+
+test('a spool write that fails (the directory replaced by a file), then succeeds: drained, not wedged', async () => {
+  rmSync(spoolDir, { recursive: true });
+  writeFileSync(spoolDir, 'a file where the spool directory was');
+  const before = (await readings()).unwritten;
+  for (let i = 0; i < UNWRITTEN_LINES; i++) writer.burst(1);
+  await waitFor(async () => (await readings()).unwritten === before + UNWRITTEN_LINES, {
+    timeout: 10_000,
+    what: `${UNWRITTEN_LINES} lines counted unwritten`,
+  });
+  assert.is((await getJson(`${device().url}/api/ready`)).checks.spool, 'unwritable');
+  rmSync(spoolDir);
+  await write(100);
+  const took = await drained('the spool was freed');
+  assert.ok(took < RECOVERY_BOUND_MS * MARGIN, `${Math.round(took)} ms to 0 unacknowledged`);
+});
+
+test('every seq of every session is stored or declared lost, and the lost are counted once', async () => {
+  const client = new MongoClient(db.uri, { serverSelectionTimeoutMS: 2000 });
+  try {
+    const app = client.db();
+    const stored = await app.collection('readings').find({ deviceId: DEVICE_ID }).toArray();
+    const losses = await app.collection('losses').find({ deviceId: DEVICE_ID }).toArray();
+    const summary = await app.collection('devices').findOne({ _id: DEVICE_ID as never });
+    const sessions = new Map<string, { stored: Set<number>; lost: Set<number> }>();
+    const of = (s: string) => sessions.get(s) ?? sessions.set(s, { stored: new Set(), lost: new Set() }).get(s)!;
+    for (const { session, seq } of stored) of(session).stored.add(seq);
+    let counted = 0;
+    let evicted = 0;
+    let unwritten = 0;
+    for (const { session, from, to, reason, lost } of losses) {
+      counted += lost as number;
+      if (reason === 'evicted') evicted += lost as number;
+      if (reason === 'unwritten') unwritten += lost as number;
+      for (let seq = from as number; seq <= (to as number); seq++) {
+        if (!of(session).stored.has(seq)) of(session).lost.add(seq);
+      }
+    }
+    assert.is(sessions.size, 2, 'two device sessions');
+    let lastSeqs = 0;
+    let lostSeqs = 0;
+    for (const [session, { stored: kept, lost }] of sessions) {
+      const last = Math.max(...kept, ...lost);
+      const missing = Array.from({ length: last }, (_, i) => i + 1).filter((seq) => !kept.has(seq) && !lost.has(seq));
+      assert.equal(missing.slice(0, 10), [], `session ${session}: seqs neither stored nor declared lost`);
+      lastSeqs += last;
+      lostSeqs += lost.size;
+    }
+    assert.is(stored.length + lostSeqs, writer.written.length, 'stored + declared lost = lines read');
+    assert.is(lastSeqs, writer.written.length, 'one seq per line read');
+    assert.is(counted, lostSeqs, 'each lost reading counted once');
+    assert.is(summary?.readingsLost, counted, 'the device summary counts them');
+    assert.ok(evicted > OUTAGE_LINES / 4, `${evicted} evicted`);
+    assert.is(unwritten, UNWRITTEN_LINES);
+    console.log(`    ${writer.written.length} lines: ${stored.length} stored, ${evicted} evicted, ${unwritten} unwritten`);
+  } finally {
+    await client.close();
+  }
+});
+
+test.run();
