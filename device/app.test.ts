@@ -20,7 +20,7 @@ test('starts not ready, naming both dependencies as disconnected', async () => {
   assert.is(res.status, 503);
   const body = await res.json();
   assert.is(body.status, 'not_ready');
-  assert.equal(body.checks, { serial: 'disconnected', backend: 'disconnected', spool: 'writable' });
+  assert.equal(body.checks, { serial: 'disconnected', backend: 'disconnected', spool: 'writable', acks: 'ok' });
 });
 
 test('ready with a connected port or the emulator, and the backend connected', async () => {
@@ -31,7 +31,7 @@ test('ready with a connected port or the emulator, and the backend connected', a
   assert.is(res.status, 200);
   assert.equal(await res.json().then((b) => [b.status, b.checks]), [
     'ready',
-    { serial: 'connected', backend: 'connected', spool: 'writable' },
+    { serial: 'connected', backend: 'connected', spool: 'writable', acks: 'ok' },
   ]);
   setSerial('emulator');
   res = await app.request('/api/ready');
@@ -45,13 +45,13 @@ test('503 names whichever dependency failed', async () => {
   setBackend('connected');
   setBackend('disconnected');
   let body = await (await app.request('/api/ready')).json();
-  assert.equal(body.checks, { serial: 'connected', backend: 'disconnected', spool: 'writable' });
+  assert.equal(body.checks, { serial: 'connected', backend: 'disconnected', spool: 'writable', acks: 'ok' });
   setBackend('connected');
   setSerial('disconnected');
   const res = await app.request('/api/ready');
   assert.is(res.status, 503);
   body = await res.json();
-  assert.equal(body.checks, { serial: 'disconnected', backend: 'connected', spool: 'writable' });
+  assert.equal(body.checks, { serial: 'disconnected', backend: 'connected', spool: 'writable', acks: 'ok' });
 });
 
 test('a spool that cannot be written turns readiness 503, naming it; writable again, ready again', async () => {
@@ -61,8 +61,30 @@ test('a spool that cannot be written turns readiness 503, naming it; writable ag
   setSpool('unwritable');
   const res = await app.request('/api/ready');
   assert.is(res.status, 503);
-  assert.equal((await res.json()).checks, { serial: 'connected', backend: 'connected', spool: 'unwritable' });
+  assert.equal((await res.json()).checks, {
+    serial: 'connected',
+    backend: 'connected',
+    spool: 'unwritable',
+    acks: 'ok',
+  });
   setSpool('writable');
+  assert.is((await app.request('/api/ready')).status, 200);
+});
+
+test('a backend that acknowledges nothing of what the device holds turns readiness 503, naming acks', async () => {
+  const { app, setSerial, setBackend, setAcks } = setup();
+  setSerial('connected');
+  setBackend('connected');
+  setAcks('stalled');
+  const res = await app.request('/api/ready');
+  assert.is(res.status, 503);
+  assert.equal((await res.json()).checks, {
+    serial: 'connected',
+    backend: 'connected',
+    spool: 'writable',
+    acks: 'stalled',
+  });
+  setAcks('ok');
   assert.is((await app.request('/api/ready')).status, 200);
 });
 

@@ -12,8 +12,8 @@ import type { ReadingStats } from './reading-spool.ts';
 
 interface DeviceDeps {
   /**
-   * Holds `serial` (connected | emulator | disconnected), `backend` (connected | disconnected | unauthorized) and
-   * `spool` (writable | unwritable).
+   * Holds `serial` (connected | emulator | disconnected), `backend` (connected | disconnected | unauthorized),
+   * `spool` (writable | unwritable) and `acks` (ok | stalled).
    */
   readiness: Readiness;
   environment: string;
@@ -36,13 +36,15 @@ export function createApp({ readiness, environment, log, readings, metrics }: De
 }
 
 /**
- * Declares the device service's three readiness checks; returns their setters. `backend` is `unauthorized` while the
- * backend refuses the token; `spool` is `unwritable` while a reading cannot be kept on disk.
+ * Declares the device service's four readiness checks; returns their setters. `backend` is `unauthorized` while the
+ * backend refuses the token; `spool` is `unwritable` while a reading cannot be kept on disk; `acks` is `stalled`
+ * while the backend, connected, acknowledges nothing of what the device holds (ack-stall.ts).
  */
 export function defineDeviceChecks(readiness: Readiness) {
   return {
     setSerial: readiness.define('serial', { initial: 'disconnected', ready: ['connected', 'emulator'] }),
     setBackend: readiness.define('backend', { initial: 'disconnected', ready: ['connected'] }),
     setSpool: readiness.define('spool', { initial: 'writable', ready: ['writable'] }),
+    setAcks: readiness.define('acks', { initial: 'ok', ready: ['ok'] }),
   };
 }

@@ -19,6 +19,10 @@ import { redactUrl } from '../lib/redact-url.ts';
 import { createMetrics } from '../lib/metrics.ts';
 import { readMetricsEnabled } from '../lib/metrics-setting.ts';
 import { createDeviceMetrics } from './device-metrics.ts';
+import { createAckStall } from './ack-stall.ts';
+
+/** No ack for this long while connected with readings waiting: the device says it makes no progress. */
+const ACK_STALL_MS = 30_000;
 
 runMain('device', async function main() {
   const config = readConfig(process.env);
@@ -28,7 +32,7 @@ runMain('device', async function main() {
   // The spool first: an unwritable DEVICE_SPOOL_DIR is a one-line exit like a bad setting. It holds what earlier
   // sessions left unacknowledged; this session's readings queue after those.
   const readiness = createReadiness();
-  const { setSerial, setBackend, setSpool } = defineDeviceChecks(readiness);
+  const { setSerial, setBackend, setSpool, setAcks } = defineDeviceChecks(readiness);
   logReadinessChanges(readiness, log);
   const session = randomUUID();
   const spool = openReadingSpool({
@@ -55,9 +59,19 @@ runMain('device', async function main() {
     onState: (state) => {
       meters?.backendState(state);
       setBackend(state);
+      if (state === 'connected') stall.progress();
     },
-    ...(meters ? { onAck: meters.acked } : {}),
+    onAck: (ack) => {
+      stall.progress();
+      meters?.acked(ack);
+    },
   });
+  // Readiness is pushed, not asked: a timer turns "no ack for a while" into the `acks` check's state.
+  const stall = createAckStall({ stallMs: ACK_STALL_MS });
+  const stallTimer = setInterval(function checkAcks() {
+    const { unacknowledged, declaredLost } = spool.stats();
+    setAcks(stall.state(unacknowledged + declaredLost, readiness.get('backend') === 'connected'));
+  }, ACK_STALL_MS / 10).unref();
   if (!config.deviceToken && config.environment !== 'local') {
     log.warn('DEVICE_TOKEN is not set: only a local-mode backend without a token accepts this device');
   }
@@ -117,6 +131,7 @@ runMain('device', async function main() {
       {
         name: 'backend socket',
         run: async () => {
+          clearInterval(stallTimer);
           await backend.close();
           spool.close();
           // Nothing is lost: what the backend has not acknowledged stays in the spool and goes first next time.

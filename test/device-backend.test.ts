@@ -80,7 +80,7 @@ const backendIs = (state: string) => (o: { checks: Record<string, string> }) => 
 
 test('ready (200) once the pty and the backend are connected; lines arrive in order', async () => {
   const ready = await watch.until((o) => o.status === 200, { since: 0, timeout: 15_000, what: 'device ready' });
-  assert.equal(ready.checks, { serial: 'connected', backend: 'connected', spool: 'writable' });
+  assert.equal(ready.checks, { serial: 'connected', backend: 'connected', spool: 'writable', acks: 'ok' });
   writeLines('first', 20);
   await expectAllWrittenStoredOnce();
 });

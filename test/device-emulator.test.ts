@@ -42,7 +42,7 @@ test(
 
     const backend = await startBackend(mongo.url, backendPort);
     const ready = await watch.until((o) => o.status === 200, { since: 0, timeout: 5000, what: 'device ready' });
-    assert.equal(ready.checks, { serial: 'emulator', backend: 'connected', spool: 'writable' });
+    assert.equal(ready.checks, { serial: 'emulator', backend: 'connected', spool: 'writable', acks: 'ok' });
     const body = await (await fetch(`${device.url}/api/ready`)).json();
     assert.is(body.status, 'ready');
 

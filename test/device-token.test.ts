@@ -37,7 +37,7 @@ for (const [what, deviceToken] of [
       await waitFor(() => refused().length >= 3, { timeout: 10_000, what: 'three refusals' });
       const { status, body } = await ready(device.url);
       assert.is(status, 503);
-      assert.equal(body.checks, { serial: 'emulator', backend: 'unauthorized', spool: 'writable' });
+      assert.equal(body.checks, { serial: 'emulator', backend: 'unauthorized', spool: 'writable', acks: 'ok' });
       // Local mode pretty-prints: the level is the line's first word.
       assert.equal(
         refused()

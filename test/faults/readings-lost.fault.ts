@@ -68,7 +68,13 @@ async function getJson(url: string): Promise<Record<string, any>> {
   return (await res.json()) as Record<string, any>;
 }
 
-const readings = async () => (await getJson(`${device().url}/api/health`)).readings as Record<string, number>;
+const readings = async () =>
+  (await getJson(`${device().url}/api/health`)).readings as {
+    unwritten: number;
+    dropped: number;
+    unacknowledged: number;
+    declaredLost: number;
+  };
 
 /** Writes `count` lines in bursts the device keeps up with, then waits until the last is read. */
 async function write(count: number) {
@@ -185,7 +191,9 @@ test('every seq of every session is stored or declared lost, and the lost are co
     assert.is(summary?.readingsLost, counted, 'the device summary counts them');
     assert.ok(evicted > OUTAGE_LINES / 4, `${evicted} evicted`);
     assert.is(unwritten, UNWRITTEN_LINES);
-    console.log(`    ${writer.written.length} lines: ${stored.length} stored, ${evicted} evicted, ${unwritten} unwritten`);
+    console.log(
+      `    ${writer.written.length} lines: ${stored.length} stored, ${evicted} evicted, ${unwritten} unwritten`,
+    );
   } finally {
     await client.close();
   }
