@@ -27,8 +27,8 @@ export interface BackendLinkOptions {
   spool: ReadingSpool;
   /** `unauthorized`: the backend answered the upgrade with 401 (no token, or not its token). */
   onState: (state: 'connected' | 'disconnected' | 'unauthorized') => void;
-  /** Told each ack after the spool forgot what it acknowledges (metrics). */
-  onAck?: (ack: AckMessage) => void;
+  /** Told each ack after the spool forgot what it acknowledges, and how many readings that was (metrics). */
+  onAck?: (ack: AckMessage, forgotten: number) => void;
   log: Logger;
   backoff?: Backoff;
   /** How often to ping; a stopped (SIGSTOP) or cut-off backend closes no socket, only silence shows it. */
@@ -167,7 +167,7 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
         return;
       }
       const forgotten = spool.ack(ack);
-      options.onAck?.(ack);
+      options.onAck?.(ack, forgotten);
       logAck(log, ack, forgotten, spool.size);
       if (forgotten > 0 && !pumpTimer) pump();
       reportBacklog();

@@ -29,12 +29,13 @@ test('the time from read to ack is observed once per reading of this session, ac
   metrics.read('s1', reading(2));
   metrics.read('s1', reading(3));
   advance(200);
-  metrics.acked({ type: 'ack', session: 's1', seq: 2 });
-  metrics.acked({ type: 'ack', session: 'older', seq: 3 });
+  metrics.acked({ type: 'ack', session: 's1', seq: 2 }, 2);
+  metrics.acked({ type: 'ack', session: 'older', seq: 3 }, 3);
   let text = await lines();
   assert.ok(text.includes('device_reading_ack_seconds_count 2'));
   assert.ok(text.includes('device_reading_ack_seconds_sum 0.7'));
   assert.ok(text.includes('device_readings_read_total 3'));
+  assert.ok(text.includes('device_readings_acknowledged_total 5'), 'every reading the spool forgot, any session');
   metrics.acked({ type: 'ack', session: 's1', seq: 3 });
   metrics.acked({ type: 'ack', session: 's1', seq: 3 });
   text = await lines();

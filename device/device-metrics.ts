@@ -12,8 +12,8 @@ export interface DeviceMetrics {
   read(session: string, reading: Reading): void;
   /** A line longer than the backend accepts was dropped before the spool. */
   lineTooLong(): void;
-  /** The backend acknowledged readings up to `ack.seq` of `ack.session`. */
-  acked(ack: AckMessage): void;
+  /** The backend acknowledged readings up to `ack.seq` of `ack.session`: `forgotten` of them left the spool. */
+  acked(ack: AckMessage, forgotten?: number): void;
   /** The backend socket's state changed (the link's onState). */
   backendState(state: string): void;
 }
@@ -70,6 +70,11 @@ export function createDeviceMetrics({ registry, stats, now = Date.now }: DeviceM
     buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600],
     registers,
   });
+  const acknowledged = new Counter({
+    name: 'device_readings_acknowledged_total',
+    help: 'Readings the backend acknowledged (stored, or refused as given), so the spool forgot them.',
+    registers,
+  });
   const reconnects = new Counter({
     name: 'device_backend_reconnects_total',
     help: 'Times the backend socket connected again after its first connection.',
@@ -94,7 +99,8 @@ export function createDeviceMetrics({ registry, stats, now = Date.now }: DeviceM
       if (pending.length - head > PENDING_MAX) head += 1;
     },
     lineTooLong: () => lost.inc({ reason: 'line_too_long' }),
-    acked(ack) {
+    acked(ack, forgotten = 0) {
+      acknowledged.inc(forgotten);
       if (ack.session !== session) return;
       const t = now();
       while (head < pending.length && pending[head]!.seq <= ack.seq) {

@@ -61,9 +61,9 @@ runMain('device', async function main() {
       setBackend(state);
       if (state === 'connected') stall.progress();
     },
-    onAck: (ack) => {
+    onAck: (ack, forgotten) => {
       stall.progress();
-      meters?.acked(ack);
+      meters?.acked(ack, forgotten);
     },
   });
   // Readiness is pushed, not asked: a timer turns "no ack for a while" into the `acks` check's state.
