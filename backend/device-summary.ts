@@ -22,6 +22,8 @@ export interface DeviceSummaryDocument {
   readingsStored: number;
   /** Readings the device declared lost and the backend never stored (absent until the first). */
   readingsLost?: number;
+  /** When its latest declared loss was recorded: the status page lists it as needing attention for a day. */
+  lostAt?: Date;
   connected: boolean;
   /** The backend process holding its socket, and that socket. */
   replica: string | null;
@@ -139,12 +141,15 @@ export function refusedUpdates(deviceId: string, session: string, seq: number): 
   ];
 }
 
-/** Counts `count` more readings of the device as declared lost (creating the summary if need be). */
-export function lostUpdate(deviceId: string, count: number): Op {
+/** A device that lost readings this recently is listed among those needing attention. */
+export const LOST_ATTENTION_MS = 24 * 60 * 60 * 1000;
+
+/** Counts `count` more readings of the device as declared lost at `at` (creating the summary if need be). */
+export function lostUpdate(deviceId: string, count: number, at: Date): Op {
   return {
     updateOne: {
       filter: { _id: deviceId },
-      update: { $inc: { readingsLost: count }, $setOnInsert: onInsert() },
+      update: { $inc: { readingsLost: count }, $set: { lostAt: at }, $setOnInsert: onInsert() },
       upsert: true,
     },
   };

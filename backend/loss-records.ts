@@ -71,7 +71,7 @@ export async function recordLosses(
   await losses.bulkWrite(ops, { ...writeOptions, ordered: true });
   if (total > 0) {
     const summaries: Collection<DeviceSummaryDocument> = db.collection(DEVICES_COLLECTION);
-    await summaries.bulkWrite([lostUpdate(deviceId, total)], { ...writeOptions, ordered: true });
+    await summaries.bulkWrite([lostUpdate(deviceId, total, declaredAt)], { ...writeOptions, ordered: true });
   }
   return total;
 }

@@ -149,6 +149,13 @@ test('recordLosses: counts what was never stored, once however often declared; s
     devices.map((d) => [d.deviceId, d.readingsStored, d.readingsLost]),
     [['dev-1', 2, 6]],
   );
+  // A device never read from comes first among the silent ones: dev-1 is first only as one that lost readings.
+  const at = new Date();
+  await store.presence([
+    { deviceId: 'dev-2', session: 's', connected: true, replica: 'r', connection: 'c', backlog: 0, at },
+  ]);
+  const attention = await store.devices({ attention: 10 });
+  assert.equal(attention.devices[0]?.deviceId, 'dev-1', 'it lost readings lately: it needs attention');
 });
 
 test('readings: newest first (timestamp, seq), limited; before a time; before a seq of the last session', async () => {

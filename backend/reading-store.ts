@@ -27,6 +27,7 @@ import type { DevicesQuery } from './devices-query.ts';
 import {
   backfillUpdates,
   DEVICES_COLLECTION,
+  LOST_ATTENTION_MS,
   PRESENCE_STALE_MS,
   presenceUpdate,
   refusedUpdates,
@@ -331,10 +332,17 @@ function deviceListCalls(parts: StoreParts): Pick<ReadingStore, 'devices' | 'pre
         if ('attention' in query) {
           const limit = query.attention;
           const since = new Date(now - PRESENCE_STALE_MS);
+          const lostSince = new Date(now - LOST_ATTENTION_MS);
           const [behind, silent] = await Promise.all([
+            // Holding readings, or lost some lately.
             summaries
               .find(
-                { connected: true, lastSeenAt: { $gte: since }, backlog: { $gt: 0 } },
+                {
+                  $or: [
+                    { connected: true, lastSeenAt: { $gte: since }, backlog: { $gt: 0 } },
+                    { lostAt: { $gte: lostSince } },
+                  ],
+                },
                 { sort: { backlog: -1 }, limit, ...options },
               )
               .toArray(),

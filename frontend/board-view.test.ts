@@ -40,6 +40,7 @@ const doc = (over: Partial<StatusDocument> = {}): StatusDocument => ({
         connected: true,
         lastReading: { seq: 42, timestamp: '2026-01-01T10:00:07.000Z', value: '21.5 C' },
         readingsStored: 42,
+        readingsLost: 0,
         backlog: 0,
         lastSeenAt: '2026-01-01T10:00:07.000Z',
         recent: {

@@ -87,6 +87,7 @@ function toDevice(value: unknown): FleetDevice | undefined {
     connected: device.connected === true,
     lastReading: toReading(device.lastReading),
     readingsStored: count(device.readingsStored),
+    readingsLost: count(device.readingsLost),
     backlog: count(device.backlog),
     lastSeenAt: typeof seen === 'string' && !Number.isNaN(Date.parse(seen)) ? seen : null,
     recent: null,

@@ -75,6 +75,7 @@ const device = (deviceId: string, over: Partial<FleetDevice> = {}): FleetDevice 
   connected: true,
   lastReading: { seq: 7, timestamp: at(50), value: 'temperature_c=21.00' },
   readingsStored: 1500,
+  readingsLost: 0,
   backlog: 0,
   lastSeenAt: at(55),
   recent: recent(series([21, 21.5])),
@@ -159,18 +160,20 @@ test('a fleet larger than the page: the count, the first page, a row for each li
   assert.is(describeReadings(doc(many.slice(0, 3))).fleet, '3 devices');
 });
 
-test('needs attention: backlog, silence and a lost connection in words; a device needing nothing is left out', () => {
+test('needs attention: backlog, lost readings, silence and a lost connection in words; a device needing nothing is left out', () => {
   const held = device('held', { backlog: 1234 });
   const silent = device('silent', { lastSeenAt: at(0), lastReading: null });
   const lost = device('lost', { connected: false, backlog: 2, lastSeenAt: '2026-01-01T09:55:00.000Z' });
+  const evicted = device('evicted', { readingsLost: 3242 });
   const never = device('never', { lastSeenAt: null, lastReading: null });
   const fine = device('fine');
   const byReading = device('by reading', { lastSeenAt: null, lastReading: { seq: 1, timestamp: at(0), value: 'x' } });
-  const panel = describeReadings(doc([fine], 1, [held, lost, silent, fine, never, byReading]));
+  const panel = describeReadings(doc([fine], 1, [held, lost, evicted, silent, fine, never, byReading]));
   assert.equal(panel.attention, {
     items: [
       { deviceId: 'held', text: '1,234 readings held' },
       { deviceId: 'lost', text: 'disconnected · 2 readings held · last heard 6 min 0 s ago' },
+      { deviceId: 'evicted', text: '3,242 readings lost' },
       { deviceId: 'silent', text: 'last heard 1 min 0 s ago' },
       { deviceId: 'never', text: 'never heard from' },
       { deviceId: 'by reading', text: 'last heard 1 min 0 s ago' },

@@ -147,6 +147,7 @@ test('malformed device entries are skipped, malformed readings become null', asy
       connected: true,
       lastReading: null,
       readingsStored: null,
+      readingsLost: null,
       backlog: null,
       lastSeenAt: null,
       recent: {

@@ -70,6 +70,8 @@ export interface FleetDevice {
   lastReading: DeviceReading | null;
   /** How many readings of this device the backend has stored; null when it did not say. */
   readingsStored: number | null;
+  /** Readings the device declared lost (evicted, never written) and the backend never stored; null when not said. */
+  readingsLost: number | null;
   /** Readings the device reported as not yet acknowledged; null when unknown. */
   backlog: number | null;
   /** ISO 8601 time the backend last heard from the device; null when it did not say. */

@@ -1,5 +1,5 @@
 // Turns the fleet part of /status.json into what the Readings panel says about it: how many devices there are,
-// which need attention (a backlog, silence, a lost connection) and a row for each listed device not charted;
+// which need attention (a backlog, lost readings, silence, a lost connection) and a row for each listed device not charted;
 // pure, so it is tested in Node.
 import { formatAge, formatCount } from './format.js';
 
@@ -33,6 +33,7 @@ function attentionReasons(device, checkedAt) {
   const reasons = [];
   if (!device.connected) reasons.push('disconnected');
   if (device.backlog) reasons.push(`${formatCount(device.backlog, 'reading')} held`);
+  if (device.readingsLost) reasons.push(`${formatCount(device.readingsLost, 'reading')} lost`);
   const heard = device.lastSeenAt ?? device.lastReading?.timestamp ?? null;
   if (heard === null) reasons.push('never heard from');
   else {
