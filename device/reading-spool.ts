@@ -5,7 +5,7 @@
 // Each process appends to segments of its own (a restart never appends after a possibly torn end), so a segment
 // holds one session's readings in ascending order, and acks forget a prefix of them. Memory holds only where each
 // unacknowledged reading is (about 24 bytes each); frames are built from the file's bytes.
-import { mkdirSync } from 'node:fs';
+import { makeDirectory } from './make-directory.ts';
 import type { AckMessage, Reading } from '../lib/device-protocol.ts';
 import { ConfigError } from '../lib/config-error.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -217,7 +217,7 @@ function openFiles({ dir, deviceId, log }: ReadingSpoolOptions, outbox: Outbox) 
   let segments: SpoolSegment[] = [];
   let lock: SpoolLock | undefined;
   try {
-    mkdirSync(dir, { recursive: true });
+    makeDirectory(dir);
     lock = lockSpool(dir);
     segments = replaySpool(dir, outbox, log);
     rememberDeviceId(dir, deviceId, outbox.size, log);
@@ -259,7 +259,7 @@ function createSegmentIn(dir: string, id: number, recreated: () => void): SpoolS
     return createSegment(dir, id);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    mkdirSync(dir, { recursive: true });
+    makeDirectory(dir);
     recreated();
     return createSegment(dir, id);
   }
