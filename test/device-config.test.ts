@@ -65,7 +65,7 @@ test('a DEVICE_SPOOL_DIR that cannot be written: one line at start-up, not a cra
   }
 });
 
-test('a DEVICE_ID the backend would refuse every hello for: refused at start-up, never "ready" and never stored', async () => {
+test('a DEVICE_ID the backend would refuse: refused at start-up, never "ready" and never stored', async () => {
   const { fatal } = await expectConfigError(
     { SERIAL_PATH: '/dev/ttyUSB0', DEVICE_ID: 'Küche 1' },
     /^device: DEVICE_ID="Küche 1" is not valid: expected letters, digits, '\.', '_' and '-', 1 to 256 characters/,
