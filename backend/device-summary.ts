@@ -77,7 +77,7 @@ function onInsert(...taken: string[]) {
   return Object.fromEntries(Object.entries(EMPTY).filter(([field]) => !taken.includes(field)));
 }
 
-/** The latest reading is the one received last (docs/contract.md#readings); within one frame, the highest seq. */
+/** The latest reading is the one received last (docs/contract.md, Device readings); in one frame, the highest seq. */
 function latestKey(doc: Pick<ReadingDocument, 'receivedAt' | 'seq'>): string {
   return `${doc.receivedAt.toISOString()}|${String(doc.seq).padStart(16, '0')}`;
 }
