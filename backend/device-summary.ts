@@ -16,7 +16,10 @@ export interface DeviceSummaryDocument {
   _id: string;
   /** The session its last hello named (listed while connected; else its newest reading's). */
   session: string | null;
-  /** `timestamp ISO|seq` zero-padded, so that "newer" is a string comparison (the empty string: no reading yet). */
+  /**
+   * `receivedAt ISO|seq` zero-padded, so that "newer" is a string comparison (the empty string: no reading yet). By
+   * the backend's time of receipt, never the device's clock: a clock set wrong can neither pin nor hide a reading.
+   */
   latestKey: string;
   lastReading: { session: string; seq: number; timestamp: Date; value: string } | null;
   readingsStored: number;
@@ -80,48 +83,53 @@ function onInsert(...taken: string[]) {
   return Object.fromEntries(Object.entries(EMPTY).filter(([field]) => !taken.includes(field)));
 }
 
-function latestKey(doc: Pick<ReadingDocument, 'timestamp' | 'seq'>): string {
-  return `${doc.timestamp.toISOString()}|${String(doc.seq).padStart(16, '0')}`;
+/** The latest reading is the one received last (docs/contract.md, Device readings); in one frame, the highest seq. */
+function latestKey(doc: Pick<ReadingDocument, 'receivedAt' | 'seq'>): string {
+  return `${doc.receivedAt.toISOString()}|${String(doc.seq).padStart(16, '0')}`;
 }
 
 /**
  * After a batch of readings was written (`duplicates`: positions of those stored before): count each device's new
- * ones, and make the newest of its batch its latest reading unless a newer one is there already (a filter on
- * `latestKey`, so that neither a late frame nor another replica ever steps it back).
+ * ones, and make the newest of its new ones its latest reading unless a newer one is there already (a filter on
+ * `latestKey`, so that neither a batch whose summary is written late nor another replica ever steps it back). A
+ * resend is not new: it was received, and could be the latest, when it was first stored.
  */
 export function storedUpdates(docs: ReadingDocument[], duplicates: readonly number[] = []): Op[] {
   const resent = new Set(duplicates);
-  const byDevice = new Map<string, { inserted: number; newest: ReadingDocument }>();
+  const byDevice = new Map<string, { inserted: number; newest: ReadingDocument | undefined }>();
   docs.forEach((doc, i) => {
-    const seen = byDevice.get(doc.deviceId);
-    const inserted = (seen?.inserted ?? 0) + (resent.has(i) ? 0 : 1);
-    const newest = seen && latestKey(seen.newest) >= latestKey(doc) ? seen.newest : doc;
-    byDevice.set(doc.deviceId, { inserted, newest });
+    const seen = byDevice.get(doc.deviceId) ?? { inserted: 0, newest: undefined };
+    if (!resent.has(i)) {
+      seen.inserted += 1;
+      if (!seen.newest || latestKey(doc) > latestKey(seen.newest)) seen.newest = doc;
+    }
+    byDevice.set(doc.deviceId, seen);
   });
-  return [...byDevice.values()].flatMap(({ inserted, newest }): Op[] => {
-    const { deviceId: _id, session, seq, timestamp, value } = newest;
-    const key = latestKey(newest);
-    return [
-      {
-        updateOne: {
-          filter: { _id },
-          update: { $inc: { readingsStored: inserted }, $setOnInsert: onInsert('readingsStored') },
-          upsert: true,
-        },
+  return [...byDevice].flatMap(([_id, { inserted, newest }]): Op[] => [
+    {
+      updateOne: {
+        filter: { _id },
+        update: { $inc: { readingsStored: inserted }, $setOnInsert: onInsert('readingsStored') },
+        upsert: true,
       },
-      {
-        updateOne: {
-          filter: { _id, latestKey: { $lt: key } },
-          update: { $set: { latestKey: key, lastReading: { session, seq, timestamp, value } } },
-        },
-      },
-    ];
-  });
+    },
+    ...(newest ? [latestUpdate(newest)] : []),
+  ]);
+}
+
+/** Makes `doc` its device's latest reading unless one received later is there already. */
+function latestUpdate({ deviceId: _id, session, seq, timestamp, value, receivedAt }: ReadingDocument): Op {
+  const key = latestKey({ receivedAt, seq });
+  return {
+    updateOne: {
+      filter: { _id, latestKey: { $lt: key } },
+      update: { $set: { latestKey: key, lastReading: { session, seq, timestamp, value } } },
+    },
+  };
 }
 
 /** A device found with readings but no summary (stored before this collection existed): its count and newest. */
 export function backfillUpdates(newest: ReadingDocument, count: number): Op[] {
-  const [, latest] = storedUpdates([newest], [0]);
   const counted: Op = {
     updateOne: {
       filter: { _id: newest.deviceId },
@@ -129,7 +137,7 @@ export function backfillUpdates(newest: ReadingDocument, count: number): Op[] {
       upsert: true,
     },
   };
-  return [counted, latest!];
+  return [counted, latestUpdate(newest)];
 }
 
 /** Records that `session` is settled up to the refused reading `seq` (creating the summary if need be). */

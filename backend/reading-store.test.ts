@@ -71,7 +71,7 @@ test("ensureIndexes: the readings' two indexes and the device list's, once; agai
     [
       ['_id_', false],
       ['deviceId_1_session_1_seq_1', true],
-      ['deviceId_1_timestamp_-1_seq_-1', false],
+      ['deviceId_1_receivedAt_-1_seq_-1', false],
     ],
   );
 });
@@ -158,15 +158,20 @@ test('recordLosses: counts what was never stored, once however often declared; s
   assert.equal(attention.devices[0]?.deviceId, 'dev-1', 'it lost readings lately: it needs attention');
 });
 
-test('readings: newest first (timestamp, seq), limited; before a time; before a seq of the last session', async () => {
+test('readings: newest received first, then seq, whatever the device clock says; before a time or seq', async () => {
   const { store } = setup();
-  const same = new Date(T0 + 500_000);
+  const received = (ms: number) => new Date(T0 + 1_000_000 + ms);
+  // The device's clock went back a day between its sessions: the new session's readings are stamped a day earlier.
+  const dayBack = (seq: number) => new Date(T0 - 86_400_000 + seq * 1000);
   await store.insert([
-    ...[1, 2, 3, 4, 5].map((seq) => doc(seq, { session: 'old' })),
-    ...[1, 2, 3].map((seq) => doc(seq, { session: 'new', timestamp: new Date(T0 + 100_000 + seq * 1000) })),
-    doc(4, { session: 'new', timestamp: same }),
-    doc(5, { session: 'new', timestamp: same }),
-    doc(1, { deviceId: 'dev-2', timestamp: new Date(T0 + 900_000) }),
+    ...[1, 2, 3, 4, 5].map((seq) => doc(seq, { session: 'old', receivedAt: received(seq * 1000) })),
+    ...[1, 2, 3].map((seq) =>
+      doc(seq, { session: 'new', timestamp: dayBack(seq), receivedAt: received(10_000 + seq) }),
+    ),
+    // One frame: the same receipt time, told apart by seq.
+    doc(4, { session: 'new', timestamp: dayBack(4), receivedAt: received(20_000) }),
+    doc(5, { session: 'new', timestamp: dayBack(5), receivedAt: received(20_000) }),
+    doc(1, { deviceId: 'dev-2', receivedAt: received(90_000) }),
   ]);
   const keys = (readings: { session: string; seq: number }[]) => readings.map((r) => `${r.session}:${r.seq}`);
   assert.equal(keys(await store.readings({ deviceId: 'dev-1', limit: 4 })), ['new:5', 'new:4', 'new:3', 'new:2']);
@@ -175,18 +180,26 @@ test('readings: newest first (timestamp, seq), limited; before a time; before a 
     deviceId: 'dev-1',
     session: 'new',
     seq: 5,
-    timestamp: same.toISOString(),
+    timestamp: dayBack(5).toISOString(),
     value: 'v5',
-    receivedAt: new Date(T0 + 5050).toISOString(),
+    receivedAt: received(20_000).toISOString(),
   });
-  assert.equal(
-    keys(await store.readings({ deviceId: 'dev-1', limit: 100, before: { time: new Date(T0 + 103_000) } })),
-    ['new:2', 'new:1', 'old:5', 'old:4', 'old:3', 'old:2', 'old:1'],
-  );
+  assert.equal(keys(await store.readings({ deviceId: 'dev-1', limit: 100, before: { time: received(10_003) } })), [
+    'new:2',
+    'new:1',
+    'old:5',
+    'old:4',
+    'old:3',
+    'old:2',
+    'old:1',
+  ]);
   assert.equal(keys(await store.readings({ deviceId: 'dev-1', limit: 2, before: { seq: 5 } })), ['new:4', 'new:3']);
   assert.equal(keys(await store.readings({ deviceId: 'dev-1', limit: 100, before: { seq: 1 } })), []);
   assert.equal(await store.readings({ deviceId: 'nobody', limit: 10 }), []);
   assert.equal(await store.readings({ deviceId: 'nobody', limit: 10, before: { seq: 3 } }), []);
+  // The device list agrees: the latest is the one received last, a day behind on the device's clock or not.
+  const listed = (await store.devices({ limit: 10 })).devices.find((d) => d.deviceId === 'dev-1')!;
+  assert.equal(listed.lastReading, { seq: 5, timestamp: dayBack(5).toISOString(), value: 'v5' });
 });
 
 test('devices: two commands a page at any fleet size; by id, all counted; latest never steps back', async () => {
@@ -224,14 +237,18 @@ test('devices: two commands a page at any fleet size; by id, all counted; latest
       lastSeenAt: null,
       readingsLost: 0,
     });
-    // A resend counts nothing; an older reading stored late is counted but never becomes the latest.
+    // A resend counts nothing. A reading received later is the latest, stamped earlier or not (a clock gone back);
+    // a batch whose summary is written late (received earlier, by a slow replica, say) never steps it back.
     await store.insert([
       doc(1, { deviceId: 'dev-12-0000' }),
-      doc(9, { deviceId: 'dev-12-0000', timestamp: new Date(T0) }),
+      doc(9, { deviceId: 'dev-12-0000', timestamp: new Date(T0 - 86_400_000) }),
     ]);
     const again = (await store.devices({ limit: 1 })).devices[0]!;
     assert.is(again.readingsStored, 3);
-    assert.is(again.lastReading!.seq, 2);
+    assert.is(again.lastReading!.seq, 9);
+    await store.insert([doc(3, { deviceId: 'dev-12-0000', receivedAt: new Date(T0) })]);
+    const late = (await store.devices({ limit: 1 })).devices[0]!;
+    assert.equal([late.readingsStored, late.lastReading!.seq], [4, 9]);
     assert.equal(warnings, [], 'no MaxListenersExceededWarning');
   } finally {
     process.off('warning', onWarning);

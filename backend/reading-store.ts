@@ -6,7 +6,8 @@
 // query (a compound `_id` would need a second index on the top-level fields for that, or documents that keep the
 // fields only inside `_id`), documents read as they are stored, and ObjectIds keep `_id` inserts append-only. The
 // price is that uniqueness holds only once the index exists, so nothing is inserted before createIndexes succeeded.
-// A second index, { deviceId, timestamp: -1, seq: -1 }, serves "newest first" for a device without a sort in memory.
+// A second index, { deviceId, receivedAt: -1, seq: -1 }, serves "newest first" for a device without a sort in memory:
+// newest by the backend's time of receipt, never by the device's clock (docs/contract.md#readings).
 import {
   MongoBulkWriteError,
   type Abortable,
@@ -34,7 +35,7 @@ const DEVICE_INDEXES: IndexDescription[] = [
 
 const READING_INDEXES: IndexDescription[] = [
   { key: { deviceId: 1, session: 1, seq: 1 }, name: 'deviceId_1_session_1_seq_1', unique: true },
-  { key: { deviceId: 1, timestamp: -1, seq: -1 }, name: 'deviceId_1_timestamp_-1_seq_-1' },
+  { key: { deviceId: 1, receivedAt: -1, seq: -1 }, name: 'deviceId_1_receivedAt_-1_seq_-1' },
 ];
 
 export interface InsertResult {
@@ -83,7 +84,7 @@ export interface ReadingStoreOptions {
   writeDeadlineMs?: number;
 }
 
-const NEWEST_FIRST = { timestamp: -1, seq: -1 } as const;
+const NEWEST_FIRST = { receivedAt: -1, seq: -1 } as const;
 
 export function createReadingStore({
   client,
@@ -129,7 +130,7 @@ export function createReadingStore({
       const result = await insertReadings(docs);
       // The devices' summaries, with a deadline of their own (the readings' may have passed while their answer was
       // read). A failure fails the batch, which is written again: its readings then count as resent, so a device's
-      // readingsStored may fall short by that batch (backend/README.md says so).
+      // readingsStored may fall short by that batch, and its latest reading lag until the next (backend/README.md).
       await guard.write('device summary', async ({ signal }) => {
         const options: BulkWriteOptions & Abortable = { ordered: true, writeConcern, signal };
         await settledBy(summaries.bulkWrite(storedUpdates(docs, result.duplicates), options), signal);
@@ -177,7 +178,7 @@ export function createReadingStore({
           const docs = await collection.find(filter, { sort: { seq: -1 }, limit, ...bounds }).toArray();
           return docs.map(toView);
         }
-        const filter = before ? { deviceId, timestamp: { $lt: before.time } } : { deviceId };
+        const filter = before ? { deviceId, receivedAt: { $lt: before.time } } : { deviceId };
         const docs = await collection.find(filter, { sort: NEWEST_FIRST, limit, ...bounds }).toArray();
         return docs.map(toView);
       }),

@@ -23,6 +23,7 @@ import type { SummedWarning } from '../lib/summed-warning.ts';
 import type { HeldBudget } from './held-budget.ts';
 import type { InsertResult, ReadingStore } from './reading-store.ts';
 import { createAckMarks } from './ack-marks.ts';
+import { createReceiptClock } from './receipt-clock.ts';
 import { toDocument, type ReadingDocument, type RefusalCode } from './reading-document.ts';
 
 /** Shared by every socket's writer, so a thousand devices' troubles are a few lines, not thousands. */
@@ -57,7 +58,10 @@ export interface ReadingWriterOptions {
 }
 
 export interface ReadingWriter {
-  /** Takes a frame's readings of one session, in order; `receivedAt` is stored with each. */
+  /**
+   * Takes a frame's readings of one session, in order; `receivedAt` is stored with each (by default the socket's
+   * receipt clock: a later frame is always stamped later, which is what makes a reading a device's latest).
+   */
   accept(session: string, readings: Reading[], receivedAt?: Date): void;
   /** Takes a `lost` message's ranges of one session: recorded, then acknowledged past like stored readings. */
   declare(session: string, reason: LossReason, ranges: readonly SeqRange[]): void;
@@ -98,6 +102,7 @@ export function createReadingWriter({
   const retryDelays = createBackoff(backoff);
   let closed = false;
   const marks = createAckMarks();
+  const receipt = createReceiptClock();
 
   function release(items: Item[]) {
     const bytes = items.reduce((sum, item) => sum + item.bytes, 0);
@@ -229,7 +234,7 @@ export function createReadingWriter({
   }
 
   return {
-    accept(session, readings, receivedAt = new Date()) {
+    accept(session, readings, receivedAt = receipt()) {
       if (closed) return;
       const items = readings.map((reading): Item => {
         const checked = toDocument(deviceId, session, reading, receivedAt);

@@ -5,7 +5,7 @@ import { parseIsoTime } from './iso-time.ts';
 export interface ReadingsQuery {
   deviceId: string;
   limit: number;
-  /** Older than this time, or (within the device's newest session) below this sequence number. */
+  /** Received before this time, or (within the device's newest session) below this sequence number. */
   before?: { time: Date } | { seq: number };
 }
 

@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { readConfig } from './config.ts';
+import { isDeviceId } from '../lib/device-protocol.ts';
 import { configError } from '../test/support/config-error.ts';
 
 test('local mode needs nothing and uses the documented defaults', () => {
@@ -90,12 +91,32 @@ test('a bad DEVICE_TOKEN is a one-line ConfigError that never quotes the token',
   assert.is(readConfig({ NODE_ENV: 'local', DEVICE_TOKEN: ' \n ' }).deviceToken, undefined, 'blank is unset');
 });
 
-test('a DEVICE_ID over 256 characters, which the backend would refuse, is a one-line error', () => {
+test('a DEVICE_ID the protocol refuses is a one-line error at start-up, under the same rule as the backend', () => {
   assert.is(readConfig({ NODE_ENV: 'local', DEVICE_ID: 'd'.repeat(256) }).deviceId, 'd'.repeat(256));
+  assert.is(readConfig({ NODE_ENV: 'local', DEVICE_ID: 'Kitchen_1.a-b' }).deviceId, 'Kitchen_1.a-b');
+  const rule = "expected letters, digits, '.', '_' and '-', 1 to 256 characters (the backend refuses any other id)";
+  assert.is(
+    configError(() => readConfig({ NODE_ENV: 'local', DEVICE_ID: 'Küche 1' })),
+    `DEVICE_ID="Küche 1" is not valid: ${rule}`,
+  );
   assert.is(
     configError(() => readConfig({ NODE_ENV: 'local', DEVICE_ID: 'd'.repeat(257) })),
-    'DEVICE_ID is not valid: 257 characters, the backend accepts at most 256',
+    `DEVICE_ID=257 characters is not valid: ${rule}`,
   );
+  for (const id of ['a b', 'a/b', 'a:b', 'dev\u00e9', 'a\nb']) {
+    assert.ok(isDeviceId(id) === false, `the protocol refuses ${JSON.stringify(id)}`);
+    assert.match(
+      configError(() => readConfig({ NODE_ENV: 'local', DEVICE_ID: id })),
+      /^DEVICE_ID=".*" is not valid/,
+    );
+  }
+});
+
+test('BACKEND_URL behind a path prefix keeps it for the socket, as the frontend and the smoke keep it', () => {
+  const socket = (url: string) => readConfig({ NODE_ENV: 'local', BACKEND_URL: url }).socketUrl;
+  assert.is(socket('https://gw.example/backend/'), 'wss://gw.example/backend/api/device/socket');
+  assert.is(socket('https://gw.example/backend'), 'wss://gw.example/backend/api/device/socket');
+  assert.is(socket('http://10.0.0.2:3001'), 'ws://10.0.0.2:3001/api/device/socket');
 });
 
 test.run();

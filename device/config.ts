@@ -3,7 +3,8 @@ import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { ConfigError } from '../lib/config-error.ts';
 import { readEnvironment, readInteger, readPort, readString, readUrl } from '../lib/env.ts';
-import { DEVICE_ID_MAX_LENGTH, DEVICE_SOCKET_PATH } from '../lib/device-protocol.ts';
+import { DEVICE_ID_MAX_LENGTH, DEVICE_ID_RULE, DEVICE_SOCKET_PATH, isDeviceId } from '../lib/device-protocol.ts';
+import { websocketUrl } from '../lib/endpoint-url.ts';
 import { readDeviceToken } from '../lib/device-token.ts';
 
 interface DeviceConfig {
@@ -45,7 +46,7 @@ export function readConfig(env: Record<string, string | undefined>, cwd = proces
     host: readString(env, 'HOST'),
     environment,
     logLevel: readString(env, 'LOG_LEVEL', 'info'),
-    socketUrl: socketUrl(backendUrl),
+    socketUrl: websocketUrl(backendUrl, DEVICE_SOCKET_PATH),
     serialPath,
     baudRate: readInteger(env, 'SERIAL_BAUD_RATE', 9600, { min: 50, max: 4_000_000 }),
     deviceId: readDeviceId(env),
@@ -56,20 +57,15 @@ export function readConfig(env: Record<string, string | undefined>, cwd = proces
   };
 }
 
-/** http(s)://host:port → ws(s)://host:port/api/device/socket. */
-function socketUrl(backendUrl: string): string {
-  const url = new URL(DEVICE_SOCKET_PATH, backendUrl);
-  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
-  return url.toString();
-}
-
-/** DEVICE_ID, or the host name: the backend refuses a hello naming more than DEVICE_ID_MAX_LENGTH characters. */
+/**
+ * DEVICE_ID, or the host name, under the protocol's one id rule (DEVICE_ID_RULE): the backend refuses every hello
+ * naming another, so a device started with one would never have a reading stored.
+ */
 function readDeviceId(env: Record<string, string | undefined>): string {
-  const deviceId = readString(env, 'DEVICE_ID', hostname());
-  if (deviceId.length > DEVICE_ID_MAX_LENGTH) {
-    throw new ConfigError(
-      `DEVICE_ID is not valid: ${deviceId.length} characters, the backend accepts at most ${DEVICE_ID_MAX_LENGTH}`,
-    );
-  }
-  return deviceId;
+  const set = readString(env, 'DEVICE_ID');
+  const deviceId = set ?? hostname();
+  if (isDeviceId(deviceId as unknown)) return deviceId;
+  const shown = deviceId.length > DEVICE_ID_MAX_LENGTH ? `${deviceId.length} characters` : JSON.stringify(deviceId);
+  const what = set === undefined ? `DEVICE_ID is not set, and the host name ${shown}` : `DEVICE_ID=${shown}`;
+  throw new ConfigError(`${what} is not valid: expected ${DEVICE_ID_RULE} (the backend refuses any other id)`);
 }

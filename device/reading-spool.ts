@@ -9,7 +9,7 @@
 // Every number the spool gives a reading ends stored or declared lost: a reading it could not write, or one a full
 // spool evicted, goes into the loss ledger (loss-ledger.ts) with its reason until an ack passes it. After a restart
 // the gaps of earlier sessions are found again by the replay (spool-replay.ts).
-import { mkdirSync } from 'node:fs';
+import { makeDirectory } from './make-directory.ts';
 import type { AckMessage, Reading } from '../lib/device-protocol.ts';
 import { rangesSize } from '../lib/seq-ranges.ts';
 import { createLossLedger, type LossLedger } from './loss-ledger.ts';
@@ -239,7 +239,7 @@ function openFiles({ dir, deviceId, log }: ReadingSpoolOptions, outbox: Outbox, 
   let segments: SpoolSegment[] = [];
   let lock: SpoolLock | undefined;
   try {
-    mkdirSync(dir, { recursive: true });
+    makeDirectory(dir);
     lock = lockSpool(dir);
     segments = replaySpool(dir, outbox, log, losses);
     rememberDeviceId(dir, deviceId, outbox.size, log);
@@ -281,7 +281,7 @@ function createSegmentIn(dir: string, id: number, recreated: () => void): SpoolS
     return createSegment(dir, id);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    mkdirSync(dir, { recursive: true });
+    makeDirectory(dir);
     recreated();
     return createSegment(dir, id);
   }

@@ -5,16 +5,18 @@ import { asObject } from './as-object.ts';
 import { probe } from './probe.ts';
 import { readRecent } from './recent-readings.ts';
 import { endpointUrl } from '../lib/endpoint-url.ts';
+import { servedListMaxBytes, shortenValue } from './reading-value.ts';
 import type { AttentionList, DeviceReading, FleetDevice, ReadingsStatus } from './status-document.ts';
-
-/**
- * A page of devices whose readings may be up to 8 KiB each: a backend that answers without end still costs the
- * frontend no more than this.
- */
-export const DEVICE_LIST_MAX_BYTES = 4 * 1024 * 1024;
 
 /** Devices listed per refresh: the backend's default page, whatever the size of the fleet. */
 export const FLEET_PAGE = 100;
+
+/**
+ * The largest legal page of devices as the backend serves it (each value up to 8 KiB, JSON-escaped up to six times
+ * that): a backend that answers without end still costs the frontend no more than this, and a legal one always fits.
+ * What the frontend keeps of it is far less: each value cut to SHOWN_VALUE_MAX characters.
+ */
+export const DEVICE_LIST_MAX_BYTES = servedListMaxBytes(FLEET_PAGE);
 
 /** Devices asked for by need of attention (largest backlog, then longest silence). */
 export const ATTENTION_LIMIT = 5;
@@ -103,5 +105,5 @@ function toReading(value: unknown): DeviceReading | null {
   const reading = asObject(value);
   if (!reading || !Number.isSafeInteger(reading.seq) || typeof reading.timestamp !== 'string') return null;
   if (Number.isNaN(Date.parse(reading.timestamp)) || typeof reading.value !== 'string') return null;
-  return { seq: reading.seq as number, timestamp: reading.timestamp, value: reading.value };
+  return { seq: reading.seq as number, timestamp: reading.timestamp, ...shortenValue(reading.value) };
 }

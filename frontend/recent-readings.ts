@@ -3,13 +3,14 @@ import { asObject } from './as-object.ts';
 import { probe } from './probe.ts';
 import { buildSeries } from './reading-series.ts';
 import { endpointUrl } from '../lib/endpoint-url.ts';
+import { servedListMaxBytes } from './reading-value.ts';
 import type { RecentReadings } from './status-document.ts';
 
 /** Readings per device: a minute of the emulator's one a second, and few enough to draw on a phone. */
 export const RECENT_LIMIT = 60;
 
-/** Sixty readings of up to 8 KiB each, with their JSON around them. */
-export const RECENT_MAX_BYTES = 1024 * 1024;
+/** Sixty readings of up to 8 KiB each as the backend serves them (JSON-escaped), with their JSON around them. */
+export const RECENT_MAX_BYTES = servedListMaxBytes(RECENT_LIMIT);
 
 export async function readRecent(backendUrl: string, deviceId: string, timeoutMs: number): Promise<RecentReadings> {
   // The query is set apart: endpointUrl joins paths, and would escape a `?` inside one.

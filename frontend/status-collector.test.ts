@@ -7,6 +7,7 @@ import { withDeadline } from '../test/support/deadline.ts';
 import { listen, type Listening } from '../test/support/listen.ts';
 import type { RequestListener } from 'node:http';
 import { deviceEntry, fakeReadings } from '../test/support/fake-readings.ts';
+import { SHOWN_VALUE_MAX } from './reading-value.ts';
 import { devicesApi, fakeFleet } from '../test/support/fake-devices-api.ts';
 
 const open: Listening[] = [];
@@ -300,6 +301,30 @@ test('a device list past the health-body cap is still read whole', async () => {
   assert.is(doc.readings.available, true, doc.readings.problem ?? '');
   assert.is(doc.readings.devices.length, 400);
   assert.is(doc.readings.latest?.deviceId, 'd399');
+});
+
+test('90 devices of 8 KiB control-character values (6× that served): read whole, each value kept cut', async () => {
+  const value = '\u0001'.repeat(8 * 1024);
+  const devices = Array.from({ length: 90 }, (_, i) => ({
+    deviceId: `d${i}`,
+    session: 's',
+    connected: true,
+    lastReading: reading(i + 1, new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(), value),
+  }));
+  const served = Buffer.byteLength(JSON.stringify({ devices }));
+  assert.ok(served > 4_000_000, `the list is ${served} bytes served`);
+  const backend = await healthyBackend({ devices });
+  backend.routes['/api/readings'] = { status: 200, body: { readings: [] } };
+  const doc = await createStatusCollector({ backendUrl: backend.url, timeoutMs: 5000 }).collect();
+  assert.is(doc.readings.available, true, doc.readings.problem ?? '');
+  assert.is(doc.readings.devices.length, 90);
+  for (const device of [...doc.readings.devices, doc.readings.latest!]) {
+    const last = 'lastReading' in device ? device.lastReading! : device;
+    assert.equal([last.value, last.cutFrom], [`${'\u0001'.repeat(SHOWN_VALUE_MAX)}…`, 8192]);
+  }
+  // What the frontend keeps and serves is bounded by the cut, not by what the backend sent.
+  const kept = Buffer.byteLength(JSON.stringify(doc));
+  assert.ok(kept < 90 * 1024, `the status document is ${kept} bytes`);
 });
 
 test('concurrent callers share one round of probes; the next call probes again', async () => {

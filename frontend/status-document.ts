@@ -39,7 +39,10 @@ export interface DeviceReading {
   seq: number;
   /** ISO 8601 time the device read the line. */
   timestamp: string;
+  /** The line, cut to SHOWN_VALUE_MAX characters and `…` when longer (frontend/reading-value.ts). */
   value: string;
+  /** The value's length in characters when it was cut; absent when `value` is whole. */
+  cutFrom?: number;
 }
 
 export interface SeriesPoint {

@@ -220,13 +220,49 @@ test('what is stored survives a backend restart: /api/devices and /api/readings 
     older.readings.map((r: { session: string; seq: number }) => `${r.session}:${r.seq}`),
     ['s2:2', 's2:1'],
   );
-  const { body: earlier } = await get(second, '/api/readings?deviceId=dev-1&before=2026-03-01T12:05:00Z&limit=2');
+  // Paging back by the time of receipt: before the first reading of s2 came, s1's.
+  const { body: all } = await get(second, '/api/readings?deviceId=dev-1');
+  const s2First = all.readings.find((r: { session: string; seq: number }) => r.session === 's2' && r.seq === 1);
+  const { body: earlier } = await get(second, `/api/readings?deviceId=dev-1&before=${s2First.receivedAt}&limit=2`);
   assert.equal(
     earlier.readings.map((r: { session: string; seq: number }) => `${r.session}:${r.seq}`),
     ['s1:5', 's1:4'],
   );
   const { body: none } = await get(second, '/api/readings?deviceId=dev-1&before=2026-03-01T12:00:00Z');
   assert.equal(none, { readings: [] });
+});
+
+test('a device clock gone back or ahead neither pins nor hides its newest: latest is the last received', async () => {
+  const backend = await startBackend();
+  const now = Date.now();
+  const iso = (ms: number) => new Date(now + ms).toISOString();
+  const DAY = 86_400_000;
+  const sessions: Array<[string, string]> = [
+    ['ahead', iso(4 * 60_000)], // 4 minutes ahead: within the tolerance, stored
+    ['behind', iso(-DAY)], // the next session a day behind
+    ['right', iso(0)], // and then right again
+  ];
+  const shown: string[] = [];
+  for (const [session, timestamp] of sessions) {
+    const socket = await openSocket(backend.url);
+    socket.ws.send(hello(session));
+    socket.ws.send(frame(1, 3, session, timestamp));
+    await ackedUpTo(socket, 3, session);
+    socket.ws.close();
+    const { body: listed } = await get(backend, '/api/devices');
+    const { body: read } = await get(backend, '/api/readings?deviceId=dev-1&limit=1');
+    const [first] = read.readings;
+    shown.push(`${listed.devices[0].lastReading.timestamp}#${listed.devices[0].lastReading.seq} ${first.session}`);
+    assert.equal(listed.devices[0].lastReading, { seq: 3, timestamp, value: 'line 3' }, `after ${session}`);
+    assert.equal([first.session, first.seq, first.timestamp], [session, 3, timestamp], `after ${session}`);
+  }
+  assert.equal(shown, [`${iso(240_000)}#3 ahead`, `${iso(-DAY)}#3 behind`, `${iso(0)}#3 right`]);
+  const { body: all } = await get(backend, '/api/readings?deviceId=dev-1');
+  assert.equal(
+    all.readings.map((r: { session: string; seq: number }) => `${r.session}:${r.seq}`),
+    ['right:3', 'right:2', 'right:1', 'behind:3', 'behind:2', 'behind:1', 'ahead:3', 'ahead:2', 'ahead:1'],
+    'newest received first',
+  );
 });
 
 test.run();

@@ -65,6 +65,28 @@ test('a DEVICE_SPOOL_DIR that cannot be written: one line at start-up, not a cra
   }
 });
 
+test('a DEVICE_ID the backend would refuse: refused at start-up, never "ready" and never stored', async () => {
+  const { fatal } = await expectConfigError(
+    { SERIAL_PATH: '/dev/ttyUSB0', DEVICE_ID: 'Küche 1' },
+    /^device: DEVICE_ID="Küche 1" is not valid: expected letters, digits, '\.', '_' and '-', 1 to 256 characters/,
+  );
+  assert.is(fatal?.code, 'ConfigError');
+  await expectConfigError({ NODE_ENV: 'local', DEVICE_ID: 'a/b' }, 'device: DEVICE_ID="a/b" is not valid');
+});
+
+// Node's own recursive mkdir spun here at 100% CPU, with no output, deaf to SIGTERM.
+test('a DEVICE_SPOOL_DIR under /proc: one line and exit 1, not a spin', async () => {
+  const { fatal } = await expectConfigError(
+    { SERIAL_PATH: '/dev/ttyUSB0', DEVICE_SPOOL_DIR: '/proc/spool' },
+    /^device: DEVICE_SPOOL_DIR=\/proc\/spool cannot be used: ENOENT: .*this user can write\)$/,
+  );
+  assert.is(fatal?.code, 'ENOENT');
+  await expectConfigError(
+    { NODE_ENV: 'local', DEVICE_SPOOL_DIR: '/proc/self/spool/deeper' },
+    'device: DEVICE_SPOOL_DIR=/proc/self/spool/deeper cannot be used: ENOENT',
+  );
+});
+
 test('DEVICE_SPOOL_MAX_BYTES under 1 MiB', async () => {
   await expectConfigError(
     { NODE_ENV: 'local', DEVICE_SPOOL_MAX_BYTES: '65536' },

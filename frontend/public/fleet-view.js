@@ -1,7 +1,7 @@
 // Turns the fleet part of /status.json into what the Readings panel says about it: how many devices there are,
 // which need attention (a backlog, lost readings, silence, a lost connection) and a row for each listed device not charted;
 // pure, so it is tested in Node.
-import { formatAge, formatCount } from './format.js';
+import { formatAge, formatCount, formatValue } from './format.js';
 
 /** Not heard from for this long, a device is silent (the shipped device reads every second and pings). */
 export const SILENT_MS = 60_000;
@@ -53,7 +53,7 @@ export function describeFleetRows(devices, checkedAt) {
     return {
       deviceId: device.deviceId,
       verdict: device.connected ? { tone: 'good', text: 'Connected' } : { tone: 'warn', text: 'Disconnected' },
-      value: last ? last.value : 'none yet',
+      value: last ? formatValue(last) : 'none yet',
       age: last ? formatAge(Date.parse(checkedAt) - Date.parse(last.timestamp)) : null,
       iso: last ? last.timestamp : null,
       backlog:

@@ -6,3 +6,4 @@ export declare function formatCount(n: number, one: string, many?: string): stri
 export declare function formatBytes(n: number): string;
 export declare function decimalsFor(numbers: number[]): number;
 export declare function formatNumber(n: number, decimals: number): string;
+export declare function formatValue(reading: { value: string; cutFrom?: number }): string;

@@ -56,3 +56,13 @@ export function formatNumber(n, decimals) {
   if (size !== 0 && (size >= 1e9 || size < 1e-4)) return n.toPrecision(4);
   return n.toFixed(decimals);
 }
+
+/**
+ * A reading's value as the page shows it: whole, or cut by the frontend and said so (`abc… (8,000 characters)`).
+ * @param {{ value: string, cutFrom?: number }} reading
+ */
+export function formatValue(reading) {
+  return reading.cutFrom === undefined
+    ? reading.value
+    : `${reading.value} (${formatCount(reading.cutFrom, 'character')})`;
+}

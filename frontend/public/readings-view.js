@@ -1,7 +1,7 @@
 // Turns the readings part of /status.json into the Readings panel: the fleet's count and the devices needing
 // attention (fleet-view.js), a card for each of the first few devices, with a small chart drawn from its recent
 // numbers, and a table row for the rest of the page; pure, so it is tested in Node.
-import { decimalsFor, formatAge, formatClock, formatCount, formatNumber } from './format.js';
+import { decimalsFor, formatAge, formatClock, formatCount, formatNumber, formatValue } from './format.js';
 import { describeAttention, describeFleetCount, describeFleetRows } from './fleet-view.js';
 
 /** The chart's drawing box; the page stretches it to the card's width (the line keeps its thickness). */
@@ -57,7 +57,7 @@ function describeConnected(devices, total) {
 function describeDevice(device, checkedAt) {
   const { lastReading: last, recent } = device;
   const latest = last && {
-    value: last.value,
+    value: formatValue(last),
     seq: last.seq,
     iso: last.timestamp,
     clock: formatClock(last.timestamp),
