@@ -223,7 +223,7 @@ test('durations and ages read naturally', () => {
   assert.is(formatAge(5000), '5 s ago');
 });
 
-test("a check is good or bad as the service judges it, not by its state's name; a failing one says since when and why", () => {
+test("a check is as good or bad as its service judges it, whatever its state's name; a failing one says why", () => {
   const since = '2026-01-01T10:00:03.000Z';
   const device = service({
     name: 'device',

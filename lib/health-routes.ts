@@ -27,7 +27,8 @@ export const OTHER_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRAC
 export function createHealthRoutes({ readiness, environment, version, details }: HealthRoutesOptions): Hono {
   const routes = new Hono();
 
-  const fixedJson = `"environment":${JSON.stringify(environment)}${version === undefined ? '' : `,"version":${JSON.stringify(version)}`}`;
+  const versionJson = version === undefined ? '' : `,"version":${JSON.stringify(version)}`;
+  const fixedJson = `"environment":${JSON.stringify(environment)}${versionJson}`;
   // The parts of the bodies that change only with readiness, or with what the details show, built once per change.
   let cachedFor: ReadinessSnapshot | undefined;
   let answers: ReadinessAnswers;

@@ -4,6 +4,8 @@
 export type ReadinessForm = 'json' | 'verbose' | 'health+json';
 
 export const HEALTH_JSON = 'application/health+json';
+// The cheap test first: most probes send no Accept, or `*/*`, and skip the parse (media types are case-insensitive).
+const HEALTH_JSON_NAMED = /health\+json/i;
 
 /** A request the routes answer with 400: the one line they say. */
 export interface FormProblem {
@@ -23,7 +25,7 @@ export function readinessForm(query: string, accept: string | null | undefined):
       if (value !== '0' && value !== 'false') return { problem: badVerbose(verbose) };
     }
   }
-  return accept && accept.includes('health+json') && prefersHealthJson(accept) ? 'health+json' : 'json';
+  return accept && HEALTH_JSON_NAMED.test(accept) && prefersHealthJson(accept) ? 'health+json' : 'json';
 }
 
 function badVerbose(value: string): string {
@@ -50,7 +52,7 @@ function verboseValue(query: string): string | undefined {
 
 /**
  * Whether the client names `application/health+json` with a weight at least that of anything the default JSON
- * satisfies (`application/json`, `application/*`, `*\/*`): `Accept: application/json;q=1, application/health+json;q=0.5`
+ * satisfies (`application/json`, `application/*`, `*\/*`): `application/json;q=1, application/health+json;q=0.5`
  * keeps the default. RFC 9110 §12.5.1: a missing `q` is 1; `q=0` means "not acceptable".
  */
 export function prefersHealthJson(accept: string): boolean {

@@ -93,8 +93,9 @@ function describeService(s) {
 }
 
 /**
- * A readiness check, fine or not as the service itself judges it (the status document's `details`, lib/health-judge.ts):
- * the page keeps no list of good states. A failing one says since when and why, when the service says.
+ * A readiness check, fine or not as the service itself judges it (the status document's `details`,
+ * lib/health-judge.ts): the page keeps no list of good states. A failing one says since when and why, when the
+ * service says.
  */
 function checkRow(name, state, judged) {
   const row = { label: name, text: state, tone: judged ? (judged.ok ? 'good' : 'bad') : 'muted', check: true };
