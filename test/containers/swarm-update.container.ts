@@ -129,7 +129,8 @@ swarmTest(
       `  measured: update ${updateMs} ms; ${answers.length} requests through the LB, 0 failed; ` +
         `${readings.length} readings stored once each; the device lost its backend socket ${seen.backendLost}×, ` +
         `the longest wait for an ack ${seen.longestWaitMs} ms (at most ${seen.mostUnacknowledged} unacknowledged), ` +
-        `the longest from a reading to its arrival at the backend that stored it ${Math.max(...delays)} ms; ${switched}`,
+        `the longest from a reading to its arrival at the backend that stored it ${Math.max(...delays)} ms; ` +
+        switched,
     );
   },
 );
