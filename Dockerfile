@@ -45,6 +45,9 @@ COPY backend ./backend
 ENV PORT=3001
 EXPOSE 3001
 USER node
+# The release the service reports as `version` (lib/release-id.ts): last, so a new release rebuilds no other layer.
+ARG RELEASE_ID
+ENV RELEASE_ID=${RELEASE_ID}
 CMD ["node", "backend/main.ts"]
 
 FROM node-checked AS device
@@ -59,6 +62,9 @@ COPY device ./device
 ENV PORT=3003
 EXPOSE 3003
 USER node
+# The release the service reports as `version` (lib/release-id.ts): last, so a new release rebuilds no other layer.
+ARG RELEASE_ID
+ENV RELEASE_ID=${RELEASE_ID}
 CMD ["node", "device/main.ts"]
 
 FROM base AS frontend
@@ -70,6 +76,9 @@ COPY frontend ./frontend
 ENV PORT=3000
 EXPOSE 3000
 USER node
+# The release the service reports as `version` (lib/release-id.ts): last, so a new release rebuilds no other layer.
+ARG RELEASE_ID
+ENV RELEASE_ID=${RELEASE_ID}
 HEALTHCHECK --interval=30s --timeout=10s --start-period=40s --start-interval=0.5s --retries=3 \
   CMD ["curl", "-fsS", "-o", "/dev/null", "http://localhost:3000"]
 CMD ["node", "frontend/main.ts"]

@@ -66,7 +66,15 @@ function setup({ withDevices = true } = {}) {
   const setDatabase = readiness.define('database', { initial: 'disconnected', ready: ['connected'] });
   const fake = fakeStore();
   const devices = withDevices ? createDeviceHub({ log, store: fake.store, token: '0123456789abcdef0123' }) : undefined;
-  const app = createApp({ readiness, environment: 'staging', log, databaseName: 'shop', devices, store: fake.store });
+  const app = createApp({
+    readiness,
+    environment: 'staging',
+    version: 'rel-7',
+    log,
+    databaseName: 'shop',
+    devices,
+    store: fake.store,
+  });
   return { app, readiness, setDatabase, lines, ...fake };
 }
 
@@ -79,7 +87,8 @@ test('GET /api/health: 200 while the database is down, naming it and its state, 
   assert.is(res.headers.get('content-type'), 'application/json');
   assert.is(res.headers.get('cache-control'), 'no-store');
   const body = await res.json();
-  assert.equal(Object.keys(body), ['status', 'timestamp', 'uptime', 'environment', 'database']);
+  assert.equal(Object.keys(body), ['status', 'timestamp', 'uptime', 'environment', 'version', 'database']);
+  assert.is(body.version, 'rel-7');
   assert.is(body.status, 'ok');
   const at = Date.parse(body.timestamp);
   assert.ok(at >= asked && at <= answered, `the time of the answer, not ${body.timestamp}`);

@@ -15,6 +15,8 @@ import { createReadingsRoutes, READINGS_PATHS } from './readings-routes.ts';
 export interface BackendDeps {
   readiness: Readiness;
   environment: string;
+  /** The release that answers, reported as liveness's `version` (lib/release-id.ts). */
+  version: string;
   log: Logger;
   /** The database name shown in the liveness body (never the URI). */
   databaseName: string;
@@ -25,11 +27,21 @@ export interface BackendDeps {
   metrics?: Registry;
 }
 
-export function createApp({ readiness, environment, log, databaseName, devices, store, metrics }: BackendDeps): Hono {
+export function createApp({
+  readiness,
+  environment,
+  version,
+  log,
+  databaseName,
+  devices,
+  store,
+  metrics,
+}: BackendDeps): Hono {
   // The health routes' app is the service's app: every other route is added to it.
   const app = createHealthRoutes({
     readiness,
     environment,
+    version,
     details: () => ({ database: { status: readiness.get('database') ?? 'disconnected', name: databaseName } }),
   });
   if (devices) {

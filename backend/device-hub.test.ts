@@ -35,6 +35,7 @@ async function startHub(options: Partial<DeviceHubOptions> = {}) {
   const app = createApp({
     readiness: createReadiness(),
     environment: 'production',
+    version: 'test',
     log: sink.log,
     databaseName: 'app',
     devices,

@@ -1,4 +1,5 @@
 // Backend entry point: reads its config, watches MongoDB, listens, and shuts down gracefully.
+import { fileURLToPath } from 'node:url';
 import { WebSocketServer } from 'ws';
 import { createReadiness } from '../lib/readiness.ts';
 import { createLogger } from '../lib/logger.ts';
@@ -18,9 +19,11 @@ import { databaseName } from './mongo-uri.ts';
 import { createMetrics } from '../lib/metrics.ts';
 import { readMetricsEnabled } from '../lib/metrics-setting.ts';
 import { createBackendMetrics } from './backend-metrics.ts';
+import { checkoutCommit, readReleaseId } from '../lib/release-id.ts';
 
 runMain('backend', async function main() {
   const config = readConfig(process.env);
+  const version = readReleaseId(process.env, () => checkoutCommit(fileURLToPath(new URL('.', import.meta.url))));
   const metricsOn = readMetricsEnabled(process.env);
   const { environment, port, host, deviceToken, deviceTokens } = config;
   const uri = config.mongodbUri;
@@ -69,6 +72,7 @@ runMain('backend', async function main() {
   const app = createApp({
     readiness,
     environment,
+    version,
     log,
     databaseName: databaseName(uri),
     devices,
@@ -85,6 +89,7 @@ runMain('backend', async function main() {
       port: typeof address === 'object' && address ? address.port : port,
       host: host ?? 'all interfaces',
       database: redactUrl(uri),
+      version,
     },
     'backend listening',
   );

@@ -10,7 +10,7 @@ function setup(environment = 'production') {
   const sink = createLogSink();
   const backlog = { unacknowledged: 0, spoolBytes: 0, dropped: 0, unwritten: 0, refused: 0, declaredLost: 0 };
   const readings = { stats: () => ({ ...backlog }) };
-  const app = createApp({ readiness, environment, log: sink.log, readings });
+  const app = createApp({ readiness, environment, version: 'rel-7', log: sink.log, readings });
   return { app, readiness, sink, backlog, ...checks };
 }
 
@@ -21,6 +21,21 @@ test('starts not ready, naming both dependencies as disconnected', async () => {
   const body = await res.json();
   assert.is(body.status, 'not_ready');
   assert.equal(body.checks, { serial: 'disconnected', backend: 'disconnected', spool: 'writable', acks: 'ok' });
+});
+
+test('liveness reports the release; readiness details judge writable as fine, as the checks declare it', async () => {
+  const { app, setSpool } = setup();
+  assert.is((await (await app.request('/api/health')).json()).version, 'rel-7');
+  let body = await (await app.request('/api/ready')).json();
+  assert.equal(Object.fromEntries(Object.entries(body.details).map(([name, d]: [string, any]) => [name, d.ok])), {
+    serial: false,
+    backend: false,
+    spool: true,
+  });
+  setSpool('unwritable');
+  body = await (await app.request('/api/ready')).json();
+  assert.is(body.details.spool.ok, false);
+  assert.is((await app.request('/api/ready/spool')).status, 503);
 });
 
 test('ready with a connected port or the emulator, and the backend connected', async () => {

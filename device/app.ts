@@ -17,6 +17,8 @@ interface DeviceDeps {
    */
   readiness: Readiness;
   environment: string;
+  /** The release that answers, reported as liveness's `version` (lib/release-id.ts). */
+  version: string;
   log: Logger;
   /** The spool's backlog, reported in the liveness body as `readings` (the status page shows it). */
   readings: { stats(): ReadingStats };
@@ -24,11 +26,12 @@ interface DeviceDeps {
   metrics?: Registry;
 }
 
-export function createApp({ readiness, environment, log, readings, metrics }: DeviceDeps): Hono {
+export function createApp({ readiness, environment, version, log, readings, metrics }: DeviceDeps): Hono {
   // The health routes' app is the service's app: every other route is added to it.
   const app = createHealthRoutes({
     readiness,
     environment,
+    version,
     details: () => ({ readings: readings.stats() }),
   });
   answerErrorsInJson(app, log);

@@ -1,5 +1,6 @@
 // Device service entry point: reads the environment, opens the spool, listens, opens the serial port (or emulator),
 // connects.
+import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import { SerialPort } from 'serialport';
 import { createReadiness } from '../lib/readiness.ts';
@@ -19,6 +20,7 @@ import { redactUrl } from '../lib/redact-url.ts';
 import { createMetrics } from '../lib/metrics.ts';
 import { readMetricsEnabled } from '../lib/metrics-setting.ts';
 import { createDeviceMetrics } from './device-metrics.ts';
+import { checkoutCommit, readReleaseId } from '../lib/release-id.ts';
 import { createAckStall } from './ack-stall.ts';
 
 /** No ack for this long while connected with readings waiting: the device says it makes no progress. */
@@ -26,6 +28,7 @@ const ACK_STALL_MS = 30_000;
 
 runMain('device', async function main() {
   const config = readConfig(process.env);
+  const version = readReleaseId(process.env, () => checkoutCommit(fileURLToPath(new URL('.', import.meta.url))));
   const metricsOn = readMetricsEnabled(process.env);
   const log = createLogger({ name: 'device', environment: config.environment, level: config.logLevel });
 
@@ -46,7 +49,14 @@ runMain('device', async function main() {
 
   const registry = metricsOn ? createMetrics({ readiness }).registry : undefined;
   const meters = registry && createDeviceMetrics({ registry, stats: () => spool.stats() });
-  const app = createApp({ readiness, environment: config.environment, log, readings: spool, metrics: registry });
+  const app = createApp({
+    readiness,
+    environment: config.environment,
+    version,
+    log,
+    readings: spool,
+    metrics: registry,
+  });
   // Then listen: a port in use is a one-line exit before any device or socket is touched.
   const server = await startServer({ fetch: app.fetch, port: config.port, host: config.host });
 
@@ -109,6 +119,7 @@ runMain('device', async function main() {
       baudRate: config.baudRate,
       backend: redactUrl(config.socketUrl),
       deviceId: config.deviceId,
+      version,
       session,
       spool: { dir: config.spoolDir, ...spool.stats() },
     },

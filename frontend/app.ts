@@ -9,6 +9,8 @@ import { createStatusCollector } from './status-collector.ts';
 export const PUBLIC_DIR = fileURLToPath(new URL('./public/', import.meta.url));
 
 export interface FrontendDeps {
+  /** The frontend's own release (lib/release-id.ts): /status.json's `version`, shown on the page. */
+  version: string;
   backendUrl: string;
   /** Undefined: the device panel is disabled. */
   deviceUrl?: string;
@@ -18,8 +20,15 @@ export interface FrontendDeps {
   publicDir?: string;
 }
 
-export function createApp({ backendUrl, deviceUrl, timeoutMs, log, publicDir = PUBLIC_DIR }: FrontendDeps): Hono {
-  const collector = createStatusCollector({ backendUrl, deviceUrl, timeoutMs });
+export function createApp({
+  version,
+  backendUrl,
+  deviceUrl,
+  timeoutMs,
+  log,
+  publicDir = PUBLIC_DIR,
+}: FrontendDeps): Hono {
+  const collector = createStatusCollector({ version, backendUrl, deviceUrl, timeoutMs });
   const app = new Hono();
 
   app.use(accessLog(log));

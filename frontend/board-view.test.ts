@@ -1,7 +1,14 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { describeBoard, formatAge, formatDuration, type Panel } from './public/board-view.js';
+import { describeBoard, formatAge, formatClock, formatDuration, type Panel } from './public/board-view.js';
 import type { ServiceStatus, StatusDocument } from './status-document.ts';
+
+// As the service judges its checks (details.ok): here, like the states the services declare ready.
+const READY_STATES = new Set(['connected', 'emulator', 'writable']);
+const judgedAsDeclared = (checks: Record<string, string>) =>
+  Object.fromEntries(
+    Object.entries(checks).map(([name, state]) => [name, { ok: READY_STATES.has(state), since: null, reason: null }]),
+  );
 
 const service = (over: Partial<ServiceStatus> & Pick<ServiceStatus, 'name'>): ServiceStatus => ({
   url: `http://127.0.0.1:1/${over.name}`,
@@ -14,10 +21,13 @@ const service = (over: Partial<ServiceStatus> & Pick<ServiceStatus, 'name'>): Se
   backlog: null,
   problem: null,
   ms: 4,
+  version: null,
   ...over,
+  details: over.details ?? judgedAsDeclared(over.checks ?? {}),
 });
 
 const doc = (over: Partial<StatusDocument> = {}): StatusDocument => ({
+  version: 'rel-7',
   checkedAt: '2026-01-01T10:00:10.000Z',
   timeoutMs: 1500,
   overall: 'ready',
@@ -212,6 +222,55 @@ test('durations and ages read naturally', () => {
   assert.is(formatAge(900), 'just now');
   assert.is(formatAge(-2000), 'just now');
   assert.is(formatAge(5000), '5 s ago');
+});
+
+test("a check is as good or bad as its service judges it, whatever its state's name; a failing one says why", () => {
+  const since = '2026-01-01T10:00:03.000Z';
+  const device = service({
+    name: 'device',
+    readiness: 'not_ready',
+    checks: { serial: 'emulator', backend: 'connected', spool: 'writable' },
+    details: {
+      serial: { ok: true, since, reason: null },
+      backend: { ok: false, since, reason: 'the backend refused the hello: unknown device' },
+      spool: { ok: true, since, reason: null },
+    },
+  });
+  const board = describeBoard(doc({ services: { backend: doc().services.backend, device } }));
+  const p = panel(board.panels, 'device');
+  assert.equal(row(p, 'spool'), { label: 'spool', text: 'writable', tone: 'good', check: true });
+  assert.equal(row(p, 'backend'), {
+    label: 'backend',
+    text: 'connected',
+    tone: 'bad',
+    check: true,
+    detail: `since ${formatClock(since)}: the backend refused the hello: unknown device`,
+  });
+});
+
+test('a failing check without since or reason has no detail; a long reason is cut; no judgement is muted', () => {
+  const backend = service({
+    name: 'backend',
+    readiness: 'not_ready',
+    checks: { database: 'disconnected', cache: 'cold', queue: 'odd' },
+    details: {
+      database: { ok: false, since: null, reason: null },
+      cache: { ok: false, since: null, reason: 'x'.repeat(500) },
+    },
+  });
+  const p = panel(describeBoard(doc({ services: { backend, device: null } })).panels, 'backend');
+  assert.not.ok('detail' in row(p, 'database')!);
+  assert.is(row(p, 'cache')!.detail, `${'x'.repeat(200)}…`);
+  assert.is(row(p, 'queue')!.tone, 'muted');
+});
+
+test("the frontend's release and each service's release are shown", () => {
+  const backend = service({ name: 'backend', checks: { database: 'connected' }, version: '0123456789ab' });
+  const board = describeBoard(doc({ services: { backend, device: null } }));
+  assert.is(board.release, 'rel-7');
+  assert.is(row(panel(board.panels, 'backend'), 'Release')?.text, '0123456789ab');
+  assert.is(row(panel(describeBoard(doc()).panels, 'backend'), 'Release'), undefined, 'none reported, none shown');
+  assert.is(describeBoard(null).release, null);
 });
 
 test.run();

@@ -13,6 +13,8 @@ const service = (name: 'backend' | 'device', over: Partial<ServiceStatus> = {}):
   liveness: 'ok',
   readiness: 'ready',
   checks: {},
+  details: {},
+  version: null,
   uptime: 1,
   environment: 'production',
   database: null,
@@ -25,6 +27,7 @@ const service = (name: 'backend' | 'device', over: Partial<ServiceStatus> = {}):
 /** A poll's document at T0 + `minutes`, the backend in `backend` (its readiness, or a liveness failure). */
 const poll = (minutes: number, backend: Partial<ServiceStatus>, device: ServiceStatus | null = service('device')) =>
   ({
+    version: 'rel-7',
     checkedAt: new Date(T0 + minutes * MIN).toISOString(),
     timeoutMs: 1500,
     overall: 'ready',

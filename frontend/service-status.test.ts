@@ -28,6 +28,8 @@ test('a live, ready backend: liveness ok, readiness ready, checks, uptime, envir
       liveness: 'ok',
       readiness: 'ready',
       checks: { database: 'connected' },
+      details: { database: { ok: true, since: null, reason: null } },
+      version: null,
       uptime: 125.5,
       environment: 'production',
       database: { status: 'connected', name: 'health' },
@@ -37,6 +39,31 @@ test('a live, ready backend: liveness ok, readiness ready, checks, uptime, envir
     },
   );
   assert.equal(backend.hits.sort(), ['/api/health', '/api/ready']);
+});
+
+test("a service's release and its own judgement of each check, since when and why, reach the document", async () => {
+  const since = '2026-11-25T10:00:00.000Z';
+  const device = await fake({
+    '/api/health': { status: 200, body: healthyBody({ version: '0123456789ab' }) },
+    '/api/ready': {
+      status: 503,
+      body: {
+        ...readyBody('not_ready', { serial: 'emulator', backend: 'unauthorized', spool: 'writable' }),
+        details: {
+          serial: { ok: true, since },
+          backend: { ok: false, since, reason: 'the backend refused the token (401)' },
+          spool: { ok: true, since },
+        },
+      },
+    },
+  });
+  const status = await checkService('device', device.url, 1000);
+  assert.is(status.version, '0123456789ab');
+  assert.equal(status.details, {
+    serial: { ok: true, since, reason: null },
+    backend: { ok: false, since, reason: 'the backend refused the token (401)' },
+    spool: { ok: true, since, reason: null },
+  });
 });
 
 test("status.json, which anyone may read, shows the service's URL and problem without its password", async () => {

@@ -31,6 +31,8 @@ export async function checkService(
     liveness: live.state,
     readiness: readiness.state,
     checks: readiness.checks,
+    details: readiness.details,
+    version: live.version,
     uptime: live.uptime,
     environment: live.environment,
     database: live.database,
@@ -41,9 +43,9 @@ export async function checkService(
 }
 
 function readLiveness(result: HttpResult) {
-  const none = { uptime: null, environment: null, database: null, backlog: null };
+  const none = { uptime: null, environment: null, database: null, backlog: null, version: null };
   if (!result.reached) return { state: 'unreachable' as LivenessState, problem: `liveness: ${result.reason}`, ...none };
-  const { live, reasons, body } = judgeLiveness(result);
+  const { live, reasons, body, version } = judgeLiveness(result);
   if (!live) return { state: 'failing' as LivenessState, problem: `liveness: ${reasons.join('; ')}`, ...none };
   const database = asObject(body?.database);
   return {
@@ -57,6 +59,7 @@ function readLiveness(result: HttpResult) {
         ? { status: database.status, name: database.name }
         : null,
     backlog: readBacklog(body?.readings),
+    version,
   };
 }
 
@@ -71,13 +74,13 @@ function readBacklog(value: unknown): DeviceBacklog | null {
 
 function readReadiness(result: HttpResult) {
   if (!result.reached)
-    return { state: 'unreachable' as ReadinessState, problem: `readiness: ${result.reason}`, checks: {} };
-  const { state, reasons, checks } = judgeReadiness(result);
-  if (state === 'ready') return { state, problem: null, checks };
-  if (state === 'failing') return { state, problem: `readiness: ${reasons.join('; ')}`, checks: {} };
+    return { state: 'unreachable' as ReadinessState, problem: `readiness: ${result.reason}`, checks: {}, details: {} };
+  const { state, reasons, checks, judged: details } = judgeReadiness(result);
+  if (state === 'ready') return { state, problem: null, checks, details };
+  if (state === 'failing') return { state, problem: `readiness: ${reasons.join('; ')}`, checks: {}, details: {} };
   // Not ready, and saying why: every check is listed, the fine ones too, so the page shows the whole picture.
   const listed = Object.entries(checks)
     .map(([key, value]) => `${key}: ${value}`)
     .join(', ');
-  return { state, problem: `${state.replace('_', ' ')}${listed ? ` (${listed})` : ''}`, checks };
+  return { state, problem: `${state.replace('_', ' ')}${listed ? ` (${listed})` : ''}`, checks, details };
 }

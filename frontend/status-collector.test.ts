@@ -49,6 +49,7 @@ test('both services ready: overall ready, with the latest reading across devices
   const device = await healthyDevice();
   const asked = Date.now();
   const doc = await createStatusCollector({
+    version: 'rel-7',
     backendUrl: backend.url,
     deviceUrl: device.url,
     timeoutMs: 1000,
@@ -75,7 +76,12 @@ test('both services ready: overall ready, with the latest reading across devices
 test('a hung device service: the document arrives and marks only it unreachable, naming the timeout', async () => {
   const backend = await healthyBackend();
   const hung = await fake({ '/api/health': 'hang', '/api/ready': 'hang' });
-  const collector = createStatusCollector({ backendUrl: backend.url, deviceUrl: hung.url, timeoutMs: 400 });
+  const collector = createStatusCollector({
+    version: 'rel-7',
+    backendUrl: backend.url,
+    deviceUrl: hung.url,
+    timeoutMs: 400,
+  });
   const doc = await withDeadline(collector.collect(), 5000, 'status document with a hung device service');
   assert.is(doc.overall, 'degraded');
   assert.is(doc.services.backend.readiness, 'ready');
@@ -102,7 +108,12 @@ test('every probe at once: upstreams that answer only when all six requests are 
   };
   const [backend, device] = await Promise.all([listen(rendezvous), listen(rendezvous)]);
   open.push(backend, device);
-  const collector = createStatusCollector({ backendUrl: backend.url, deviceUrl: device.url, timeoutMs: 3000 });
+  const collector = createStatusCollector({
+    version: 'rel-7',
+    backendUrl: backend.url,
+    deviceUrl: device.url,
+    timeoutMs: 3000,
+  });
   const doc = await withDeadline(collector.collect(), 10_000, 'status document from the rendezvous upstreams');
   assert.is(held.length, EXPECTED);
   assert.equal([doc.services.backend.problem, doc.services.device?.problem, doc.readings.problem], [null, null, null]);
@@ -111,7 +122,7 @@ test('every probe at once: upstreams that answer only when all six requests are 
 
 test('DEVICE_URL empty: no device probes, the device is null and does not spoil the verdict', async () => {
   const backend = await healthyBackend();
-  const doc = await createStatusCollector({ backendUrl: backend.url, timeoutMs: 1000 }).collect();
+  const doc = await createStatusCollector({ version: 'rel-7', backendUrl: backend.url, timeoutMs: 1000 }).collect();
   assert.is(doc.services.device, null);
   assert.is(doc.overall, 'ready');
 });
@@ -121,7 +132,7 @@ test('a backend without /api/devices: readings unavailable with a reason, servic
     '/api/health': { status: 200, body: healthyBody() },
     '/api/ready': { status: 200, body: readyBody('ready', { database: 'connected' }) },
   });
-  const doc = await createStatusCollector({ backendUrl: backend.url, timeoutMs: 1000 }).collect();
+  const doc = await createStatusCollector({ version: 'rel-7', backendUrl: backend.url, timeoutMs: 1000 }).collect();
   assert.is(doc.overall, 'ready');
   assert.equal(doc.readings, {
     available: false,
@@ -141,7 +152,7 @@ test('malformed device entries are skipped, malformed readings become null', asy
       'nonsense',
     ],
   });
-  const doc = await createStatusCollector({ backendUrl: backend.url, timeoutMs: 1000 }).collect();
+  const doc = await createStatusCollector({ version: 'rel-7', backendUrl: backend.url, timeoutMs: 1000 }).collect();
   assert.equal(doc.readings.devices, [
     {
       deviceId: 'ok',
@@ -171,7 +182,7 @@ test("each device's latest 60 readings become its series, oldest first, of the n
   const backend = await healthyBackend({ devices: [deviceEntry(emulator), deviceEntry(lab, false)] });
   backend.routes[readingsPath('emulator-1')] = { status: 200, body: { readings: emulator } };
   backend.routes[readingsPath('lab sensor/2&x')] = { status: 200, body: { readings: lab } };
-  const doc = await createStatusCollector({ backendUrl: backend.url, timeoutMs: 1000 }).collect();
+  const doc = await createStatusCollector({ version: 'rel-7', backendUrl: backend.url, timeoutMs: 1000 }).collect();
   const [e, l] = doc.readings.devices;
   assert.is(e?.readingsStored, 60);
   assert.is(e?.recent?.available, true);
@@ -209,7 +220,12 @@ test("one device's readings failing is that device's alone: each says why; the d
     [readingsPath('stalled')]: 'stall-body',
   });
   const device = await healthyDevice();
-  const collector = createStatusCollector({ backendUrl: backend.url, deviceUrl: device.url, timeoutMs: 400 });
+  const collector = createStatusCollector({
+    version: 'rel-7',
+    backendUrl: backend.url,
+    deviceUrl: device.url,
+    timeoutMs: 400,
+  });
   const doc = await withDeadline(collector.collect(), 5000, 'status document with failing readings');
   assert.is(doc.overall, 'ready');
   assert.is(doc.readings.available, true);
@@ -234,7 +250,7 @@ test('only the first 8 devices are asked for their readings; the rest carry no s
   const devices = Array.from({ length: 12 }, (_, i) => ({ deviceId: `d${i}`, connected: true, lastReading: null }));
   const backend = await healthyBackend({ devices });
   backend.routes['/api/readings'] = { status: 200, body: { readings: [] } };
-  const doc = await createStatusCollector({ backendUrl: backend.url, timeoutMs: 1000 }).collect();
+  const doc = await createStatusCollector({ version: 'rel-7', backendUrl: backend.url, timeoutMs: 1000 }).collect();
   assert.equal(
     backend.urls.filter((u) => u.startsWith('/api/readings')).sort(),
     Array.from({ length: 8 }, (_, i) => readingsPath(`d${i}`)).sort(),
@@ -253,6 +269,7 @@ test("the device service's backlog, from its liveness body", async () => {
     body: healthyBody({ environment: 'local', readings: { unacknowledged: 17, spoolBytes: 2048, dropped: 0 } }),
   };
   const doc = await createStatusCollector({
+    version: 'rel-7',
     backendUrl: backend.url,
     deviceUrl: device.url,
     timeoutMs: 1000,
@@ -265,7 +282,12 @@ test('a down backend: degraded, backend and readings unreachable', async () => {
   const gone = await fake({});
   await gone.close();
   const device = await healthyDevice();
-  const doc = await createStatusCollector({ backendUrl: gone.url, deviceUrl: device.url, timeoutMs: 1000 }).collect();
+  const doc = await createStatusCollector({
+    version: 'rel-7',
+    backendUrl: gone.url,
+    deviceUrl: device.url,
+    timeoutMs: 1000,
+  }).collect();
   assert.is(doc.overall, 'degraded');
   assert.is(doc.services.backend.liveness, 'unreachable');
   assert.is(doc.services.device?.readiness, 'ready');
@@ -281,7 +303,7 @@ test('a backend whose every answer streams without end: the document arrives, ea
     '/api/ready': 'endless-body',
     '/api/devices': 'endless-body',
   });
-  const collector = createStatusCollector({ backendUrl: endless.url, timeoutMs: 5000 });
+  const collector = createStatusCollector({ version: 'rel-7', backendUrl: endless.url, timeoutMs: 5000 });
   const doc = await withDeadline(collector.collect(), 10_000, 'status document with an endless backend');
   assert.is(doc.services.backend.problem, 'unreachable: body too large: more than 65536 bytes');
   assert.is(doc.readings.problem, `device list: body too large: more than ${DEVICE_LIST_MAX_BYTES} bytes`);
@@ -297,7 +319,7 @@ test('a device list past the health-body cap is still read whole', async () => {
   }));
   assert.ok(JSON.stringify({ devices }).length > 128 * 1024, 'the list is larger than a health body may be');
   const backend = await healthyBackend({ devices });
-  const doc = await createStatusCollector({ backendUrl: backend.url, timeoutMs: 2000 }).collect();
+  const doc = await createStatusCollector({ version: 'rel-7', backendUrl: backend.url, timeoutMs: 2000 }).collect();
   assert.is(doc.readings.available, true, doc.readings.problem ?? '');
   assert.is(doc.readings.devices.length, 400);
   assert.is(doc.readings.latest?.deviceId, 'd399');
@@ -329,7 +351,7 @@ test('90 devices of 8 KiB control-character values (6× that served): read whole
 
 test('concurrent callers share one round of probes; the next call probes again', async () => {
   const backend = await healthyBackend();
-  const collector = createStatusCollector({ backendUrl: backend.url, timeoutMs: 1000 });
+  const collector = createStatusCollector({ version: 'rel-7', backendUrl: backend.url, timeoutMs: 1000 });
   const [a, b, c] = await Promise.all([collector.collect(), collector.collect(), collector.collect()]);
   assert.ok(a === b && b === c);
   assert.is(backend.hits.length, 4); // health, ready, the device list and the attention list: once
@@ -345,7 +367,7 @@ test('a fleet of 2,500: the first page, the total, the devices needing attention
   fleet[700] = { ...fleet[700]!, connected: false, lastSeenAt: '2026-01-01T09:00:00.000Z' };
   const backend = await healthyBackend();
   backend.routes['/api/devices'] = devicesApi(fleet);
-  const doc = await createStatusCollector({ backendUrl: backend.url, timeoutMs: 2000 }).collect();
+  const doc = await createStatusCollector({ version: 'rel-7', backendUrl: backend.url, timeoutMs: 2000 }).collect();
   const { readings } = doc;
   assert.is(readings.available, true, readings.problem ?? '');
   assert.is(readings.total, 2500);
@@ -375,7 +397,7 @@ test('a fleet of 2,500: the first page, the total, the devices needing attention
 test('an attention list that fails is that list alone: the page of devices still arrives', async () => {
   const backend = await healthyBackend({ devices: [{ deviceId: 'a', connected: true }], total: 1 });
   backend.routes['/api/devices?attention=5'] = { status: 400, body: { error: 'attention: unknown parameter' } };
-  const doc = await createStatusCollector({ backendUrl: backend.url, timeoutMs: 1000 }).collect();
+  const doc = await createStatusCollector({ version: 'rel-7', backendUrl: backend.url, timeoutMs: 1000 }).collect();
   assert.equal([doc.readings.available, doc.readings.total, doc.readings.devices.length], [true, 1, 1]);
   assert.equal(doc.readings.attention, {
     available: false,

@@ -4,6 +4,8 @@ import { checkService } from './service-status.ts';
 import type { ServiceStatus, StatusDocument } from './status-document.ts';
 
 export interface StatusCollectorOptions {
+  /** The frontend's own release, reported as the document's `version`. */
+  version: string;
   backendUrl: string;
   /** Undefined: the device service is not monitored. */
   deviceUrl?: string;
@@ -15,7 +17,12 @@ export interface StatusCollector {
   collect(): Promise<StatusDocument>;
 }
 
-export function createStatusCollector({ backendUrl, deviceUrl, timeoutMs }: StatusCollectorOptions): StatusCollector {
+export function createStatusCollector({
+  version,
+  backendUrl,
+  deviceUrl,
+  timeoutMs,
+}: StatusCollectorOptions): StatusCollector {
   let running: Promise<StatusDocument> | undefined;
 
   async function collectOnce(): Promise<StatusDocument> {
@@ -27,6 +34,7 @@ export function createStatusCollector({ backendUrl, deviceUrl, timeoutMs }: Stat
     ]);
     const healthy = (s: ServiceStatus | null) => s === null || (s.liveness === 'ok' && s.readiness === 'ready');
     return {
+      version,
       checkedAt,
       timeoutMs,
       overall: healthy(backend) && healthy(device) ? 'ready' : 'degraded',

@@ -1,4 +1,7 @@
 // The shape of GET /status.json: what the frontend learned about each service, for the page and for people.
+import type { JudgedCheck } from '../lib/health-judge.ts';
+
+export type { JudgedCheck };
 
 /** `failing`: the service answered, but not with the contract's liveness answer (lib/health-judge.ts). */
 export type LivenessState = 'ok' | 'failing' | 'unreachable';
@@ -13,6 +16,13 @@ export interface ServiceStatus {
   readiness: ReadinessState;
   /** Dependency → state, as the service's readiness body reports it; empty when it could not be read. */
   checks: Record<string, string>;
+  /**
+   * Each of `checks` judged: fine or not by the service's own word (its readiness `details`), else by the judge's
+   * known-good list; since when and why when the service says (lib/health-judge.ts).
+   */
+  details: Record<string, JudgedCheck>;
+  /** The release that answered, from the liveness body's `version`; null when it reports none. */
+  version: string | null;
   /** Seconds, from the liveness body; null when liveness could not be read. */
   uptime: number | null;
   environment: string | null;
@@ -105,6 +115,8 @@ export interface ReadingsStatus {
 }
 
 export interface StatusDocument {
+  /** The frontend's own release (RELEASE_ID, else its checkout's short commit, else `unknown`). */
+  version: string;
   /** ISO 8601 time the frontend asked the services. */
   checkedAt: string;
   /** Per-request timeout used for every probe. */

@@ -2,7 +2,7 @@
 // the exact reason for what does not (the lines the smoke prints and the frontend's status page shows).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { judgeLiveness, judgeReadiness, REQUIRED_CHECKS } from './health-judge.ts';
+import { failingChecks, judgeLiveness, judgeReadiness, REQUIRED_CHECKS } from './health-judge.ts';
 import type { HttpResponse } from './http-get.ts';
 
 const res = (status: number, body: unknown, type = 'application/json'): HttpResponse => ({
@@ -88,7 +88,7 @@ test('readiness: a 200 that is not "ready" or lacks checks fails', () => {
 
 test('liveness: live exactly when there is no reason, with the parsed body for its details', () => {
   const detail = { ...health, database: { status: 'connected', name: 'app' } };
-  assert.equal(judgeLiveness(res(200, detail)), { live: true, reasons: [], body: detail });
+  assert.equal(judgeLiveness(res(200, detail)), { live: true, reasons: [], body: detail, version: null });
   const failing = judgeLiveness(res(500, { error: 'boom' }));
   assert.is(failing.live, false);
   assert.equal(failing.body, { error: 'boom' });
@@ -120,6 +120,7 @@ test('readiness: the checks a service always reports are required, a swapped URL
     state: 'ready',
     reasons: [],
     checks: ready.checks,
+    judged: { database: { ok: true, since: null, reason: null } },
   });
   assert.equal(judgeReadiness(res(200, device), REQUIRED_CHECKS.device).state, 'ready');
   // The device service's body where the backend's is expected, and the other way round.
@@ -127,6 +128,7 @@ test('readiness: the checks a service always reports are required, a swapped URL
     state: 'failing',
     reasons: ['wrong body: checks.database is missing', 'checks: serial=connected, backend=connected'],
     checks: device.checks,
+    judged: { serial: { ok: true, since: null, reason: null }, backend: { ok: true, since: null, reason: null } },
   });
   assert.equal(judgeReadiness(res(200, ready), REQUIRED_CHECKS.device).reasons, [
     'wrong body: checks.serial is missing; checks.backend is missing',
@@ -138,6 +140,7 @@ test('readiness: the checks a service always reports are required, a swapped URL
     state: 'not_ready',
     reasons: ['HTTP 503 Service Unavailable', 'checks.database is missing', 'checks: backend=disconnected'],
     checks: degraded.checks,
+    judged: { serial: { ok: true, since: null, reason: null }, backend: { ok: false, since: null, reason: null } },
   });
   // A check in a failing state is still reported: required means listed, not fine.
   const down = { status: 'not_ready', checks: { database: 'disconnected' } };
@@ -170,6 +173,81 @@ test('a number too large for a double is named as a non-finite number, not as nu
     'HTTP 503 Service Unavailable',
     'checks: database=Infinity',
   ]);
+});
+
+test("readiness: the service's own judgement (details.ok) decides which checks fail, whatever the state's name", () => {
+  const since = '2026-11-25T10:00:00.000Z';
+  const body = {
+    status: 'not_ready',
+    checks: { spool: 'writable', backend: 'draining', serial: 'connected' },
+    details: {
+      spool: { ok: true, since },
+      backend: { ok: false, since, reason: 'the backend refused the hello' },
+      serial: { ok: false, since },
+    },
+  };
+  const judged = judgeReadiness(res(503, body));
+  assert.equal(judged.reasons, ['HTTP 503 Service Unavailable', 'checks: backend=draining, serial=connected']);
+  assert.equal(judged.judged, {
+    spool: { ok: true, since, reason: null },
+    backend: { ok: false, since, reason: 'the backend refused the hello' },
+    serial: { ok: false, since, reason: null },
+  });
+});
+
+test('readiness: without details (or a malformed entry) the known-good list judges; writable is good', () => {
+  const body = { status: 'not_ready', checks: { spool: 'writable', backend: 'disconnected', serial: 'emulator' } };
+  assert.equal(judgeReadiness(res(503, body)).reasons, [
+    'HTTP 503 Service Unavailable',
+    'checks: backend=disconnected',
+  ]);
+  const malformed = { ...body, details: { backend: { ok: 'yes' }, spool: null, serial: [] } };
+  const judged = judgeReadiness(res(503, malformed)).judged;
+  assert.equal(Object.fromEntries(Object.entries(judged).map(([name, j]) => [name, j.ok])), {
+    spool: true,
+    backend: false,
+    serial: true,
+  });
+  assert.equal(judgeReadiness(res(503, { ...body, details: 'nope' })).judged.backend, {
+    ok: false,
+    since: null,
+    reason: null,
+  });
+});
+
+test('failingChecks: the names the service flags when given, else the known-good list', () => {
+  const checks = { spool: 'writable', backend: 'connected', database: 'degraded' };
+  assert.equal(failingChecks(checks), [['database', 'degraded']]);
+  assert.equal(failingChecks(checks, ['backend']), [['backend', 'connected']]);
+  assert.equal(failingChecks(checks, []), []);
+  assert.equal(failingChecks(checks, null), [['database', 'degraded']]);
+});
+
+test('liveness: the release that answered, and a reason when it is not the one expected', () => {
+  const sha = '0123456789abcdef0123456789abcdef01234567';
+  const answered = res(200, { ...health, version: '0123456789ab' });
+  assert.is(judgeLiveness(answered).version, '0123456789ab');
+  assert.equal(judgeLiveness(answered).reasons, [], 'no expectation: any release passes');
+  assert.equal(judgeLiveness(answered, { expectVersion: sha }).reasons, [], 'a commit matches its abbreviation');
+  assert.equal(judgeLiveness(answered, { expectVersion: 'v2' }).reasons, [
+    'answered by release 0123456789ab, expected v2',
+  ]);
+  assert.equal(judgeLiveness(res(200, health), { expectVersion: 'v2' }).reasons, [
+    'answered by no release (the body has no version), expected v2',
+  ]);
+  assert.is(judgeLiveness(res(200, health)).version, null);
+  assert.equal(judgeLiveness(res(200, { ...health, version: 'a b\nc' }), { expectVersion: 'v2' }).reasons, [
+    'answered by release "a b\\nc", expected v2',
+  ]);
+  assert.equal(judgeLiveness(res(200, { ...health, version: 7 }), { expectVersion: 'v2' }).reasons, [
+    'answered by release 7 (number), expected v2',
+  ]);
+  const wrongAndOld = judgeLiveness(res(200, { ...health, uptime: 'x', version: 'v1' }), { expectVersion: 'v2' });
+  assert.equal(wrongAndOld.reasons, [
+    'wrong body: uptime is "x" (string), expected a number',
+    'answered by release v1, expected v2',
+  ]);
+  assert.not.ok(wrongAndOld.live);
 });
 
 test.run();

@@ -2,10 +2,12 @@
 // readiness state it reports, and the reasons it fails, one line each. The smoke's probes and the frontend's
 // status page both judge through it, so a body one calls healthy the other never calls failing.
 import type { HttpResponse } from './http-get.ts';
+import { sameRelease } from './release-id.ts';
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
-// Check values that mean "this dependency is fine"; any other value is shown as a failing check.
-const GOOD_CHECKS = new Set(['connected', 'emulator', 'ok', 'ready', 'up', 'open', 'healthy']);
+// Only for a body without the service's own judgement (`details`, docs/contract.md#readiness-details): check values
+// that mean "this dependency is fine" in services that do not say; any other value is shown as a failing check.
+const GOOD_CHECKS = new Set(['connected', 'emulator', 'ok', 'ready', 'up', 'open', 'healthy', 'writable']);
 // What a 503 may report; anything else (or a 200 that is not "ready") is no readiness answer at all.
 const NOT_READY_STATES = new Set(['not_ready', 'shutting_down']);
 // RFC 8259 §8.1: a parser may ignore a byte order mark at the start of a JSON text (JSON.parse does not).
@@ -30,6 +32,17 @@ export interface Liveness {
   reasons: string[];
   /** The parsed body when it is a JSON object (the frontend shows its uptime, environment and database). */
   body: Body | undefined;
+  /** The release that answered (the body's `version`), or null when it reports none. */
+  version: string | null;
+}
+
+/** A check as judged: the service's own word (`details`) when it gives one, else the known-good list. */
+export interface JudgedCheck {
+  ok: boolean;
+  /** When the check entered its state, as the service says; null when it does not. */
+  since: string | null;
+  /** Why it is in this state, as the service says; null when it does not. */
+  reason: string | null;
 }
 
 /** `failing`: the answer is not a readiness answer (a 200 without "ready", HTML, a 500…). */
@@ -41,12 +54,25 @@ export interface Readiness {
   reasons: string[];
   /** Dependency → state, as the body reports it (string values only); empty when it could not be read. */
   checks: Record<string, string>;
+  /** Each of `checks`, judged. */
+  judged: Record<string, JudgedCheck>;
 }
 
-export function judgeLiveness(res: Answer): Liveness {
+/**
+ * `expectVersion`: the release that should answer (the smoke's --expect-version); another one, or none reported, is
+ * a reason (`answered by release X, expected Y`). A commit matches its abbreviation (lib/release-id.ts).
+ */
+export function judgeLiveness(res: Answer, { expectVersion }: { expectVersion?: string } = {}): Liveness {
   const parsed = _parseObject(res);
   const body = typeof parsed === 'string' ? undefined : parsed;
-  const result = (reasons: string[]): Liveness => ({ live: reasons.length === 0, reasons, body });
+  const version = typeof body?.version === 'string' ? body.version : null;
+  const result = (reasons: string[]): Liveness => ({
+    live: reasons.length === 0,
+    reasons:
+      expectVersion === undefined || body === undefined ? reasons : [...reasons, ..._release(body, expectVersion)],
+    body,
+    version,
+  });
   if (res.status !== 200) return result([_statusLine(res), ..._bodyExcerpt(res)]);
   if (typeof parsed === 'string') return result([parsed]);
   const wrong = [
@@ -62,7 +88,9 @@ export function judgeLiveness(res: Answer): Liveness {
 export function judgeReadiness(res: Answer, required: readonly string[] = []): Readiness {
   const parsed = _parseObject(res);
   const checks = typeof parsed === 'string' ? {} : _checks(parsed);
+  const judged = typeof parsed === 'string' ? {} : judgeChecks(checks, parsed.details);
   const status = typeof parsed === 'string' ? undefined : parsed.status;
+  const verdict = (state: ReadinessState, reasons: string[]): Readiness => ({ state, reasons, checks, judged });
   if (res.status !== 200) {
     const missing = typeof parsed === 'string' ? [] : _missingChecks(parsed, required);
     const details = typeof parsed === 'string' ? _bodyExcerpt(res) : [...missing, ..._checksLine(parsed)];
@@ -70,13 +98,32 @@ export function judgeReadiness(res: Answer, required: readonly string[] = []): R
       res.status === 503 && typeof status === 'string' && NOT_READY_STATES.has(status)
         ? (status as ReadinessState)
         : 'failing';
-    return { state, reasons: [_statusLine(res), ...details], checks };
+    return verdict(state, [_statusLine(res), ...details]);
   }
-  if (typeof parsed === 'string') return { state: 'failing', reasons: [parsed], checks };
+  if (typeof parsed === 'string') return verdict('failing', [parsed]);
   const wrong = [_expectValue(parsed, 'status', 'ready'), _expectChecks(parsed)].filter((x): x is string => x !== null);
   wrong.push(..._missingChecks(parsed, required));
-  if (wrong.length === 0) return { state: 'ready', reasons: [], checks };
-  return { state: 'failing', reasons: [`wrong body: ${wrong.join('; ')}`, ..._checksLine(parsed)], checks };
+  if (wrong.length === 0) return verdict('ready', []);
+  return verdict('failing', [`wrong body: ${wrong.join('; ')}`, ..._checksLine(parsed)]);
+}
+
+/**
+ * Each check judged by the service's `details` entry when it has a boolean `ok` (the service's own definition of
+ * its good states), else by the known-good list: older services and others that send no details.
+ */
+export function judgeChecks(checks: Record<string, unknown>, details: unknown): Record<string, JudgedCheck> {
+  const given = _isObject(details) ? details : {};
+  const judged: Record<string, JudgedCheck> = {};
+  for (const [name, state] of Object.entries(checks)) {
+    const detail = Object.hasOwn(given, name) && _isObject(given[name]) ? given[name] : undefined;
+    const own = typeof detail?.ok === 'boolean' ? detail.ok : undefined;
+    judged[name] = {
+      ok: own ?? (typeof state === 'string' && GOOD_CHECKS.has(state)),
+      since: typeof detail?.since === 'string' ? detail.since : null,
+      reason: typeof detail?.reason === 'string' ? detail.reason : null,
+    };
+  }
+  return judged;
 }
 
 function _parseObject(res: Answer): Body | string {
@@ -122,9 +169,14 @@ function _missingChecks(body: Body, required: readonly string[]): string[] {
   return required.filter((key) => !Object.hasOwn(checks, key)).map((key) => `checks.${key} is missing`);
 }
 
-/** The checks whose state does not mean "fine" (`database: disconnected`), in the body's order. */
-export const failingChecks = (checks: Record<string, unknown>) =>
-  Object.entries(checks).filter(([, v]) => !(typeof v === 'string' && GOOD_CHECKS.has(v)));
+/**
+ * The checks that are not fine (`database: disconnected`), in the body's order: those named in `failing` (the
+ * service's own judgement, as the smoke's result carries it), or, without it, those the known-good list does not know.
+ */
+export const failingChecks = (checks: Record<string, unknown>, failing?: readonly string[] | null) =>
+  Object.entries(checks).filter(([name, v]) =>
+    failing ? failing.includes(name) : !(typeof v === 'string' && GOOD_CHECKS.has(v)),
+  );
 
 function _checks(body: Body): Record<string, string> {
   const checks: Record<string, string> = {};
@@ -140,11 +192,26 @@ function _checksLine(body: Body): string[] {
   if (typeof checks !== 'object' || checks === null || Array.isArray(checks)) return [];
   const entries = Object.entries(checks as Record<string, unknown>);
   if (entries.length === 0) return [];
-  const failing = failingChecks(checks as Record<string, unknown>);
+  const judged = judgeChecks(checks as Record<string, unknown>, body.details);
+  const failing = entries.filter(([name]) => judged[name]?.ok === false);
   const shown = (failing.length ? failing : entries).map(([k, v]) => `${k}=${typeof v === 'string' ? v : _json(v)}`);
   return [`checks: ${shown.join(', ')}`];
 }
 
+/** `answered by release X, expected Y`, or nothing when the release that answered is the one expected. */
+function _release(body: Body, expected: string): string[] {
+  const version = body.version;
+  if (typeof version === 'string' && sameRelease(version, expected)) return [];
+  if (version === undefined) return [`answered by no release (the body has no version), expected ${expected}`];
+  // A version with spaces or control characters is quoted, so the reason stays one line and unambiguous.
+  const plain = typeof version === 'string' && /^[\x21-\x7e]{1,60}$/.test(version);
+  const shown = plain ? version : typeof version === 'string' ? _json(_excerptOf(version, 60)) : _show(version);
+  return [`answered by release ${shown}, expected ${expected}`];
+}
+
+const _isObject = (value: unknown): value is Body =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const _excerptOf = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
 const _statusLine = (res: Answer) => `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`;
 const _bodyExcerpt = (res: Answer) => (res.body.trim() ? [`body: ${_excerpt(res.body)}`] : []);
 const _excerpt = (text: string) => {

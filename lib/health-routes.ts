@@ -1,11 +1,16 @@
-// GET/HEAD /api/health (liveness) and /api/ready (readiness), shared by the backend and the device service.
-import { Hono } from 'hono';
+// GET/HEAD /api/health (liveness), /api/ready and /api/ready/<check> (readiness), shared by the backend and the
+// device service.
+import { Hono, type Context } from 'hono';
 import type { Readiness, ReadinessSnapshot } from './readiness.ts';
+import { readinessAnswers, type ReadinessAnswer, type ReadinessAnswers } from './readiness-answers.ts';
+import { HEALTH_JSON, readinessForm } from './readiness-request.ts';
 
 export interface HealthRoutesOptions {
   readiness: Readiness;
   /** NODE_ENV, already defaulted to `production`. */
   environment: string;
+  /** The release that answers (lib/release-id.ts): liveness's `version`, health+json's `releaseId`; unset: neither. */
+  version?: string;
   /**
    * Extra liveness fields (the backend's `database`, the device's backlog): plain JSON values, cheap to build. They
    * are serialized again only when they differ from the last ones, not on every probe.
@@ -14,51 +19,83 @@ export interface HealthRoutesOptions {
 }
 
 const HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
+const TEXT_HEADERS = { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' };
+const HEALTH_JSON_HEADERS = { 'Content-Type': HEALTH_JSON, 'Cache-Control': 'no-store' };
 const ALLOW = 'GET, HEAD';
 export const OTHER_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'CONNECT'];
 
-export function createHealthRoutes({ readiness, environment, details }: HealthRoutesOptions): Hono {
+export function createHealthRoutes({ readiness, environment, version, details }: HealthRoutesOptions): Hono {
   const routes = new Hono();
 
-  const environmentJson = JSON.stringify(environment);
-  // The parts of both bodies that change only with readiness, or with what the details show, serialized once per
-  // change.
+  const versionJson = version === undefined ? '' : `,"version":${JSON.stringify(version)}`;
+  const fixedJson = `"environment":${JSON.stringify(environment)}${versionJson}`;
+  // The parts of the bodies that change only with readiness, or with what the details show, built once per change.
   let cachedFor: ReadinessSnapshot | undefined;
+  let answers: ReadinessAnswers;
   let cachedDetails: unknown;
   let detailsJson = '';
-  let checksJson = '';
-  const refresh = () => {
+  const current = () => {
     const snapshot = readiness.snapshot();
     if (snapshot !== cachedFor) {
       cachedFor = snapshot;
-      checksJson = JSON.stringify(snapshot.checks);
+      answers = readinessAnswers(snapshot, version);
     }
-    const shown = details?.();
-    if (!sameJson(shown, cachedDetails)) {
-      cachedDetails = shown;
-      detailsJson = shown ? JSON.stringify(shown).slice(1, -1) : '';
-    }
-    return snapshot;
+    return answers;
   };
 
   routes.on(['GET', 'HEAD'], '/api/health', function liveness() {
-    refresh();
+    const shown = details?.();
+    if (!sameJson(shown, cachedDetails)) {
+      cachedDetails = shown;
+      const inner = shown ? JSON.stringify(shown).slice(1, -1) : '';
+      detailsJson = inner ? `,${inner}` : '';
+    }
     const body =
       `{"status":"ok","timestamp":"${new Date().toISOString()}","uptime":${process.uptime()},` +
-      `"environment":${environmentJson}${detailsJson ? `,${detailsJson}` : ''}}`;
+      `${fixedJson}${detailsJson}}`;
     return new Response(body, { status: 200, headers: HEADERS });
   });
 
-  routes.on(['GET', 'HEAD'], '/api/ready', function readinessProbe() {
-    const { status } = refresh();
-    const body = `{"status":"${status}","timestamp":"${new Date().toISOString()}","checks":${checksJson}}`;
-    return new Response(body, { status: status === 'ready' ? 200 : 503, headers: HEADERS });
+  routes.on(['GET', 'HEAD'], '/api/ready', function readinessProbe(c) {
+    return answer(c, current().whole);
+  });
+
+  routes.on(['GET', 'HEAD'], '/api/ready/:check', function checkProbe(c) {
+    const name = c.req.param('check');
+    const found = current().checks.get(name);
+    if (found) return answer(c, found);
+    const known = [...current().checks.keys()].join(', ') || 'none';
+    const error = `no readiness check ${JSON.stringify(name.slice(0, 60))}; the checks are: ${known}`;
+    return new Response(JSON.stringify({ error }), { status: 404, headers: HEADERS });
   });
 
   // Only the other methods: a catch-all route would also match GET, and two matched handlers take Hono off
   // its single-handler fast path (about 10% of probe throughput).
-  routes.on(OTHER_METHODS, ['/api/health', '/api/ready'], methodNotAllowed);
+  routes.on(OTHER_METHODS, ['/api/health', '/api/ready', '/api/ready/:check'], methodNotAllowed);
   return routes;
+}
+
+/** The form the request asks for; the default JSON unless `?verbose` or Accept names another. */
+function answer(c: Context, found: ReadinessAnswer): Response {
+  const url = c.req.url;
+  const q = url.indexOf('?');
+  const form = readinessForm(q === -1 ? '' : url.slice(q + 1), acceptOf(c));
+  if (form === 'json') {
+    const body = `{"status":"${found.status}","timestamp":"${new Date().toISOString()}"${found.jsonTail}`;
+    return new Response(body, { status: found.code, headers: HEADERS });
+  }
+  if (form === 'verbose') return new Response(found.verbose, { status: found.code, headers: TEXT_HEADERS });
+  if (form === 'health+json')
+    return new Response(found.healthJson, { status: found.code, headers: HEALTH_JSON_HEADERS });
+  return new Response(JSON.stringify({ error: form.problem }), { status: 400, headers: HEADERS });
+}
+
+/** From Node's raw headers when served by @hono/node-server: building a whole Headers object costs each probe. */
+function acceptOf(c: Context): string | null | undefined {
+  const incoming = (c.env as { incoming?: { headers?: Record<string, string | string[] | undefined> } } | undefined)
+    ?.incoming;
+  if (incoming?.headers) return String(incoming.headers.accept ?? '');
+  return c.req.raw.headers.get('accept');
 }
 
 export function methodNotAllowed(c: { req: { method: string; path: string } }) {

@@ -10,14 +10,13 @@ test('reports not_ready until every check is in a ready state', () => {
   const readiness = createReadiness();
   const setDatabase = readiness.define('database', { initial: 'disconnected', ready: ['connected'] });
   const setSerial = readiness.define('serial', { initial: 'disconnected', ready: ['connected', 'emulator'] });
-  assert.equal(readiness.snapshot(), {
-    status: 'not_ready',
-    checks: { database: 'disconnected', serial: 'disconnected' },
-  });
+  assert.is(readiness.snapshot().status, 'not_ready');
+  assert.equal(readiness.snapshot().checks, { database: 'disconnected', serial: 'disconnected' });
   setDatabase('connected');
   assert.is(readiness.snapshot().status, 'not_ready');
   setSerial('emulator');
-  assert.equal(readiness.snapshot(), { status: 'ready', checks: { database: 'connected', serial: 'emulator' } });
+  assert.is(readiness.snapshot().status, 'ready');
+  assert.equal(readiness.snapshot().checks, { database: 'connected', serial: 'emulator' });
   setDatabase('disconnected');
   assert.equal(readiness.snapshot().checks, { database: 'disconnected', serial: 'emulator' });
   assert.is(readiness.snapshot().status, 'not_ready');
@@ -44,6 +43,42 @@ test('listeners hear each change once, with the previous state and the overall v
     { name: 'database', state: 'connected', previous: 'disconnected', ready: true, allReady: true },
     { name: 'database', state: 'disconnected', previous: 'connected', ready: false, allReady: false },
   ]);
+});
+
+test("details: the service's own judgement of each check, since when and why, from its definition", () => {
+  let clock = Date.parse('2026-11-25T10:00:00.000Z');
+  const readiness = createReadiness({ now: () => new Date(clock) });
+  const setSpool = readiness.define('spool', { initial: 'writable', ready: ['writable'] });
+  const setDatabase = readiness.define('database', { initial: 'connecting', ready: ['connected'] });
+  assert.equal(readiness.snapshot().details, {
+    spool: { ok: true, since: '2026-11-25T10:00:00.000Z' },
+    database: { ok: false, since: '2026-11-25T10:00:00.000Z' },
+  });
+  clock += 5000;
+  setDatabase('connected');
+  clock += 5000;
+  setSpool('unwritable', 'EACCES: permission denied,\n  open spool/0001.seg');
+  assert.equal(readiness.snapshot().details, {
+    spool: { ok: false, since: '2026-11-25T10:00:10.000Z', reason: 'EACCES: permission denied, open spool/0001.seg' },
+    database: { ok: true, since: '2026-11-25T10:00:05.000Z' },
+  });
+  clock += 5000;
+  setSpool('unwritable', 'another reason'); // the same state: no change, the first reason and time stay
+  assert.is(readiness.snapshot().details.spool!.since, '2026-11-25T10:00:10.000Z');
+  setSpool('writable');
+  assert.equal(readiness.snapshot().details.spool, { ok: true, since: '2026-11-25T10:00:15.000Z' });
+  assert.ok(Object.isFrozen(readiness.snapshot().details));
+  assert.ok(Object.isFrozen(readiness.snapshot().details.spool));
+});
+
+test('a long reason is cut to 200 characters, on one line', () => {
+  const readiness = createReadiness();
+  const set = readiness.define('database', { initial: 'connected', ready: ['connected'] });
+  set('disconnected', `${'x'.repeat(150)}\n${'y'.repeat(150)}`);
+  const { reason } = readiness.snapshot().details.database!;
+  assert.is(reason!.length, 200);
+  assert.ok(reason!.endsWith('…'));
+  assert.not.match(reason!, /\n/);
 });
 
 test('shutting down overrides every check', () => {

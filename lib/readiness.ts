@@ -12,10 +12,22 @@ export type ReadinessListener = (change: {
   reason?: string;
 }) => void;
 
+/** One check as the service itself judges it: the `details` of the readiness body (docs/contract.md). */
+export interface CheckDetail {
+  /** Whether the check's state is one its definition counts as ready. */
+  ok: boolean;
+  /** ISO 8601 time the check entered its state (for the initial state: when it was defined). */
+  since: string;
+  /** Why it is in this state, as the dependency told it; absent when it gave no reason. */
+  reason?: string;
+}
+
 export interface ReadinessSnapshot {
   status: 'ready' | 'not_ready' | 'shutting_down';
   /** Shared frozen object, rebuilt only when a state changes. */
   checks: Readonly<Record<string, string>>;
+  /** Check → the service's own judgement, since when and why; rebuilt with `checks`. */
+  details: Readonly<Record<string, Readonly<CheckDetail>>>;
 }
 
 export interface Readiness {
@@ -34,19 +46,34 @@ export interface Readiness {
   onChange(listener: ReadinessListener): () => void;
 }
 
-export function createReadiness(): Readiness {
+export interface ReadinessOptions {
+  /** The clock `since` is read from (tests pass a fixed one). */
+  now?: () => Date;
+}
+
+// A reason is shown in every readiness body until the next change: a driver's message may be long, a body must not.
+const MAX_REASON = 200;
+
+export function createReadiness({ now = () => new Date() }: ReadinessOptions = {}): Readiness {
   const readyStates = new Map<string, ReadonlySet<string>>();
   const states = new Map<string, string>();
+  const details = new Map<string, Readonly<CheckDetail>>();
   const listeners = new Set<ReadinessListener>();
   let notReady = 0;
   let shuttingDown = false;
-  let snapshot: ReadinessSnapshot = { status: 'ready', checks: Object.freeze({}) };
+  let snapshot: ReadinessSnapshot = { status: 'ready', checks: Object.freeze({}), details: Object.freeze({}) };
 
   const rebuild = () => {
     snapshot = {
       status: shuttingDown ? 'shutting_down' : notReady === 0 ? 'ready' : 'not_ready',
       checks: Object.freeze(Object.fromEntries(states)),
+      details: Object.freeze(Object.fromEntries(details)),
     };
+  };
+  const record = (name: string, ok: boolean, reason: string | undefined) => {
+    const shown = reason?.replace(/\s+/g, ' ').trim();
+    const bounded = shown && shown.length > MAX_REASON ? `${shown.slice(0, MAX_REASON - 1)}…` : shown;
+    details.set(name, Object.freeze({ ok, since: now().toISOString(), ...(bounded ? { reason: bounded } : {}) }));
   };
 
   const set = (name: string, state: string, reason?: string) => {
@@ -56,6 +83,7 @@ export function createReadiness(): Readiness {
     if (previous === state) return;
     notReady += Number(!ready.has(state)) - Number(!ready.has(previous));
     states.set(name, state);
+    record(name, ready.has(state), reason);
     rebuild();
     const change = {
       name,
@@ -73,6 +101,7 @@ export function createReadiness(): Readiness {
       if (readyStates.has(name)) throw new Error(`readiness check "${name}" is defined twice`);
       readyStates.set(name, new Set(ready));
       states.set(name, initial);
+      record(name, ready.includes(initial), undefined);
       if (!ready.includes(initial)) notReady += 1;
       rebuild();
       return function setCheckState(state: string, reason?: string) {

@@ -23,6 +23,7 @@ test('defaults: frontend :3000, backend :3001, no device, ./smoke-artifacts, 10 
     frontend: 'http://localhost:3000/',
     backend: 'http://localhost:3001/',
     device: null,
+    expectVersion: null,
     artifacts: './smoke-artifacts',
     timeout: 10_000,
     wait: 0,
@@ -70,6 +71,29 @@ test('the device service: --device, else SMOKE_DEVICE_URL, turns its probes on; 
   );
   assert.is(resolveConfig({}, env).device, null);
   assert.is(resolveConfig({}, { ...env, SMOKE_DEVICE_URL: '' }).device, null);
+});
+
+test('--expect-version, else SMOKE_EXPECT_VERSION (blank: unset), held to the release-id rule', () => {
+  const sha = '0123456789abcdef0123456789abcdef01234567';
+  assert.is(resolveConfig({ 'expect-version': sha }, env).expectVersion, sha);
+  assert.is(resolveConfig({}, { ...env, SMOKE_EXPECT_VERSION: ' v1.2.0 ' }).expectVersion, 'v1.2.0');
+  assert.is(resolveConfig({ 'expect-version': 'v2' }, { ...env, SMOKE_EXPECT_VERSION: 'v1' }).expectVersion, 'v2');
+  assert.is(resolveConfig({}, { ...env, SMOKE_EXPECT_VERSION: '  ' }).expectVersion, null);
+  rejects(() => resolveConfig({ 'expect-version': '' }, env), '--expect-version "" is not a release id: it is empty');
+  rejects(
+    () => resolveConfig({ 'expect-version': 'release 2' }, env),
+    '--expect-version "release 2" is not a release id: use letters, digits and . _ + - only, ' +
+      'starting with a letter or digit',
+  );
+  rejects(
+    () => resolveConfig({}, { ...env, SMOKE_EXPECT_VERSION: 'a\nb' }),
+    'SMOKE_EXPECT_VERSION "a\\nb" is not a release id: use letters, digits and . _ + - only, ' +
+      'starting with a letter or digit',
+  );
+  rejects(
+    () => resolveConfig({ 'expect-version': 'v'.repeat(129) }, env),
+    `--expect-version "${'v'.repeat(40)}…" is not a release id: it is 129 characters long, at most 128`,
+  );
 });
 
 test('malformed URLs name their source', () => {

@@ -2,6 +2,7 @@
 // validation into a SmokeConfig.
 import { findChromium } from './browser.ts';
 import { CLIError } from '../tools/cli-error.ts';
+import { releaseIdProblem, showReleaseId } from '../lib/release-id.ts';
 import { parseCommandLine } from '../tools/parse-command-line.ts';
 import { parserOptions, type OptionDoc } from '../tools/usage.ts';
 import type { SmokeConfig } from './types.ts';
@@ -37,6 +38,13 @@ export const smokeArgs = {
     description: 'device-service URL',
     env: 'SMOKE_DEVICE_URL',
     note: 'no default; device probes run only when given',
+  },
+  'expect-version': {
+    type: 'string',
+    hint: 'id',
+    description: 'HEALTH fails unless the backend and the device service report this release as their version',
+    env: 'SMOKE_EXPECT_VERSION',
+    note: 'none: any release passes',
   },
   artifacts: { type: 'string', hint: 'dir', description: 'directory for screenshots', default: DEFAULTS.artifacts },
   timeout: {
@@ -114,6 +122,7 @@ export function resolveConfig(options: RawOptions, env: NodeJS.ProcessEnv = proc
     ),
     backend: _url(options.backend, '--backend', env[smokeArgs.backend.env], smokeArgs.backend.env, DEFAULTS.backend),
     device: _optionalUrl(options.device, '--device', env[smokeArgs.device.env], smokeArgs.device.env),
+    expectVersion: _releaseId(options['expect-version'], env[smokeArgs['expect-version'].env]),
     artifacts: _nonEmpty(options.artifacts, '--artifacts') ?? DEFAULTS.artifacts,
     timeout: _ms(options.timeout, '--timeout', 1) ?? DEFAULTS.timeout,
     wait: _ms(options.wait, '--wait', 0) ?? 0,
@@ -163,6 +172,16 @@ function _url(given: string | undefined, flag: string, fromEnv?: string, envName
 /** A URL that may be absent (the device service): null when neither the flag nor its variable gives one. */
 function _optionalUrl(given: string | undefined, flag: string, fromEnv: string | undefined, envName: string) {
   return given === undefined && !fromEnv ? null : _url(given, flag, fromEnv, envName);
+}
+
+/** `--expect-version`, else SMOKE_EXPECT_VERSION (blank counts as unset), held to the services' release-id rule. */
+function _releaseId(given: string | undefined, fromEnv: string | undefined): string | null {
+  const [value, source] =
+    given !== undefined ? [given.trim(), '--expect-version'] : [fromEnv?.trim() ?? '', smokeArgs['expect-version'].env];
+  if (given === undefined && value === '') return null;
+  const problem = releaseIdProblem(value);
+  if (problem) throw new CLIError(`${source} ${showReleaseId(value)} is not a release id: ${problem}`);
+  return value;
 }
 
 function _ms(value: string | undefined, flag: string, min: 0 | 1): number | undefined {

@@ -9,6 +9,10 @@ export interface Attempt {
   reasons: string[];
   /** READY: the readiness body's checks, when the body could be read. */
   checks?: Record<string, string>;
+  /** READY, with `checks`: those the service judges not fine. */
+  failing?: string[];
+  /** HEALTH, when the body could be read: the release that answered (null: none reported). */
+  version?: string | null;
   /** A failed attempt's body, its start on one line, for the failure report. */
   body?: string;
 }
@@ -20,20 +24,34 @@ const BODY_EXCERPT = 400;
 /** The endpoint of a probe under the service's base URL (a path prefix is kept). */
 export const probeUrl = (base: string, kind: 'HEALTH' | 'READY') => endpointUrl(base, PATHS[kind]);
 
-/** READY also holds the body to the checks `service` always reports, so a probe of the wrong service fails. */
+/**
+ * READY also holds the body to the checks `service` always reports, so a probe of the wrong service fails; HEALTH
+ * holds it to `expectVersion` when given, so an old release still answering fails.
+ */
 export async function httpProbe(
   kind: 'HEALTH' | 'READY',
   service: keyof typeof REQUIRED_CHECKS,
   url: string,
   timeout: number,
+  expectVersion: string | null = null,
 ): Promise<Attempt> {
   const got = await httpGet(url, { timeout });
   if (!got.reached) return { ok: false, ms: got.ms, reasons: [got.reason] };
-  const judged = kind === 'HEALTH' ? judgeLiveness(got) : judgeReadiness(got, REQUIRED_CHECKS[service]);
+  const judged =
+    kind === 'HEALTH'
+      ? judgeLiveness(got, expectVersion === null ? {} : { expectVersion })
+      : judgeReadiness(got, REQUIRED_CHECKS[service]);
   const reasons = judged.reasons;
-  const checks = 'checks' in judged && Object.keys(judged.checks).length > 0 ? { checks: judged.checks } : {};
+  const found =
+    'checks' in judged
+      ? Object.keys(judged.checks).length > 0
+        ? { checks: judged.checks, failing: Object.keys(judged.judged).filter((name) => !judged.judged[name]!.ok) }
+        : {}
+      : judged.body === undefined
+        ? {}
+        : { version: judged.version };
   const body = reasons.length > 0 && got.body.trim() ? { body: excerpt(got.body) } : {};
-  return { ok: reasons.length === 0, ms: got.ms, reasons, ...checks, ...body };
+  return { ok: reasons.length === 0, ms: got.ms, reasons, ...found, ...body };
 }
 
 const excerpt = (text: string) => {

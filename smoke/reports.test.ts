@@ -74,11 +74,34 @@ test('JSON: every probe with kind, target, url, result, ms, reason', () => {
     reasons: ['HTTP 503 Service Unavailable', 'checks: database=disconnected'],
     attempts: 3,
     checks: null,
+    failing: null,
     body: null,
   });
   assert.is(parsed.probes[0].reason, null);
+  assert.is(parsed.probes[0].version, null, 'HEALTH: the release that answered, null when none was reported');
+  assert.is(parsed.expectVersion, null);
   assert.is(parsed.probes[2].screenshot, 'a/frontend-ok.png');
   assert.equal(parsed.probes[2].issues, ['console error: "x" | <y> & \u0007']);
+});
+
+test('JSON: the release expected, the release that answered, and the checks the service flags', () => {
+  const [health, ready] = summary.probes;
+  const run: SmokeSummary = {
+    ...summary,
+    expectVersion: 'v2',
+    probes: [
+      { ...health!, ok: false, version: 'v1', reasons: ['answered by release v1, expected v2'] },
+      { ...ready!, checks: { spool: 'writable', backend: 'unauthorized' }, failing: ['backend'] },
+      summary.probes[2]!,
+    ],
+  };
+  const parsed = JSON.parse(toJson(run));
+  assert.is(parsed.expectVersion, 'v2');
+  assert.is(parsed.probes[0].version, 'v1');
+  assert.is(parsed.probes[0].reason, 'answered by release v1, expected v2');
+  assert.equal(parsed.probes[1].failing, ['backend']);
+  assert.not.ok('version' in parsed.probes[1], 'version is HEALTH only');
+  assert.not.ok('failing' in parsed.probes[0], 'failing is READY only');
 });
 
 test('JUnit: one testcase per probe, failures carry the reason, text is escaped', () => {

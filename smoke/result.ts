@@ -21,11 +21,13 @@ export function toSmokeResult(s: SmokeSummary, report: string | null = null): Sm
     reasons: p.ok ? [] : p.reasons,
     attempts: p.attempts,
     ...(p.kind === 'LOAD' ? { screenshot: p.screenshot ?? null, issues: p.issues ?? [] } : {}),
-    ...(p.kind === 'READY' ? { checks: p.checks ?? null } : {}),
+    ...(p.kind === 'READY' ? { checks: p.checks ?? null, failing: p.failing ?? null } : {}),
+    ...(p.kind === 'HEALTH' ? { version: p.version ?? null } : {}),
     ...(p.kind !== 'LOAD' ? { body: p.ok ? null : (p.body ?? null) } : {}),
   }));
   const { ok, passed, failed, total, ms, startedAt } = s;
-  return { result: verdict(ok), passed, failed, total, ms, startedAt, probes, report };
+  const expectVersion = s.expectVersion ?? null;
+  return { result: verdict(ok), passed, failed, total, ms, startedAt, expectVersion, probes, report };
 }
 
 export type ReadResult = { ok: true; result: SmokeResult } | { ok: false; problem: string };
@@ -69,6 +71,8 @@ export function shapeProblem(value: unknown): string | undefined {
   if (typeof value.startedAt !== 'string') return `startedAt is ${show(value.startedAt)}, expected a string`;
   if (value.report !== null && typeof value.report !== 'string')
     return `report is ${show(value.report)}, expected a string or null`;
+  if ('expectVersion' in value && value.expectVersion !== null && typeof value.expectVersion !== 'string')
+    return `expectVersion is ${show(value.expectVersion)}, expected a string or null`;
   if (!Array.isArray(value.probes)) return `probes is ${show(value.probes)}, expected an array`;
   for (const [index, probe] of value.probes.entries()) {
     const wrong = probeProblem(probe);
@@ -103,6 +107,10 @@ function probeProblem(probe: unknown): string | undefined {
     return `issues is ${show(probe.issues)}, expected a list of strings`;
   if ('checks' in probe && probe.checks !== null && !isStringMap(probe.checks))
     return `checks is ${show(probe.checks)}, expected an object of strings or null`;
+  if ('failing' in probe && probe.failing !== null && !isStrings(probe.failing))
+    return `failing is ${show(probe.failing)}, expected a list of strings or null`;
+  if ('version' in probe && probe.version !== null && typeof probe.version !== 'string')
+    return `version is ${show(probe.version)}, expected a string or null`;
   if ('body' in probe && probe.body !== null && typeof probe.body !== 'string')
     return `body is ${show(probe.body)}, expected a string or null`;
   return undefined;

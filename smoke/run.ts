@@ -41,7 +41,8 @@ export async function runSmoke(config: SmokeConfig, browser: Promise<Browser>, i
       return [{ kind, target, url, ...last }, stack];
     }
     const service = target as Exclude<Target, 'frontend'>; // planProbes gives the frontend its LOAD probe only
-    return [{ kind, target, url, ...(await _retry(() => httpProbe(kind, service, url, config.timeout), until)) }];
+    const attempt = () => httpProbe(kind, service, url, config.timeout, config.expectVersion ?? null);
+    return [{ kind, target, url, ...(await _retry(attempt, until)) }];
   });
   // Failures are awaited in order below; this only stops a later rejection being reported as unhandled.
   for (const p of running) p.catch(() => {});
@@ -63,6 +64,7 @@ export async function runSmoke(config: SmokeConfig, browser: Promise<Browser>, i
     ms: Date.now() - started,
     startedAt: new Date(started).toISOString(),
     probes,
+    expectVersion: config.expectVersion ?? null,
   };
 }
 

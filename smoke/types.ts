@@ -19,6 +19,10 @@ export interface ProbeResult {
   issues?: string[];
   /** READY only: the readiness body's checks (dependency → state), when the body could be read. */
   checks?: Record<string, string>;
+  /** READY only: the checks that are not fine, as the service judges them (lib/health-judge.ts), with `checks`. */
+  failing?: string[];
+  /** HEALTH only: the release that answered (the body's `version`); null when it reported none. */
+  version?: string | null;
   /** HEALTH and READY, when they failed: the start of the body received, on one line. */
   body?: string;
 }
@@ -27,6 +31,8 @@ export interface SmokeConfig {
   frontend: string;
   backend: string;
   device: string | null;
+  /** --expect-version: the release HEALTH requires of the backend and the device service; null: any. */
+  expectVersion: string | null;
   artifacts: string;
   timeout: number;
   /** Keep retrying failing probes until this many ms after the start (0: one attempt each). */
@@ -47,17 +53,23 @@ export interface SmokeSummary {
   ms: number;
   startedAt: string;
   probes: ProbeResult[];
+  /** The release HEALTH required (SmokeConfig's expectVersion); unset or null: any. */
+  expectVersion?: string | null;
 }
 
 export type SmokeVerdict = 'PASS' | 'FAIL';
 
 /** One probe as `--json` writes it (smoke/result.ts): its verdict as a word, and its reasons also as one line. */
-export type ProbeRecord = Omit<ProbeResult, 'ok' | 'checks' | 'body'> & {
+export type ProbeRecord = Omit<ProbeResult, 'ok' | 'checks' | 'failing' | 'version' | 'body'> & {
   result: SmokeVerdict;
   /** The reasons joined with `; `; null when it passed. */
   reason: string | null;
   /** READY only: the readiness body's checks; null when none could be read. */
   checks?: Record<string, string> | null;
+  /** READY only: the names of `checks` the service judges not fine; null when no checks could be read. */
+  failing?: string[] | null;
+  /** HEALTH only: the release that answered; null when it reported none or nothing could be read. */
+  version?: string | null;
   /** HEALTH and READY only: the body excerpt of a failed probe; null when it passed or nothing was received. */
   body?: string | null;
 };
@@ -66,8 +78,10 @@ export type ProbeRecord = Omit<ProbeResult, 'ok' | 'checks' | 'body'> & {
  * The smoke's result: exactly what `--json` writes, and the one shape the tools that run the smoke (the commit
  * trailer, through the local stack too) read, through smoke/result.ts. Never the lines printed for people.
  */
-export type SmokeResult = Omit<SmokeSummary, 'ok' | 'probes'> & {
+export type SmokeResult = Omit<SmokeSummary, 'ok' | 'probes' | 'expectVersion'> & {
   result: SmokeVerdict;
+  /** The release HEALTH required (--expect-version); null when any would do. Absent in results of older smokes. */
+  expectVersion?: string | null;
   probes: ProbeRecord[];
   /** The failure report (smoke-report.md beside the screenshots) a failed run wrote; null otherwise. */
   report: string | null;

@@ -29,7 +29,7 @@ test('flags right-aligned, descriptions in one column, no trailing spaces; exit 
   const starts = optionLines.map((line) => line.indexOf('    ', line.indexOf('--')) + 4);
   assert.equal(new Set(starts).size, 1, 'descriptions start in one column');
   assert.is(
-    optionLines.find((l) => l.includes('--artifacts'))!.indexOf('--artifacts'),
+    optionLines.find((l) => l.includes('--expect-version'))!.indexOf('--expect-version'),
     2,
     'the longest flag after two spaces',
   );

@@ -195,9 +195,38 @@ test('bad settings: one line naming the variable (and the JSON fatal line), exit
     [{ MONGODB_URI: 'mongodb://u:pa:ss@db/app' }, 'backend: MONGODB_URI=mongodb://u:***@db/app is not valid: Password'],
     [{ MONGODB_URI: 'mongodb://u:pa/ss@db/app' }, 'backend: MONGODB_URI=mongodb://u:***@db/app is not valid: Password'],
     [{ MONGODB_URI: 'mongodb://u%zz:p@db/app' }, 'backend: MONGODB_URI=mongodb://u%zz:***@db/app is not valid: URI'],
+    // A release id that cannot be reported as it is: refused rather than cut or cleaned into another release.
+    [{ RELEASE_ID: 'x'.repeat(129) }, `backend: RELEASE_ID="${'x'.repeat(40)}…" is not valid: it is 129 characters`],
+    [{ RELEASE_ID: 'v1 beta' }, 'backend: RELEASE_ID="v1 beta" is not valid: use letters, digits'],
   ] as const) {
     await expectRefusal('backend/main.ts', { env }, expected);
   }
+});
+
+test('the release: RELEASE_ID as version; unset, the checkout commit; the readiness forms over real HTTP', async () => {
+  const backend = await startBackend({ RELEASE_ID: '9c41d2e07b3a' });
+  assert.is((await status(`${backend.url}/api/health`)).body.version, '9c41d2e07b3a');
+  const ask = (path: string, accept?: string) =>
+    fetch(`${backend.url}${path}`, { headers: accept ? { accept } : {}, signal: AbortSignal.timeout(5000) });
+  let res = await ask('/api/ready', 'application/health+json');
+  assert.is(res.status, 503);
+  assert.is(res.headers.get('content-type'), 'application/health+json');
+  const health = await res.json();
+  assert.is(health.status, 'fail');
+  assert.is(health.releaseId, '9c41d2e07b3a');
+  assert.is(health.checks.database[0].observedValue, 'disconnected');
+  res = await ask('/api/ready', 'text/html');
+  assert.equal([res.status, res.headers.get('content-type')], [503, 'application/json']);
+  assert.equal(Object.keys((await res.json()).details), ['database']);
+  res = await ask('/api/ready?verbose');
+  assert.equal([res.status, res.headers.get('content-type')], [503, 'text/plain; charset=utf-8']);
+  assert.match(await res.text(), /^\[-\]database failed: disconnected since \S+\nreadiness check failed: not_ready\n$/);
+  assert.is((await ask('/api/ready/database')).status, 503);
+  assert.is((await ask('/api/ready/nope')).status, 404);
+  assert.is((await ask('/api/ready?verbose=garbage')).status, 400);
+  const unset = await startBackend({ RELEASE_ID: '' });
+  // The tests run in a git checkout: its short commit; exported without .git, `unknown`.
+  assert.match((await status(`${unset.url}/api/health`)).body.version, /^([0-9a-f]{12}|unknown)$/);
 });
 
 test('HOST unset: listens on every interface, IPv4 and IPv6', async () => {

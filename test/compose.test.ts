@@ -120,12 +120,16 @@ test('the checks themselves: mongosh ping, the compiled health-check script, a q
 
 test(
   'images: MONGO_IMAGE defaults to the official mongo, pinned; ' +
-    'NODE_IMAGE reaches the build as the Dockerfile default',
+    'NODE_IMAGE reaches the build as the Dockerfile default; RELEASE_ID as the release, dev by default',
   () => {
     assert.match(service('database').image ?? '', /^\$\{MONGO_IMAGE:-mongo:\d+(\.\d+)*\}$/);
     const dockerfileDefault = parseDockerfile(read('Dockerfile')).globalArgs.NODE_IMAGE;
     for (const name of ['backend', 'frontend', 'device', 'device-serial']) {
-      assert.equal(service(name).build?.args, { NODE_IMAGE: `\${NODE_IMAGE:-${dockerfileDefault}}` }, name);
+      assert.equal(
+        service(name).build?.args,
+        { NODE_IMAGE: `\${NODE_IMAGE:-${dockerfileDefault}}`, RELEASE_ID: '${RELEASE_ID:-dev}' },
+        name,
+      );
     }
   },
 );

@@ -127,6 +127,18 @@ test('each service runs as the non-root node user, set after every RUN', () => {
   }
 });
 
+test('each service takes RELEASE_ID as a build argument into its environment, after every RUN and COPY', () => {
+  for (const service of Object.keys(SERVICES)) {
+    const steps = stepsOf(service);
+    const arg = steps.findIndex((s) => s.keyword === 'ARG' && s.args[0] === 'RELEASE_ID');
+    const env = steps.findIndex((s) => s.keyword === 'ENV' && s.args[0] === 'RELEASE_ID=${RELEASE_ID}');
+    assert.ok(arg >= 0 && env > arg, `${service}: ARG RELEASE_ID, then ENV RELEASE_ID=\${RELEASE_ID}`);
+    // A new release must not rebuild the dependencies or the apt layer: only what follows the ARG is redone.
+    const heavy = steps.map((s) => s.keyword).findLastIndex((k) => k === 'RUN' || k === 'COPY');
+    assert.ok(arg > heavy, `${service}: the ARG comes after the last RUN and COPY`);
+  }
+});
+
 test('each service starts with node <service>/main.ts (Node 24 strips the types; no tsx) on its default port', () => {
   for (const [service, port] of Object.entries(SERVICES)) {
     const steps = stepsOf(service);

@@ -54,13 +54,21 @@ function readPanel(id: string) {
   return page.evaluate((panelId) => {
     const panel = document.querySelector(`[data-panel="${panelId}"]`);
     const rows: Record<string, string> = {};
+    // A failing check's since and why, shown under its state.
+    const details: Record<string, string> = {};
     for (const row of panel?.querySelectorAll('.row') ?? []) {
-      rows[row.querySelector('dt')?.textContent ?? ''] = row.querySelector('dd')?.textContent ?? '';
+      const label = row.querySelector('dt')?.textContent ?? '';
+      const detail = row.querySelector('.check-detail');
+      // The value is the dd's first element (a badge, a time or a span); the detail follows it.
+      const dd = row.querySelector('dd');
+      rows[label] = (dd?.firstElementChild ?? dd)?.textContent ?? '';
+      if (detail) details[label] = detail.textContent ?? '';
     }
     return {
       verdict: panel?.querySelector('.verdict')?.textContent ?? null,
       tone: panel?.getAttribute('data-tone') ?? null,
       rows,
+      details,
       note: panel?.querySelector('.note')?.textContent ?? null,
     };
   }, id);
@@ -148,7 +156,10 @@ test('a killed backend shows as unreachable on a later refresh, and the page kee
   assert.match(await page.$eval('#summary', (s) => s.textContent ?? ''), /^Backend: unreachable/);
   // The device service notices its socket to the backend is gone and reports itself not ready.
   await verdictIs('device', 'Not ready', DEADLINE_MS);
-  assert.is((await readPanel('device')).rows.backend, 'disconnected');
+  const device = await readPanel('device');
+  assert.is(device.rows.backend, 'disconnected');
+  // Since when, as the device service says (its readiness details), at the page's clock.
+  assert.match(device.details.backend ?? '', /^since \d\d:\d\d:\d\d/);
   assert.is((await readPanel('readings')).verdict, 'Unavailable');
   // The readiness timeline keeps the change: ready, then unreachable, each a bar in the strip.
   const timeline = await page.$eval('[data-panel="backend"] .timeline', (t) => ({

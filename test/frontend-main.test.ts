@@ -40,6 +40,16 @@ test('serves the page and /status.json with the backend down, logging one plain 
   for (const l of frontend.lines) assert.not.ok(l.trimStart().startsWith('{'), `JSON-looking log line: ${l}`);
 });
 
+test('tells its own release: /status.json version and its start-up line', async () => {
+  const frontend = await spawnService('frontend/main.ts', {
+    env: { BACKEND_URL: await closedPortUrl(), DEVICE_URL: '', RELEASE_ID: 'v2.0.1+7' },
+    waitPath: '/',
+  });
+  const doc = (await (await fetch(`${frontend.url}/status.json`)).json()) as { version: string };
+  assert.is(doc.version, 'v2.0.1+7');
+  assert.match(frontend.stdout[0] ?? '', /; release v2\.0\.1\+7$/);
+});
+
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   test(`${signal}: exits 0 and says it stopped`, async () => {
     const frontend = await spawnService('frontend/main.ts', {
@@ -93,6 +103,10 @@ const badSettings: [Record<string, string>, string][] = [
   [
     { STATUS_TIMEOUT_MS: 'soon' },
     'frontend: STATUS_TIMEOUT_MS=soon is not valid: expected a whole number from 50 to 60000',
+  ],
+  [
+    { RELEASE_ID: `${'r'.repeat(200)}` },
+    `frontend: RELEASE_ID="${'r'.repeat(40)}…" is not valid: it is 200 characters long, at most 128`,
   ],
 ];
 for (const [env, message] of badSettings) {

@@ -351,6 +351,35 @@ const runs: Run[] = [
     ),
     args: ['--frontend', `${F}/`],
   },
+  (() => {
+    const run = pair(
+      { name: 'another-release', url: 'release-v1', health: ['answered by release v1, expected v2'], ready: [] },
+      {
+        name: 'no-release',
+        url: 'ok',
+        health: ['answered by no release (the body has no version), expected v2'],
+        ready: [],
+      },
+    );
+    return { ...run, args: [...run.args, '--expect-version', 'v2'] };
+  })(),
+  frontend('expected-release', `${F}/`, 'ok', [], {
+    args: ['--backend', `${F}/release-v1`, '--frontend', `${F}/`],
+    env: { SMOKE_EXPECT_VERSION: 'v1' },
+  }),
+  broken(
+    'expect-version-bad',
+    ['--expect-version', 'v 2'],
+    'smoke: --expect-version "v 2" is not a release id: use letters, digits and . _ + - only, ' +
+      'starting with a letter or digit',
+  ),
+  broken('expect-version-empty', ['--expect-version='], 'smoke: --expect-version "" is not a release id: it is empty'),
+  broken(
+    'expect-version-env-absurd',
+    [],
+    `smoke: SMOKE_EXPECT_VERSION "${'x'.repeat(40)}…" is not a release id: it is 200 characters long, at most 128`,
+    { SMOKE_EXPECT_VERSION: 'x'.repeat(200) },
+  ),
   broken(
     'timeout-not-numeric',
     ['--timeout', 'abc'],

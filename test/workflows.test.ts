@@ -208,6 +208,17 @@ for (const [file, artifact, where] of [
     assert.is(smoke.env?.SMOKE_NO_SANDBOX ?? job.env?.SMOKE_NO_SANDBOX, undefined);
   });
 
+  test(`${file}: the images are built as the commit deployed, and the smoke expects that release`, () => {
+    const job = onlyJob(load(file));
+    const smoke = job.steps.find((s) => s.id === 'smoke')!;
+    assert.is(flags(smoke.run!)['expect-version'], '$GITHUB_SHA', 'the smoke expects the commit deployed');
+    const up = job.steps.find((s) => /docker compose up|\$COMPOSE up/.test(s.run ?? ''))!;
+    // Built on the runner (RELEASE_ID in the step's env) or over ssh on the host (RELEASE_ID before the command).
+    const built =
+      up.env?.RELEASE_ID === '${{ github.sha }}' || /RELEASE_ID='\$GITHUB_SHA' docker compose up/.test(up.run!);
+    assert.ok(built, `the build sets RELEASE_ID to the commit: ${up.run}`);
+  });
+
   test(`${file}: deploys to ${where} before the smoke`, () => {
     const job = onlyJob(load(file));
     const smoke = indexOf(job.steps, (s) => s.id === 'smoke', 'is the smoke');

@@ -10,6 +10,8 @@ export interface Row {
   tone?: Tone;
   /** A readiness check (database, serial, backend...). */
   check?: boolean;
+  /** A failing check: since when and why, as the service says (`since 10:00:03: client closed`). */
+  detail?: string;
   /** The reading's value: shown large, in monospace. */
   value?: boolean;
   iso?: string;
@@ -36,6 +38,8 @@ export interface Board {
   /** The latest refresh failed: the panels show older data. */
   stale: boolean;
   panels: Panel[];
+  /** The frontend's own release (the document's `version`); null before the first document. */
+  release: string | null;
 }
 
 export declare const REFRESH_MS: number;

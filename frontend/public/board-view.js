@@ -7,8 +7,8 @@ export { formatAge, formatClock, formatDuration } from './format.js';
 /** How often the page asks for /status.json. */
 export const REFRESH_MS = 2000;
 
-/** Check states that mean "this dependency is fine"; any other state is shown as a problem. */
-const GOOD_CHECK_STATES = new Set(['connected', 'emulator', 'open', 'ok', 'ready']);
+/** The longest reason a failing check shows (the services send at most 200 characters). */
+const MAX_REASON = 200;
 
 const TITLES = { backend: 'Backend', device: 'Device service' };
 
@@ -41,6 +41,7 @@ export function describeBoard(doc, { fetchError = null } = {}) {
       refreshed: null,
       stale: Boolean(fetchError),
       panels: [],
+      release: null,
     };
   }
   const services = [doc.services.backend, doc.services.device].filter(Boolean);
@@ -51,7 +52,7 @@ export function describeBoard(doc, { fetchError = null } = {}) {
   const summary = fetchError
     ? { tone: 'bad', text: `Status unavailable: ${fetchError}. Showing the data from ${refreshed.text}.` }
     : summarize(services);
-  return { summary, refreshed, stale: Boolean(fetchError), panels };
+  return { summary, refreshed, stale: Boolean(fetchError), panels, release: doc.version ?? null };
 }
 
 function summarize(services) {
@@ -79,20 +80,32 @@ function describeService(s) {
     { label: 'Liveness', ...(LIVENESS[s.liveness] ?? UNKNOWN) },
     { label: 'Readiness', ...(READINESS[s.readiness] ?? UNKNOWN) },
     ...(checks.length
-      ? checks.map(([name, state]) => ({
-          label: name,
-          text: state,
-          tone: GOOD_CHECK_STATES.has(state) ? 'good' : 'bad',
-          check: true,
-        }))
+      ? checks.map(([name, state]) => checkRow(name, state, s.details?.[name]))
       : [{ label: 'Checks', text: 'unknown', tone: 'muted', check: true }]),
     { label: 'Uptime', text: s.uptime === null ? '—' : formatDuration(s.uptime) },
     { label: 'Environment', text: s.environment ?? '—' },
   ];
+  if (s.version) rows.push({ label: 'Release', text: s.version });
   if (s.database) rows.push({ label: 'Database', text: `${s.database.name} (${s.database.status})` });
   if (s.backlog) rows.push(...backlogRows(s.backlog));
   rows.push({ label: 'Answered in', text: `${s.ms} ms` });
   return { id: s.name, title: TITLES[s.name], url: s.url, verdict: serviceVerdict(s), rows, note: s.problem };
+}
+
+/**
+ * A readiness check, fine or not as the service itself judges it (the status document's `details`,
+ * lib/health-judge.ts): the page keeps no list of good states. A failing one says since when and why, when the
+ * service says.
+ */
+function checkRow(name, state, judged) {
+  const row = { label: name, text: state, tone: judged ? (judged.ok ? 'good' : 'bad') : 'muted', check: true };
+  if (!judged || judged.ok) return row;
+  const since = judged.since ? `since ${formatClock(judged.since)}` : null;
+  // The reason comes from the service's body: a long one is cut, so one check cannot stretch the panel.
+  const reason =
+    judged.reason && judged.reason.length > MAX_REASON ? `${judged.reason.slice(0, MAX_REASON)}…` : judged.reason;
+  const detail = [since, reason].filter(Boolean).join(': ');
+  return detail ? { ...row, detail } : row;
 }
 
 /** What the device service holds for the backend: readings not yet acknowledged, its spool, and what it dropped. */

@@ -17,7 +17,8 @@ function renderRow(row) {
       ? el('time', { datetime: row.iso }, row.text)
       : el('span', { class: row.value ? 'reading-value' : undefined }, row.text);
   const className = ['row', row.check && 'check', row.value && 'value'].filter(Boolean).join(' ');
-  return el('div', { class: className }, el('dt', null, row.label), el('dd', null, value));
+  const detail = row.detail ? el('span', { class: 'check-detail' }, row.detail) : null;
+  return el('div', { class: className }, el('dt', null, row.label), el('dd', null, value, detail));
 }
 
 function renderPanel(panel) {
@@ -61,6 +62,8 @@ function render(board) {
     refreshed.dateTime = board.refreshed.iso;
     refreshed.textContent = board.refreshed.text;
   }
+  const release = document.getElementById('release');
+  if (board.release && release.textContent !== board.release) release.textContent = board.release;
   const main = document.getElementById('board');
   main.toggleAttribute('data-stale', board.stale);
   if (board.refreshed) main.dataset.checkedAt = board.refreshed.iso;

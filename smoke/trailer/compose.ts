@@ -153,7 +153,8 @@ async function probeFailed(stack: Stack, smoke: Extract<SmokeOutcome, { result: 
   const probed = [...new Set((smoke.failing ?? []).map((probe) => probe.target))];
   const evidence = await gatherEvidence({ ...stack, probed });
   // The checks that are not fine say what to look for in the log: the `database` warning, not its consequences.
-  const topics = failingChecks(smoke.failing?.[0]?.checks ?? {}).map(([check]) => check);
+  const first = smoke.failing?.[0];
+  const topics = failingChecks(first?.checks ?? {}, first?.failing).map(([check]) => check);
   const cause = probed[0] ? causeOf(evidence, probed[0], { topics }) : '';
   const trailer: Trailer = { verdict: 'FAIL', detail: `${smoke.first}${cause ? ` (${cause})` : ''}` };
   await report(stack, trailer, evidenceSection(evidence, stack.project), smoke.report);

@@ -113,11 +113,12 @@ export function smokeOutcome(run: CommandResult, read: ReadResult | undefined, t
 }
 
 /**
- * `[READY] backend: database disconnected`: the form a FAIL trailer uses. The readiness checks that are not fine
- * name the cause where the body listed them; otherwise the probe's reason (`HTTP 503 …`, `connection refused …`).
+ * `[READY] backend: database disconnected`: the form a FAIL trailer uses. The readiness checks the service judges
+ * not fine name the cause where the body listed them; otherwise the probe's reason (`HTTP 503 …`, `connection
+ * refused …`).
  */
 const describeProbe = (probe: ProbeRecord) => {
-  const failing = failingChecks(probe.checks ?? {});
+  const failing = failingChecks(probe.checks ?? {}, probe.failing);
   const cause = failing.length
     ? failing.map(([check, state]) => `${check} ${String(state)}`).join(', ')
     : (probe.reason ?? 'failed (no reason given)');

@@ -49,6 +49,9 @@ const healthy: Behaviour = (_req, res, rest) => {
 export const behaviours: Record<string, Behaviour> = {
   ok: healthy,
   'backend-only': healthyWith({ database: 'connected' }),
+  // A healthy service that reports its release (the smoke's --expect-version).
+  'release-v1': (req, res, rest) =>
+    rest === '/api/health' ? json(res, 200, healthyBody({ version: 'v1' })) : healthy(req, res, rest),
   'device-only': healthyWith({ serial: 'emulator', backend: 'connected' }),
   // Accepts the connection and never answers.
   hang: () => {},

@@ -8,6 +8,8 @@ export interface Answer {
   status: number;
   /** X-Backend-Address: the replica that answered. */
   address: string;
+  /** A 200 from /api/health: the release that answered (its `version`); '' otherwise. */
+  version: string;
   error: string;
   sentAt: number;
   ms: number;
@@ -24,13 +26,14 @@ export function createRequestLoop(base: string, paths: string[], clients = 2) {
     const sentAt = Date.now();
     try {
       const response = await fetch(`${base}${path}`, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
-      await response.arrayBuffer();
+      const body = await response.text();
       const address = response.headers.get('x-backend-address') ?? '';
-      return { path, status: response.status, address, error: '', sentAt, ms: Date.now() - sentAt };
+      const version = path === '/api/health' && response.status === 200 ? versionOf(body) : '';
+      return { path, status: response.status, address, version, error: '', sentAt, ms: Date.now() - sentAt };
     } catch (error) {
       const cause = (error as { cause?: { code?: string } }).cause?.code;
       const reason = cause ?? (error as Error).name;
-      return { path, status: 0, address: '', error: reason, sentAt, ms: Date.now() - sentAt };
+      return { path, status: 0, address: '', version: '', error: reason, sentAt, ms: Date.now() - sentAt };
     }
   }
 
@@ -52,6 +55,15 @@ export function createRequestLoop(base: string, paths: string[], clients = 2) {
       return answers;
     },
   };
+}
+
+function versionOf(body: string): string {
+  try {
+    const { version } = JSON.parse(body) as { version?: unknown };
+    return typeof version === 'string' ? version : '';
+  } catch {
+    return '';
+  }
 }
 
 /** The answers that are failures: anything but 200. */
