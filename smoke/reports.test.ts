@@ -100,9 +100,10 @@ test('step summary: a heading with the final verdict and one table row per probe
   assert.is(lines[0], '### smoke: FAIL (1/3 failed)');
   assert.is(lines.filter((l) => l.startsWith('| ')).length, 4);
   assert.ok(
-    lines.includes('| READY | backend | ❌ FAIL | 6 | HTTP 503 Service Unavailable; checks: database=disconnected |'),
+    lines.includes('| READY | backend | ❌ FAIL | 6 | `HTTP 503 Service Unavailable; checks: database=disconnected` |'),
   );
-  assert.match(md, 'console error: "x" \\| <y>'); // a pipe in a cell would break the table
+  // In code, so nothing in it is read as markdown or HTML; a pipe in a cell would break the table; BEL is shown.
+  assert.match(md, '`console error: "x" \\| <y> & \\x07`');
 });
 
 test('writeReports writes both files and appends (not overwrites) the step summary', async () => {

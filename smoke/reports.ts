@@ -7,6 +7,8 @@ import { describeFsError } from './fs-error.ts';
 import { CLIError } from '../tools/cli-error.ts';
 import { redactUrl, redactUrlsIn } from '../lib/redact-url.ts';
 import { writeFailureReport } from './failure-report.ts';
+import { markdownCode } from './markdown-text.ts';
+import { terminalText } from './terminal-text.ts';
 import { toSmokeResult } from './result.ts';
 import type { ProbeResult, SmokeSummary } from './types.ts';
 
@@ -37,8 +39,8 @@ export function toJunit(summary: SmokeSummary): string {
     const time = (p.ms / 1000).toFixed(3);
     const open = `  <testcase classname="smoke.${p.target}" name="${p.kind} ${p.target}" time="${time}"`;
     if (p.ok) return `${open}/>`;
-    const detail = [...p.reasons, ...(p.issues ?? []), `url: ${p.url}`].join('\n');
-    return `${open}>\n    <failure message="${_xml(reasonOf(p) ?? 'failed')}">${_xml(detail)}</failure>\n  </testcase>`;
+    const detail = [...p.reasons, ...(p.issues ?? []), `url: ${p.url}`].map(_xml).join('\n');
+    return `${open}>\n    <failure message="${_xml(reasonOf(p) ?? 'failed')}">${detail}</failure>\n  </testcase>`;
   });
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
@@ -134,9 +136,13 @@ export async function writeReports(
   }
 }
 
+// XML 1.0 cannot carry most control characters, not even as character references: each is shown as its escape
+// (terminal-text.ts), as on the terminal, before the markup characters become entities.
 const _xml = (text: string) =>
-  text
-    .replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[ch]!)
-    // XML 1.0 cannot carry most control characters, even escaped.
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, '');
-const _cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\s+/g, ' ').slice(0, 300);
+  terminalText(text).replace(
+    /[&<>"']/g,
+    (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[ch]!,
+  );
+/** A table cell: in code (markdown-text.ts), so no HTML, link or emphasis a server sent is read as such. */
+const _cell = (text: string) => (text ? markdownCode(_clip(text.replace(/\s+/g, ' ')), { cell: true }) : '');
+const _clip = (text: string) => (text.length > 300 ? `${text.slice(0, 300)}…` : text);
