@@ -16,7 +16,7 @@ test('code spans: a fence longer than any backtick run, padding only where Commo
   assert.is(markdownBlock('a ``` b\nc\u001B'), '````\na ``` b\nc\\x1b\n````\n');
 });
 
-test('property: 400 hostile strings are each one code span (line, table cell) or one code block, nothing active', async () => {
+test('property: 400 hostile strings are each one code span (line, cell) or code block, nothing active', async () => {
   for (let seed = 1; seed <= 400; seed++) {
     const text = hostileString(seed);
     const shown = terminalText(text);

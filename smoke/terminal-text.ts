@@ -3,8 +3,9 @@
 
 // C0 (newline, CR and ESC among them), DEL and C1; the bidi controls (marks, embeddings, overrides, isolates) and
 // the Unicode line and paragraph separators; and a lone surrogate half, which no encoder writes as itself.
-const UNSAFE =
-  /[\u0000-\u001F\u007F-\u009F\u061C\u200E\u200F\u2028\u2029\u202A-\u202E\u2066-\u2069]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const CONTROLS = '\\u0000-\\u001F\\u007F-\\u009F\\u061C\\u200E\\u200F\\u2028\\u2029\\u202A-\\u202E\\u2066-\\u2069';
+const LONE_SURROGATE = '[\\uD800-\\uDBFF](?![\\uDC00-\\uDFFF])|(?<![\\uD800-\\uDBFF])[\\uDC00-\\uDFFF]';
+const UNSAFE = new RegExp(`[${CONTROLS}]|${LONE_SURROGATE}`, 'g');
 const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 /** `text` with each unsafe character as an escape; everything else, backslashes included, as it was. */

@@ -70,5 +70,7 @@ export function hostileString(seed: number, pieces = 6): string {
  * A character no output may carry raw: C0 (all but the line feeds that end our own lines, checked apart), DEL,
  * C1, the bidi controls, the line and paragraph separators, and a lone surrogate half.
  */
-export const RAW_CONTROL =
-  /[\u0000-\u0009\u000B-\u001F\u007F-\u009F\u061C\u200E\u200F\u2028\u2029\u202A-\u202E\u2066-\u2069]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+export const RAW_CONTROL = new RegExp(
+  '[\\u0000-\\u0009\\u000B-\\u001F\\u007F-\\u009F\\u061C\\u200E\\u200F\\u2028\\u2029\\u202A-\\u202E\\u2066-\\u2069]' +
+    '|[\\uD800-\\uDBFF](?![\\uDC00-\\uDFFF])|(?<![\\uD800-\\uDBFF])[\\uDC00-\\uDFFF]',
+);
