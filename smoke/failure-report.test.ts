@@ -56,6 +56,15 @@ test('names each failed probe: its reason, the readiness checks, the body and th
   assert.not.ok(lines.includes('## [HEALTH] backend: FAIL'), 'a passing probe has no section');
 });
 
+test('a probe that passed only after a retry gets a section saying what its last failed attempt said', () => {
+  const flaky = { ...broken.probes[0]!, attempts: 2, earlierFailure: ['HTTP 500 <b>boom</b>'] };
+  const md = failureReport({ ...broken, probes: [flaky, ...broken.probes.slice(1)] });
+  const lines = md.split('\n');
+  assert.ok(lines.includes('## [HEALTH] backend: PASS after 2 attempts'), md);
+  assert.ok(lines.includes('- Attempt 1 failed: `HTTP 500 <b>boom</b>`'), md);
+  assert.not.match(failureReport(broken), 'PASS after', 'no section without a retry');
+});
+
 test('a body holding backticks cannot close its code block early', () => {
   const md = failureReport({ ...broken, probes: [{ ...broken.probes[1]!, body: 'a ``` b ```` c' }] });
   assert.match(md, /\n`````\na ``` b ```` c\n`````\n/);

@@ -4,6 +4,7 @@ import { writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { REPORT_NAME } from './artifacts.ts';
 import { finalLine } from './format.ts';
+import { isFlaky } from './result.ts';
 import { createColors } from './color.ts';
 import { describeFsError } from './fs-error.ts';
 import { markdownBlock, markdownCode } from './markdown-text.ts';
@@ -19,6 +20,7 @@ const plain = createColors(false);
 export function failureReport(summary: SmokeSummary): string {
   const shot = summary.probes.find((p) => p.kind === 'LOAD')?.screenshot;
   const failed = summary.probes.filter((p) => !p.ok);
+  const flaky = summary.probes.filter(isFlaky);
   return [
     `# ${finalLine(summary, plain)}`,
     '',
@@ -26,6 +28,7 @@ export function failureReport(summary: SmokeSummary): string {
       (shot ? `Screenshot: \`${basename(shot)}\`, beside this report.` : 'No screenshot was written.'),
     '',
     ...failed.flatMap(probeSection),
+    ...flaky.flatMap(flakySection),
   ].join('\n');
 }
 
@@ -45,6 +48,15 @@ function probeSection(p: ProbeResult): string[] {
     '',
   ];
 }
+
+/** A probe that passed only after a retry: what its last failed attempt said. */
+const flakySection = (p: ProbeResult) => [
+  `## [${p.kind}] ${p.target}: PASS after ${p.attempts} attempts`,
+  '',
+  `- URL: ${markdownCode(p.url)}`,
+  `- Attempt ${p.attempts - 1} failed: ${markdownCode((p.earlierFailure ?? []).join('; ') || 'no reason given')}`,
+  '',
+];
 
 /** A code block no text can close early (markdown-text.ts); the trailer's report of the containers uses it too. */
 export const fenced = markdownBlock;

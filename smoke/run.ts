@@ -69,15 +69,21 @@ export async function runSmoke(config: SmokeConfig, browser: Promise<Browser>, i
 
 export const printFinal = (s: SmokeSummary, io: SmokeIo) => io.out(finalLine(s, io.colors));
 
-/** One attempt, then (with --wait) more until one passes or the deadline passes; the last attempt is reported. */
-async function _retry<A extends { ok: boolean }>(
+/**
+ * One attempt, then (with --wait) more until one passes or the deadline passes; the last attempt is reported, and
+ * a pass after a failure keeps the reasons of the last failed attempt, so the retry stays on record.
+ */
+async function _retry<A extends { ok: boolean; reasons: string[] }>(
   attempt: () => Promise<A>,
   until: number,
-): Promise<A & { attempts: number }> {
+): Promise<A & { attempts: number; earlierFailure?: string[] }> {
+  let failed: string[] | undefined;
   for (let n = 1; ; n++) {
     const result = await attempt();
     const left = until - Date.now();
-    if (result.ok || left <= 0) return { ...result, attempts: n };
+    if (result.ok) return { ...result, attempts: n, ...(failed ? { earlierFailure: failed } : {}) };
+    if (left <= 0) return { ...result, attempts: n };
+    failed = result.reasons;
     await sleep(Math.min(left, 250 * n, 1000));
   }
 }
