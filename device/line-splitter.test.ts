@@ -40,6 +40,26 @@ test('a line over maxBytes is dropped as it arrives, reported once, and the line
   assert.equal(overlong, ['0123456789a', 'é123456789'.replace('é', '\u00c3\u00a9')]);
 });
 
+test('a line that crosses the bound only over several small chunks is dropped; one that reaches it is kept', () => {
+  const { lines, overlong } = split(['abc', 'def', 'ghi', 'jk', 'lm', '\n', 'abc', 'def', 'ghij', '\r', 'next\n']);
+  assert.equal(lines, ['abcdefghij', 'next']);
+  assert.equal(overlong, ['abcdefghijk'], 'reported once, when it passes the bound, with every byte so far');
+});
+
+test('an over-long line is reported by its first 100 bytes', () => {
+  const { overlong } = split(['x'.repeat(300), '\n'], 150);
+  assert.equal(overlong, ['x'.repeat(100)]);
+});
+
+test('many lines in one chunk, each end found once: LF-only, CR-only and mixed', () => {
+  const many = (end: string) => Array.from({ length: 500 }, (_, i) => `line ${i}${end}`).join('');
+  for (const end of ['\n', '\r', '\r\n', '\n\r']) {
+    const { lines } = split([many(end)], 100);
+    assert.is(lines.length, 500, JSON.stringify(end));
+    assert.is(lines.at(-1), 'line 499');
+  }
+});
+
 test('input without a line end is dropped as it arrives, reported once; the next line is kept', () => {
   const lines: string[] = [];
   let overlong = 0;

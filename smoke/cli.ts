@@ -9,6 +9,8 @@ import { gaveNoAnswer } from './fs-answer.ts';
 import { commandName, smokeUsage } from './usage.ts';
 import { CLIError } from '../tools/cli-error.ts';
 import { redactUrlsIn } from '../lib/redact-url.ts';
+import { stackLines } from './format.ts';
+import { terminalText } from './terminal-text.ts';
 import { EXIT_ERROR, EXIT_PASS } from './exit-codes.ts';
 
 // Why not citty (0.2.2), which the design card names: its runMain ends every error with process.exit(1), but 1
@@ -27,7 +29,10 @@ export async function main(rawArgs: string[], state: SmokeState): Promise<number
   } catch (error) {
     if (gaveNoAnswer(error)) state.stuck = true;
     if (error instanceof CLIError) state.io.err(`smoke: ${error.message}`);
-    else state.io.err(`smoke: unexpected error\n${(error as Error)?.stack ?? String(error)}`);
+    else {
+      state.io.err('smoke: unexpected error');
+      for (const line of stackLines(String((error as Error)?.stack ?? error))) state.io.err(line);
+    }
     return error instanceof CLIError ? error.exitCode : EXIT_ERROR;
   }
 }
@@ -38,7 +43,8 @@ const state: SmokeState = {
   // page issue, a LOAD stack trace (Chromium's message quotes the URL), a rejected --frontend in an error line.
   io: {
     out: (line) => process.stdout.write(`${redactUrlsIn(line)}\n`),
-    err: (line) => process.stderr.write(`${redactUrlsIn(line)}\n`),
+    // stderr has no colour of ours: every control character in a line is someone else's, shown escaped.
+    err: (line) => process.stderr.write(`${terminalText(redactUrlsIn(line))}\n`),
     colors: createColors(colorEnabled(process.stdout)),
   },
 };

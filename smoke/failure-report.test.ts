@@ -45,15 +45,24 @@ test('names each failed probe: its reason, the readiness checks, the body and th
   assert.match(md, 'Screenshot: `frontend-fail.png`, beside this report.');
   assert.ok(lines.includes('## [READY] backend: FAIL'), md);
   assert.ok(
-    lines.includes('- Reason: HTTP 503 Service Unavailable; checks: database=disconnected (after 3 attempts)'),
+    lines.includes('- Reason: `HTTP 503 Service Unavailable; checks: database=disconnected` (after 3 attempts)'),
     md,
   );
-  assert.ok(lines.includes('- Checks: database = disconnected, devices = ok'), md);
+  assert.ok(lines.includes('- Checks: `database = disconnected`, `devices = ok`'), md);
   assert.ok(lines.includes('```') && md.includes('"checks":{"database":"disconnected"'), md);
   assert.ok(lines.includes('## [LOAD] frontend: FAIL'), md);
   assert.ok(lines.includes('- Screenshot: `frontend-fail.png`'), md);
-  assert.ok(lines.includes('  - console error: widget failed'), md);
+  assert.ok(lines.includes('  - `console error: widget failed`'), md);
   assert.not.ok(lines.includes('## [HEALTH] backend: FAIL'), 'a passing probe has no section');
+});
+
+test('a probe that passed only after a retry gets a section saying what its last failed attempt said', () => {
+  const flaky = { ...broken.probes[0]!, attempts: 2, earlierFailure: ['HTTP 500 <b>boom</b>'] };
+  const md = failureReport({ ...broken, probes: [flaky, ...broken.probes.slice(1)] });
+  const lines = md.split('\n');
+  assert.ok(lines.includes('## [HEALTH] backend: PASS after 2 attempts'), md);
+  assert.ok(lines.includes('- Attempt 1 failed: `HTTP 500 <b>boom</b>`'), md);
+  assert.not.match(failureReport(broken), 'PASS after', 'no section without a retry');
 });
 
 test('a body holding backticks cannot close its code block early', () => {
@@ -68,7 +77,7 @@ test('writeReports on a FAIL: smoke-report.md beside the screenshots, named in t
   await writeReports(broken, { json, junit: null, artifacts }, { GITHUB_STEP_SUMMARY: stepSummary }, () => {});
   const path = join(artifacts, 'smoke-report.md');
   const report = readFileSync(path, 'utf8');
-  assert.match(report, '- Checks: database = disconnected, devices = ok');
+  assert.match(report, '- Checks: `database = disconnected`, `devices = ok`');
   assert.not.match(report, /S3cret/, 'credentials in URLs are redacted in the report');
   assert.match(report, 'mongodb://app:***@db/x');
   const read = await readSmokeResult(json);

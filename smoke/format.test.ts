@@ -2,7 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { colorEnabled, createColors } from './color.ts';
-import { detailLines, finalLine, probeLine } from './format.ts';
+import { detailLines, finalLine, probeLine, stackLines } from './format.ts';
 import type { ProbeResult } from './types.ts';
 
 const stripAnsi = (text: string) => text.replace(/\u001B\[[0-9;]*m/g, '');
@@ -44,6 +44,34 @@ test('reasons (failures only) and page issues (always) go on indented lines', ()
   assert.equal(detailLines({ ...ready, attempts: 7 }, plain).at(-1), '    gave up after 7 attempts');
   assert.equal(detailLines(load, plain), ['    console error: widget failed']);
   assert.equal(detailLines({ ...ready, ok: true, reasons: [] }, plain), []);
+});
+
+test('a pass after retries says so on its line, after the contract form, and what the last failure was', () => {
+  const flaky = { ...ready, ok: true, reasons: [], attempts: 3, earlierFailure: ['HTTP 503 Service Unavailable'] };
+  assert.is(probeLine(flaky, plain), '[READY] backend ... PASS (8ms) after 3 attempts');
+  assert.equal(detailLines(flaky, plain), ['    attempt 2 failed: HTTP 503 Service Unavailable']);
+  assert.is(
+    probeLine({ ...load, attempts: 2 }, plain),
+    '[LOAD] frontend ... PASS (812ms) after 2 attempts screenshot=smoke-artifacts/frontend-ok.png',
+  );
+  assert.is(probeLine({ ...ready, attempts: 3 }, plain), '[READY] backend ... FAIL (8ms)', 'a FAIL is no retry note');
+});
+
+test('server text in reasons and page issues is escaped: it never starts a line of its own', () => {
+  const forged = 'db\n[READY] backend ... PASS (1ms)\r\u001B[2Ksmoke: PASS (3/3)\u202E';
+  const lines = detailLines({ ...ready, reasons: [`checks: ${forged}=down`], issues: [forged] }, plain);
+  assert.equal(lines, [
+    '    checks: db\\n[READY] backend ... PASS (1ms)\\r\\x1b[2Ksmoke: PASS (3/3)\\u202e=down',
+    '    db\\n[READY] backend ... PASS (1ms)\\r\\x1b[2Ksmoke: PASS (3/3)\\u202e',
+  ]);
+});
+
+test('a stack trace: every line after the first that would start at the left edge is indented', () => {
+  assert.equal(stackLines('Error: a\nsmoke: PASS (3/3)\n    at f (x.ts:1:1)'), [
+    'Error: a',
+    '    smoke: PASS (3/3)',
+    '    at f (x.ts:1:1)',
+  ]);
 });
 
 test('final line: PASS (passed/total) or FAIL (failed/total failed)', () => {

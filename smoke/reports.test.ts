@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { checkReportPaths, toJson, toJunit, toStepSummary, writeReports } from './reports.ts';
 import { CLIError } from '../tools/cli-error.ts';
 import type { SmokeSummary } from './types.ts';
-import { failingRun } from '../test/support/smoke-summary.ts';
+import { failingRun, passingRun } from '../test/support/smoke-summary.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'smoke-reports-test-'));
 test.after(() => rmSync(dir, { recursive: true, force: true }));
@@ -73,6 +73,8 @@ test('JSON: every probe with kind, target, url, result, ms, reason', () => {
     reason: 'HTTP 503 Service Unavailable; checks: database=disconnected',
     reasons: ['HTTP 503 Service Unavailable', 'checks: database=disconnected'],
     attempts: 3,
+    flaky: false,
+    flakyReason: null,
     checks: null,
     failing: null,
     body: null,
@@ -117,15 +119,38 @@ test('JUnit: one testcase per probe, failures carry the reason, text is escaped'
   assert.not.match(xml, '<y>');
 });
 
+test('a pass after a retry: flaky in JSON, a flakyFailure in JUnit (as Surefire), marked in the summary', () => {
+  const parsed = JSON.parse(toJson(passingRun));
+  assert.equal([parsed.result, parsed.passed, parsed.flaky], ['PASS', 3, 1]);
+  assert.equal([parsed.probes[1].flaky, parsed.probes[1].attempts], [true, 3]);
+  const xml = toJunit(passingRun);
+  assert.match(xml, '<testsuite name="smoke" tests="3" failures="0" errors="0"');
+  assert.is(xml.match(/<flakyFailure /g)?.length, 1);
+  assert.match(
+    xml,
+    '  <testcase classname="smoke.backend" name="READY backend" time="0.006">\n' +
+      '    <flakyFailure message="HTTP 503 Service Unavailable; checks: database=disconnected" type="smoke.retry">' +
+      '<stackTrace>attempt 2 failed: HTTP 503 Service Unavailable; checks: database=disconnected\n' +
+      'url: http://b/api/ready</stackTrace></flakyFailure>\n  </testcase>',
+  );
+  assert.not.match(xml, '<failure');
+  const md = toStepSummary(passingRun);
+  assert.ok(md.startsWith('### smoke: PASS (3/3)\n'), 'the verdict count stays as the last line has it');
+  assert.match(md, '| READY | backend | ⚠️ PASS after 3 attempts | 6 | `attempt 2 failed: HTTP 503');
+  assert.match(md, '\n1 of 3 probes passed only after a retry.\n');
+  assert.not.match(toStepSummary(summary), 'only after a retry');
+});
+
 test('step summary: a heading with the final verdict and one table row per probe', () => {
   const md = toStepSummary(summary);
   const lines = md.trim().split('\n');
   assert.is(lines[0], '### smoke: FAIL (1/3 failed)');
   assert.is(lines.filter((l) => l.startsWith('| ')).length, 4);
   assert.ok(
-    lines.includes('| READY | backend | ❌ FAIL | 6 | HTTP 503 Service Unavailable; checks: database=disconnected |'),
+    lines.includes('| READY | backend | ❌ FAIL | 6 | `HTTP 503 Service Unavailable; checks: database=disconnected` |'),
   );
-  assert.match(md, 'console error: "x" \\| <y>'); // a pipe in a cell would break the table
+  // In code, so nothing in it is read as markdown or HTML; a pipe in a cell would break the table; BEL is shown.
+  assert.match(md, '`console error: "x" \\| <y> & \\x07`');
 });
 
 test('writeReports writes both files and appends (not overwrites) the step summary', async () => {

@@ -7,7 +7,10 @@ import { describeFsError } from './fs-error.ts';
 import { CLIError } from '../tools/cli-error.ts';
 import { redactUrl, redactUrlsIn } from '../lib/redact-url.ts';
 import { writeFailureReport } from './failure-report.ts';
-import { toSmokeResult } from './result.ts';
+import { markdownCode } from './markdown-text.ts';
+import { terminalText } from './terminal-text.ts';
+import { retryLine } from './format.ts';
+import { isFlaky, toSmokeResult } from './result.ts';
 import type { ProbeResult, SmokeSummary } from './types.ts';
 
 /**
@@ -19,6 +22,7 @@ function redacted(s: SmokeSummary): SmokeSummary {
     ...p,
     url: redactUrl(p.url),
     reasons: p.reasons.map(redactUrlsIn),
+    ...(p.earlierFailure ? { earlierFailure: p.earlierFailure.map(redactUrlsIn) } : {}),
     ...(p.issues ? { issues: p.issues.map(redactUrlsIn) } : {}),
     ...(p.body !== undefined ? { body: redactUrlsIn(p.body) } : {}),
     ...(p.checks ? { checks: Object.fromEntries(Object.entries(p.checks).map(([k, v]) => [k, redactUrlsIn(v)])) } : {}),
@@ -36,9 +40,15 @@ export function toJunit(summary: SmokeSummary): string {
   const cases = s.probes.map((p) => {
     const time = (p.ms / 1000).toFixed(3);
     const open = `  <testcase classname="smoke.${p.target}" name="${p.kind} ${p.target}" time="${time}"`;
+    // A pass after a retry, as Surefire marks a test that passed on a rerun: its last failed attempt inside.
+    if (isFlaky(p)) {
+      const why = _xml((p.earlierFailure ?? []).join('; ') || 'failed');
+      const trace = `<stackTrace>${_xml(retryLine(p))}\n${_xml(`url: ${p.url}`)}</stackTrace>`;
+      return `${open}>\n    <flakyFailure message="${why}" type="smoke.retry">${trace}</flakyFailure>\n  </testcase>`;
+    }
     if (p.ok) return `${open}/>`;
-    const detail = [...p.reasons, ...(p.issues ?? []), `url: ${p.url}`].join('\n');
-    return `${open}>\n    <failure message="${_xml(reasonOf(p) ?? 'failed')}">${_xml(detail)}</failure>\n  </testcase>`;
+    const detail = [...p.reasons, ...(p.issues ?? []), `url: ${p.url}`].map(_xml).join('\n');
+    return `${open}>\n    <failure message="${_xml(reasonOf(p) ?? 'failed')}">${detail}</failure>\n  </testcase>`;
   });
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
@@ -53,9 +63,12 @@ export function toJunit(summary: SmokeSummary): string {
 export function toStepSummary(summary: SmokeSummary, report: string | null = null): string {
   const s = redacted(summary);
   const rows = s.probes.map((p) => {
-    const note = [...(p.ok ? [] : p.reasons), ...(p.issues ?? [])].join('; ') || (p.screenshot ?? '');
-    return `| ${p.kind} | ${p.target} | ${p.ok ? '✅ PASS' : '❌ FAIL'} | ${p.ms} | ${_cell(note)} |`;
+    const said = [...(p.ok ? [] : p.reasons), ...(isFlaky(p) ? [retryLine(p)] : []), ...(p.issues ?? [])];
+    const note = said.join('; ') || (p.screenshot ?? '');
+    const result = p.ok ? (isFlaky(p) ? `⚠️ PASS after ${p.attempts} attempts` : '✅ PASS') : '❌ FAIL';
+    return `| ${p.kind} | ${p.target} | ${result} | ${p.ms} | ${_cell(note)} |`;
   });
+  const flaky = s.probes.filter(isFlaky).length;
   const head = s.ok ? `smoke: PASS (${s.passed}/${s.total})` : `smoke: FAIL (${s.failed}/${s.total} failed)`;
   return [
     `### ${head}`,
@@ -64,6 +77,7 @@ export function toStepSummary(summary: SmokeSummary, report: string | null = nul
     '|---|---|---|---|---|',
     ...rows,
     '',
+    ...(flaky ? [`${flaky} of ${s.total} probes passed only after a retry.`, ''] : []),
     ...(report ? [`Failure report: [${basename(report)}](${report}), beside the screenshot.`, ''] : []),
     '',
   ].join('\n');
@@ -134,9 +148,13 @@ export async function writeReports(
   }
 }
 
+// XML 1.0 cannot carry most control characters, not even as character references: each is shown as its escape
+// (terminal-text.ts), as on the terminal, before the markup characters become entities.
 const _xml = (text: string) =>
-  text
-    .replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[ch]!)
-    // XML 1.0 cannot carry most control characters, even escaped.
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, '');
-const _cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\s+/g, ' ').slice(0, 300);
+  terminalText(text).replace(
+    /[&<>"']/g,
+    (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[ch]!,
+  );
+/** A table cell: in code (markdown-text.ts), so no HTML, link or emphasis a server sent is read as such. */
+const _cell = (text: string) => (text ? markdownCode(_clip(text.replace(/\s+/g, ' ')), { cell: true }) : '');
+const _clip = (text: string) => (text.length > 300 ? `${text.slice(0, 300)}…` : text);

@@ -29,6 +29,23 @@ test('what --json writes reads back as the same SmokeResult', async () => {
   assert.is(probes[0]!.reason, null);
 });
 
+test('a pass after failed attempts is flaky, with what its last failed attempt said; a FAIL never is', () => {
+  const passed = toSmokeResult(passingRun);
+  assert.is(passed.flaky, 1);
+  assert.equal(
+    passed.probes.map((p) => [p.kind, p.attempts, p.flaky, p.flakyReason]),
+    [
+      ['HEALTH', 1, false, null],
+      ['READY', 3, true, 'HTTP 503 Service Unavailable; checks: database=disconnected'],
+      ['LOAD', 1, false, null],
+    ],
+  );
+  const failed = toSmokeResult(failingRun);
+  assert.is(failed.flaky, 0);
+  assert.equal(failed.probes[1]!.attempts, 3);
+  assert.is(failed.probes[1]!.flaky, false, 'a probe that gave up after 3 attempts is a FAIL, not flaky');
+});
+
 test('a file the smoke did not write: missing, empty, truncated', async () => {
   assert.is(await problemOf(join(dir, 'never-written.json')), "cannot read the smoke's result FILE: ENOENT");
   assert.is(await problemOf(file('')), "the smoke's result FILE is not JSON (it is empty)");
@@ -60,6 +77,24 @@ test('another shape is named by its first difference, never read as a result', a
       'FILE is not a smoke result: counts do not add up (passed 2, failed 0, total 3, 3 probes)',
     ],
     [{ ...good, result: 'PASS' }, 'FILE is not a smoke result: result PASS with 1 failed'],
+    [{ ...good, flaky: undefined }, 'FILE is not a smoke result: flaky is missing, expected a whole number'],
+    [{ ...good, flaky: 1 }, 'FILE is not a smoke result: flaky is 1, but 0 probes are flaky'],
+    [
+      { ...good, probes: [{ ...good.probes[0], flaky: undefined }, ...good.probes.slice(1)] },
+      'FILE is not a smoke result: probes[0]: flaky is missing, expected true or false',
+    ],
+    [
+      { ...good, probes: [good.probes[0], { ...good.probes[1], flaky: true }, good.probes[2]] },
+      'FILE is not a smoke result: probes[1]: flaky is true for a FAIL after 3 attempts',
+    ],
+    [
+      { ...good, probes: [{ ...good.probes[0], flaky: true }, ...good.probes.slice(1)], flaky: 1 },
+      'FILE is not a smoke result: probes[0]: flaky is true for a PASS after 1 attempts',
+    ],
+    [
+      { ...good, probes: [{ ...good.probes[0], flakyReason: 'x' }, ...good.probes.slice(1)] },
+      'FILE is not a smoke result: probes[0]: flakyReason is "x", expected null',
+    ],
     [{ ...good, probes: [], total: 0, passed: 0, failed: 0 }, 'FILE is not a smoke result: no probes'],
     ['PASS', 'FILE is not a smoke result: expected an object, found "PASS"'],
   ];

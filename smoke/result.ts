@@ -1,13 +1,15 @@
 // The smoke's result as a file: what --json writes (SmokeResult, smoke/types.ts), and the one way a tool reads it
 // back. The reader checks the shape by hand, so a file the smoke did not write is a one-line problem, never a PASS.
 import { readFile } from 'node:fs/promises';
-import type { Kind, ProbeRecord, SmokeResult, SmokeSummary, Target, SmokeVerdict } from './types.ts';
+import type { Kind, ProbeRecord, ProbeResult, SmokeResult, SmokeSummary, Target, SmokeVerdict } from './types.ts';
 
 const KINDS: readonly Kind[] = ['HEALTH', 'READY', 'LOAD'];
 const TARGETS: readonly Target[] = ['backend', 'device', 'frontend'];
 const VERDICTS: readonly SmokeVerdict[] = ['PASS', 'FAIL'];
 
 const verdict = (ok: boolean): SmokeVerdict => (ok ? 'PASS' : 'FAIL');
+/** A probe retries only after a failed attempt, so a pass after more than one attempt followed a failure. */
+export const isFlaky = (p: Pick<ProbeResult, 'ok' | 'attempts'>) => p.ok && p.attempts > 1;
 
 /** The summary as --json writes it (URLs already redacted by the caller), with the failure report it wrote. */
 export function toSmokeResult(s: SmokeSummary, report: string | null = null): SmokeResult {
@@ -20,6 +22,8 @@ export function toSmokeResult(s: SmokeSummary, report: string | null = null): Sm
     reason: p.ok || p.reasons.length === 0 ? null : p.reasons.join('; '),
     reasons: p.ok ? [] : p.reasons,
     attempts: p.attempts,
+    flaky: isFlaky(p),
+    flakyReason: isFlaky(p) ? (p.earlierFailure ?? []).join('; ') : null,
     ...(p.kind === 'LOAD' ? { screenshot: p.screenshot ?? null, issues: p.issues ?? [] } : {}),
     ...(p.kind === 'READY' ? { checks: p.checks ?? null, failing: p.failing ?? null } : {}),
     ...(p.kind === 'HEALTH' ? { version: p.version ?? null } : {}),
@@ -27,7 +31,8 @@ export function toSmokeResult(s: SmokeSummary, report: string | null = null): Sm
   }));
   const { ok, passed, failed, total, ms, startedAt } = s;
   const expectVersion = s.expectVersion ?? null;
-  return { result: verdict(ok), passed, failed, total, ms, startedAt, expectVersion, probes, report };
+  const flaky = probes.filter((p) => p.flaky).length;
+  return { result: verdict(ok), passed, failed, total, flaky, ms, startedAt, expectVersion, probes, report };
 }
 
 export type ReadResult = { ok: true; result: SmokeResult } | { ok: false; problem: string };
@@ -66,7 +71,7 @@ const show = (value: unknown) => (value === undefined ? 'missing' : JSON.stringi
 export function shapeProblem(value: unknown): string | undefined {
   if (!isObject(value)) return `expected an object, found ${Array.isArray(value) ? 'an array' : show(value)}`;
   if (!VERDICTS.includes(value.result as SmokeVerdict)) return `result is ${show(value.result)}, expected PASS or FAIL`;
-  for (const key of ['passed', 'failed', 'total', 'ms'] as const)
+  for (const key of ['passed', 'failed', 'total', 'flaky', 'ms'] as const)
     if (!isCount(value[key])) return `${key} is ${show(value[key])}, expected a whole number`;
   if (typeof value.startedAt !== 'string') return `startedAt is ${show(value.startedAt)}, expected a string`;
   if (value.report !== null && typeof value.report !== 'string')
@@ -85,6 +90,8 @@ export function shapeProblem(value: unknown): string | undefined {
   if (total !== probes.length || failed !== failing || passed + failed !== total)
     return `counts do not add up (passed ${passed}, failed ${failed}, total ${total}, ${probes.length} probes)`;
   if ((result === 'PASS') !== (failed === 0)) return `result ${result} with ${failed} failed`;
+  const flaky = probes.filter((probe) => probe.flaky).length;
+  if (value.flaky !== flaky) return `flaky is ${show(value.flaky)}, but ${flaky} probes are flaky`;
   return undefined;
 }
 
@@ -101,6 +108,11 @@ function probeProblem(probe: unknown): string | undefined {
   if (!isStrings(probe.reasons)) return `reasons is ${show(probe.reasons)}, expected a list of strings`;
   if (!(isCount(probe.attempts) && (probe.attempts as number) >= 1))
     return `attempts is ${show(probe.attempts)}, expected a whole number from 1`;
+  if (typeof probe.flaky !== 'boolean') return `flaky is ${show(probe.flaky)}, expected true or false`;
+  if (probe.flaky !== (probe.result === 'PASS' && (probe.attempts as number) > 1))
+    return `flaky is ${probe.flaky} for a ${probe.result} after ${probe.attempts} attempts`;
+  if (probe.flaky ? typeof probe.flakyReason !== 'string' : probe.flakyReason !== null)
+    return `flakyReason is ${show(probe.flakyReason)}, expected ${probe.flaky ? 'a string' : 'null'}`;
   if ('screenshot' in probe && probe.screenshot !== null && typeof probe.screenshot !== 'string')
     return `screenshot is ${show(probe.screenshot)}, expected a string or null`;
   if ('issues' in probe && !isStrings(probe.issues))

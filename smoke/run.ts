@@ -1,7 +1,7 @@
 // Runs every probe at once (Chromium starts while the HTTP probes run); prints their lines in the contract's order.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Browser } from 'puppeteer-core';
-import { detailLines, finalLine, probeLine } from './format.ts';
+import { detailLines, finalLine, probeLine, stackLines } from './format.ts';
 import { httpProbe, probeUrl } from './http-probe.ts';
 import { loadProbe } from './load-probe.ts';
 import type { Colors } from './color.ts';
@@ -9,6 +9,7 @@ import type { Kind, ProbeResult, SmokeConfig, SmokeSummary, Target } from './typ
 
 export interface SmokeIo {
   out(line: string): void;
+  /** One line of stderr; the CLI escapes any control character in it (terminal-text.ts), so pass one line a call. */
   err(line: string): void;
   colors: Colors;
 }
@@ -53,7 +54,7 @@ export async function runSmoke(config: SmokeConfig, browser: Promise<Browser>, i
     io.out(probeLine(result, io.colors));
     for (const line of detailLines(result, io.colors)) io.out(line);
     // The contract puts an exception's stack trace on stderr (docs/contract.md#smoke-cli), keeping stdout parseable.
-    if (stack) io.err(stack);
+    for (const line of stack ? stackLines(stack) : []) io.err(line);
   }
   const failed = probes.filter((p) => !p.ok).length;
   return {
@@ -70,15 +71,21 @@ export async function runSmoke(config: SmokeConfig, browser: Promise<Browser>, i
 
 export const printFinal = (s: SmokeSummary, io: SmokeIo) => io.out(finalLine(s, io.colors));
 
-/** One attempt, then (with --wait) more until one passes or the deadline passes; the last attempt is reported. */
-async function _retry<A extends { ok: boolean }>(
+/**
+ * One attempt, then (with --wait) more until one passes or the deadline passes; the last attempt is reported, and
+ * a pass after a failure keeps the reasons of the last failed attempt, so the retry stays on record.
+ */
+async function _retry<A extends { ok: boolean; reasons: string[] }>(
   attempt: () => Promise<A>,
   until: number,
-): Promise<A & { attempts: number }> {
+): Promise<A & { attempts: number; earlierFailure?: string[] }> {
+  let failed: string[] | undefined;
   for (let n = 1; ; n++) {
     const result = await attempt();
     const left = until - Date.now();
-    if (result.ok || left <= 0) return { ...result, attempts: n };
+    if (result.ok) return { ...result, attempts: n, ...(failed ? { earlierFailure: failed } : {}) };
+    if (left <= 0) return { ...result, attempts: n };
+    failed = result.reasons;
     await sleep(Math.min(left, 250 * n, 1000));
   }
 }

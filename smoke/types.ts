@@ -13,6 +13,8 @@ export interface ProbeResult {
   /** Why the probe failed, one line each (empty when it passed). */
   reasons: string[];
   attempts: number;
+  /** Passed only after a retry (--wait): the reasons of the last attempt that failed. */
+  earlierFailure?: string[];
   /** LOAD only: the screenshot written for the final attempt, or null when none could be taken. */
   screenshot?: string | null;
   /** LOAD only: console errors, uncaught page exceptions and failed requests, one line each. */
@@ -72,6 +74,10 @@ export type ProbeRecord = Omit<ProbeResult, 'ok' | 'checks' | 'failing' | 'versi
   version?: string | null;
   /** HEALTH and READY only: the body excerpt of a failed probe; null when it passed or nothing was received. */
   body?: string | null;
+  /** Passed, but only after one or more failed attempts (`--wait` retried it): a PASS that was not clean. */
+  flaky: boolean;
+  /** Of a flaky probe: the reasons of its last failed attempt, joined with `; `; null otherwise. */
+  flakyReason: string | null;
 };
 
 /**
@@ -83,6 +89,8 @@ export type SmokeResult = Omit<SmokeSummary, 'ok' | 'probes' | 'expectVersion'> 
   /** The release HEALTH required (--expect-version); null when any would do. Absent in results of older smokes. */
   expectVersion?: string | null;
   probes: ProbeRecord[];
+  /** How many probes passed only after a retry (each one `flaky`); `passed` counts them too. */
+  flaky: number;
   /** The failure report (smoke-report.md beside the screenshots) a failed run wrote; null otherwise. */
   report: string | null;
 };

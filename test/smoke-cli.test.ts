@@ -192,10 +192,11 @@ test('localhost works for a service bound only to ::1 and one bound only to 127.
   }
 });
 
-test('--wait: a backend that resets at first, then is unready for two tries, ends in PASS', async () => {
+test('--wait: a backend that resets at first, then is unready for two tries, ends in PASS, flaky', async () => {
   // Counted, not timed: the first /api/health is cut off, the first two /api/ready answer 503.
   const asked = { health: 0, ready: 0 };
   const json = join(dir('wait'), 'out', 'smoke.json');
+  const junit = join(dir('wait'), 'out', 'smoke.xml');
   const server = await listen((req, res) => {
     if (req.url === '/api/health' && ++asked.health === 1) return req.socket.destroy();
     if (req.url === '/api/health')
@@ -223,11 +224,16 @@ test('--wait: a backend that resets at first, then is unready for two tries, end
     dir('wait'),
     '--json',
     json,
+    '--junit',
+    junit,
   ]);
   assert.is(run.code, 0, show(run));
+  // Each retried pass says so on its line, after the contract's form, and what its last failed attempt said.
   assert.equal(normalise(run.stdout), [
-    ok('HEALTH', 'backend'),
-    ok('READY', 'backend'),
+    `${ok('HEALTH', 'backend')} after 2 attempts`,
+    `    attempt 1 failed: connection reset by 127.0.0.1:${server.port} before a complete response`,
+    `${ok('READY', 'backend')} after 3 attempts`,
+    '    attempt 2 failed: HTTP 503 Service Unavailable; checks: database=disconnected',
     `${ok('LOAD', 'frontend')} screenshot=${dir('wait')}/frontend-ok.png`,
     'smoke: PASS (3/3)',
   ]);
@@ -241,6 +247,12 @@ test('--wait: a backend that resets at first, then is unready for two tries, end
     ],
     'each probe tried again until it passed, and no more',
   );
+  assert.is(report.flaky, 2);
+  assert.equal(
+    report.probes.map((p: { flaky: boolean }) => p.flaky),
+    [true, true, false],
+  );
+  assert.is(readFileSync(junit, 'utf8').match(/<flakyFailure /g)?.length, 2);
 });
 
 test("--wait gives up at its deadline with the last attempt's reason and the attempt count", async () => {
@@ -341,7 +353,7 @@ test('--json, --junit and GITHUB_STEP_SUMMARY: written, and they parse back to t
     md.includes(
       '| READY | backend | ❌ FAIL | ' +
         report.probes[1].ms +
-        ' | HTTP 503 Service Unavailable; checks: database=disconnected |',
+        ' | `HTTP 503 Service Unavailable; checks: database=disconnected` |',
     ),
   );
 });

@@ -1,0 +1,36 @@
+// A module's mutation score from StrykerJS's results: mutants killed (a test failed) or timed out (a test hung),
+// out of those that ran; a mutant that does not compile or run says nothing about the tests and is left out.
+import type { Stryker } from '@stryker-mutator/core';
+
+type MutantResult = Awaited<ReturnType<Stryker['runMutationTest']>>[number];
+
+export interface Score {
+  valid: number;
+  killed: number;
+  timedOut: number;
+  survived: number;
+  percent: number;
+  /** `device/x.ts:12:5 ConditionalExpression → false`, one per survivor (no coverage counts as survived). */
+  survivors: string[];
+}
+
+export function scoreOf(results: readonly MutantResult[]): Score {
+  const count = (...statuses: string[]) => results.filter((r) => statuses.includes(r.status)).length;
+  const killed = count('Killed');
+  const timedOut = count('Timeout');
+  const undetected = results.filter((r) => r.status === 'Survived' || r.status === 'NoCoverage');
+  const valid = killed + timedOut + undetected.length;
+  const survivors = undetected.map(
+    (r) =>
+      `\`${r.fileName}:${r.location.start.line}:${r.location.start.column + 1}\` ${r.mutatorName} → ` +
+      `\`${(r.replacement ?? '').replace(/\s+/g, ' ').slice(0, 60)}\``,
+  );
+  return {
+    valid,
+    killed,
+    timedOut,
+    survived: undetected.length,
+    percent: valid === 0 ? 100 : ((killed + timedOut) / valid) * 100,
+    survivors,
+  };
+}
