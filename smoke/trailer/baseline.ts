@@ -26,7 +26,7 @@ export async function baselineOf(git: Git, { boundS, smokeParent }: BaselineOpti
   const unknown = (why: string): Baseline => ({ ...known, verdict: null, source: 'none', phrase: `parent ${why}` });
   if (boundS === 0) return unknown('not smoked: no evidence');
   const run = await smokeParent(head.tree, Date.now() + boundS * 1000);
-  if (run.verdict !== 'SKIPPED')
-    return { ...known, verdict: run.verdict, source: 'smoked', phrase: phraseOf(run.verdict) };
-  return unknown(run.late ? `not smoked within ${boundS} s` : `not smoked: ${run.what}`);
+  if (run.late) return unknown(`not smoked within ${boundS} s`);
+  if (run.verdict === 'SKIPPED') return unknown(`not smoked: ${run.what}`);
+  return { ...known, verdict: run.verdict, source: 'smoked', phrase: phraseOf(run.verdict) };
 }
