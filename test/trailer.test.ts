@@ -44,7 +44,8 @@ const FAKE_DOCKER = `#!/bin/sh
 if [ -n "$FAKE_RECORD_ENV" ]; then
   # One write for both lines: commands run side by side must not split them.
   printf '%s\\nenv FRONTEND_PORT=%s BACKEND_PORT=%s RELEASE_ID=%s SMOKE_EXPECT_VERSION=%s\\n' "docker $*" \\
-    "\${FRONTEND_PORT-unset}" "\${BACKEND_PORT-unset}" "\${RELEASE_ID-unset}" "\${SMOKE_EXPECT_VERSION-unset}" >> "$FAKE_RECORD"
+    "\${FRONTEND_PORT-unset}" "\${BACKEND_PORT-unset}" "\${RELEASE_ID-unset}" "\${SMOKE_EXPECT_VERSION-unset}" \\
+    >> "$FAKE_RECORD"
 else
   printf '%s\\n' "docker $*" >> "$FAKE_RECORD"
 fi
@@ -564,7 +565,7 @@ const verifyRun = async (rev: string) => {
   return { code, stdout: proc.stdout.filter(Boolean), stderr: proc.stderr.filter(Boolean) };
 };
 
-test('a PASS notes its evidence on the tree; the commit made with it verifies (0), an edited one does not (1)', async () => {
+test('a PASS notes its evidence on the tree; the commit made with it verifies (0), an edited one not (1)', async () => {
   install('docker', FAKE_DOCKER);
   const run = await trailer(['--compose-file', composeFile, ...(await targets())]);
   const line = `smoke: PASS — tree ${short()}: 3/3 probes against docker compose`;
@@ -603,7 +604,7 @@ test('a PASS notes its evidence on the tree; the commit made with it verifies (0
   );
 });
 
-test('a FAIL the parent shares: baseline from its evidence; --label-regressions-only leaves the issue alone', async () => {
+test('a FAIL the parent shares: baseline from its evidence; --label-regressions-only spares the issue', async () => {
   install('docker', FAKE_DOCKER);
   install('gh', FAKE_GH);
   const parentTree = await advance();
@@ -647,7 +648,7 @@ test('a FAIL the parent shares: baseline from its evidence; --label-regressions-
   assert.ok(commands().includes('gh issue edit 42 --add-label ralph:blocked'), 'a regression is labelled');
 });
 
-test('a parent without evidence is smoked for the baseline within the bound, and past it the baseline is unknown', async () => {
+test('a parent without evidence is smoked within the bound for the baseline; past it, unknown', async () => {
   install('docker', FAKE_DOCKER);
   install('gh', FAKE_GH);
   await advance(); // the tree smoked last becomes the parent's parent: that one has evidence

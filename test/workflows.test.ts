@@ -141,13 +141,14 @@ test("ci.yml: a pull request's smoke trailers verified, advisory, each commit th
       string,
       string
     >;
+    const editedTree = await repo.git(['rev-parse', `${edited}^{tree}`]);
     const { code, lines } = await runStep(step, root, env, 60_000);
     assert.is(code, 1, lines.join('\n'));
     assert.equal(lines.filter(Boolean), [
       `smoke trailer verified: commit ${bound.slice(0, 12)}: PASS on tree ${tree.slice(0, 12)}, evidence of then`,
       `${human.slice(0, 12)}: no smoke trailer, not verified`,
       `::warning title=Smoke trailer (advisory)::smoke trailer verify: commit ${edited.slice(0, 12)}: its tree is ` +
-        `${(await repo.git(['rev-parse', `${edited}^{tree}`])).slice(0, 12)}, but its trailer names tree ${tree.slice(0, 12)} ` +
+        `${editedTree.slice(0, 12)}, but its trailer names tree ${tree.slice(0, 12)} ` +
         '(smoked before the commit changed)',
     ]);
     assert.not.ok(lines.join('\n').includes(base.slice(0, 12)), 'the base is not the pull request');

@@ -54,7 +54,7 @@ test("the parent's evidence decides, without smoking it", async () => {
   }
 });
 
-test('no evidence: the parent is smoked within the bound; past it, or not allowed, the baseline is unknown', async () => {
+test('no evidence: the parent smoked within the bound; past it, or not allowed, the baseline is unknown', async () => {
   await repo.commit('Second', { 'b.txt': 'b' });
   const tree = await repo.git(['rev-parse', 'HEAD^{tree}']);
   const asked: [string, number][] = [];

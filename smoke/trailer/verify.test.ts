@@ -182,7 +182,7 @@ test('a detached HEAD verifies as its commit', async () => {
   await repo.git(['checkout', '--quiet', 'main']);
 });
 
-test('a shallow clone: its commits verify once the notes are fetched; history it lacks cannot be told (2)', async () => {
+test('a shallow clone: its commits verify once the notes are fetched; missing history cannot be told (2)', async () => {
   await smokedCommit(
     { 'o.txt': 'o' },
     (t) => lineFor(t, 'PASS'),

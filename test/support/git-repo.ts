@@ -9,7 +9,7 @@ import { runCommand } from '../../tools/child-process.ts';
 export interface TestRepo {
   dir: string;
   env: NodeJS.ProcessEnv;
-  /** git in this repository (or `cwd`); throws with its stderr when it fails. */
+  /** git in this repository (or `cwd`; a work tree's repository is always its own); throws with its stderr. */
   git(args: string[], cwd?: string): Promise<string>;
   /** The trailer's handle on this repository. */
   handle: Git;
@@ -61,4 +61,27 @@ export async function createRepo(prefix = 'git-repo-'): Promise<TestRepo> {
     },
     remove: () => rmSync(scratch, { recursive: true, force: true }),
   };
+}
+
+/**
+ * A repository of the test's own whose index holds `workTree`'s files as they are now (what `git add --all` would
+ * stage, node_modules left out): the trailer run with `env` (GIT_DIR, GIT_WORK_TREE) smokes that tree and notes
+ * its evidence there, never in the project's own repository.
+ */
+export async function repoOfWorkTree(workTree: string, prefix = 'work-tree-repo-'): Promise<TestRepo> {
+  const repo = await createRepo(prefix);
+  const gitDir = join(repo.dir, '.git');
+  const env = { ...repo.env, GIT_DIR: gitDir, GIT_WORK_TREE: workTree };
+  const run = await runCommand('git', ['add', '--all', '--', '.', ':(exclude)node_modules'], {
+    cwd: workTree,
+    env,
+    timeoutMs: 60_000,
+  });
+  if (run.code !== 0) throw new Error(`git add of ${workTree}: ${run.stderr.trim()}`);
+  const git = async (args: string[]) => {
+    const done = await runCommand('git', args, { cwd: workTree, env, timeoutMs: 30_000 });
+    if (done.code !== 0) throw new Error(`git ${args.join(' ')}: ${done.stderr.trim()}`);
+    return done.stdout.trim();
+  };
+  return { ...repo, env, git, handle: createGit(workTree, env) };
 }
