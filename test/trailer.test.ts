@@ -18,6 +18,11 @@ import { listen, type Listening } from './support/listen.ts';
 import { spawnProcess, stopAll } from './support/spawn-process.ts';
 import { root } from './support/spawn-service.ts';
 import { portProblem } from '../dev/local-stack/ports.ts';
+import { createHash } from 'node:crypto';
+import { symlinkSync } from 'node:fs';
+import { createRepo, type TestRepo } from './support/git-repo.ts';
+import { EVIDENCE_FORMAT, NOTES_REF, parseEvidence, writeEvidence } from '../smoke/trailer/evidence-note.ts';
+import { runCommand } from '../tools/child-process.ts';
 
 const test = suite('trailer');
 const dir = mkdtempSync(join(tmpdir(), 'trailer-test-'));
@@ -26,14 +31,30 @@ const empty = join(dir, 'empty');
 const record = join(dir, 'record.txt');
 const composeFile = join(dir, 'compose.yaml');
 const servers: Listening[] = [];
+// The trailer notes its evidence in a repository of the test's own (GIT_DIR), never in the project's.
+let repo: TestRepo;
+let tree = '';
+const FAKE_IMAGES = JSON.stringify([
+  { ContainerName: 'service-health-kit-smoke-backend-1', Repository: 'x-backend', ID: 'sha256:b4c0' },
+  { ContainerName: 'service-health-kit-smoke-frontend-1', Repository: 'x-frontend', ID: 'sha256:f40e' },
+]);
 
 // Each fake appends "<name> <argv>" to the record file; its behaviour is steered by FAKE_* variables.
 const FAKE_DOCKER = `#!/bin/sh
-printf '%s\\n' "docker $*" >> "$FAKE_RECORD"
 if [ -n "$FAKE_RECORD_ENV" ]; then
-  printf 'env FRONTEND_PORT=%s BACKEND_PORT=%s\\n' "\${FRONTEND_PORT-unset}" "\${BACKEND_PORT-unset}" >> "$FAKE_RECORD"
+  # One write for both lines: commands run side by side must not split them.
+  printf '%s\\nenv FRONTEND_PORT=%s BACKEND_PORT=%s RELEASE_ID=%s SMOKE_EXPECT_VERSION=%s\\n' "docker $*" \\
+    "\${FRONTEND_PORT-unset}" "\${BACKEND_PORT-unset}" "\${RELEASE_ID-unset}" "\${SMOKE_EXPECT_VERSION-unset}" \\
+    >> "$FAKE_RECORD"
+else
+  printf '%s\\n' "docker $*" >> "$FAKE_RECORD"
+fi
+if [ -n "$FAKE_SLOW_RELEASE" ] && [ "$RELEASE_ID" = "$FAKE_SLOW_RELEASE" ]; then
+  for arg in "$@"; do if [ "$arg" = up ]; then sleep 30; fi; done
 fi
 case "$*" in
+  *" config") printf 'name: fake\nservices: {}\n'; exit 0;;
+  *" images --format json") printf '%s\n' "$FAKE_IMAGES"; exit 0;;
   *" port frontend 3000") echo "$FAKE_FRONTEND_ADDRESS"; exit 0;;
   *" port backend 3001") echo "$FAKE_BACKEND_ADDRESS"; exit 0;;
   *" ps --all --format json")
@@ -67,6 +88,12 @@ if [ -n "$FAKE_GH_FAIL" ]; then echo "$FAKE_GH_FAIL" >&2; exit 1; fi
 exit 0
 `;
 
+const which = (tool: string) =>
+  (process.env.PATH ?? '')
+    .split(':')
+    .map((d) => join(d, tool))
+    .find((path) => existsSync(path))!;
+
 function install(name: string, script: string) {
   writeFileSync(join(bin, name), script);
   chmodSync(join(bin, name), 0o755);
@@ -79,7 +106,7 @@ async function targets({ ready = 200 } = {}) {
     const now = new Date().toISOString();
     const body =
       req.url === '/api/health'
-        ? { status: 'ok', timestamp: now, uptime: 1.5, environment: 'production' }
+        ? { status: 'ok', timestamp: now, uptime: 1.5, environment: 'production', version: tree.slice(0, 12) }
         : ready === 200
           ? { status: 'ready', timestamp: now, checks: { database: 'connected' } }
           : { status: 'not_ready', timestamp: now, checks: { database: 'disconnected' } };
@@ -105,7 +132,15 @@ async function targets({ ready = 200 } = {}) {
 }
 
 async function trailer(args: string[], env: Record<string, string> = {}, path = bin, limitMs = 90_000) {
-  const full: NodeJS.ProcessEnv = { ...process.env, PATH: path, FAKE_RECORD: record, ...env };
+  const full: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...repo.env,
+    GIT_DIR: join(repo.dir, '.git'),
+    PATH: path,
+    FAKE_RECORD: record,
+    FAKE_IMAGES,
+    ...env,
+  };
   for (const key of ['MONGODB_URI', 'HOST', 'PORT']) delete full[key]; // the local stack must not pick these up
   const proc = spawnProcess(process.execPath, ['--import', 'tsx', 'smoke/trailer.ts', ...args], {
     cwd: root,
@@ -122,6 +157,22 @@ const UP = `${compose} up --build --detach --wait --wait-timeout 300`;
 const PS = `${compose} ps --all --format json`;
 const LOGS = `${compose} logs --no-color --no-log-prefix --tail 200`;
 const DOWN = `${compose} down --volumes --remove-orphans`;
+const CONFIG = `${compose} config`;
+const IMAGES = `${compose} images --format json`;
+/** The commands in order; `compose config` runs beside `up`, so it is checked apart (once, before DOWN). */
+const ordered = () => {
+  const all = commands();
+  assert.is(all.filter((line) => line === CONFIG).length, all.includes(UP) ? 1 : 0, all.join(' | '));
+  return all.filter((line) => line !== CONFIG);
+};
+const short = () => tree.slice(0, 12);
+
+test.before(async () => {
+  repo = await createRepo('trailer-test-repo-');
+  await repo.stage({ 'a.txt': 'a' });
+  tree = await repo.git(['write-tree']);
+});
+test.after(() => repo.remove());
 
 test.before.each(() => {
   rmSync(bin, { recursive: true, force: true });
@@ -129,6 +180,8 @@ test.before.each(() => {
   mkdirSync(empty, { recursive: true });
   rmSync(record, { force: true });
   writeFileSync(composeFile, 'services: {}\n');
+  // git and sleep beside the fakes: the trailer names its tree with the real git.
+  for (const tool of ['git', 'sleep']) symlinkSync(which(tool), join(bin, tool));
 });
 test.after.each(async () => {
   await stopAll();
@@ -215,8 +268,8 @@ test('compose path, smoke passes: info, compose version, up --wait, the smoke, t
   install('gh', FAKE_GH);
   const run = await trailer(['--compose-file', composeFile, '--issue', '42', ...(await targets())]);
   assert.is(run.code, 0, run.stderr);
-  assert.equal(run.stdout, ['smoke: PASS — 3/3 probes against docker compose']);
-  assert.equal(commands(), ['docker info', 'docker compose version', UP, DOWN], 'gh is not called on PASS');
+  assert.equal(run.stdout, [`smoke: PASS — tree ${short()}: 3/3 probes against docker compose`]);
+  assert.equal(ordered(), ['docker info', 'docker compose version', UP, IMAGES, DOWN], 'gh is not called on PASS');
   const lines = recorded();
   const hits = lines.flatMap((line, index) => (line.startsWith('HTTP ') ? [index] : []));
   assert.ok(hits.length >= 3, `the smoke probed the targets: ${lines.join(' | ')}`);
@@ -243,23 +296,24 @@ test(
       FAKE_BACKEND_ADDRESS: `0.0.0.0:${new URL(backendUrl!).port}`, // every address: probed on loopback
     });
     assert.is(run.code, 0, run.stderr);
-    assert.equal(run.stdout, ['smoke: PASS — 3/3 probes against docker compose']);
+    assert.equal(run.stdout, [`smoke: PASS — tree ${short()}: 3/3 probes against docker compose`]);
     const lines = recorded();
     assert.equal(
-      commands().filter((line) => !line.startsWith('env ')),
+      ordered().filter((line) => !line.startsWith('env ')),
       [
         'docker info',
         'docker compose version',
         UP,
         `${compose} port frontend 3000`,
         `${compose} port backend 3001`,
+        IMAGES,
         DOWN,
       ],
     );
     assert.is(
       lines[lines.indexOf(UP) + 1],
-      'env FRONTEND_PORT=0 BACKEND_PORT=0',
-      'the stack publishes on free ports of its own',
+      `env FRONTEND_PORT=0 BACKEND_PORT=0 RELEASE_ID=${short()} SMOKE_EXPECT_VERSION=${short()}`,
+      'the stack publishes on free ports of its own, built as the release of the smoked tree',
     );
     assert.ok(lines.includes('HTTP backend /api/ready') && lines.includes('HTTP frontend /'), lines.join(' | '));
   },
@@ -269,8 +323,10 @@ test('compose port answers nothing usable: FAIL naming the service, down still r
   install('docker', FAKE_DOCKER);
   const run = await trailer(['--compose-file', composeFile], { FAKE_FRONTEND_ADDRESS: '' });
   assert.is(run.code, 0, run.stderr);
-  assert.equal(run.stdout, ['smoke: FAIL — docker compose publishes no port 3000 for frontend (it printed "")']);
-  assert.equal(commands(), ['docker info', 'docker compose version', UP, `${compose} port frontend 3000`, DOWN]);
+  assert.equal(run.stdout, [
+    `smoke: FAIL — tree ${short()} (no parent): docker compose publishes no port 3000 for frontend (it printed "")`,
+  ]);
+  assert.equal(ordered(), ['docker info', 'docker compose version', UP, `${compose} port frontend 3000`, DOWN]);
 });
 
 test('compose path, a probe fails: FAIL with the first failing probe, down still run, issue labelled', async () => {
@@ -279,11 +335,12 @@ test('compose path, a probe fails: FAIL with the first failing probe, down still
   const run = await trailer(['--compose-file', composeFile, '--issue', '42', ...(await targets({ ready: 503 }))]);
   assert.is(run.code, 0, run.stderr);
   assert.is(run.stdout.length, 1, run.stdout.join('\n'));
-  assert.equal(run.stdout, ['smoke: FAIL — [READY] backend: database disconnected']);
-  assert.equal(commands(), [
+  assert.equal(run.stdout, [`smoke: FAIL — tree ${short()} (no parent): [READY] backend: database disconnected`]);
+  assert.equal(ordered(), [
     'docker info',
     'docker compose version',
     UP,
+    IMAGES,
     PS,
     DOWN,
     'gh issue edit 42 --add-label ralph:blocked',
@@ -302,8 +359,10 @@ test(
       FAKE_GH_FAIL: 'HTTP 401: Bad credentials',
     });
     assert.is(run.code, 0, run.stderr);
-    assert.equal(run.stdout, [`smoke: FAIL — docker compose up did not become healthy (${unhealthy})`]);
-    assert.equal(recorded(), [
+    assert.equal(run.stdout, [
+      `smoke: FAIL — tree ${short()} (no parent): docker compose up did not become healthy (${unhealthy})`,
+    ]);
+    assert.equal(ordered(), [
       'docker info',
       'docker compose version',
       UP,
@@ -345,12 +404,14 @@ test(
     });
     assert.is(run.code, 0, run.stderr);
     assert.equal(run.stdout, [
-      'smoke: FAIL — [READY] backend: database disconnected (backend log: getaddrinfo ENOTFOUND database)',
+      `smoke: FAIL — tree ${short()} (no parent): [READY] backend: database disconnected ` +
+        '(backend log: getaddrinfo ENOTFOUND database)',
     ]);
-    assert.equal(commands(), [
+    assert.equal(ordered(), [
       'docker info',
       'docker compose version',
       UP,
+      IMAGES,
       PS,
       `${LOGS} backend`,
       'docker inspect --format {{json .State.Health}} id-backend',
@@ -377,7 +438,7 @@ test('the engine is gone when the logs are read: FAIL all the same, and the repo
     FAKE_PS_FAIL: gone,
   });
   assert.is(run.code, 0, run.stderr);
-  assert.equal(run.stdout, ['smoke: FAIL — [READY] backend: database disconnected']);
+  assert.equal(run.stdout, [`smoke: FAIL — tree ${short()} (no parent): [READY] backend: database disconnected`]);
   const report = readFileSync(join(dir, 'artifacts', 'smoke-report.md'), 'utf8');
   assert.match(report, `Container logs could not be read: the containers could not be listed (${gone}).`);
 });
@@ -396,11 +457,13 @@ test('compose up fails on a health check that cannot run: its output names the c
   });
   assert.is(run.code, 0, run.stderr);
   const cause = 'exec: "node": executable file not found in $PATH: unknown';
-  const detail = `docker compose up did not become healthy (${unhealthy}; backend health check: ${cause})`;
+  const detail =
+    `tree ${short()} (no parent): ` +
+    `docker compose up did not become healthy (${unhealthy}; backend health check: ${cause})`;
   assert.ok(detail.length < 300, 'one line, not cut');
   assert.equal(run.stdout, [`smoke: FAIL — ${detail}`]);
   const report = readFileSync(join(dir, 'artifacts', 'smoke-report.md'), 'utf8');
-  assert.match(report, /^# smoke: FAIL — docker compose up did not become healthy/);
+  assert.match(report, `# smoke: FAIL — tree ${short()}: docker compose up did not become healthy`);
   assert.match(report, '### backend: running, unhealthy (not running healthy)');
   assert.match(report, `- exit -1: ${exec}`);
   assert.not.match(report, /### database/);
@@ -410,7 +473,9 @@ test('gh missing on FAIL: said on stderr, the trailer is still printed', async (
   install('docker', FAKE_DOCKER);
   const run = await trailer(['--compose-file', composeFile, '--issue', '42'], { FAKE_UP_FAIL: 'boom' });
   assert.is(run.code, 0, run.stderr);
-  assert.equal(run.stdout, ['smoke: FAIL — docker compose up did not become healthy (boom)']);
+  assert.equal(run.stdout, [
+    `smoke: FAIL — tree ${short()} (no parent): docker compose up did not become healthy (boom)`,
+  ]);
   assert.match(run.stderr, /^trailer: could not label issue 42 ralph:blocked: gh not found on PATH$/m);
 });
 
@@ -471,6 +536,175 @@ test("--local-stack without a runtime: SKIPPED with the reason and the local sta
   ]);
   for (const port of Object.values(ports))
     assert.is(await portProblem(Number(port)), undefined, `port ${port} free again`);
+});
+
+/** The evidence noted on a tree of the test's repository. */
+async function noted(onTree: string) {
+  const blob = await repo.git(['notes', `--ref=${NOTES_REF}`, 'list', onTree]);
+  const read = parseEvidence(await repo.git(['cat-file', 'blob', blob]));
+  assert.ok(read.found, JSON.stringify(read));
+  return (read as Extract<typeof read, { found: true }>).evidence;
+}
+
+/** Commits what is staged (with `message`) and stages a new change: the next smoke's parent is that commit. */
+async function advance(message = 'Change\n\nWhy.') {
+  await repo.git(['commit', '--quiet', '--allow-empty', '-m', message]);
+  await repo.stage({ [`change-${Date.now()}.txt`]: 'x' });
+  tree = await repo.git(['write-tree']);
+  return repo.git(['rev-parse', 'HEAD^{tree}']);
+}
+
+const verifyRun = async (rev: string) => {
+  // From inside the repository, as a reader would: tsx named by its full address, since cwd holds no node_modules.
+  const tsx = import.meta.resolve('tsx');
+  const proc = spawnProcess(process.execPath, ['--import', tsx, join(root, 'smoke/trailer.ts'), 'verify', rev], {
+    cwd: repo.dir,
+    env: { ...process.env, ...repo.env },
+  });
+  const code = await proc.waitExit(60_000);
+  return { code, stdout: proc.stdout.filter(Boolean), stderr: proc.stderr.filter(Boolean) };
+};
+
+test('a PASS notes its evidence on the tree; the commit made with it verifies (0), an edited one not (1)', async () => {
+  install('docker', FAKE_DOCKER);
+  const run = await trailer(['--compose-file', composeFile, ...(await targets())]);
+  const line = `smoke: PASS — tree ${short()}: 3/3 probes against docker compose`;
+  assert.equal(run.stdout, [line], run.stderr);
+  const evidence = await noted(tree);
+  assert.equal(
+    [evidence.format, evidence.tree, evidence.verdict, evidence.trailer, evidence.runtime, evidence.baseline],
+    [EVIDENCE_FORMAT, tree, 'PASS', line, 'docker', null],
+  );
+  assert.is(
+    evidence.composeConfig,
+    `sha256:${createHash('sha256').update('name: fake\nservices: {}\n').digest('hex')}`,
+  );
+  assert.equal(evidence.images, { backend: 'sha256:b4c0', frontend: 'sha256:f40e' });
+  assert.equal([evidence.smoke?.result, evidence.smoke?.total], ['PASS', 3]);
+  await advance(`Smoked change\n\nWhy.\n\n${line}`);
+  const good = await verifyRun('HEAD');
+  assert.is(good.code, 0, good.stderr.join('\n'));
+  assert.match(
+    good.stdout.join('\n'),
+    /^smoke trailer verified: commit [0-9a-f]{12}: PASS on tree [0-9a-f]{12}, evidence of /,
+  );
+  await repo.git(['commit', '--quiet', '--amend', '--only', '-m', `Smoked change\n\n${line.replace('3/3', '4/4')}`]);
+  const edited = await verifyRun('HEAD');
+  assert.is(edited.code, 1);
+  assert.equal(edited.stdout, []);
+  assert.is(edited.stderr.length, 1);
+  assert.match(
+    edited.stderr[0]!,
+    /^smoke trailer verify: commit [0-9a-f]{12}: the trailer differs from the one the smoke printed/,
+  );
+  const nowhere = await verifyRun('no-such-rev');
+  assert.equal(
+    [nowhere.code, nowhere.stderr],
+    [2, ['smoke trailer verify: no-such-rev is not a commit in this repository']],
+  );
+});
+
+test('a FAIL the parent shares: baseline from its evidence; --label-regressions-only spares the issue', async () => {
+  install('docker', FAKE_DOCKER);
+  install('gh', FAKE_GH);
+  const parentTree = await advance();
+  const parent = { format: EVIDENCE_FORMAT, tree: parentTree, trailer: 'x', runtime: 'docker', at: 'then' } as const;
+  const rest = { composeConfig: null, images: {}, smoke: null, baseline: null };
+  await writeEvidence(repo.handle, { ...parent, ...rest, verdict: 'FAIL' });
+  const args = [
+    '--compose-file',
+    composeFile,
+    '--issue',
+    '42',
+    '--label-regressions-only',
+    ...(await targets({ ready: 503 })),
+  ];
+  const shared = await trailer(args);
+  assert.equal(shared.stdout, [
+    `smoke: FAIL — tree ${short()} (parent failed too): [READY] backend: database disconnected`,
+  ]);
+  assert.not.ok(
+    commands().some((line) => line.startsWith('gh ')),
+    'not labelled',
+  );
+  assert.match(
+    shared.stderr,
+    'trailer: not labelling issue 42 ralph:blocked: the parent failed too (--label-regressions-only)',
+  );
+  const baseline = (await noted(tree)).baseline;
+  assert.equal(baseline, {
+    parent: await repo.git(['rev-parse', 'HEAD']),
+    tree: parentTree,
+    verdict: 'FAIL',
+    source: 'evidence',
+    phrase: 'parent failed too',
+  });
+  await writeEvidence(repo.handle, { ...parent, ...rest, verdict: 'PASS' });
+  rmSync(record, { force: true });
+  const regression = await trailer(args);
+  assert.equal(regression.stdout, [
+    `smoke: FAIL — tree ${short()} (parent passed): [READY] backend: database disconnected`,
+  ]);
+  assert.ok(commands().includes('gh issue edit 42 --add-label ralph:blocked'), 'a regression is labelled');
+});
+
+test('a parent without evidence is smoked within the bound for the baseline; past it, unknown', async () => {
+  install('docker', FAKE_DOCKER);
+  install('gh', FAKE_GH);
+  await advance(); // the tree smoked last becomes the parent's parent: that one has evidence
+  const parentTree = await advance();
+  const args = ['--compose-file', composeFile, ...(await targets({ ready: 503 }))];
+  const smoked = await trailer(args);
+  assert.equal(smoked.stdout, [
+    `smoke: FAIL — tree ${short()} (parent failed too): [READY] backend: database disconnected`,
+  ]);
+  assert.match(smoked.stderr, `smoking the parent's tree ${parentTree.slice(0, 12)} for a baseline`);
+  assert.is(commands().filter((line) => line === UP).length, 2, 'the change, then its parent');
+  assert.is((await noted(parentTree)).verdict, 'FAIL', "the parent's run is noted: next time it is read");
+  assert.is((await noted(tree)).baseline?.source, 'smoked');
+  await advance();
+  const slowParent = await advance();
+  rmSync(record, { force: true });
+  const late = await trailer([...args, '--issue', '9', '--label-regressions-only', '--baseline-timeout', '2'], {
+    FAKE_SLOW_RELEASE: slowParent.slice(0, 12),
+  });
+  assert.equal(late.stdout, [
+    `smoke: FAIL — tree ${short()} (parent not smoked within 2 s): [READY] backend: database disconnected`,
+  ]);
+  assert.ok(commands().includes('gh issue edit 9 --add-label ralph:blocked'), 'an unknown baseline is labelled');
+  assert.is(commands().filter((line) => line === DOWN).length, 2, 'the parent stack is brought down past the bound');
+  assert.is(
+    (await repo.git(['notes', `--ref=${NOTES_REF}`, 'list'])).includes(slowParent),
+    false,
+    'nothing noted for it',
+  );
+});
+
+test("a dead backend URL: the backend's start-up DEVICE_TOKEN warning is not named as the cause", async () => {
+  install('docker', FAKE_DOCKER);
+  const [, , , frontendUrl, ...rest] = await targets();
+  const dead = `http://127.0.0.1:${await freePort()}`;
+  const startUp = Date.now() - 60_000;
+  const logs = [
+    JSON.stringify({
+      level: 40,
+      time: startUp,
+      msg: 'DEVICE_TOKEN is not set: every device socket upgrade is refused (401)',
+    }),
+    JSON.stringify({ level: 30, time: startUp + 5, msg: 'backend listening', port: 3001 }),
+  ].join('\n');
+  const run = await trailer(
+    ['--compose-file', composeFile, '--baseline-timeout', '0', '--backend', dead, '--frontend', frontendUrl!, ...rest],
+    {
+      FAKE_PS: psLine('backend', 'running', 'healthy'),
+      FAKE_LOGS: logs,
+    },
+  );
+  assert.is(run.stdout.length, 1, run.stderr);
+  assert.match(run.stdout[0]!, new RegExp(`^smoke: FAIL — tree ${short()} \\([^)]*\\): \\[HEALTH\\] backend: `));
+  assert.not.match(run.stdout[0]!, /DEVICE_TOKEN|backend log/);
+  const report = readFileSync(join(dir, 'artifacts', 'smoke-report.md'), 'utf8');
+  assert.match(report, 'DEVICE_TOKEN is not set', 'the report still shows the whole log');
 });
 
 test.run();

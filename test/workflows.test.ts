@@ -13,6 +13,10 @@ import { listen, type Listening } from './support/listen.ts';
 import { withDeadline } from './support/deadline.ts';
 import { spawnProcess, stopAll } from './support/spawn-process.ts';
 import { root } from './infra/compile-healthcheck.ts';
+import { createRepo } from './support/git-repo.ts';
+import { passingRun } from './support/smoke-summary.ts';
+import { toSmokeResult } from '../smoke/result.ts';
+import { EVIDENCE_FORMAT, writeEvidence } from '../smoke/trailer/evidence-note.ts';
 
 interface WorkflowStep {
   id?: string;
@@ -67,9 +71,9 @@ test.after.each(async () => {
 });
 
 /** Runs a step's shell as GitHub does (bash -e), in `cwd`, and returns its exit code and output. */
-async function runStep(step: WorkflowStep, cwd: string, env: Record<string, string>) {
+async function runStep(step: WorkflowStep, cwd: string, env: Record<string, string>, limitMs = 20_000) {
   const proc = spawnProcess('bash', ['-e', '-c', step.run ?? ''], { cwd, env: { ...process.env, ...env } });
-  await withDeadline(new Promise((resolve) => proc.child.once('close', resolve)), 20_000, `step "${step.name}"`);
+  await withDeadline(new Promise((resolve) => proc.child.once('close', resolve)), limitMs, `step "${step.name}"`);
   return { code: await proc.exited, lines: proc.lines };
 }
 
@@ -93,8 +97,64 @@ test('every action is pinned to a major version', () => {
   }
 });
 
-test('ci.yml: two jobs, the Node matrix and the container tests', () => {
-  assert.equal(Object.keys(load('ci.yml').jobs), ['test', 'containers']);
+test('ci.yml: three jobs, the Node matrix, the container tests and the advisory trailer check', () => {
+  assert.equal(Object.keys(load('ci.yml').jobs), ['test', 'containers', 'trailers']);
+});
+
+test("ci.yml: a pull request's smoke trailers verified, advisory, each commit that carries one", async () => {
+  const job = load('ci.yml').jobs.trailers! as Workflow['jobs'][string] & { if?: string };
+  assert.is(job.if, "github.event_name == 'pull_request'");
+  const checkout = job.steps.find((s) => s.uses?.startsWith('actions/checkout@'))!;
+  assert.equal(checkout.with, { ref: '${{ github.event.pull_request.head.sha }}', 'fetch-depth': 0 });
+  const step = job.steps.find((s) => (s.run ?? '').includes('smoke/trailer.ts verify'))!;
+  assert.is(step['continue-on-error'], true, 'advisory');
+  // For real, in a clone of a repository of the test's own (GIT_DIR): one bound commit, one without a trailer,
+  // one whose trailer was edited after the smoke.
+  const repo = await createRepo('workflow-trailers-');
+  try {
+    const base = await repo.commit('Base');
+    await repo.git(['branch', 'base']);
+    await repo.stage({ 'a.txt': 'a' });
+    const tree = await repo.git(['write-tree']);
+    const line = `smoke: PASS — tree ${tree.slice(0, 12)}: 3/3 probes against docker compose`;
+    const evidence = {
+      format: EVIDENCE_FORMAT,
+      tree,
+      verdict: 'PASS',
+      trailer: line,
+      runtime: 'docker',
+      at: 'then',
+    } as const;
+    await writeEvidence(repo.handle, {
+      ...evidence,
+      composeConfig: null,
+      images: {},
+      smoke: toSmokeResult(passingRun),
+      baseline: null,
+    });
+    const bound = await repo.commit(`Bound\n\n${line}`);
+    const human = await repo.commit('By hand', { 'b.txt': 'b' });
+    const edited = await repo.commit(`Edited\n\n${line}`, { 'c.txt': 'c' });
+    const clone = join(repo.dir, '..', 'clone');
+    await repo.git(['clone', '--quiet', repo.dir, clone]);
+    const env = { ...repo.env, GIT_DIR: join(clone, '.git'), BASE_REF: 'base', HEAD_SHA: edited } as Record<
+      string,
+      string
+    >;
+    const editedTree = await repo.git(['rev-parse', `${edited}^{tree}`]);
+    const { code, lines } = await runStep(step, root, env, 60_000);
+    assert.is(code, 1, lines.join('\n'));
+    assert.equal(lines.filter(Boolean), [
+      `smoke trailer verified: commit ${bound.slice(0, 12)}: PASS on tree ${tree.slice(0, 12)}, evidence of then`,
+      `${human.slice(0, 12)}: no smoke trailer, not verified`,
+      `::warning title=Smoke trailer (advisory)::smoke trailer verify: commit ${edited.slice(0, 12)}: its tree is ` +
+        `${editedTree.slice(0, 12)}, but its trailer names tree ${tree.slice(0, 12)} ` +
+        '(smoked before the commit changed)',
+    ]);
+    assert.not.ok(lines.join('\n').includes(base.slice(0, 12)), 'the base is not the pull request');
+  } finally {
+    repo.remove();
+  }
 });
 
 test('ci.yml: install, typecheck and test on Node 20 and Node 24', () => {

@@ -10,10 +10,25 @@ import { BLOCKED_LABEL } from './line.ts';
 
 const NAME = 'npx tsx smoke/trailer.ts';
 export const COMPOSE_FILES = ['compose.yaml', 'compose.yml', 'docker-compose.yaml', 'docker-compose.yml'];
-const DEFAULTS = { waitTimeoutS: 300, artifacts: 'smoke-artifacts/trailer', probeTimeoutMs: 15_000 } as const;
+const DEFAULTS = {
+  waitTimeoutS: 300,
+  artifacts: 'smoke-artifacts/trailer',
+  probeTimeoutMs: 15_000,
+  baselineTimeoutS: 300,
+} as const;
 
 export const trailerArgs = {
   issue: { type: 'string', hint: 'n', description: `on FAIL, label this issue ${BLOCKED_LABEL} through gh` },
+  'label-regressions-only': {
+    type: 'boolean',
+    description: 'with --issue, leave the label off a FAIL the parent commit shares (the parent failed too)',
+  },
+  'baseline-timeout': {
+    type: 'string',
+    hint: 's',
+    description: "on FAIL, seconds to smoke the parent commit when it has no evidence (0: don't)",
+    default: DEFAULTS.baselineTimeoutS,
+  },
   'local-stack': {
     type: 'boolean',
     description: "when compose cannot run, also run the local stack's smoke (npm start -- --once)",
@@ -48,17 +63,21 @@ export const trailerArgs = {
 
 export const USAGE = renderUsage({
   about: `Print the commit's smoke trailer, smoke: PASS|FAIL|SKIPPED — <detail>, or check a message for one (${NAME})`,
-  usage: [`${NAME} [OPTIONS]`, `${NAME} check <commit-message-file>`],
+  usage: [`${NAME} [OPTIONS]`, `${NAME} check <commit-message-file>`, `${NAME} verify <rev>`],
   options: trailerArgs,
   footer: [
     'Exit codes: 0 a trailer was printed (whatever it says), 2 none could be (a bad argument); check: 0 the message',
-    'ends with one good trailer, 1 it does not, 2 the file cannot be read.',
+    'ends with one good trailer, 1 it does not, 2 the file cannot be read; verify: 0 the trailer is bound to the',
+    "commit's tree and its evidence agrees, 1 it is not, 2 it cannot tell.",
   ],
 });
 
 export interface ProduceOptions {
   command: 'produce';
   issue?: string;
+  /** With `issue`: no label when the parent failed too. */
+  labelRegressionsOnly: boolean;
+  baselineTimeoutS: number;
   localStack: boolean;
   composeFile?: string;
   waitTimeoutS: number;
@@ -69,7 +88,8 @@ export interface ProduceOptions {
   probeTimeoutMs: number;
 }
 
-export type TrailerArgs = ProduceOptions | { command: 'check'; file: string } | { command: 'help' };
+export type TrailerArgs =
+  ProduceOptions | { command: 'check'; file: string } | { command: 'verify'; rev: string } | { command: 'help' };
 
 export function parseTrailerArgs(argv: string[]): TrailerArgs {
   let parsed;
@@ -86,8 +106,12 @@ export function parseTrailerArgs(argv: string[]): TrailerArgs {
     if (positionals.length !== 2) throw new CLIError('check takes exactly one argument: the commit message file');
     return { command: 'check', file: positionals[1]! };
   }
+  if (positionals[0] === 'verify') {
+    if (positionals.length !== 2) throw new CLIError('verify takes exactly one argument: a commit (HEAD, a hash)');
+    return { command: 'verify', rev: positionals[1]! };
+  }
   if (positionals.length > 0)
-    throw new CLIError(`unexpected argument "${positionals[0]}" (the only subcommand is check)`);
+    throw new CLIError(`unexpected argument "${positionals[0]}" (the subcommands are check and verify)`);
   if (values.issue !== undefined && !/^[1-9]\d{0,9}$/.test(values.issue)) {
     throw new CLIError(`--issue ${values.issue} is not valid: expected an issue number such as 42`);
   }
@@ -97,6 +121,13 @@ export function parseTrailerArgs(argv: string[]): TrailerArgs {
   return {
     command: 'produce',
     ...(values.issue ? { issue: values.issue } : {}),
+    labelRegressionsOnly: values['label-regressions-only'] === true,
+    baselineTimeoutS: whole(
+      '--baseline-timeout',
+      values['baseline-timeout'] ?? String(DEFAULTS.baselineTimeoutS),
+      0,
+      3600,
+    ),
     localStack: values['local-stack'] === true,
     ...(composeFile ? { composeFile: isAbsolute(composeFile) ? composeFile : join(process.cwd(), composeFile) } : {}),
     waitTimeoutS: whole('--wait-timeout', values['wait-timeout'] ?? String(DEFAULTS.waitTimeoutS), 1, 3600),

@@ -15,8 +15,10 @@ const reject = (message: string, pattern: RegExp) => {
 
 test('accepts each verdict as the last line', () => {
   for (const line of [
-    'smoke: PASS — 3/3 probes against docker compose',
-    'smoke: PASS — 5/5 probes against podman compose',
+    'smoke: PASS — tree 4b825dc642cb: 3/3 probes against docker compose',
+    'smoke: PASS — tree 4b825dc642cb: 5/5 probes against podman compose',
+    'smoke: PASS — tree 4b825dc642cb: 12/12 probes against docker compose, 2 after a retry',
+    'smoke: FAIL — tree 4b825dc642cb (parent passed): [READY] backend: HTTP 503 checks.database=disconnected',
     'smoke: FAIL — [READY] backend: HTTP 503 checks.database=disconnected',
     'smoke: SKIPPED — no container runtime (neither docker nor podman on PATH); local stack 5/5 PASS',
   ]) {
@@ -63,7 +65,7 @@ test('rejects a missing trailer', () => {
 
 test('rejects duplicated trailers', () => {
   reject(`${body}smoke: SKIPPED — offline\nsmoke: SKIPPED — offline`, /^2 smoke trailers \(lines 5, 6\)/);
-  reject(`${body}smoke: FAIL — x\n\nsmoke: PASS — 3/3 probes against docker compose`, /2 smoke trailers/);
+  reject(`${body}smoke: FAIL — x\n\nsmoke: PASS — tree 4b825dc642cb: 3/3 probes against docker compose`, /2 smoke/);
 });
 
 test('accepts the trailer anywhere in the final trailer block, as git reads it', () => {
@@ -113,8 +115,8 @@ test('rejects two smoke trailers in the block, or one in it and one elsewhere', 
 
 test('a continuation line belongs to the smoke trailer, so a PASS detail with one is refused', () => {
   reject(
-    `${body}smoke: PASS — 3/3 probes against docker compose\n  (cached)`,
-    /PASS needs the compose target.*got "3\/3 probes against docker compose \(cached\)"/,
+    `${body}smoke: PASS — tree 4b825dc642cb: 3/3 probes against docker compose\n  (cached)`,
+    /PASS needs the compose target.*got "tree 4b825dc642cb: 3\/3 probes against docker compose \(cached\)"/,
   );
 });
 
@@ -140,10 +142,23 @@ test('rejects malformed trailers', () => {
   reject(`${body}smoke: SKIPPED`, /expected "smoke: SKIPPED — <detail>"/);
 });
 
-test('rejects a PASS that does not claim the compose target', () => {
-  reject(`${body}smoke: PASS — local stack 5/5`, /PASS needs the compose target/);
-  reject(`${body}smoke: PASS — 2/3 probes against docker compose`, /PASS needs the compose target/);
-  reject(`${body}smoke: PASS — 0/0 probes against docker compose`, /PASS needs the compose target/);
+test('rejects a PASS that does not claim the compose target on a tree', () => {
+  const tree = 'tree 4b825dc642cb:';
+  reject(`${body}smoke: PASS — ${tree} local stack 5/5`, /PASS needs the compose target/);
+  reject(`${body}smoke: PASS — ${tree} 2/3 probes against docker compose`, /PASS needs the compose target/);
+  reject(`${body}smoke: PASS — ${tree} 0/0 probes against docker compose`, /PASS needs the compose target/);
+  reject(`${body}smoke: PASS — 3/3 probes against docker compose`, /a PASS names the tree it smoked/);
+  reject(`${body}smoke: PASS — tree 4b825dc642c: 3/3 probes against docker compose`, /names the tree it smoked/);
+  reject(`${body}smoke: PASS — tree 4B825DC642CB: 3/3 probes against docker compose`, /names the tree it smoked/);
+  reject(`${body}smoke: PASS — tree 4b825dc642cb (parent passed): 3/3 probes against docker compose`, /no baseline/);
+  reject(`${body}smoke: PASS — ${tree} 3/3 probes against docker compose, 4 after a retry`, /not between 1 and/);
+  reject(`${body}smoke: PASS — ${tree} 3/3 probes against docker compose, 0 after a retry`, /not between 1 and/);
+});
+
+test('rejects a detail longer than the trailer ever writes', () => {
+  const detail = `tree 4b825dc642cb: ${'x'.repeat(300)}`;
+  reject(`${body}smoke: FAIL — ${detail}`, /detail is 319 characters long: at most 300/);
+  assert.is(checkMessage(`${body}smoke: FAIL — ${detail.slice(0, 300)}`), undefined, 'exactly 300 is fine');
 });
 
 test.run();

@@ -9,7 +9,7 @@ import {
   type MessageLine,
   type ParsedMessage,
 } from './block.ts';
-import { PASS_DETAIL, TRAILER_LINE } from './line.ts';
+import { MAX_DETAIL, parseTrailer, passProblem } from './line.ts';
 
 // Lines that claim to be a smoke trailer; a subject such as "smoke: fix the probe" is not one.
 const TRAILER_LIKE = /^\s*smoke\s*:\s*(pass|fail|skipped)\b/i;
@@ -75,15 +75,12 @@ function lastParagraphStart(lines: MessageLine[]): number {
 }
 
 function checkLine(line: string): string | undefined {
-  const match = TRAILER_LINE.exec(line);
-  if (match) {
-    if (match[1] === 'PASS' && !isComposePass(match[2]!)) {
-      return (
-        `PASS needs the compose target: ` +
-        `the detail must read "<n>/<n> probes against docker compose" (got "${match[2]}")`
-      );
-    }
-    return undefined;
+  const parsed = parseTrailer(line);
+  if (parsed) {
+    if (parsed.detail.length > MAX_DETAIL)
+      return `the smoke trailer's detail is ${parsed.detail.length} characters long: at most ${MAX_DETAIL}`;
+    const wrong = parsed.verdict === 'PASS' ? passProblem(parsed) : undefined;
+    return wrong && `PASS needs the compose target and the tree it smoked: ${wrong} (got "${parsed.detail}")`;
   }
   if (!/^smoke: \S/.test(line))
     return `malformed smoke trailer "${line}": it starts with exactly "smoke: " (lowercase, one space)`;
@@ -98,9 +95,4 @@ function checkLine(line: string): string | undefined {
     `malformed smoke trailer "${line}": expected "smoke: ${verdict} — <detail>" ` +
     `(one space, em dash U+2014, one space, detail)`
   );
-}
-
-function isComposePass(detail: string): boolean {
-  const match = PASS_DETAIL.exec(detail);
-  return match !== null && match[1] === match[2] && Number(match[1]) > 0;
 }

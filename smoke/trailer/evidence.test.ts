@@ -39,6 +39,30 @@ test('a warning about a failing check wins over its later consequences', () => {
   assert.is(logCause([consequence], ['database']), 'the database is not connected', 'none on topic: the last one');
 });
 
+test('a warning from before the smoke bears on its failure only when it is about a failing check', () => {
+  const at = (time: number, level: number, msg: string, extra: Record<string, unknown> = {}) =>
+    JSON.stringify({ level, time, pid: 1, name: 'backend', msg, ...extra });
+  const started = 1700000005000;
+  // Documented as harmless: logged at start-up, before the backend became healthy and the smoke started.
+  const startUp = [
+    at(started - 4000, 40, 'DEVICE_TOKEN is not set: every device socket upgrade is refused (401)'),
+    at(started - 3000, 30, 'backend listening', { port: 3001 }),
+  ];
+  assert.is(logCause(startUp, [], started), undefined, 'a dead URL: the start-up warning is not its cause');
+  assert.is(logCause(startUp), 'DEVICE_TOKEN is not set: every device socket upgrade is refused (401)', 'no since');
+  const database = at(started - 2000, 40, 'database unreachable', { database: 'x', reason: 'ENOTFOUND database' });
+  assert.is(logCause([...startUp, database], ['database'], started), 'ENOTFOUND database', 'on topic, however old');
+  assert.is(logCause([...startUp, database], [], started), undefined, 'off topic and old');
+  const during = at(started + 10, 40, 'answered 500', { reason: 'handler threw' });
+  assert.is(logCause([...startUp, during], [], started), 'handler threw', 'logged during the smoke');
+  assert.is(logCause([...startUp, during], [], started + 11), undefined, 'the bound is the time itself');
+  assert.is(logCause([...startUp, during], [], started + 10), 'handler threw');
+  const crash = at(started - 3500, 50, 'spool unwritable', { err: { message: 'EACCES' } });
+  assert.is(logCause([...startUp, crash], [], started), 'EACCES', 'an error bears whenever it was logged');
+  const untimed = JSON.stringify({ level: 40, msg: 'no time field' });
+  assert.is(logCause([untimed], [], started), 'no time field', 'a line without a time cannot be ruled out');
+});
+
 test('a text log: its last line that names a failure; none, no cause', () => {
   const frontend = [
     '2026-01-01T10:00:00.000Z frontend listening on 3000',

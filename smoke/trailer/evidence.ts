@@ -126,14 +126,19 @@ function redact(text: string, env: NodeJS.ProcessEnv): string {
  * What a service's log says went wrong, in one phrase: the last warning or error of a JSON log line (its
  * `reason`, its error's message, else its `msg`), or of a text log the last line that names a failure. A warning
  * about one of `topics` (the failing checks: a line with a `database` field) wins over later ones, which are
- * mostly consequences (a read refused because the database is down).
+ * mostly consequences (a read refused because the database is down). With `since` (when the smoke started, ms), a
+ * warning logged before it bears on the failure only when it is about one of `topics`: the service came up
+ * healthy after it, so a start-up warning such as DEVICE_TOKEN's says nothing of a probe that failed later.
+ * Errors always bear.
  */
-export function logCause(log: string[], topics: string[] = []): string | undefined {
+export function logCause(log: string[], topics: string[] = [], since?: number): string | undefined {
   const entries = log.map(parseEntry);
-  const warnings = entries.filter((entry) => entry && entry.level >= 40) as LogEntry[];
+  const onTopic = (entry: LogEntry) => topics.some((topic) => entry.fields.includes(topic));
+  const bears = (entry: LogEntry) =>
+    entry.level >= 50 || since === undefined || entry.time === undefined || entry.time >= since || onTopic(entry);
+  const warnings = entries.filter((entry) => entry && entry.level >= 40 && bears(entry)) as LogEntry[];
   const explained = warnings.filter((entry) => entry.cause !== undefined);
-  const onTopic = explained.filter((entry) => topics.some((topic) => entry.fields.includes(topic)));
-  const json = onTopic.at(-1)?.cause ?? explained.at(-1)?.cause ?? warnings.at(-1)?.msg;
+  const json = explained.filter(onTopic).at(-1)?.cause ?? explained.at(-1)?.cause ?? warnings.at(-1)?.msg;
   if (json) return phrase(json);
   const text = log.filter((line, i) => !entries[i] && FAILURE_WORDS.test(line)).at(-1);
   return text === undefined ? undefined : phrase(text);
@@ -147,6 +152,8 @@ interface LogEntry {
   msg?: string;
   cause?: string;
   fields: string[];
+  /** pino's `time`: ms since the epoch. */
+  time?: number;
 }
 
 function parseEntry(line: string): LogEntry | undefined {
@@ -157,7 +164,8 @@ function parseEntry(line: string): LogEntry | undefined {
     const err = entry.err as { message?: unknown } | undefined;
     const cause = [entry.reason, err?.message, entry.error].find((value) => typeof value === 'string') as string;
     const msg = typeof entry.msg === 'string' ? entry.msg : undefined;
-    return { level: entry.level, msg, cause, fields: Object.keys(entry) };
+    const time = typeof entry.time === 'number' ? entry.time : undefined;
+    return { level: entry.level, msg, cause, fields: Object.keys(entry), time };
   } catch {
     return undefined;
   }
@@ -187,12 +195,12 @@ const phrase = (text: string) => {
 export function causeOf(
   evidence: Evidence,
   service: string,
-  { prefer = 'log', topics = [] }: { prefer?: 'log' | 'health'; topics?: string[] } = {},
+  { prefer = 'log', topics = [], since }: { prefer?: 'log' | 'health'; topics?: string[]; since?: number } = {},
 ): string {
   if ('problem' in evidence) return '';
   const found = evidence.services.find((entry) => entry.service === service);
   if (!found) return '';
-  const log = found.log && logCause(found.log, topics);
+  const log = found.log && logCause(found.log, topics, since);
   const health = healthCause(found.checks);
   const [first, second] = prefer === 'log' ? [log, health] : [health, log];
   const label = (text: string) => `${service} ${text === log ? 'log' : 'health check'}: ${text}`;

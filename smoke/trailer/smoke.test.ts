@@ -49,13 +49,24 @@ test('a printed line reworded: the same outcome, read from the result file', asy
     counts: { failed: 1, total: 3 },
     failing: [toSmokeResult(failingRun).probes[1]],
     report: null,
+    record: JSON.parse(toJson(failingRun)),
   };
   assert.equal(await outcomeOf(1, printed(failingRun), failing), expected);
   assert.equal(await outcomeOf(1, printed(failingRun, reworded), failing), expected);
   assert.match(printed(failingRun, reworded), /\[READY\] backend → not ok/, 'the lines were reworded');
   const passing = file(toJson(passingRun));
-  assert.equal(await outcomeOf(0, printed(passingRun, reworded), passing), { result: 'PASS', total: 3 });
-  assert.equal(await outcomeOf(0, '', passing), { result: 'PASS', total: 3 }, 'nothing printed at all');
+  const passed = { result: 'PASS', total: 3, retried: 1, record: JSON.parse(toJson(passingRun)) };
+  assert.equal(await outcomeOf(0, printed(passingRun, reworded), passing), passed);
+  assert.equal(await outcomeOf(0, '', passing), passed, 'nothing printed at all');
+});
+
+test('a PASS counts the probes that passed only after a failed attempt, not the failed ones', async () => {
+  const probes = passingRun.probes.map((probe, i) => ({ ...probe, attempts: i === 0 ? 3 : 1 }));
+  const retried = file(toJson({ ...passingRun, probes }));
+  const outcome = await outcomeOf(0, '', retried);
+  assert.is(outcome.result === 'PASS' && outcome.retried, 1);
+  const failed = file(toJson({ ...failingRun, probes: failingRun.probes.map((p) => ({ ...p, attempts: 2 })) }));
+  assert.is((await outcomeOf(1, '', failed)).result, 'FAIL');
 });
 
 test('a result file the smoke did not write: FAIL after exit 1, ERROR after exit 0, never PASS', async () => {

@@ -7,7 +7,7 @@ import { failingChecks } from '../../lib/health-judge.ts';
 import { explain, runCommand, type CommandResult } from '../../tools/child-process.ts';
 import { projectRoot as root } from '../../tools/project-root.ts';
 import { readSmokeResult, type ReadResult } from '../result.ts';
-import type { ProbeRecord, SmokeVerdict } from '../types.ts';
+import type { ProbeRecord, SmokeResult, SmokeVerdict } from '../types.ts';
 
 export interface SmokeTargets {
   frontend: string;
@@ -20,11 +20,14 @@ export interface SmokeOptions {
   /** Per-probe timeout handed to the smoke CLI. */
   probeTimeoutMs: number;
   env: NodeJS.ProcessEnv;
+  /** At most this long for the whole run, when less than the smoke's own allowance. */
+  limitMs?: number;
 }
 
 /** The smoke's verdict, or ERROR where it gave none: it could not run (its exit 2), or left no result to trust. */
 export type SmokeOutcome =
-  | { result: Extract<SmokeVerdict, 'PASS'>; total: number }
+  /** `retried`: probes that passed only after a failed attempt. `record`: the result as the smoke wrote it. */
+  | { result: Extract<SmokeVerdict, 'PASS'>; total: number; retried: number; record?: SmokeResult }
   /**
    * `first`: the first failing probe and its cause, or why there is none to name. When the result could be read:
    * `counts`, the `failing` probes as it wrote them, and the failure report it wrote (`report`).
@@ -35,6 +38,7 @@ export type SmokeOutcome =
       counts?: { failed: number; total: number };
       failing?: ProbeRecord[];
       report?: string | null;
+      record?: SmokeResult;
     }
   | { result: 'ERROR'; problem: string };
 
@@ -44,14 +48,14 @@ const LOCAL_TIMEOUT_MS = 240_000;
 /** The smoke CLI against these addresses. */
 export async function smokeAgainst(
   targets: SmokeTargets,
-  { artifacts, probeTimeoutMs, env }: SmokeOptions,
+  { artifacts, probeTimeoutMs, env, limitMs = Infinity }: SmokeOptions,
 ): Promise<SmokeOutcome> {
   const args = ['--import', 'tsx', join(root, 'smoke/cli.ts'), '--frontend', targets.frontend];
   args.push('--backend', targets.backend);
   if (targets.device) args.push('--device', targets.device);
   args.push('--artifacts', artifacts, '--timeout', String(probeTimeoutMs));
   // Four probes plus a browser start; the limit only guards against a smoke CLI that never ends.
-  const timeoutMs = probeTimeoutMs * 6 + 60_000;
+  const timeoutMs = Math.max(1, Math.min(probeTimeoutMs * 6 + 60_000, limitMs));
   return withResultFile('smoke-trailer-', async (jsonFile) => {
     const run = await runCommand(process.execPath, [...args, '--json', jsonFile], { env, cwd: root, timeoutMs });
     const read = run.code === 0 || run.code === 1 ? await readSmokeResult(jsonFile) : undefined;
@@ -100,17 +104,27 @@ export function smokeOutcome(run: CommandResult, read: ReadResult | undefined, t
     return { result: 'FAIL', first: `smoke exited 1 (a probe failed), but ${problem}` };
   }
   const { result } = read;
-  if (run.code === 0 && result.result === 'PASS') return { result: 'PASS', total: result.total };
+  if (run.code === 0 && result.result === 'PASS')
+    return { result: 'PASS', total: result.total, retried: retriedProbes(result), record: result };
   if (run.code === 1 && result.result === 'FAIL') {
     // A FAIL result has a failing probe: readSmokeResult checked the counts.
     const failing = result.probes.filter((probe) => probe.result === 'FAIL');
     const counts = { failed: result.failed, total: result.total };
-    return { result: 'FAIL', first: describeProbe(failing[0]!), counts, failing, report: result.report };
+    const first = describeProbe(failing[0]!);
+    return { result: 'FAIL', first, counts, failing, report: result.report, record: result };
   }
   const counts = `${result.failed}/${result.total} failed`;
   const problem = `smoke exited ${run.code}, but its result says ${result.result} (${counts})`;
   return run.code === 1 ? { result: 'FAIL', first: problem } : { result: 'ERROR', problem };
 }
+
+/**
+ * Probes that passed after a failed attempt (`--wait`). Read defensively: a result written before `attempts` was
+ * required counts none.
+ */
+const retriedProbes = (result: SmokeResult) =>
+  result.probes.filter((probe) => probe.result === 'PASS' && typeof probe.attempts === 'number' && probe.attempts > 1)
+    .length;
 
 /**
  * `[READY] backend: database disconnected`: the form a FAIL trailer uses. The readiness checks the service judges

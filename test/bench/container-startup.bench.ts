@@ -1,11 +1,11 @@
 // Start-up on a real Docker Engine, each against the same step done with plain docker commands: compose.yaml healthy
-// (`docker compose up --wait`), the commit trailer end to end, and the swarm stack converged. Needs an engine
-// (`eval "$(bash scripts/container-engine.sh)"`); without one its rows say so and carry no verdict.
+// (`docker compose up --wait`) and the swarm stack converged; the commit trailer end to end has a file of its own,
+// trailer-end-to-end.bench.ts. Needs an engine (`eval "$(bash scripts/container-engine.sh)"`); without one its rows
+// say so and carry no verdict.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BenchRow, Scenario } from './scenario.ts';
 import { interleavedMedians } from './scenario.ts';
 import { root } from '../support/spawn-service.ts';
-import { runCli } from '../support/run-smoke-cli.ts';
 import { acquireSwarm, docker, dockerOk } from '../containers/support/swarm.ts';
 import { createSwarmStack } from '../containers/support/swarm-stack.ts';
 
@@ -71,37 +71,6 @@ async function byHand(): Promise<number> {
   return ms;
 }
 
-/** `npx tsx smoke/trailer.ts`: compose up --build --wait, the smoke, compose down. */
-async function trailer(): Promise<number> {
-  const run = await runCli(['--artifacts', `.tmp/bench-trailer-${process.pid}`], {
-    entry: 'smoke/trailer.ts',
-    deadline: 300_000,
-  });
-  if (run.code !== 0) throw new Error(`trailer failed: ${run.stdout.join(' | ')} ${run.stderr.join(' | ')}`);
-  return run.ms;
-}
-
-/** The trailer's steps by hand: up --wait, the smoke CLI against the published ports, down. */
-async function trailerByHand(): Promise<number> {
-  const start = Date.now();
-  await compose(['up', '--detach', '--wait']);
-  const port = async (service: string, inner: number) =>
-    (await compose(['port', service, String(inner)])).trim().split(':').at(-1);
-  const backend = `http://127.0.0.1:${await port('backend', 3001)}`;
-  const frontend = `http://127.0.0.1:${await port('frontend', 3000)}`;
-  const run = await runCli([
-    '--backend',
-    backend,
-    '--frontend',
-    frontend,
-    '--artifacts',
-    `.tmp/bench-smoke-${process.pid}`,
-  ]);
-  if (run.code !== 0) throw new Error(`smoke failed: ${run.stdout.join(' | ')}`);
-  await compose(['down', '--volumes']);
-  return since(start);
-}
-
 const containerStartup: Scenario = async ({ quick }) => {
   const rounds = quick ? 1 : 3;
   const info = await docker(['info', '--format', '{{.ServerVersion}}'], 20_000);
@@ -114,13 +83,11 @@ const containerStartup: Scenario = async ({ quick }) => {
       target: '-',
       ok: null,
     });
-    return [skipped('compose up --wait healthy'), skipped('commit trailer'), skipped('swarm stack converged')];
+    return [skipped('compose up --wait healthy'), skipped('swarm stack converged')];
   }
   await compose(['--profile', 'device', 'build'], 600_000);
   await composeUp(); // warm: the images' layers in the page cache
   const up = await interleavedMedians(rounds, composeUp, byHand);
-  await trailer();
-  const trail = await interleavedMedians(rounds, trailer, trailerByHand);
   const rows: BenchRow[] = [
     {
       scenario: `\`docker compose up --wait\`, database → backend → frontend healthy (median of ${rounds})`,
@@ -129,14 +96,6 @@ const containerStartup: Scenario = async ({ quick }) => {
       ratio: `${(up.ours / up.baseline).toFixed(2)}×`,
       target: '≤ 5 s',
       ok: up.ours <= 5000,
-    },
-    {
-      scenario: `commit trailer end to end, warm: up, smoke (3 probes), down (median of ${rounds})`,
-      baseline: `by hand: compose up --wait, the smoke CLI, compose down ${(trail.baseline / 1000).toFixed(1)} s`,
-      ours: `${(trail.ours / 1000).toFixed(1)} s`,
-      ratio: `${(trail.ours / trail.baseline).toFixed(2)}×`,
-      target: '≤ 10 s',
-      ok: trail.ours <= 10_000,
     },
   ];
   rows.push(await swarmRow(rounds));

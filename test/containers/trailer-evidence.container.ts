@@ -13,6 +13,8 @@ import { ComposeStack } from './support/compose-stack.ts';
 const test = suite('trailer evidence');
 const artifacts = join(root, '.tmp/container-tests/trailer-evidence');
 const stacks: ComposeStack[] = [];
+// The release the images are built as (a tree's short name, when the trailer runs it).
+const RELEASE = '0123456789ab';
 
 /** The trailer's compose path against compose.yaml plus `fixture`, as a project of this test's own. */
 async function trailerWith(fixture: string, name: string) {
@@ -21,7 +23,7 @@ async function trailerWith(fixture: string, name: string) {
   const warnings: string[] = [];
   const env = { ...process.env };
   for (const key of ['FRONTEND_PORT', 'BACKEND_PORT', 'DEVICE_PORT']) delete env[key];
-  const trailer = await composeTrailer({
+  const run = await composeTrailer({
     runtime: 'docker',
     files: [join(root, 'compose.yaml'), join(root, fixture)],
     project: stack.project,
@@ -31,9 +33,10 @@ async function trailerWith(fixture: string, name: string) {
     probeTimeoutMs: 15_000,
     env,
     warn: (line) => warnings.push(line),
+    release: RELEASE,
   });
   const report = readFileSync(join(artifacts, name, 'smoke-report.md'), 'utf8');
-  return { line: formatTrailer(trailer), report, warnings, stack };
+  return { line: formatTrailer({ verdict: run.verdict, detail: run.what }), run, report, warnings, stack };
 }
 
 test.after(async () => {
@@ -73,7 +76,7 @@ test('a health check that cannot run: FAIL on up, naming the check and what it p
   assert.match(line, /^smoke: FAIL — docker compose up did not become healthy \(.*; backend health check: /, line);
   assert.match(line, /; backend health check: exec: "no-such-health-check": executable file not found in \$PATH/, line);
   assert.not.match(line, /\n|…/, 'one line, not cut');
-  assert.match(report, /^# smoke: FAIL — docker compose up did not become healthy/);
+  assert.match(report, /^# smoke: FAIL — tree 0123456789ab: docker compose up did not become healthy/);
   assert.match(report, '### backend: running, unhealthy (not running healthy)');
   assert.match(report, /- exit -?\d+: .*no-such-health-check/);
   assert.match(report, /backend listening/, "the backend's own log lines");

@@ -7,6 +7,8 @@ import { COMPOSE_PROJECT } from '../../smoke/trailer/compose.ts';
 import { spawnProcess, stopAll } from '../support/spawn-process.ts';
 import { root } from '../support/spawn-service.ts';
 import { runCommand } from '../../tools/child-process.ts';
+import { repoOfWorkTree } from '../support/git-repo.ts';
+import { parseEvidence, NOTES_REF } from '../../smoke/trailer/evidence-note.ts';
 
 const test = suite('trailer against compose');
 const TRAILER_LIMIT_MS = 200_000; // build (cached after the other files), up, smoke, down
@@ -34,8 +36,11 @@ test(
   async () => {
     await hold(3000);
     await hold(3001);
-    const env = { ...process.env };
+    // The working tree's files as a tree of a repository of the test's own: the evidence is noted there.
+    const repo = await repoOfWorkTree(root, 'trailer-container-');
+    const env = { ...process.env, ...repo.env };
     for (const key of ['FRONTEND_PORT', 'BACKEND_PORT', 'DEVICE_PORT']) delete env[key];
+    const tree = await repo.git(['write-tree']);
     const run = spawnProcess(
       process.execPath,
       ['--import', 'tsx', 'smoke/trailer.ts', '--artifacts', '.tmp/container-tests/trailer'],
@@ -43,7 +48,28 @@ test(
     );
     const code = await run.waitExit(TRAILER_LIMIT_MS);
     assert.is(code, 0, run.lines.join('\n'));
-    assert.equal(run.stdout.filter(Boolean), ['smoke: PASS — 3/3 probes against docker compose'], run.lines.join('\n'));
+    const line = `smoke: PASS — tree ${tree.slice(0, 12)}: 3/3 probes against docker compose`;
+    assert.equal(run.stdout.filter(Boolean), [line], run.lines.join('\n'));
+    // The evidence: the smoke's result, the compose configuration's digest and the images the stack ran.
+    const note = await repo.git(['notes', `--ref=${NOTES_REF}`, 'list', tree]);
+    const read = parseEvidence(await repo.git(['cat-file', 'blob', note]));
+    assert.ok(read.found, JSON.stringify(read));
+    const { evidence } = read as Extract<typeof read, { found: true }>;
+    assert.equal(
+      [evidence.tree, evidence.verdict, evidence.trailer, evidence.smoke?.result],
+      [tree, 'PASS', line, 'PASS'],
+    );
+    assert.match(evidence.composeConfig ?? '', /^sha256:[0-9a-f]{64}$/);
+    assert.equal(Object.keys(evidence.images).sort(), ['backend', 'database', 'frontend']);
+    for (const id of Object.values(evidence.images)) assert.match(id, /^sha256:[0-9a-f]{64}$/);
+    // The release that answered is the smoked tree (the images were built with RELEASE_ID set to it).
+    const release = await runCommand(
+      'docker',
+      ['image', 'inspect', '--format', '{{json .Config.Env}}', evidence.images.backend!],
+      { timeoutMs: 30_000 },
+    );
+    if (release.stdout.includes('RELEASE_ID=')) assert.match(release.stdout, `RELEASE_ID=${tree.slice(0, 12)}`);
+    repo.remove();
     const left = await runCommand(
       'docker',
       ['ps', '-a', '-q', '--filter', `label=com.docker.compose.project=${COMPOSE_PROJECT}`],
