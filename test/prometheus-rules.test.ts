@@ -25,7 +25,7 @@ test('promtool check rules accepts the alert rules (at least the four alerts the
   const { code, stdout, stderr } = promtool(['check', 'rules', rules]);
   assert.is(code, 0, stdout + stderr);
   assert.ok(stdout.includes(`SUCCESS: ${alerts.length} rules found`), stdout);
-  for (const name of ['ServiceNotReady', 'DeviceBacklogGrowing', 'ReadingsNotStored', 'ScrapeTargetDown']) {
+  for (const name of ['ServiceNotReady', 'DeviceBacklogGrowing', 'ReadingsNotStored', 'ScrapeTargetDown', 'Watchdog']) {
     assert.ok(alerts.includes(name), `alert ${name}`);
   }
 });
@@ -51,14 +51,16 @@ test('the unit tests fail when an alert waits longer than they expect', () => {
   assert.ok((stdout + stderr).includes('alertname: ServiceNotReady'), stdout + stderr);
 });
 
-test('promtool check config accepts the compose scrape configuration', () => {
+test('promtool check config accepts the compose scrape configuration, which sends alerts to the Alertmanager', () => {
   const { code, stdout, stderr } = promtool(['check', 'config', join(dir, 'prometheus.yml')]);
   assert.is(code, 0, stdout + stderr);
   const config = parse(readFileSync(join(dir, 'prometheus.yml'), 'utf8')) as {
     scrape_configs: { job_name: string; metrics_path: string; static_configs: { targets: string[] }[] }[];
+    alerting: { alertmanagers: { static_configs: { targets: string[] }[] }[] };
   };
   const targets = Object.fromEntries(config.scrape_configs.map((s) => [s.job_name, s.static_configs[0]!.targets]));
-  assert.equal(targets, { backend: ['backend:3001'], device: ['device:3003'] });
+  assert.equal(targets, { backend: ['backend:3001'], device: ['device:3003'], prometheus: ['localhost:9090'] });
+  assert.equal(config.alerting.alertmanagers[0]!.static_configs[0]!.targets, ['alertmanager:9093']);
 });
 
 test.after(() => scratch.remove());
