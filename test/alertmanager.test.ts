@@ -90,7 +90,7 @@ test('a database hang pages once, for the database; the Watchdog keeps arriving;
   await waitFor(() => watchdogs().length > afterRecovery, { ...WAIT, what: 'Watchdog after recovery' });
 });
 
-test('an Alertmanager that is down: Prometheus counts the failed deliveries, fires AlertsNotDelivered, blocks nothing', async () => {
+test('an Alertmanager that is down: failed deliveries counted, AlertsNotDelivered fires, nothing blocks', async () => {
   const port = await freePort(); // nothing listens here until the end of the test
   const hook = (webhook = await startAlertWebhook());
   const p = (prometheus = await startPrometheus({
