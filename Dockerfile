@@ -15,8 +15,8 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --omit=optional --no-audit --no-fund && npm cache clean --force
 
-# healthcheck.ts → dist/healthcheck.js, CommonJS, with the compiler from the lock file; the service images take
-# it as healthcheck.cjs, since package.json says "type": "module". Install scripts are skipped: tsc needs no
+# healthcheck.ts → dist/healthcheck.cjs, CommonJS, with the compiler from the lock file (the .cjs name, since
+# package.json says "type": "module"). Install scripts are skipped: tsc needs no
 # native modules, and this stage is thrown away.
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
@@ -36,7 +36,7 @@ COPY lib ./lib
 # The backend and the device share the compiled health check: it reads PORT, so each image asks its own
 # service's /api/health. A HEALTHCHECK is inherited by the images built FROM this stage.
 FROM base AS node-checked
-COPY --from=build /app/dist/healthcheck.js ./healthcheck.cjs
+COPY --from=build /app/dist/healthcheck.cjs ./healthcheck.cjs
 HEALTHCHECK --interval=30s --timeout=10s --start-period=60s --start-interval=0.5s --retries=3 \
   CMD ["node", "/app/healthcheck.cjs"]
 

@@ -1,10 +1,11 @@
 // `npm run build:package`: compiles the kit (tsconfig.build.json) into dist/package with its own package.json,
 // so that `npm pack ./dist/package` ships the kit and installs only what its compiled files import.
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import ts from 'typescript';
 import { projectRoot as root } from '../tools/project-root.ts';
 import { kitManifest, UndeclaredImportError, type KitManifest, type RepositoryManifest } from './package-manifest.ts';
+import { withPackedLinks } from './packed-links.ts';
 
 const out = join(root, 'dist/package');
 /** Shipped beside the code; package.json's links into lib/ and smoke/ keep working from the package's root. */
@@ -71,7 +72,11 @@ function main() {
     mkdirSync(dirname(join(out, path)), { recursive: true });
     writeFileSync(join(out, path), text);
   }
-  for (const readme of READMES) copyFileSync(join(root, readme), join(out, readme));
+  // A README's links to files the tarball lacks become text naming them in the repository.
+  const packed = new Set([...files.keys(), ...READMES, 'package.json'].map((path) => path.split(sep).join('/')));
+  for (const readme of READMES) {
+    writeFileSync(join(out, readme), withPackedLinks(readme, readFileSync(join(root, readme), 'utf8'), packed));
+  }
   writeFileSync(join(out, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   const dependencies = [...Object.keys(manifest.dependencies), ...Object.keys(manifest.optionalDependencies ?? {})];
   console.log(`build:package: ${files.size} files in dist/package, depending on ${dependencies.join(', ')}`);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what running and testing need on a fresh Debian machine: Chromium (the smoke's LOAD probe),
 # socat (serial tests), curl (the frontend's container check), prometheus (its promtool and server: the metrics
-# and alert-rule tests), then the npm packages. Safe to run twice.
+# and alert-rule tests), prometheus-alertmanager (amtool and the server: the alert routing tests), wrk (the probe
+# throughput bench's C load generator), then the npm packages. Safe to run twice.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,6 +11,8 @@ command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>
 command -v socat >/dev/null 2>&1 || need+=(socat)
 command -v curl >/dev/null 2>&1 || need+=(curl)
 { command -v promtool && command -v prometheus; } >/dev/null 2>&1 || need+=(prometheus)
+{ command -v amtool && command -v prometheus-alertmanager; } >/dev/null 2>&1 || need+=(prometheus-alertmanager)
+command -v wrk >/dev/null 2>&1 || need+=(wrk)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   sudo=""

@@ -94,7 +94,7 @@ test('service images get production dependencies only: npm ci --omit=dev, and no
     const modules = copies(service).filter((c) => c.source.includes('node_modules'));
     assert.equal(modules, [{ source: '/app/node_modules', destination: './node_modules', from: 'deps' }]);
     // Nothing from the build stage (which has dev dependencies) but the compiled check.
-    for (const c of copies(service).filter((c) => c.from === 'build')) assert.is(c.source, '/app/dist/healthcheck.js');
+    for (const c of copies(service).filter((c) => c.from === 'build')) assert.is(c.source, '/app/dist/healthcheck.cjs');
   }
 });
 
@@ -173,14 +173,14 @@ test('backend HEALTHCHECK: the contract values, running the compiled check with 
   // The file it runs is the build stage's output of `npm run build:healthcheck`, compiled to CommonJS.
   assert.ok(
     copies('backend').some(
-      (c) => c.from === 'build' && c.source === '/app/dist/healthcheck.js' && c.destination === './healthcheck.cjs',
+      (c) => c.from === 'build' && c.source === '/app/dist/healthcheck.cjs' && c.destination === './healthcheck.cjs',
     ),
   );
   assert.ok(stage('build').steps.some((s) => s.keyword === 'RUN' && s.args.join(' ') === 'npm run build:healthcheck'));
   assert.ok(stage('build').steps.some((s) => s.keyword === 'COPY' && s.args[0] === 'healthcheck.ts'));
   const script = pkg.scripts['build:healthcheck'] ?? '';
   assert.match(script, /--module commonjs\b/);
-  assert.match(script, /--outDir dist healthcheck\.ts$/);
+  assert.match(script, /--outDir dist healthcheck\.ts && mv dist\/healthcheck\.js dist\/healthcheck\.cjs$/);
   assert.equal(
     stage('base')
       .steps.filter((s) => s.keyword === 'WORKDIR')
@@ -314,7 +314,7 @@ test('.dockerignore keeps local state and tests out of the build context, and ke
     '.env',
     '.env.production',
     '.tmp/x',
-    'dist/healthcheck.js',
+    'dist/healthcheck.cjs',
     'spool/readings-000000000001.spool',
     'lib/env.test.ts',
     'test/run.ts',

@@ -4,6 +4,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { RequestListener } from 'node:http';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { listen, type Listening } from './support/listen.ts';
 import { freePort } from '../tools/free-port.ts';
 import { withDeadline } from './support/deadline.ts';
@@ -188,7 +190,6 @@ trickle.after.each(async () => {
   await Promise.all(servers.map((s) => s.close()));
   servers = [];
 });
-trickle.after(async () => (await compiling)?.remove());
 
 trickle('a server that sends its status line a byte at a time, never idle for long, is still cut off', async () => {
   // An idle timeout would never fire here: the check would run until the test's own deadline.
@@ -215,3 +216,35 @@ trickle('without HEALTHCHECK_TIMEOUT_MS the deadline is the contract’s 5000 ms
 });
 
 trickle.run();
+
+// The README names the compiled file; run exactly that name from the folder it was built in, where package.json says
+// "type": "module" (a .js name there would be refused: `exports is not defined in ES module scope`).
+const built = suite('healthcheck (compiled): where it is built');
+built.after(async () => {
+  await stopAll();
+  await Promise.all(servers.map((s) => s.close()));
+  servers = [];
+  (await compiling)?.remove(); // the last suite of the file
+});
+built(
+  '`node dist/healthcheck.cjs` beside the package.json it was built with answers 0 for a healthy service',
+  async () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    assert.ok(readme.includes('`dist/healthcheck.cjs`'), 'the README names dist/healthcheck.cjs');
+    const buildDir = dirname(dirname(await compiledFile()));
+    assert.is(JSON.parse(readFileSync(join(buildDir, 'package.json'), 'utf8')).type, 'module');
+    const server = await serve(answer(200));
+    const proc = spawnProcess(process.execPath, ['dist/healthcheck.cjs'], {
+      cwd: buildDir,
+      env: { ...process.env, PORT: String(server.port) },
+    });
+    await withDeadline(
+      new Promise((resolve) => proc.child.once('close', resolve)),
+      30_000,
+      'node dist/healthcheck.cjs',
+    );
+    assert.is(await proc.exited, 0, proc.stderr.join('\n'));
+    assert.is(server.seen.length, 1);
+  },
+);
+built.run();

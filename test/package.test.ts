@@ -1,7 +1,8 @@
-// The package as a user gets it: `npm run pack:package`, the tarball installed into an empty project with
-// `npm install` (the npm registry only), lib/README.md's example type-checked there (by the checkout's TypeScript
-// and by the oldest one the READMEs promise) and run with plain node, and the installed bin smoking it. Slow (an
-// install): one file, one pack and one install shared by every case.
+// The package as a user gets it: `npm run pack:package`, then lib/README.md's commands run literally in an empty
+// directory holding the tarball (installing what they name, unpinned, from the npm registry, as a user would), the
+// oldest TypeScript the READMEs promise beside; the example type-checked there by both and run with plain node,
+// its database started after it; the installed bin smoking it; the packed READMEs' links all inside the tarball.
+// Slow (an install): one file, one pack and one install shared by every case.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
@@ -23,6 +24,8 @@ import { waitFor } from './support/deadline.ts';
 import { cliEnv, runCli } from './support/run-smoke-cli.ts';
 import { spawnProcess, stopAll, type Spawned } from './support/spawn-process.ts';
 import { root } from './support/spawn-service.ts';
+import { freePort } from '../tools/free-port.ts';
+import { relativeLinks } from '../scripts/packed-links.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'package-test-'));
 const project = join(work, 'project');
@@ -32,10 +35,17 @@ const env = (extra: Record<string, string | undefined> = {}) =>
   cliEnv({
     PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`,
     npm_config_update_notifier: 'false',
+    // npm's configuration, not the README's commands: the cache answers where it can, no audit or funding lines.
+    npm_config_prefer_offline: 'true',
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
     ...extra,
   });
-/** The oldest TypeScript lib/README.md and README.md promise: hono's declarations need 5.7 (generic Uint8Array). */
-const OLDEST_TYPESCRIPT = '5.7';
+/**
+ * The oldest TypeScript lib/README.md and README.md promise: hono's declarations need 5.7 (generic Uint8Array), and
+ * with the @types/node a fresh install brings (26.x), 5.7 and 5.8 fail in their own lib.dom.d.ts.
+ */
+const OLDEST_TYPESCRIPT = '5.9';
 const show = (r: CommandResult) => `exit ${r.code}${r.timedOut ? ' (timed out)' : ''}\n${r.stdout}\n${r.stderr}`;
 
 async function run(command: string, args: string[], cwd: string, timeoutMs: number): Promise<CommandResult> {
@@ -44,18 +54,22 @@ async function run(command: string, args: string[], cwd: string, timeoutMs: numb
   return result;
 }
 
-/** The example app in lib/README.md: the first TypeScript block of its package section. */
-function readmeExample(): string {
+/** A fenced block of lib/README.md's package section, the first in `language`. */
+function readmeBlock(language: 'ts' | 'sh'): string {
   const readme = readFileSync(join(root, 'lib/README.md'), 'utf8');
   const section = readme.slice(readme.indexOf('## In your own Hono app'));
-  const block = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
-  assert.ok(block?.includes("from 'service-health-kit'"), 'lib/README.md has the example');
+  const fence = { ts: /```ts\n([\s\S]*?)```/, sh: /```sh\n([\s\S]*?)```/ }[language];
+  const block = fence.exec(section)?.[1];
+  assert.ok(block, `lib/README.md's package section has a ${language} block`);
   return block!;
 }
 
-// The versions this checkout uses, so that npm's cache answers and the kit's hono and the app's are one copy.
-const version = (name: string) =>
-  (JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+/** The example app in lib/README.md. */
+function readmeExample(): string {
+  const block = readmeBlock('ts');
+  assert.ok(block.includes("from 'service-health-kit'"), 'lib/README.md has the example');
+  return block;
+}
 
 interface Packed {
   filename: string;
@@ -68,25 +82,21 @@ async function packAndInstall(): Promise<Packed> {
   const pack = await run(npm, ['run', '--silent', 'pack:package', '--', '--json'], root, 180_000);
   assert.is(pack.code, 0, show(pack));
   const [packed] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as Packed[];
-  renameSync(join(root, 'dist', packed!.filename), join(work, packed!.filename));
+  // The README's first step: the tarball copied into the empty directory, then its commands as they are written.
   mkdirSync(project);
-  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'my-app', private: true, type: 'module' }));
-  const install = await run(
+  renameSync(join(root, 'dist', packed!.filename), join(project, packed!.filename));
+  const commands = readmeBlock('sh');
+  assert.ok(commands.startsWith(`npm install ./${packed!.filename} `), `the README installs ${packed!.filename}`);
+  const steps = await run('bash', ['-euo', 'pipefail', '-c', commands], project, 300_000);
+  assert.is(steps.code, 0, show(steps));
+  const oldest = await run(
     npm,
-    [
-      'install',
-      '--no-audit',
-      '--no-fund',
-      '--prefer-offline',
-      join(work, packed!.filename),
-      ...['hono', '@hono/node-server', 'typescript', '@types/node'].map((name) => `${name}@${version(name)}`),
-      `typescript-oldest@npm:typescript@~${OLDEST_TYPESCRIPT}.0`,
-    ],
+    ['install', '--save-dev', `typescript-oldest@npm:typescript@~${OLDEST_TYPESCRIPT}.0`],
     project,
     180_000,
   );
-  assert.is(install.code, 0, show(install));
-  installStderr = install.stderr;
+  assert.is(oldest.code, 0, show(oldest));
+  installStderr = steps.stderr + oldest.stderr;
   return packed!;
 }
 
@@ -104,19 +114,21 @@ const installed = () => (installing ??= packAndInstall());
 let db: { port: number; clients: Set<Socket>; close(): void } | undefined;
 let app: { url: string; proc: Spawned } | undefined;
 
-/** The example, compiled by its type-check, running on a free port against a stand-in database (a TCP server). */
+/** The example's /api/ready: its status code and body. */
+async function readyOf(url: string) {
+  const response = await fetch(`${url}/api/ready`);
+  return { status: response.status, body: (await response.json()) as { status: string; checks: object } };
+}
+
+/**
+ * The example, compiled by its type-check, running on a free port; its database (a TCP server standing in) is
+ * started only once the app answers 503 without it, as when a database comes up after the app.
+ */
 async function startApp() {
   if (app) return app;
   await installed();
   assert.ok(existsSync(join(project, 'app.js')), 'app.js, which the type-check case compiles, exists');
-  const clients = new Set<Socket>();
-  const server = createServer((socket) => {
-    clients.add(socket);
-    socket.on('close', () => clients.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  db = { port, clients, close: () => (clients.forEach((c) => c.destroy()), server.close()) };
+  const port = await freePort();
   const proc = spawnProcess(process.execPath, ['app.js'], {
     cwd: project,
     env: env({ PORT: '0', DB_HOST: '127.0.0.1', DB_PORT: String(port), NODE_ENV: 'production' }),
@@ -126,6 +138,19 @@ async function startApp() {
     what: `the example app's "listening on" line (output: ${proc.lines.join(' | ')})`,
   });
   const url = `http://127.0.0.1:${new URL(line.slice('listening on '.length)).port}`;
+  const without = await readyOf(url);
+  assert.is(without.status, 503, 'not ready before its database listens');
+  const clients = new Set<Socket>();
+  const server = createServer((socket) => {
+    clients.add(socket);
+    socket.on('close', () => clients.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  db = { port, clients, close: () => (clients.forEach((c) => c.destroy()), server.close()) };
+  await waitFor(async () => (await readyOf(url)).status === 200, {
+    timeout: 10_000,
+    what: 'the example ready once its database, started after it, listens',
+  });
   return (app = { url, proc });
 }
 
@@ -147,6 +172,15 @@ test('the tarball: the compiled kit, its bin, the READMEs; no sources, tests or 
   }
   for (const path of ['lib/index.js', 'lib/index.d.ts', 'smoke/cli.js']) {
     assert.ok(paths.includes(path), `${path} is in the tarball`);
+  }
+  // Each packed README links only to what the tarball holds (the rest of the repository is named as text).
+  const readmes = paths.filter((path) => path.endsWith('README.md'));
+  assert.equal(readmes.sort(), ['README.md', 'lib/README.md', 'smoke/README.md']);
+  for (const readme of readmes) {
+    const text = readFileSync(join(project, 'node_modules/service-health-kit', readme), 'utf8');
+    const outside = relativeLinks(readme, text).filter((target) => !paths.includes(target));
+    assert.equal(outside, [], `${readme} links to files the tarball lacks`);
+    assert.ok(relativeLinks(readme, text).length > 0 || readme !== 'README.md', 'the front README keeps its links');
   }
   // npm installs optional dependencies by default: the smoke's browser driver came with the kit.
   assert.ok(existsSync(join(project, 'node_modules/puppeteer-core/package.json')), 'puppeteer-core installed');
@@ -229,11 +263,10 @@ test("the README's example type-checks against the installed types, and a misuse
       'export { status };',
     ].join('\n'),
   );
-  // As lib/README.md tells: NodeNext, and the Node types listed (TypeScript 6 no longer includes them unasked).
-  const compilerOptions = { target: 'ES2022', module: 'NodeNext', types: ['node'], strict: true, skipLibCheck: false };
-  writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['app.ts', 'misuse.ts'] }));
-  // The checkout's compiler checks both files and emits app.js, which the next cases run; the oldest one the
-  // READMEs promise checks them too, skipLibCheck off, so that a type resolved as `any` would hide no misuse.
+  // The tsconfig.json is the README's (NodeNext, the Node types listed, strict; skipLibCheck off, the default).
+  assert.ok(existsSync(join(project, 'tsconfig.json')), "the README's commands wrote tsconfig.json");
+  // The compiler a fresh install brings checks both files and emits app.js, which the next cases run; the oldest
+  // one the READMEs promise checks them too, skipLibCheck off, so that a type resolved as `any` would hide no misuse.
   for (const compiler of ['typescript', 'typescript-oldest']) {
     const tsc = await run(
       process.execPath,
@@ -293,19 +326,21 @@ test('the example runs with plain node, and the installed bin smokes it: smoke: 
   assert.ok(help.stdout.includes('\nUSAGE npx service-health-kit [OPTIONS]\n'), help.stdout);
 });
 
-test("the example's readiness is honest: its database socket closes → 503; SIGTERM → drained, exit 0", async () => {
+test("the example's readiness is honest: database closed → 503, back → 200; SIGTERM → drained, exit 0", async () => {
   const { url, proc } = await startApp();
-  const ready = async () => {
-    const response = await fetch(`${url}/api/ready`);
-    return { status: response.status, body: (await response.json()) as { status: string; checks: object } };
-  };
-  assert.equal((await ready()).body.checks, { database: 'connected' });
+  assert.equal((await readyOf(url)).body.checks, { database: 'connected' });
   for (const client of db!.clients) client.destroy();
-  const down = await waitFor(async () => ((await ready()).status === 503 ? ready() : undefined), {
+  const down = await waitFor(async () => ((await readyOf(url)).status === 503 ? readyOf(url) : undefined), {
     timeout: 10_000,
     what: '/api/ready to answer 503 once the database connection closed',
   });
   assert.equal([down.body.status, down.body.checks], ['not_ready', { database: 'disconnected' }]);
+  // The check reconnects (a second later): the database still listens, so the app is ready again.
+  const back = await waitFor(async () => ((await readyOf(url)).status === 200 ? readyOf(url) : undefined), {
+    timeout: 10_000,
+    what: '/api/ready to answer 200 once the check reconnected',
+  });
+  assert.equal(back.body.checks, { database: 'connected' });
   proc.signal('SIGTERM');
   assert.is(await proc.waitExit(15_000), 0, proc.lines.join('\n'));
   assert.ok(proc.stdout.includes('app: shutdown complete'), proc.lines.join('\n'));

@@ -3,16 +3,13 @@
 // test-only `for:` of 2 s) go pending and firing and resolve, and a backend that is gone fires ScrapeTargetDown.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { parse } from 'yaml';
 import { spawnService } from './support/spawn-service.ts';
 import { startMongoProcess } from './support/mongo-process.ts';
 import { startPrometheus, type PrometheusServer } from './support/prometheus-server.ts';
 import { stopAll } from './support/spawn-process.ts';
 import { waitFor } from './support/deadline.ts';
 import { freePort } from '../tools/free-port.ts';
-import { projectRoot as root } from '../tools/project-root.ts';
+import { shortRules } from './support/alert-rules.ts';
 
 const test = suite('prometheus');
 let prometheus: PrometheusServer | undefined;
@@ -22,15 +19,6 @@ test.after.each(async () => {
   prometheus = undefined;
   await stopAll();
 });
-
-/** deploy/prometheus/alerts.yml as shipped, except each `for:` shortened to 2 s so a test sees them fire. */
-function shortRules(): object {
-  const rules = parse(readFileSync(join(root, 'deploy', 'prometheus', 'alerts.yml'), 'utf8')) as {
-    groups: { rules: { for?: string }[] }[];
-  };
-  for (const group of rules.groups) for (const rule of group.rules) if (rule.for) rule.for = '2s';
-  return rules;
-}
 
 const WAIT = { timeout: 30_000, interval: 250 };
 

@@ -1,7 +1,9 @@
-// /api/health and /api/ready throughput: the real backend vs a bare node:http server with the same JSON.
+// /api/health and /api/ready throughput: the real backend vs a bare node:http server with the same JSON, measured
+// by autocannon and by wrk (a C client that is not itself the bottleneck), one row each.
 import type { Scenario, BenchRow } from './scenario.ts';
 import { interleaved, median } from './scenario.ts';
-import { load, fmt } from './load.ts';
+import { load, fmt, type LoadResult } from './load.ts';
+import { wrk } from './wrk.ts';
 import { spawnService } from '../support/spawn-service.ts';
 import { startMongoProcess } from '../support/mongo-process.ts';
 import { freePort } from '../../tools/free-port.ts';
@@ -23,34 +25,46 @@ const healthThroughput: Scenario = async ({ quick }) => {
     });
     const bare = await spawnService('test/bench/fixtures/bare-health-server.ts', {});
     const rows: BenchRow[] = [];
+    const clients = [
+      ['autocannon', load],
+      ['wrk', wrk],
+    ] as const;
     for (const path of ['/api/health', '/api/ready']) {
-      // Warm-up, both, long enough that the client's own code is compiled before the first measured round.
-      await load(ours.url + path, { seconds: 3 });
-      await load(bare.url + path, { seconds: 3 });
-      const results = await interleaved(
-        rounds,
-        () => load(ours.url + path, { seconds }),
-        () => load(bare.url + path, { seconds }),
-      );
-      const rps = { ours: median(results.ours.map((r) => r.rps)), bare: median(results.baseline.map((r) => r.rps)) };
-      const p99 = { ours: median(results.ours.map((r) => r.p99)), bare: median(results.baseline.map((r) => r.p99)) };
-      const failures = results.ours.reduce((n, r) => n + r.errors + r.non2xx, 0);
-      // The ratio of each round's pair, run back to back, then their median: a machine that speeds up or slows
-      // down between rounds moves both of a pair alike, where it would move one median and not the other.
-      const ratio = median(results.ours.map((r, round) => r.rps / results.baseline[round]!.rps));
-      rows.push({
-        scenario: `${path} req/s, p99 (autocannon, 50 conns, ${rounds}×${seconds}s)`,
-        baseline: `node:http ${fmt(rps.bare)} req/s, p99 ${p99.bare} ms`,
-        ours: `${fmt(rps.ours)} req/s, p99 ${p99.ours} ms${failures ? `, ${failures} errors/non-2xx` : ''}`,
-        ratio: `${ratio.toFixed(2)}×`,
-        target: '≥ 0.90×',
-        ok: ratio >= 0.9 && failures === 0,
-      });
+      for (const [client, run] of clients) {
+        // Warm-up, both, long enough that the client's own code is compiled before the first measured round.
+        await run(ours.url + path, { seconds: 3 });
+        await run(bare.url + path, { seconds: 3 });
+        const results = await interleaved(
+          rounds,
+          () => run(ours.url + path, { seconds }),
+          () => run(bare.url + path, { seconds }),
+        );
+        rows.push(throughputRow(`${path} req/s, p99 (${client}, 50 conns, ${rounds}×${seconds}s)`, results));
+      }
     }
     return rows;
   } finally {
     await stopAll();
   }
 };
+
+/** One row from the interleaved rounds of one client. */
+function throughputRow(scenario: string, results: { ours: LoadResult[]; baseline: LoadResult[] }): BenchRow {
+  const rps = { ours: median(results.ours.map((r) => r.rps)), bare: median(results.baseline.map((r) => r.rps)) };
+  const p99Of = (runs: LoadResult[]) => Math.round(median(runs.map((r) => r.p99)) * 10) / 10;
+  const p99 = { ours: p99Of(results.ours), bare: p99Of(results.baseline) };
+  const failures = results.ours.reduce((n, r) => n + r.errors + r.non2xx, 0);
+  // The ratio of each round's pair, run back to back, then their median: a machine that speeds up or slows
+  // down between rounds moves both of a pair alike, where it would move one median and not the other.
+  const ratio = median(results.ours.map((r, round) => r.rps / results.baseline[round]!.rps));
+  return {
+    scenario,
+    baseline: `node:http ${fmt(rps.bare)} req/s, p99 ${p99.bare} ms`,
+    ours: `${fmt(rps.ours)} req/s, p99 ${p99.ours} ms${failures ? `, ${failures} errors/non-2xx` : ''}`,
+    ratio: `${ratio.toFixed(2)}×`,
+    target: '≥ 0.90×',
+    ok: ratio >= 0.9 && failures === 0,
+  };
+}
 
 export default healthThroughput;

@@ -26,26 +26,37 @@ export interface PrometheusOptions {
   targets: Record<string, string>;
   /** Alert rules as a rule-file object (`{ groups: [...] }`), written beside the configuration. */
   rules?: object;
+  /** Alertmanager base URLs the alerts are sent to. */
+  alertmanagers?: string[];
+  /** Also scrape Prometheus itself, as job `prometheus` (its prometheus_notifications_* series). */
+  scrapeSelf?: boolean;
 }
 
-export async function startPrometheus({ targets, rules }: PrometheusOptions): Promise<PrometheusServer> {
+export async function startPrometheus({
+  targets,
+  rules,
+  alertmanagers,
+  scrapeSelf,
+}: PrometheusOptions): Promise<PrometheusServer> {
   const dir = mkdtempSync(join(tmpdir(), 'prometheus-'));
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const jobs = { ...targets, ...(scrapeSelf ? { prometheus: url } : {}) };
+  const hosts = (urls: string[]) => [{ targets: urls.map((u) => new URL(u).host) }];
   const config = {
     global: { scrape_interval: '1s', scrape_timeout: '1s', evaluation_interval: '1s' },
     ...(rules ? { rule_files: [join(dir, 'rules.yml')] } : {}),
-    scrape_configs: Object.entries(targets).map(([job, url]) => ({
-      job_name: job,
-      static_configs: [{ targets: [new URL(url).host] }],
-    })),
+    ...(alertmanagers ? { alerting: { alertmanagers: [{ static_configs: hosts(alertmanagers) }] } } : {}),
+    scrape_configs: Object.entries(jobs).map(([job, url]) => ({ job_name: job, static_configs: hosts([url]) })),
   };
   writeFileSync(join(dir, 'prometheus.yml'), stringify(config));
   if (rules) writeFileSync(join(dir, 'rules.yml'), stringify(rules));
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
   const args = [
     `--config.file=${join(dir, 'prometheus.yml')}`,
     `--storage.tsdb.path=${join(dir, 'data')}`,
     `--web.listen-address=127.0.0.1:${port}`,
+    // Firing alerts are sent again every second, not every minute: a test sees deliveries (and failed ones) soon.
+    ...(alertmanagers ? ['--rules.alert.resend-delay=1s'] : []),
   ];
   const proc = spawnProcess('prometheus', args);
   const stop = async () => {
