@@ -27,6 +27,20 @@ test('the card shows the URL, reasons, time and what arrived, with every piece o
   assert.match(html, 'not be painted');
 });
 
+test('server text on the card shows its control and bidi characters as escapes; the body keeps its lines', () => {
+  const html = cardHtml({
+    url: 'http://x/',
+    reasons: ['HTTP 500 \u202Eliaf\u001B[2K'],
+    ms: 10,
+    timeout: 1500,
+    received: { summary: 'HTTP 500 \u202Eliaf', excerpt: 'a\u2066\nb' },
+    at: new Date('2026-01-02T03:04:05Z'),
+  });
+  assert.not.match(html, /[\u202E\u2066\u001B]/);
+  assert.match(html, 'HTTP 500 \\u202eliaf\\x1b[2K');
+  assert.match(html, '<pre>a\\u2066\nb</pre>');
+});
+
 test('the card shows the URL and the reasons with *** for their credentials', () => {
   const html = cardHtml({
     url: 'http://ci:S3cret@x/?access_token=T0k',

@@ -4,6 +4,7 @@ import { redactUrl, redactUrlsIn } from '../lib/redact-url.ts';
 import { withDeadline } from '../lib/with-deadline.ts';
 import type { Receipt } from './document-receipt.ts';
 import { bounded, capturePng } from './page-capture.ts';
+import { terminalText } from './terminal-text.ts';
 
 export interface CardFacts {
   url: string;
@@ -41,11 +42,14 @@ export async function writeFailureCard(
   );
 }
 
-const esc = (text: string) => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+// Server text (reasons, the status line) is shown with its control and bidi characters as escapes, as on the
+// terminal (terminal-text.ts), so it cannot reorder what the card says; then as HTML text.
+const esc = (text: string) => terminalText(text).replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
 export function cardHtml({ url, reasons, ms, timeout, received, at }: CardFacts): string {
   const row = (name: string, value: string) => `<tr><th>${name}</th><td>${value}</td></tr>`;
-  const body = received.excerpt === undefined ? '' : `<pre>${esc(received.excerpt) || '<i>(empty)</i>'}</pre>`;
+  const excerpt = received.excerpt?.split('\n').map(esc).join('\n'); // the body's own lines stay lines
+  const body = excerpt === undefined ? '' : `<pre>${excerpt || '<i>(empty)</i>'}</pre>`;
   return `<!doctype html><html><head><meta charset="utf-8"><title>smoke: LOAD failed</title><style>
 body { margin: 0; background: #f3f4f6; font: 18px/1.45 system-ui, sans-serif; color: #111827; }
 .card {

@@ -421,7 +421,7 @@ test(
     assert.match(run.stderr, `trailer: failure report: ${reportPath}`);
     const report = readFileSync(reportPath, 'utf8');
     assert.match(report, /^# smoke: FAIL \(1\/3 failed\)\n/, 'the smoke wrote it; the trailer added to it');
-    assert.match(report, '- Checks: database = disconnected');
+    assert.match(report, '- Checks: `database = disconnected`');
     assert.match(report, '### backend: running, healthy (its probe failed)');
     assert.match(report, '"reason":"getaddrinfo ENOTFOUND database"');
     assert.match(report, '- exit 0: (nothing printed)');

@@ -38,7 +38,8 @@ process.exit(scores.every(([, s]) => s.percent >= TARGET) ? 0 : 1);
 function row({ module, tests }: MutationModule, s: Score): string {
   const met = s.percent >= TARGET ? 'yes' : '**no**';
   const files = tests.map((t) => `\`${t}\``).join(', ');
-  return `| \`${module}\` | ${files} | ${s.valid} | ${s.killed} | ${s.timedOut} | ${s.survived} | ${s.percent.toFixed(1)}% | ${met} |`;
+  const cells = [`\`${module}\``, files, s.valid, s.killed, s.timedOut, s.survived, `${s.percent.toFixed(1)}%`, met];
+  return `| ${cells.join(' | ')} |`;
 }
 
 function strykerVersion(): string {
