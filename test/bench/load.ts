@@ -3,6 +3,8 @@ import autocannon from 'autocannon';
 
 export interface LoadResult {
   rps: number;
+  /** Responses received in the whole run. */
+  requests: number;
   p99: number;
   errors: number;
   non2xx: number;
@@ -15,6 +17,7 @@ export async function load(
   const result = await autocannon({ url, duration: seconds, connections, pipelining: 1 });
   return {
     rps: result.requests.average,
+    requests: result.requests.total,
     p99: result.latency.p99,
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,

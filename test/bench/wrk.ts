@@ -28,6 +28,7 @@ export async function wrk(
   const r = JSON.parse(last) as WrkReport;
   return {
     rps: r.requests / (r.durationUs / 1e6),
+    requests: r.requests,
     p99: Math.round(r.p99Us / 100) / 10,
     errors: r.errors,
     non2xx: r.non2xx,
