@@ -266,10 +266,14 @@ test('an unknown route: 404 in JSON, logged at info; passing probes only at debu
   assert.is(res.status, 404);
   assert.equal(await res.json(), { error: 'no route for GET /nope' });
   await app.request('/api/ready');
+  await app.request('/api/ready/database?verbose');
+  await app.request('/api/ready/nope');
   const levels = lines.map((l) => [l.level, l.req?.url, l.res?.statusCode]);
   assert.equal(levels, [
     [30, '/nope', 404],
     [20, '/api/ready', 200],
+    [20, '/api/ready/database', 200],
+    [30, '/api/ready/nope', 404],
   ]);
 });
 

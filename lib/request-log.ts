@@ -19,7 +19,8 @@ export function logRequests<T extends Hono<any, any, any>>(
   function logged(request: Request, env: unknown, response: Response, started: number): Response {
     const path = pathOf(request, env);
     const status = wireStatus(request, env, response);
-    const probe = PROBE_PATHS.has(path);
+    // A per-check readiness probe (/api/ready/<check>) is a probe too.
+    const probe = PROBE_PATHS.has(path) || path.startsWith('/api/ready/');
     // Orchestrators probe every few seconds: a passing probe is noise, a failing one is news.
     const level = (probe && status < 400) || quiet.has(path) ? 'debug' : status >= 500 && !probe ? 'error' : 'info';
     if (log.isLevelEnabled(level)) {

@@ -39,6 +39,17 @@ test('PORT=70000', async () => {
   );
 });
 
+test('a RELEASE_ID that cannot be reported as it is (a space, 200 characters): one line, exit 1', async () => {
+  await expectConfigError(
+    { NODE_ENV: 'local', RELEASE_ID: 'v1 beta' },
+    /^device: RELEASE_ID="v1 beta" is not valid: use letters, digits and \. _ \+ - only/,
+  );
+  await expectConfigError(
+    { NODE_ENV: 'local', RELEASE_ID: 'r'.repeat(200) },
+    /^device: RELEASE_ID="r{40}…" is not valid: it is 200 characters long, at most 128$/,
+  );
+});
+
 test('BACKEND_URL that is not an http(s) URL', async () => {
   await expectConfigError(
     { NODE_ENV: 'local', BACKEND_URL: 'ftp://backend' },
