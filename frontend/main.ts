@@ -10,9 +10,15 @@ import { redactUrl } from '../lib/redact-url.ts';
 runMain(
   'frontend',
   async function main() {
-    const { port, host, backendUrl, deviceUrl, timeoutMs } = readConfig(process.env);
+    const { port, host, backendUrl, deviceUrl, timeoutMs, backendReadToken } = readConfig(process.env);
     const tls = readTlsFiles(process.env);
-    const app = createApp({ backendUrl, deviceUrl, timeoutMs, log: (line) => console.log(line) });
+    const app = createApp({
+      backendUrl,
+      deviceUrl,
+      timeoutMs,
+      ...(backendReadToken ? { backendReadToken } : {}),
+      log: (line) => console.log(line),
+    });
     const server = await startServer({ fetch: app.fetch, port, host, tls });
     const { port: actual } = server.address() as { port: number };
     console.log(
