@@ -29,10 +29,13 @@ export interface BackendDeps {
    * none (or unset) there: every such request gets 401. Local mode leaves them open.
    */
   readTokens?: readonly string[];
+  /** Local mode: GET /metrics on this port too; elsewhere only on the management port (lib/management-app.ts). */
+  metricsOnMainPort?: boolean;
 }
 
 export function createApp(deps: BackendDeps): Hono {
   const { readiness, environment, log, databaseName, devices, store, metrics, readTokens = [] } = deps;
+  const { metricsOnMainPort = true } = deps;
   // The health routes' app is the service's app: every other route is added to it.
   const app = createHealthRoutes({
     readiness,
@@ -48,5 +51,6 @@ export function createApp(deps: BackendDeps): Hono {
   // The device hub logs what matters about device sockets (connected, refused: once a minute per address, closed
   // and why); thousands of refused upgrades must not each cost an info line. The readings routes sum their 503s:
   // a client polling them while the database is away must not cost an error line per request.
-  return serveMetrics(logRequests(app, log, { quietPaths: [DEVICE_SOCKET_PATH, ...READINGS_PATHS] }), metrics);
+  const logged = logRequests(app, log, { quietPaths: [DEVICE_SOCKET_PATH, ...READINGS_PATHS] });
+  return serveMetrics(logged, metrics, { onThisPort: metricsOnMainPort });
 }

@@ -17,13 +17,15 @@ import { DEVICE_MAX_PAYLOAD } from '../lib/device-protocol.ts';
 import { redactUrl } from '../lib/redact-url.ts';
 import { databaseName } from './mongo-uri.ts';
 import { createMetrics } from '../lib/metrics.ts';
-import { readMetricsEnabled } from '../lib/metrics-setting.ts';
+import { readMetricsEnabled, readMetricsPort } from '../lib/metrics-setting.ts';
+import { createManagementApp } from '../lib/management-app.ts';
 import { createBackendMetrics } from './backend-metrics.ts';
 
 runMain('backend', async function main() {
   const config = readConfig(process.env);
   const metricsOn = readMetricsEnabled(process.env);
   const tls = readTlsFiles(process.env);
+  const metricsPort = metricsOn ? readMetricsPort(process.env, config.environment) : undefined;
   const { environment, port, host, deviceToken, deviceTokens } = config;
   const uri = config.mongodbUri;
   const log = createLogger({ name: 'backend', environment, level: config.logLevel });
@@ -76,6 +78,7 @@ runMain('backend', async function main() {
     devices,
     store,
     metrics: registry,
+    metricsOnMainPort: environment === 'local',
     ...(config.readTokens ? { readTokens: config.readTokens } : {}),
   });
   if (!config.readTokens && environment !== 'local') {
@@ -88,10 +91,20 @@ runMain('backend', async function main() {
   // A frame over 64 KiB closes its socket with 1009 (message too big) before it is buffered whole.
   const websocket = new WebSocketServer({ noServer: true, maxPayload: DEVICE_MAX_PAYLOAD });
   const server = await startServer({ fetch: app.fetch, port, host, websocket, tls });
+  const management =
+    registry && metricsPort !== undefined
+      ? await startServer({
+          fetch: createManagementApp(registry).fetch,
+          port: metricsPort,
+          host,
+          portSetting: 'METRICS_PORT',
+        })
+      : undefined;
   const address = server.address();
   log.info(
     {
       port: typeof address === 'object' && address ? address.port : port,
+      ...(management ? { metricsPort: (management.address() as { port: number }).port } : {}),
       host: host ?? 'all interfaces',
       scheme: tls ? 'https' : 'http',
       database: redactUrl(uri),
@@ -107,6 +120,7 @@ runMain('backend', async function main() {
       { name: 'device sockets', run: () => devices.closeAll() },
       { name: 'readings indexes', run: () => indexes.stop() },
       { name: 'http server', run: () => closeHttpServer(server) },
+      ...(management ? [{ name: 'management server', run: () => closeHttpServer(management) }] : []),
       { name: 'database', run: () => database.close() },
     ],
   });

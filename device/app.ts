@@ -22,9 +22,12 @@ interface DeviceDeps {
   readings: { stats(): ReadingStats };
   /** Serves GET /metrics from it and times every request; unset (METRICS=off): no /metrics. */
   metrics?: Registry;
+  /** Local mode: GET /metrics on this port too; elsewhere only on the management port (lib/management-app.ts). */
+  metricsOnMainPort?: boolean;
 }
 
-export function createApp({ readiness, environment, log, readings, metrics }: DeviceDeps): Hono {
+export function createApp(deps: DeviceDeps): Hono {
+  const { readiness, environment, log, readings, metrics, metricsOnMainPort = true } = deps;
   // The health routes' app is the service's app: every other route is added to it.
   const app = createHealthRoutes({
     readiness,
@@ -32,7 +35,7 @@ export function createApp({ readiness, environment, log, readings, metrics }: De
     details: () => ({ readings: readings.stats() }),
   });
   answerErrorsInJson(app, log);
-  return serveMetrics(logRequests(app, log), metrics);
+  return serveMetrics(logRequests(app, log), metrics, { onThisPort: metricsOnMainPort });
 }
 
 /**

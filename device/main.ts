@@ -18,13 +18,15 @@ import { createEmulator, EMULATOR_PATH } from './emulator.ts';
 import { deviceIdentity } from './device-identity.ts';
 import { redactUrl } from '../lib/redact-url.ts';
 import { createMetrics } from '../lib/metrics.ts';
-import { readMetricsEnabled } from '../lib/metrics-setting.ts';
+import { readMetricsEnabled, readMetricsPort } from '../lib/metrics-setting.ts';
+import { createManagementApp } from '../lib/management-app.ts';
 import { createDeviceMetrics } from './device-metrics.ts';
 
 runMain('device', async function main() {
   const config = readConfig(process.env);
   const metricsOn = readMetricsEnabled(process.env);
   const tls = readTlsFiles(process.env);
+  const metricsPort = metricsOn ? readMetricsPort(process.env, config.environment) : undefined;
   const log = createLogger({ name: 'device', environment: config.environment, level: config.logLevel });
 
   // The spool first: an unwritable DEVICE_SPOOL_DIR is a one-line exit like a bad setting. It holds what earlier
@@ -44,9 +46,25 @@ runMain('device', async function main() {
 
   const registry = metricsOn ? createMetrics({ readiness }).registry : undefined;
   const meters = registry && createDeviceMetrics({ registry, stats: () => spool.stats() });
-  const app = createApp({ readiness, environment: config.environment, log, readings: spool, metrics: registry });
+  const app = createApp({
+    readiness,
+    environment: config.environment,
+    log,
+    readings: spool,
+    metrics: registry,
+    metricsOnMainPort: config.environment === 'local',
+  });
   // Then listen: a port in use is a one-line exit before any device or socket is touched.
   const server = await startServer({ fetch: app.fetch, port: config.port, host: config.host, tls });
+  const management =
+    registry && metricsPort !== undefined
+      ? await startServer({
+          fetch: createManagementApp(registry).fetch,
+          port: metricsPort,
+          host: config.host,
+          portSetting: 'METRICS_PORT',
+        })
+      : undefined;
 
   const backend = createBackendLink({
     url: config.socketUrl,
@@ -91,6 +109,7 @@ runMain('device', async function main() {
   log.info(
     {
       port: typeof address === 'object' && address ? address.port : config.port,
+      ...(management ? { metricsPort: (management.address() as { port: number }).port } : {}),
       host: config.host ?? 'all interfaces',
       scheme: tls ? 'https' : 'http',
       serial: emulator ? 'emulator' : path,
@@ -109,6 +128,7 @@ runMain('device', async function main() {
     delayMs: config.shutdownDelayMs,
     steps: [
       { name: 'http server', run: () => closeHttpServer(server) },
+      ...(management ? [{ name: 'management server', run: () => closeHttpServer(management) }] : []),
       {
         name: 'serial port',
         run: async () => {

@@ -35,9 +35,12 @@ export interface ServeOptions {
   websocket?: WebSocketServer;
   /** From readTlsFiles: serve HTTPS (and `wss://`) instead of plain HTTP. */
   tls?: TlsFiles;
+  /** The setting that chose the port, named when it is in use (default PORT). */
+  portSetting?: string;
 }
 
-export async function startServer({ fetch, port, host, websocket, tls }: ServeOptions): Promise<Server> {
+export async function startServer(options: ServeOptions): Promise<Server> {
+  const { fetch, port, host, websocket, tls, portSetting = 'PORT' } = options;
   const hosts = host ? [host] : ['::', '0.0.0.0']; // `::` is dual-stack on Linux; 0.0.0.0 where IPv6 is off
   let lastError: NodeJS.ErrnoException | undefined;
   for (const hostname of hosts) {
@@ -50,7 +53,9 @@ export async function startServer({ fetch, port, host, websocket, tls }: ServeOp
   }
   const where = `${host ?? 'all interfaces'} port ${port}`;
   if (lastError?.code === 'EADDRINUSE')
-    throw new ConfigError(`${where} is already in use: stop the other process or set PORT`, { cause: lastError });
+    throw new ConfigError(`${where} is already in use: stop the other process or set ${portSetting}`, {
+      cause: lastError,
+    });
   if (lastError?.code === 'EACCES')
     throw new ConfigError(`no permission to listen on ${where}: use a port above 1023`, { cause: lastError });
   throw new ConfigError(`cannot listen on ${where}: ${lastError?.message}`, { cause: lastError });

@@ -58,7 +58,7 @@ test('promtool check config accepts the compose scrape configuration', () => {
     scrape_configs: { job_name: string; metrics_path: string; static_configs: { targets: string[] }[] }[];
   };
   const targets = Object.fromEntries(config.scrape_configs.map((s) => [s.job_name, s.static_configs[0]!.targets]));
-  assert.equal(targets, { backend: ['backend:3001'], device: ['device:3003'] });
+  assert.equal(targets, { backend: ['backend:9464'], device: ['device:3003'] });
 });
 
 test.after(() => scratch.remove());

@@ -26,6 +26,8 @@ export const READ_AUTH = { Authorization: `Bearer ${TEST_READ_TOKEN}` };
 export interface Service extends Spawned {
   url: string;
   port: number;
+  /** The management port's base URL (`METRICS_PORT`, where /metrics is served outside local mode). */
+  metricsUrl: string;
 }
 
 export interface ServiceOptions {
@@ -41,12 +43,15 @@ export interface ServiceOptions {
 /** `entry` is relative to the repository root, e.g. `backend/main.ts`. */
 export async function spawnService(entry: string, options: ServiceOptions = {}): Promise<Service> {
   const port = options.port ?? (await freePort());
+  // A free management port of its own unless the test names one: the default, 9464, is the same for every service.
+  const metricsPort = options.env?.METRICS_PORT ?? String(await freePort());
   const env: Record<string, string | undefined> = {
     ...process.env,
     NODE_ENV: 'production',
     LOG_LEVEL: 'info',
     HOST: '127.0.0.1',
     PORT: String(port),
+    METRICS_PORT: metricsPort,
     DEVICE_TOKEN: TEST_DEVICE_TOKEN,
     READ_TOKENS: TEST_READ_TOKEN,
     BACKEND_READ_TOKEN: TEST_READ_TOKEN,
@@ -62,7 +67,7 @@ export async function spawnService(entry: string, options: ServiceOptions = {}):
   const proc = spawnProcess(process.execPath, ['--import', 'tsx', entry], { cwd: root, env: env as NodeJS.ProcessEnv });
   if (spool) void proc.exited.then(() => rmSync(spool, { recursive: true, force: true }));
   const url = `${options.ca ? 'https' : 'http'}://127.0.0.1:${port}`;
-  const service: Service = Object.assign(proc, { url, port });
+  const service: Service = Object.assign(proc, { url, port, metricsUrl: `http://127.0.0.1:${metricsPort}` });
   if (options.waitPath !== false) {
     const path = options.waitPath ?? '/api/health';
     try {
