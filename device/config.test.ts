@@ -16,6 +16,7 @@ test('local mode needs nothing and uses the documented defaults', () => {
     baudRate: 9600,
     deviceId: hostname(),
     deviceToken: undefined,
+    backendCa: undefined,
     shutdownDelayMs: 0,
     spoolDir: join(process.cwd(), 'spool'),
     spoolMaxBytes: 64 * 1024 * 1024,
@@ -95,6 +96,32 @@ test('a DEVICE_ID over 256 characters, which the backend would refuse, is a one-
   assert.is(
     configError(() => readConfig({ NODE_ENV: 'local', DEVICE_ID: 'd'.repeat(257) })),
     'DEVICE_ID is not valid: 257 characters, the backend accepts at most 256',
+  );
+});
+
+test('a token over plain http:// to a public host is refused in one line naming DEVICE_ALLOW_PLAINTEXT', () => {
+  const env = { NODE_ENV: 'local', DEVICE_TOKEN: '0123456789abcdef0123', BACKEND_URL: 'http://203.0.113.9:8443' };
+  const text = configError(() => readConfig(env));
+  assert.ok(text.startsWith('BACKEND_URL is plain http:// to 203.0.113.9, a public address'), text);
+  assert.ok(text.includes('DEVICE_ALLOW_PLAINTEXT=1'), text);
+  assert.not.ok(text.includes('0123456789abcdef0123'), 'never the token');
+  assert.is(readConfig({ ...env, DEVICE_ALLOW_PLAINTEXT: '1' }).socketUrl, 'ws://203.0.113.9:8443/api/device/socket');
+  assert.is(readConfig({ ...env, BACKEND_URL: 'https://203.0.113.9:8443' }).socketUrl.slice(0, 6), 'wss://');
+  assert.is(
+    configError(() => readConfig({ ...env, DEVICE_ALLOW_PLAINTEXT: 'yes' })),
+    'DEVICE_ALLOW_PLAINTEXT=yes is not valid: expected 1 or 0',
+  );
+});
+
+test('BACKEND_CA_FILE: an unreadable file or one without a certificate names the setting', () => {
+  const env = { NODE_ENV: 'local' };
+  assert.is(
+    configError(() => readConfig({ ...env, BACKEND_CA_FILE: '/no/such/ca.pem' })),
+    'BACKEND_CA_FILE names a file that cannot be read: ENOENT',
+  );
+  assert.is(
+    configError(() => readConfig({ ...env, BACKEND_CA_FILE: '/etc/hostname' })),
+    'BACKEND_CA_FILE holds no PEM certificate: expected -----BEGIN CERTIFICATE-----',
   );
 });
 

@@ -70,6 +70,7 @@ runMain('device', async function main() {
     url: config.socketUrl,
     deviceId: config.deviceId,
     token: config.deviceToken,
+    ...(config.backendCa ? { ca: config.backendCa } : {}),
     spool,
     log,
     onState: (state) => {

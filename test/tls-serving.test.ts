@@ -1,14 +1,16 @@
 // The services over real TLS (docs/access.md): HTTPS with TLS 1.2 or later from TLS_CERT_FILE + TLS_KEY_FILE, the
-// device socket as wss://, and the start-up errors of a half-set pair.
+// device socket as wss:// (the device verifying the backend with BACKEND_CA_FILE, refusing a CA it does not trust,
+// and refusing plain http:// to a public address), and the start-up errors of a half-set pair.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { request as httpRequest } from 'node:http';
 import { createTestCa } from './support/test-ca.ts';
 import { httpsGet } from './support/https-get.ts';
-import { spawnService, type Service } from './support/spawn-service.ts';
+import { spawnService, TEST_DEVICE_TOKEN, type Service } from './support/spawn-service.ts';
 import { stopAll } from './support/spawn-process.ts';
 import { expectRefusal } from './support/refused-start.ts';
 import { upgrade } from './support/device-socket.ts';
+import { waitFor } from './support/deadline.ts';
 
 const ca = createTestCa();
 const stranger = createTestCa('a CA nobody trusts');
@@ -85,6 +87,59 @@ frontend('GET / answers 200 over TLS and the start-up line says HTTPS', async ()
   );
 });
 frontend.run();
+
+const device = suite<{ backend?: Service }>('the device over wss://');
+device.before(async (context) => {
+  context.backend = await spawnService('backend/main.ts', { env: tlsEnv, ca: ca.ca });
+});
+device.after(stopAll);
+
+const readiness = async (service: Service) => (await (await fetch(`${service.url}/api/ready`)).json()).checks;
+
+device('with BACKEND_CA_FILE it verifies the backend and connects; the backend hears it', async ({ backend }) => {
+  const service = await spawnService('device/main.ts', {
+    env: { NODE_ENV: 'local', BACKEND_URL: backend!.url, BACKEND_CA_FILE: ca.caFile, DEVICE_ID: 'tls-device' },
+  });
+  await waitFor(async () => (await readiness(service)).backend === 'connected', {
+    timeout: 15_000,
+    what: 'device connected over wss://',
+  });
+  await waitFor(() => backend!.lines.some((line) => line.includes('tls-device')), {
+    what: 'the backend naming the device',
+  });
+  await service.stop();
+});
+
+device('a certificate from a CA it does not trust: never connects, says why, sends no token', async ({ backend }) => {
+  const seenBefore = backend!.lines.length;
+  const service = await spawnService('device/main.ts', {
+    env: { NODE_ENV: 'local', BACKEND_URL: backend!.url, BACKEND_CA_FILE: stranger.caFile, DEVICE_ID: 'untrusting' },
+  });
+  await waitFor(() => service.lines.some((line) => /unable to verify|self.signed|certificate/i.test(line)), {
+    timeout: 15_000,
+    what: 'a certificate error in the device log',
+  });
+  assert.is((await readiness(service)).backend, 'disconnected');
+  const since = backend!.lines.slice(seenBefore);
+  assert.not.ok(
+    since.some((line) => line.includes('untrusting')),
+    'the backend never heard the device',
+  );
+  await service.stop();
+});
+
+device('a token over plain http:// to a public address: a one-line refusal naming DEVICE_ALLOW_PLAINTEXT', async () => {
+  for (const url of ['http://203.0.113.9:8443', 'http://backend.example.com', 'http://[2001:db8::1]:3001']) {
+    const { line } = await expectRefusal(
+      'device/main.ts',
+      { env: { NODE_ENV: 'production', SERIAL_PATH: '/dev/null', BACKEND_URL: url } },
+      'device: BACKEND_URL is plain http:// to ',
+    );
+    assert.ok(line.includes('DEVICE_ALLOW_PLAINTEXT=1'), line);
+    assert.not.ok(line.includes(TEST_DEVICE_TOKEN), 'never the token');
+  }
+});
+device.run();
 
 const refusals = suite('half a TLS setting');
 refusals.after(async () => {
