@@ -107,7 +107,7 @@ test('route labels are route patterns or (unmatched), never a raw path; /metrics
   assert.not.ok(routes.has('/metrics'));
 });
 
-test('outside local mode /metrics is on METRICS_PORT only: 404 on the public port, nothing else on its own', async () => {
+test('outside local mode /metrics is on METRICS_PORT only: 404 on the public port, only it on its own', async () => {
   stack = await startDeviceStack();
   for (const service of [stack.backend(), stack.device]) {
     const onPublic = await scrape(service.url);
