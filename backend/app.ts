@@ -11,6 +11,7 @@ import type { Logger } from '../lib/logger.ts';
 import type { DeviceHub } from './device-hub.ts';
 import type { ReadingStore } from './reading-store.ts';
 import { createReadingsRoutes, READINGS_PATHS } from './readings-routes.ts';
+import { createReadGate } from './read-gate.ts';
 
 export interface BackendDeps {
   readiness: Readiness;
@@ -25,18 +26,18 @@ export interface BackendDeps {
   store?: Pick<ReadingStore, 'readings' | 'devices'>;
   /** Serves GET /metrics from it and times every request; unset (METRICS=off): no /metrics. */
   metrics?: Registry;
+  /**
+   * READ_TOKENS: outside local mode GET /api/readings and /api/devices answer only a request bearing one of them;
+   * none (or unset) there: every such request gets 401. Local mode leaves them open.
+   */
+  readTokens?: readonly string[];
+  /** Local mode: GET /metrics on this port too; elsewhere only on the management port (lib/management-app.ts). */
+  metricsOnMainPort?: boolean;
 }
 
-export function createApp({
-  readiness,
-  environment,
-  version,
-  log,
-  databaseName,
-  devices,
-  store,
-  metrics,
-}: BackendDeps): Hono {
+export function createApp(deps: BackendDeps): Hono {
+  const { readiness, environment, version, log, databaseName, devices, store, metrics, readTokens = [] } = deps;
+  const { metricsOnMainPort = true } = deps;
   // The health routes' app is the service's app: every other route is added to it.
   const app = createHealthRoutes({
     readiness,
@@ -46,11 +47,13 @@ export function createApp({
   });
   if (devices) {
     app.get(DEVICE_SOCKET_PATH, devices.gate, devices.upgrade);
-    if (store) app.route('/', createReadingsRoutes({ store, log }));
+    const gate = environment === 'local' ? undefined : createReadGate(readTokens);
+    if (store) app.route('/', createReadingsRoutes({ store, log, ...(gate ? { gate } : {}) }));
   }
   answerErrorsInJson(app, log);
   // The device hub logs what matters about device sockets (connected, refused: once a minute per address, closed
   // and why); thousands of refused upgrades must not each cost an info line. The readings routes sum their 503s:
   // a client polling them while the database is away must not cost an error line per request.
-  return serveMetrics(logRequests(app, log, { quietPaths: [DEVICE_SOCKET_PATH, ...READINGS_PATHS] }), metrics);
+  const logged = logRequests(app, log, { quietPaths: [DEVICE_SOCKET_PATH, ...READINGS_PATHS] });
+  return serveMetrics(logged, metrics, { onThisPort: metricsOnMainPort });
 }

@@ -14,6 +14,7 @@ test('defaults: port 3001, every interface, production, a local database, no dev
     deviceTokens: undefined,
     deviceSocketsMax: 1000,
     shutdownDelayMs: 0,
+    readTokens: undefined,
   });
 });
 
@@ -29,6 +30,7 @@ test('reads every setting', () => {
       DEVICE_TOKENS: 'dev-1:0123456789abcdef-one',
       DEVICE_SOCKETS_MAX: '5',
       SHUTDOWN_DELAY_MS: '2500',
+      READ_TOKENS: 'read-token-one-0123456789, read-token-two-0123456789',
     }),
     {
       port: 4001,
@@ -40,6 +42,7 @@ test('reads every setting', () => {
       deviceTokens: new Map([['dev-1', '0123456789abcdef-one']]),
       deviceSocketsMax: 5,
       shutdownDelayMs: 2500,
+      readTokens: ['read-token-one-0123456789', 'read-token-two-0123456789'],
     },
   );
 });
@@ -98,6 +101,21 @@ test('a MONGODB_URI the driver refuses is a one-line ConfigError in its words, w
     assert.match(message, expected, uri);
     assert.not.match(message, /hunter2|secret/, uri);
   }
+});
+
+test('DEVICE_TOKEN_FILE and MONGODB_URI_FILE: the secrets from mounted files', () => {
+  const files: Record<string, string> = {
+    '/run/secrets/device-token': 'Zq7Wk0aB3xY9-device-token\n',
+    '/run/secrets/mongodb-uri': 'mongodb://app:s3cret@db:27017/shop\n',
+  };
+  const config = readConfig(
+    { DEVICE_TOKEN_FILE: '/run/secrets/device-token', MONGODB_URI_FILE: '/run/secrets/mongodb-uri' },
+    (path) => files[path]!,
+  );
+  assert.is(config.deviceToken, 'Zq7Wk0aB3xY9-device-token');
+  assert.is(config.mongodbUri, 'mongodb://app:s3cret@db:27017/shop');
+  const short = configError(() => readConfig({ DEVICE_TOKEN_FILE: '/t' }, () => 'short-token\n'));
+  assert.match(short, /^DEVICE_TOKEN_FILE is too short \(11 characters\)/);
 });
 
 test.run();

@@ -4,6 +4,7 @@ import { WebSocketServer } from 'ws';
 import { createReadiness } from '../lib/readiness.ts';
 import { createLogger } from '../lib/logger.ts';
 import { startServer } from '../lib/serve.ts';
+import { readTlsFiles } from '../lib/tls-setting.ts';
 import { closeHttpServer, installGracefulShutdown } from '../lib/shutdown.ts';
 import { runMain } from '../lib/run-main.ts';
 import { logReadinessChanges } from '../lib/readiness-log.ts';
@@ -17,7 +18,8 @@ import { DEVICE_MAX_PAYLOAD } from '../lib/device-protocol.ts';
 import { redactUrl } from '../lib/redact-url.ts';
 import { databaseName } from './mongo-uri.ts';
 import { createMetrics } from '../lib/metrics.ts';
-import { readMetricsEnabled } from '../lib/metrics-setting.ts';
+import { readMetricsEnabled, readMetricsPort } from '../lib/metrics-setting.ts';
+import { createManagementApp } from '../lib/management-app.ts';
 import { createBackendMetrics } from './backend-metrics.ts';
 import { checkoutCommit, readReleaseId } from '../lib/release-id.ts';
 
@@ -25,6 +27,8 @@ runMain('backend', async function main() {
   const config = readConfig(process.env);
   const version = readReleaseId(process.env, () => checkoutCommit(fileURLToPath(new URL('.', import.meta.url))));
   const metricsOn = readMetricsEnabled(process.env);
+  const tls = readTlsFiles(process.env);
+  const metricsPort = metricsOn ? readMetricsPort(process.env, config.environment) : undefined;
   const { environment, port, host, deviceToken, deviceTokens } = config;
   const uri = config.mongodbUri;
   const log = createLogger({ name: 'backend', environment, level: config.logLevel });
@@ -78,16 +82,35 @@ runMain('backend', async function main() {
     devices,
     store,
     metrics: registry,
+    metricsOnMainPort: environment === 'local',
+    ...(config.readTokens ? { readTokens: config.readTokens } : {}),
   });
+  if (!config.readTokens && environment !== 'local') {
+    log.warn(
+      'READ_TOKENS is not set: GET /api/readings and /api/devices answer every request with 401; ' +
+        'set READ_TOKENS or READ_TOKENS_FILE on the backend',
+    );
+  }
 
   // A frame over 64 KiB closes its socket with 1009 (message too big) before it is buffered whole.
   const websocket = new WebSocketServer({ noServer: true, maxPayload: DEVICE_MAX_PAYLOAD });
-  const server = await startServer({ fetch: app.fetch, port, host, websocket });
+  const server = await startServer({ fetch: app.fetch, port, host, websocket, tls });
+  const management =
+    registry && metricsPort !== undefined
+      ? await startServer({
+          fetch: createManagementApp(registry).fetch,
+          port: metricsPort,
+          host,
+          portSetting: 'METRICS_PORT',
+        })
+      : undefined;
   const address = server.address();
   log.info(
     {
       port: typeof address === 'object' && address ? address.port : port,
+      ...(management ? { metricsPort: (management.address() as { port: number }).port } : {}),
       host: host ?? 'all interfaces',
+      scheme: tls ? 'https' : 'http',
       database: redactUrl(uri),
       version,
     },
@@ -102,6 +125,7 @@ runMain('backend', async function main() {
       { name: 'device sockets', run: () => devices.closeAll() },
       { name: 'readings indexes', run: () => indexes.stop() },
       { name: 'http server', run: () => closeHttpServer(server) },
+      ...(management ? [{ name: 'management server', run: () => closeHttpServer(management) }] : []),
       { name: 'database', run: () => database.close() },
     ],
   });

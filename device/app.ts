@@ -24,9 +24,12 @@ interface DeviceDeps {
   readings: { stats(): ReadingStats };
   /** Serves GET /metrics from it and times every request; unset (METRICS=off): no /metrics. */
   metrics?: Registry;
+  /** Local mode: GET /metrics on this port too; elsewhere only on the management port (lib/management-app.ts). */
+  metricsOnMainPort?: boolean;
 }
 
-export function createApp({ readiness, environment, version, log, readings, metrics }: DeviceDeps): Hono {
+export function createApp(deps: DeviceDeps): Hono {
+  const { readiness, environment, version, log, readings, metrics, metricsOnMainPort = true } = deps;
   // The health routes' app is the service's app: every other route is added to it.
   const app = createHealthRoutes({
     readiness,
@@ -35,7 +38,7 @@ export function createApp({ readiness, environment, version, log, readings, metr
     details: () => ({ readings: readings.stats() }),
   });
   answerErrorsInJson(app, log);
-  return serveMetrics(logRequests(app, log), metrics);
+  return serveMetrics(logRequests(app, log), metrics, { onThisPort: metricsOnMainPort });
 }
 
 /**

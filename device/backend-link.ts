@@ -1,5 +1,6 @@
 // The device's socket to the backend: sends the spool's readings in frames, forgets acked ones, heals itself, and
 // reports its state.
+import { rootCertificates } from 'node:tls';
 import WebSocket from 'ws';
 import {
   CLOSE_TRY_AGAIN_LATER,
@@ -23,6 +24,8 @@ export interface BackendLinkOptions {
   deviceId: string;
   /** DEVICE_TOKEN, sent as `Authorization: Bearer <token>` on the upgrade. */
   token?: string;
+  /** BACKEND_CA_FILE's PEM: trusted for a wss:// backend besides Node's own CA store. */
+  ca?: string;
   /** What is unacknowledged, in order; `spool.session` is the session `hello` names. */
   spool: ReadingSpool;
   /** `unauthorized`: the backend answered the upgrade with 401 (no token, or not its token). */
@@ -71,6 +74,8 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
     backoff = createBackoff({ initialMs: 100, maxMs: 2000 }),
   } = options;
   const headers = token ? { Authorization: `Bearer ${token}` } : {};
+  // `ca` replaces Node's store, so the private CA is added to it; the certificate is always verified.
+  const trust = options.ca ? { ca: [...rootCertificates, options.ca] } : {};
   const { pingIntervalMs = 1000, silenceLimitMs = 2500, handshakeTimeoutMs = 2000 } = options;
   const { maxPayload = DEVICE_MAX_PAYLOAD, inFlightMax = DEVICE_UNACKED_IN_FLIGHT } = options;
   let socket: WebSocket | undefined;
@@ -135,7 +140,12 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
   function connect() {
     retryTimer = undefined;
     if (closing) return;
-    const ws = new WebSocket(url, { handshakeTimeout: handshakeTimeoutMs, perMessageDeflate: false, headers });
+    const ws = new WebSocket(url, {
+      handshakeTimeout: handshakeTimeoutMs,
+      perMessageDeflate: false,
+      headers,
+      ...trust,
+    });
     socket = ws;
     let opened = false;
     let refusedWith: number | undefined;

@@ -17,6 +17,7 @@ test('local mode needs nothing and uses the documented defaults', () => {
     baudRate: 9600,
     deviceId: hostname(),
     deviceToken: undefined,
+    backendCa: undefined,
     shutdownDelayMs: 0,
     spoolDir: join(process.cwd(), 'spool'),
     spoolMaxBytes: 64 * 1024 * 1024,
@@ -117,6 +118,32 @@ test('BACKEND_URL behind a path prefix keeps it for the socket, as the frontend 
   assert.is(socket('https://gw.example/backend/'), 'wss://gw.example/backend/api/device/socket');
   assert.is(socket('https://gw.example/backend'), 'wss://gw.example/backend/api/device/socket');
   assert.is(socket('http://10.0.0.2:3001'), 'ws://10.0.0.2:3001/api/device/socket');
+});
+
+test('a token over plain http:// to a public host is refused in one line naming DEVICE_ALLOW_PLAINTEXT', () => {
+  const env = { NODE_ENV: 'local', DEVICE_TOKEN: '0123456789abcdef0123', BACKEND_URL: 'http://203.0.113.9:8443' };
+  const text = configError(() => readConfig(env));
+  assert.ok(text.startsWith('BACKEND_URL is plain http:// to 203.0.113.9, a public address'), text);
+  assert.ok(text.includes('DEVICE_ALLOW_PLAINTEXT=1'), text);
+  assert.not.ok(text.includes('0123456789abcdef0123'), 'never the token');
+  assert.is(readConfig({ ...env, DEVICE_ALLOW_PLAINTEXT: '1' }).socketUrl, 'ws://203.0.113.9:8443/api/device/socket');
+  assert.is(readConfig({ ...env, BACKEND_URL: 'https://203.0.113.9:8443' }).socketUrl.slice(0, 6), 'wss://');
+  assert.is(
+    configError(() => readConfig({ ...env, DEVICE_ALLOW_PLAINTEXT: 'yes' })),
+    'DEVICE_ALLOW_PLAINTEXT=yes is not valid: expected 1 or 0',
+  );
+});
+
+test('BACKEND_CA_FILE: an unreadable file or one without a certificate names the setting', () => {
+  const env = { NODE_ENV: 'local' };
+  assert.is(
+    configError(() => readConfig({ ...env, BACKEND_CA_FILE: '/no/such/ca.pem' })),
+    'BACKEND_CA_FILE names a file that cannot be read: ENOENT',
+  );
+  assert.is(
+    configError(() => readConfig({ ...env, BACKEND_CA_FILE: '/etc/hostname' })),
+    'BACKEND_CA_FILE holds no PEM certificate: expected -----BEGIN CERTIFICATE-----',
+  );
 });
 
 test.run();

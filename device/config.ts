@@ -1,4 +1,5 @@
 // The device service's settings, read from an environment map; a bad value is a one-line ConfigError.
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { ConfigError } from '../lib/config-error.ts';
@@ -6,6 +7,7 @@ import { readEnvironment, readInteger, readPort, readString, readUrl } from '../
 import { DEVICE_ID_MAX_LENGTH, DEVICE_ID_RULE, DEVICE_SOCKET_PATH, isDeviceId } from '../lib/device-protocol.ts';
 import { websocketUrl } from '../lib/endpoint-url.ts';
 import { readDeviceToken } from '../lib/device-token.ts';
+import { plaintextRefusal } from './plaintext-guard.ts';
 
 interface DeviceConfig {
   port: number;
@@ -20,6 +22,8 @@ interface DeviceConfig {
   deviceId: string;
   /** DEVICE_TOKEN, sent as `Authorization: Bearer …` on the upgrade; unset only against a local-mode backend. */
   deviceToken: string | undefined;
+  /** BACKEND_CA_FILE's PEM text: a private CA trusted for the backend's certificate besides Node's own store. */
+  backendCa: string | undefined;
   shutdownDelayMs: number;
   /** DEVICE_SPOOL_DIR, absolute: where unacknowledged readings are kept across restarts. */
   spoolDir: string;
@@ -41,6 +45,12 @@ export function readConfig(env: Record<string, string | undefined>, cwd = proces
         'or set NODE_ENV=local to use the emulator',
     );
   }
+  const deviceToken = readDeviceToken(env);
+  const refusal = plaintextRefusal(socketUrl(backendUrl), {
+    hasToken: deviceToken !== undefined,
+    allowed: readFlag(env, 'DEVICE_ALLOW_PLAINTEXT'),
+  });
+  if (refusal) throw new ConfigError(refusal);
   return {
     port: readPort(env, 'PORT', 3003),
     host: readString(env, 'HOST'),
@@ -50,7 +60,8 @@ export function readConfig(env: Record<string, string | undefined>, cwd = proces
     serialPath,
     baudRate: readInteger(env, 'SERIAL_BAUD_RATE', 9600, { min: 50, max: 4_000_000 }),
     deviceId: readDeviceId(env),
-    deviceToken: readDeviceToken(env),
+    deviceToken,
+    backendCa: readCaFile(env),
     shutdownDelayMs: readInteger(env, 'SHUTDOWN_DELAY_MS', 0, { max: 60_000 }),
     spoolDir: resolve(cwd, readString(env, 'DEVICE_SPOOL_DIR', 'spool')),
     spoolMaxBytes: readInteger(env, 'DEVICE_SPOOL_MAX_BYTES', 64 * 1024 * 1024, { min: SPOOL_MIN_BYTES }),
@@ -68,4 +79,29 @@ function readDeviceId(env: Record<string, string | undefined>): string {
   const shown = deviceId.length > DEVICE_ID_MAX_LENGTH ? `${deviceId.length} characters` : JSON.stringify(deviceId);
   const what = set === undefined ? `DEVICE_ID is not set, and the host name ${shown}` : `DEVICE_ID=${shown}`;
   throw new ConfigError(`${what} is not valid: expected ${DEVICE_ID_RULE} (the backend refuses any other id)`);
+}
+
+/** `1` or `true` is on; unset, blank, `0` or `false` off; anything else a one-line error. */
+function readFlag(env: Record<string, string | undefined>, name: string): boolean {
+  const raw = readString(env, name)?.toLowerCase();
+  if (raw === undefined || raw === '0' || raw === 'false') return false;
+  if (raw === '1' || raw === 'true') return true;
+  throw new ConfigError(`${name}=${raw} is not valid: expected 1 or 0`);
+}
+
+/** BACKEND_CA_FILE's certificates, checked to be PEM; an error names the setting. */
+function readCaFile(env: Record<string, string | undefined>): string | undefined {
+  const path = readString(env, 'BACKEND_CA_FILE');
+  if (path === undefined) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    throw new ConfigError(`BACKEND_CA_FILE names a file that cannot be read: ${code ?? message}`, { cause: error });
+  }
+  if (!text.includes('-----BEGIN CERTIFICATE-----')) {
+    throw new ConfigError('BACKEND_CA_FILE holds no PEM certificate: expected -----BEGIN CERTIFICATE-----');
+  }
+  return text;
 }

@@ -7,6 +7,7 @@ import { createReadiness } from '../lib/readiness.ts';
 import { logReadinessChanges } from '../lib/readiness-log.ts';
 import { createLogger } from '../lib/logger.ts';
 import { startServer } from '../lib/serve.ts';
+import { readTlsFiles } from '../lib/tls-setting.ts';
 import { closeHttpServer, installGracefulShutdown } from '../lib/shutdown.ts';
 import { runMain } from '../lib/run-main.ts';
 import { createApp, defineDeviceChecks } from './app.ts';
@@ -18,7 +19,8 @@ import { createEmulator, EMULATOR_PATH } from './emulator.ts';
 import { deviceIdentity } from './device-identity.ts';
 import { redactUrl } from '../lib/redact-url.ts';
 import { createMetrics } from '../lib/metrics.ts';
-import { readMetricsEnabled } from '../lib/metrics-setting.ts';
+import { readMetricsEnabled, readMetricsPort } from '../lib/metrics-setting.ts';
+import { createManagementApp } from '../lib/management-app.ts';
 import { createDeviceMetrics } from './device-metrics.ts';
 import { checkoutCommit, readReleaseId } from '../lib/release-id.ts';
 import { createAckStall } from './ack-stall.ts';
@@ -30,6 +32,8 @@ runMain('device', async function main() {
   const config = readConfig(process.env);
   const version = readReleaseId(process.env, () => checkoutCommit(fileURLToPath(new URL('.', import.meta.url))));
   const metricsOn = readMetricsEnabled(process.env);
+  const tls = readTlsFiles(process.env);
+  const metricsPort = metricsOn ? readMetricsPort(process.env, config.environment) : undefined;
   const log = createLogger({ name: 'device', environment: config.environment, level: config.logLevel });
 
   // The spool first: an unwritable DEVICE_SPOOL_DIR is a one-line exit like a bad setting. It holds what earlier
@@ -56,14 +60,25 @@ runMain('device', async function main() {
     log,
     readings: spool,
     metrics: registry,
+    metricsOnMainPort: config.environment === 'local',
   });
   // Then listen: a port in use is a one-line exit before any device or socket is touched.
-  const server = await startServer({ fetch: app.fetch, port: config.port, host: config.host });
+  const server = await startServer({ fetch: app.fetch, port: config.port, host: config.host, tls });
+  const management =
+    registry && metricsPort !== undefined
+      ? await startServer({
+          fetch: createManagementApp(registry).fetch,
+          port: metricsPort,
+          host: config.host,
+          portSetting: 'METRICS_PORT',
+        })
+      : undefined;
 
   const backend = createBackendLink({
     url: config.socketUrl,
     deviceId: config.deviceId,
     token: config.deviceToken,
+    ...(config.backendCa ? { ca: config.backendCa } : {}),
     spool,
     log,
     onState: (state) => {
@@ -114,7 +129,9 @@ runMain('device', async function main() {
   log.info(
     {
       port: typeof address === 'object' && address ? address.port : config.port,
+      ...(management ? { metricsPort: (management.address() as { port: number }).port } : {}),
       host: config.host ?? 'all interfaces',
+      scheme: tls ? 'https' : 'http',
       serial: emulator ? 'emulator' : path,
       baudRate: config.baudRate,
       backend: redactUrl(config.socketUrl),
@@ -132,6 +149,7 @@ runMain('device', async function main() {
     delayMs: config.shutdownDelayMs,
     steps: [
       { name: 'http server', run: () => closeHttpServer(server) },
+      ...(management ? [{ name: 'management server', run: () => closeHttpServer(management) }] : []),
       {
         name: 'serial port',
         run: async () => {

@@ -16,19 +16,21 @@ export interface FrontendDeps {
   deviceUrl?: string;
   /** Per-probe timeout for /status.json. */
   timeoutMs: number;
+  /** BACKEND_READ_TOKEN: the credential the status page reads device data from the backend with. */
+  backendReadToken?: string;
   log: LogLine;
   publicDir?: string;
 }
 
-export function createApp({
-  version,
-  backendUrl,
-  deviceUrl,
-  timeoutMs,
-  log,
-  publicDir = PUBLIC_DIR,
-}: FrontendDeps): Hono {
-  const collector = createStatusCollector({ version, backendUrl, deviceUrl, timeoutMs });
+export function createApp(deps: FrontendDeps): Hono {
+  const { version, backendUrl, deviceUrl, timeoutMs, backendReadToken, log, publicDir = PUBLIC_DIR } = deps;
+  const collector = createStatusCollector({
+    version,
+    backendUrl,
+    deviceUrl,
+    timeoutMs,
+    ...(backendReadToken ? { backendReadToken } : {}),
+  });
   const app = new Hono();
 
   app.use(accessLog(log));

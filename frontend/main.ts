@@ -2,6 +2,7 @@
 import { fileURLToPath } from 'node:url';
 import { runMain } from '../lib/run-main.ts';
 import { startServer } from '../lib/serve.ts';
+import { readTlsFiles } from '../lib/tls-setting.ts';
 import { closeHttpServer, installGracefulShutdown, plainShutdownLog } from '../lib/shutdown.ts';
 import { createApp } from './app.ts';
 import { readConfig } from './config.ts';
@@ -11,13 +12,21 @@ import { checkoutCommit, readReleaseId } from '../lib/release-id.ts';
 runMain(
   'frontend',
   async function main() {
-    const { port, host, backendUrl, deviceUrl, timeoutMs } = readConfig(process.env);
+    const { port, host, backendUrl, deviceUrl, timeoutMs, backendReadToken } = readConfig(process.env);
     const version = readReleaseId(process.env, () => checkoutCommit(fileURLToPath(new URL('.', import.meta.url))));
-    const app = createApp({ version, backendUrl, deviceUrl, timeoutMs, log: (line) => console.log(line) });
-    const server = await startServer({ fetch: app.fetch, port, host });
+    const tls = readTlsFiles(process.env);
+    const app = createApp({
+      version,
+      backendUrl,
+      deviceUrl,
+      timeoutMs,
+      ...(backendReadToken ? { backendReadToken } : {}),
+      log: (line) => console.log(line),
+    });
+    const server = await startServer({ fetch: app.fetch, port, host, tls });
     const { port: actual } = server.address() as { port: number };
     console.log(
-      `frontend listening on ${host ?? 'all interfaces'} port ${actual}; ` +
+      `frontend listening on ${host ?? 'all interfaces'} port ${actual}${tls ? ' over HTTPS' : ''}; ` +
         `backend ${redactUrl(backendUrl)}, ` +
         `device ${deviceUrl ? redactUrl(deviceUrl) : 'not monitored (DEVICE_URL is empty)'}; ` +
         `release ${version}`,

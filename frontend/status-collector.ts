@@ -10,6 +10,8 @@ export interface StatusCollectorOptions {
   /** Undefined: the device service is not monitored. */
   deviceUrl?: string;
   timeoutMs: number;
+  /** BACKEND_READ_TOKEN: shown to the backend's /api/devices and /api/readings (needed outside its local mode). */
+  backendReadToken?: string;
 }
 
 export interface StatusCollector {
@@ -17,12 +19,9 @@ export interface StatusCollector {
   collect(): Promise<StatusDocument>;
 }
 
-export function createStatusCollector({
-  version,
-  backendUrl,
-  deviceUrl,
-  timeoutMs,
-}: StatusCollectorOptions): StatusCollector {
+export function createStatusCollector(options: StatusCollectorOptions): StatusCollector {
+  const { version, backendUrl, deviceUrl, timeoutMs, backendReadToken } = options;
+  const readHeaders: Record<string, string> = backendReadToken ? { Authorization: `Bearer ${backendReadToken}` } : {};
   let running: Promise<StatusDocument> | undefined;
 
   async function collectOnce(): Promise<StatusDocument> {
@@ -30,7 +29,7 @@ export function createStatusCollector({
     const [backend, device, readings] = await Promise.all([
       checkService('backend', backendUrl, timeoutMs),
       deviceUrl === undefined ? null : checkService('device', deviceUrl, timeoutMs),
-      readDevices(backendUrl, timeoutMs),
+      readDevices(backendUrl, timeoutMs, readHeaders),
     ]);
     const healthy = (s: ServiceStatus | null) => s === null || (s.liveness === 'ok' && s.readiness === 'ready');
     return {

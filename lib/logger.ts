@@ -22,7 +22,13 @@ export function createLogger({ name, environment, level = 'info', stream }: Logg
     throw new ConfigError(`LOG_LEVEL=${level} is not valid: expected one of ${[...LEVELS].join(', ')}`);
   }
   // Any `url` field is redacted on its way out (the device's socket lines carry BACKEND_URL's): no line can leak it.
-  const serializers = { url: (url: unknown) => (typeof url === 'string' ? redactUrl(url) : url) };
+  // `req.url` too: a request line may be absolute-form with credentials (`GET http://u:p@x/metrics`).
+  const redact = (url: unknown) => (typeof url === 'string' ? redactUrl(url) : url);
+  const serializers = {
+    url: redact,
+    req: (req: unknown) =>
+      req && typeof req === 'object' && 'url' in req ? { ...req, url: redact((req as { url: unknown }).url) } : req,
+  };
   const options = { name, level: level as LevelWithSilent, base: { pid: process.pid }, serializers };
   if (environment === 'local') {
     // Synchronous in-process pretty printing: no worker thread, nothing lost at exit. LOG_SINGLE_LINE=1 (set

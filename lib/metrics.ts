@@ -76,9 +76,17 @@ export function createMetrics({ readiness, processMetrics = true }: MetricsOptio
   return { registry };
 }
 
-/** Adds GET /metrics to an app and times its requests; without a registry (METRICS=off) the app is left as it is. */
-export function serveMetrics<T extends Hono<any, any, any>>(app: T, registry: Registry | undefined): T {
+/**
+ * Times an app's requests and, when `onThisPort` (local mode), adds GET /metrics to it; outside local mode
+ * /metrics is served by lib/management-app.ts on its own port. Without a registry (METRICS=off) the app is left
+ * as it is.
+ */
+export function serveMetrics<T extends Hono<any, any, any>>(
+  app: T,
+  registry: Registry | undefined,
+  { onThisPort = true } = {},
+): T {
   if (!registry) return app;
-  app.route('/', createMetricsRoutes({ registry }));
+  if (onThisPort) app.route('/', createMetricsRoutes({ registry }));
   return measureRequests(app, registry);
 }

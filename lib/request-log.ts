@@ -1,7 +1,7 @@
 // Logs every HTTP request with `req`, status and response time; successful probes go at debug level.
 import type { Hono } from 'hono';
 import type { Logger } from './logger.ts';
-import { afterFetch, pathOf } from './after-fetch.ts';
+import { afterFetch, pathOf, wireStatus } from './after-fetch.ts';
 
 // /metrics too: a scraper calls it every few seconds.
 const PROBE_PATHS = new Set(['/api/health', '/api/ready', '/metrics']);
@@ -35,20 +35,4 @@ export function logRequests<T extends Hono<any, any, any>>(
     }
     return response;
   }
-}
-
-/**
- * @hono/node-server answers an accepted WebSocket upgrade with an empty 200 placeholder and then completes the
- * handshake itself, so the client gets 101 Switching Protocols: log that. Only a 200 to a request that asked
- * for an upgrade has its body looked at: reading `response.body` turns @hono/node-server's lightweight
- * Response into a full one with a stream, which sends headers and body in two writes and cost the probes more
- * than half their throughput. The raw Node headers are read where there are some, for the same reason.
- */
-function wireStatus(request: Request, env: unknown, response: Response): number {
-  if (response.status !== 200) return response.status;
-  const incoming = (env as { incoming?: { headers?: Record<string, string | string[] | undefined> } } | undefined)
-    ?.incoming;
-  const upgrade = incoming?.headers ? incoming.headers.upgrade : request.headers.get('upgrade');
-  if (typeof upgrade !== 'string' || upgrade.toLowerCase() !== 'websocket') return 200;
-  return response.body === null ? 101 : 200;
 }

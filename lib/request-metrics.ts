@@ -3,7 +3,7 @@ import type { Hono } from 'hono';
 import type { Registry } from 'prom-client';
 import { CountedHistogram, type Observe } from './counted-histogram.ts';
 import { METRICS_PATH } from './metrics-routes.ts';
-import { afterFetch, pathOf } from './after-fetch.ts';
+import { afterFetch, pathOf, wireStatus } from './after-fetch.ts';
 
 /** The route label of a request no route matched: never the raw path, which a client chooses freely. */
 export const UNMATCHED_ROUTE = '(unmatched)';
@@ -26,18 +26,23 @@ export function measureRequests<T extends Hono<any, any, any>>(app: T, registry:
     registers: [registry],
   });
   const observers = new Map<string, Observe>();
+  let servesMetrics: boolean | undefined;
   return afterFetch(app, measured);
 
   function measured(request: Request, env: unknown, response: Response, started: number): Response {
     const seconds = (performance.now() - started) / 1000;
     const path = pathOf(request, env);
-    if (path === METRICS_PATH) return response;
-    const key = `${request.method} ${response.status} ${path}`;
+    // A scrape is not counted; a /metrics the app does not serve (the public port outside local mode) is a 404
+    // like any other path, counted as (unmatched).
+    servesMetrics ??= routeOf(app, 'GET', METRICS_PATH) === METRICS_PATH;
+    if (path === METRICS_PATH && servesMetrics) return response;
+    const status = wireStatus(request, env, response);
+    const key = `${request.method} ${status} ${path}`;
     let observe = observers.get(key);
     if (!observe) {
       const route = routeOf(app, request.method, path);
       const method = METHODS.has(request.method) ? request.method : 'other';
-      observe = histogram.series({ method, route, status: String(response.status) });
+      observe = histogram.series({ method, route, status: String(status) });
       if (route === path && observers.size < CACHED_MAX) observers.set(key, observe);
     }
     observe(seconds);

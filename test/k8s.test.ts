@@ -89,8 +89,14 @@ test("each Service selects its Deployment's pods and targets the named container
     for (const [key, value] of Object.entries(service.spec.selector as Record<string, string>))
       assert.is(pods[key], value, `${name} selector ${key}`);
     assert.equal(deployment(name).spec.selector.matchLabels, service.spec.selector);
-    assert.equal(container(name).ports, [{ name: 'http', containerPort: port }]);
-    assert.is(service.spec.ports[0].targetPort, 'http');
+    assert.equal(container(name).ports![0], { name: 'http', containerPort: port });
+    // Besides http, only the backend's management port, which no Service targets.
+    const others = container(name).ports!.slice(1);
+    assert.equal(others, name === 'backend' ? [{ name: 'metrics', containerPort: 9464 }] : []);
+    assert.equal(
+      service.spec.ports.map((p: { targetPort: string }) => p.targetPort),
+      ['http'],
+    );
   }
 });
 
@@ -208,10 +214,12 @@ test('the services find each other by Service name', () => {
   assert.is(env('device').NODE_ENV, 'local', 'the emulator: no USB device on a cluster node');
 });
 
-test('backend and device pods ask to be scraped on their port at /metrics; the frontend serves none', () => {
+test('backend and device pods ask to be scraped at /metrics (the backend on its management port); no frontend', () => {
   for (const name of ['backend', 'device']) {
     const annotations = deployment(name).spec.template.metadata.annotations as Record<string, string>;
-    const port = container(name).ports!.find((p) => p.name === 'http')!.containerPort;
+    // The device runs in local mode here, which keeps /metrics on its main port.
+    const portName = name === 'backend' ? 'metrics' : 'http';
+    const port = container(name).ports!.find((p) => p.name === portName)!.containerPort;
     assert.equal(annotations, {
       'prometheus.io/scrape': 'true',
       'prometheus.io/port': String(port),

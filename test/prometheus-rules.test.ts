@@ -60,7 +60,7 @@ test('promtool check config accepts the compose scrape configuration, which send
     alerting: { alertmanagers: { static_configs: { targets: string[] }[] }[] };
   };
   const targets = Object.fromEntries(config.scrape_configs.map((s) => [s.job_name, s.static_configs[0]!.targets]));
-  assert.equal(targets, { backend: ['backend:3001'], device: ['device:3003'], prometheus: ['localhost:9090'] });
+  assert.equal(targets, { backend: ['backend:9464'], device: ['device:3003'], prometheus: ['localhost:9090'] });
   assert.equal(config.alerting.alertmanagers[0]!.static_configs[0]!.targets, ['alertmanager:9093']);
 });
 
@@ -84,7 +84,7 @@ test("the README's host commands write a configuration promtool accepts, watchin
   };
   assert.equal(
     config.scrape_configs.map((s) => s.static_configs[0]!.targets[0]),
-    ['127.0.0.1:3001', '127.0.0.1:3003', 'localhost:9090'],
+    ['127.0.0.1:9464', '127.0.0.1:3003', 'localhost:9090'],
   );
   assert.equal(config.alerting.alertmanagers[0]!.static_configs[0]!.targets, ['127.0.0.1:9093']);
 });

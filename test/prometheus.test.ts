@@ -25,7 +25,7 @@ const WAIT = { timeout: 30_000, interval: 250 };
 test('the database check follows a database stopped and continued; ServiceNotReady fires and ends', async () => {
   const mongo = await startMongoProcess(await freePort());
   const backend = await spawnService('backend/main.ts', { env: { MONGODB_URI: mongo.uri } });
-  prometheus = await startPrometheus({ targets: { backend: backend.url }, rules: shortRules() });
+  prometheus = await startPrometheus({ targets: { backend: backend.metricsUrl }, rules: shortRules() });
   const p = prometheus;
   const databaseReady = async () => (await p.query('service_check_ready{job="backend",check="database"}'))[0]?.value;
   const alert = async (state: string) =>
@@ -52,7 +52,7 @@ test('the database check follows a database stopped and continued; ServiceNotRea
 test('a backend that is gone fires ScrapeTargetDown', async () => {
   const mongo = await startMongoProcess(await freePort());
   const backend = await spawnService('backend/main.ts', { env: { MONGODB_URI: mongo.uri } });
-  prometheus = await startPrometheus({ targets: { backend: backend.url }, rules: shortRules() });
+  prometheus = await startPrometheus({ targets: { backend: backend.metricsUrl }, rules: shortRules() });
   const p = prometheus;
   await waitFor(async () => (await p.query('up{job="backend"}'))[0]?.value === 1, { ...WAIT, what: 'up 1' });
   await backend.stop();

@@ -12,9 +12,11 @@ export interface LoadResult {
 
 export async function load(
   url: string,
-  { seconds, connections = 50 }: { seconds: number; connections?: number },
+  { seconds, connections = 50, ca }: { seconds: number; connections?: number; ca?: string },
 ): Promise<LoadResult> {
-  const result = await autocannon({ url, duration: seconds, connections, pipelining: 1 });
+  // `ca`: trust a test CA for an https:// URL (keep-alive connections, so a handshake per connection only).
+  const tls = ca ? { tlsOptions: { ca } } : {};
+  const result = await autocannon({ url, duration: seconds, connections, pipelining: 1, ...tls } as autocannon.Options);
   return {
     rps: result.requests.average,
     requests: result.requests.total,
