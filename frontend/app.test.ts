@@ -20,7 +20,8 @@ test.after.each(async () => {
   await backend.close();
 });
 
-const app = () => createApp({ backendUrl: backend.url, timeoutMs: 1000, log: (line) => lines.push(line) });
+const app = () =>
+  createApp({ backendUrl: backend.url, timeoutMs: 1000, access: 'open', log: (line) => lines.push(line) });
 
 const SECURITY = {
   'x-content-type-options': 'nosniff',
@@ -141,7 +142,13 @@ test('GET /status.json is the status document, never cached, with the headers', 
 
 test('/status.json answers 200 even when every service is down', async () => {
   await backend.close();
-  const a = createApp({ backendUrl: backend.url, deviceUrl: backend.url, timeoutMs: 1000, log: () => {} });
+  const a = createApp({
+    backendUrl: backend.url,
+    deviceUrl: backend.url,
+    timeoutMs: 1000,
+    access: 'open',
+    log: () => {},
+  });
   const res = await a.request('/status.json');
   assert.is(res.status, 200);
   const doc = (await res.json()) as StatusDocument;
@@ -155,7 +162,13 @@ test(
   async () => {
     const hung = await startFakeService({ '/api/health': 'hang', '/api/ready': 'hang' });
     try {
-      const a = createApp({ backendUrl: backend.url, deviceUrl: hung.url, timeoutMs: 500, log: () => {} });
+      const a = createApp({
+        backendUrl: backend.url,
+        deviceUrl: hung.url,
+        timeoutMs: 500,
+        access: 'open',
+        log: () => {},
+      });
       const res = await withDeadline(
         Promise.resolve(a.request('/status.json')),
         5000,

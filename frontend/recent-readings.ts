@@ -11,11 +11,16 @@ export const RECENT_LIMIT = 60;
 /** Sixty readings of up to 8 KiB each, with their JSON around them. */
 export const RECENT_MAX_BYTES = 1024 * 1024;
 
-export async function readRecent(backendUrl: string, deviceId: string, timeoutMs: number): Promise<RecentReadings> {
+export async function readRecent(
+  backendUrl: string,
+  deviceId: string,
+  timeoutMs: number,
+  readToken?: string,
+): Promise<RecentReadings> {
   // The query is set apart: endpointUrl joins paths, and would escape a `?` inside one.
   const url = new URL(endpointUrl(backendUrl, '/api/readings'));
   url.search = `deviceId=${encodeURIComponent(deviceId)}&limit=${RECENT_LIMIT}`;
-  const result = await probe(url.href, timeoutMs, { maxBytes: RECENT_MAX_BYTES });
+  const result = await probe(url.href, timeoutMs, { maxBytes: RECENT_MAX_BYTES, bearerToken: readToken });
   const unavailable = (problem: string): RecentReadings => ({
     available: false,
     problem: `readings: ${problem}`,

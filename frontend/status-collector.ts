@@ -8,22 +8,25 @@ export interface StatusCollectorOptions {
   /** Undefined: the device service is not monitored. */
   deviceUrl?: string;
   timeoutMs: number;
+  /** Bearer token for the backend's device data (/api/devices, /api/readings). */
+  backendReadToken?: string;
 }
 
 export interface StatusCollector {
   /** Callers that arrive while a collection is running share it, so many open pages cost one round of probes. */
-  collect(): Promise<StatusDocument>;
+  collect(): Promise<Omit<StatusDocument, 'operator'>>;
 }
 
-export function createStatusCollector({ backendUrl, deviceUrl, timeoutMs }: StatusCollectorOptions): StatusCollector {
-  let running: Promise<StatusDocument> | undefined;
+export function createStatusCollector(options: StatusCollectorOptions): StatusCollector {
+  const { backendUrl, deviceUrl, timeoutMs, backendReadToken } = options;
+  let running: ReturnType<StatusCollector['collect']> | undefined;
 
-  async function collectOnce(): Promise<StatusDocument> {
+  async function collectOnce(): ReturnType<StatusCollector['collect']> {
     const checkedAt = new Date().toISOString();
     const [backend, device, readings] = await Promise.all([
       checkService('backend', backendUrl, timeoutMs),
       deviceUrl === undefined ? null : checkService('device', deviceUrl, timeoutMs),
-      readDevices(backendUrl, timeoutMs),
+      readDevices(backendUrl, timeoutMs, backendReadToken),
     ]);
     const healthy = (s: ServiceStatus | null) => s === null || (s.liveness === 'ok' && s.readiness === 'ready');
     return {

@@ -27,6 +27,8 @@ export interface GetOptions {
   /** Health bodies are tiny; anything bigger is not one of ours. */
   maxBytes?: number;
   maxRedirects?: number;
+  /** Extra request headers (a credential); sent to the first host only, never after a redirect to another. */
+  headers?: Record<string, string>;
 }
 
 const MAX_BYTES = 64 * 1024;
@@ -49,13 +51,15 @@ export async function httpGet(url: string, options: GetOptions): Promise<HttpRes
 const _reason = (error: unknown, url: URL) =>
   (error as NodeJS.ErrnoException).code ? new Error(describeNetworkError(error, url)) : (error as Error);
 
-async function _get(url: string, { timeout, maxBytes = MAX_BYTES, maxRedirects = 5 }: GetOptions) {
+async function _get(url: string, { timeout, maxBytes = MAX_BYTES, maxRedirects = 5, headers = {} }: GetOptions) {
   const deadline = Date.now() + timeout;
   const seen = new Set<string>();
-  let current = new URL(url);
+  const first = new URL(url);
+  let current = first;
   for (;;) {
     seen.add(current.href);
-    const res = await _getFromAnyAddress(current, { deadline, timeout, maxBytes });
+    const extra = current.host === first.host ? headers : {};
+    const res = await _getFromAnyAddress(current, { deadline, timeout, maxBytes, headers: extra });
     const location = res.headers.location;
     if (!REDIRECTS.has(res.status) || !location) return res;
     const next = _redirectTarget(location, current, res.status);
@@ -88,6 +92,7 @@ interface Limits {
   deadline: number;
   timeout: number;
   maxBytes: number;
+  headers: Record<string, string>;
 }
 
 async function _getFromAnyAddress(url: URL, limits: Limits): Promise<HttpResponse> {
@@ -121,7 +126,7 @@ async function _getFromAnyAddress(url: URL, limits: Limits): Promise<HttpRespons
 
 /** One GET to one address; the deadline covers the headers and the whole body, and destroys the socket. */
 async function _requestOnce(url: URL, address: string, family: number, limits: Limits): Promise<HttpResponse> {
-  const { deadline, timeout, maxBytes } = limits;
+  const { deadline, timeout, maxBytes, headers } = limits;
   let received = 0;
   let phase: 'connect' | 'body' = 'connect';
   let req: ClientRequest | undefined;
@@ -133,7 +138,7 @@ async function _requestOnce(url: URL, address: string, family: number, limits: L
       else callback(null, address, family);
     };
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    req = send(url, { method: 'GET', agent: false, lookup, headers: { accept: 'application/json' } });
+    req = send(url, { method: 'GET', agent: false, lookup, headers: { ...headers, accept: 'application/json' } });
     req.on('error', reject);
     req.on('response', (res) => {
       phase = 'body';
