@@ -1,10 +1,11 @@
 // The backend container's health check (docs/contract.md#container-health-checks):
-// GET http://localhost:3001/api/health; exit 0 on 200, else 1.
+// GET http://localhost:3001/api/health (https:// when the service serves TLS); exit 0 on 200, else 1.
 // It starts every 30 s, so it is built to start cheaply (test/bench/healthcheck.bench.ts measures it): the image
 // compiles it to CommonJS (`npm run build:healthcheck`) and runs /app/healthcheck.cjs with plain node, and it
 // speaks its one HTTP/1.1 exchange over node:net instead of loading node:http's client.
 // It reads PORT (the device image reuses the check on 3003) and HEALTHCHECK_TIMEOUT_MS (default 5000; the tests
-// shorten it). Also runs through tsx.
+// shorten it), and TLS_CERT_FILE: when set, the service serves HTTPS (lib/tls-setting.ts) and so does the check.
+// Also runs through tsx.
 import { connect, type Socket } from 'node:net';
 
 const HOST = 'localhost';
@@ -25,7 +26,11 @@ const rawTimeout = process.env.HEALTHCHECK_TIMEOUT_MS?.trim() || '5000';
 const timeoutMs = /^\d{1,7}$/.test(rawTimeout) ? Number(rawTimeout) : NaN;
 if (!(timeoutMs >= 1))
   fail(`healthcheck: HEALTHCHECK_TIMEOUT_MS=${rawTimeout} is not valid: expected a whole number of milliseconds`);
-const target = `GET http://${HOST}:${port}${PATH}`;
+// The service's certificate is not checked: it names the public host, not localhost; the check dials loopback
+// itself, sends no credential and learns only a status, and whoever could answer in the service's place on the
+// container's loopback already runs inside the container. node:tls is loaded only then (it costs ~13 ms).
+const tls = process.env.TLS_CERT_FILE?.trim() ? process.getBuiltinModule('node:tls') : undefined;
+const target = `GET ${tls ? 'https' : 'http'}://${HOST}:${port}${PATH}`;
 
 let socket: Socket | undefined;
 // One deadline for the whole exchange (connect and status line), not an idle timeout: a server that
@@ -39,12 +44,13 @@ const errors: string[] = [];
 attempt(0);
 
 function attempt(index: number): void {
-  const current = connect({ host: LOOPBACKS[index]!, port });
+  const host = LOOPBACKS[index]!;
+  const current = tls ? tls.connect({ host, port, rejectUnauthorized: false }) : connect({ host, port });
   socket = current;
   let head = '';
   current.setEncoding('latin1');
   // write, not end: many servers (node:http among them) close at once when the client half-closes.
-  current.on('connect', () => {
+  current.on(tls ? 'secureConnect' : 'connect', () => {
     current.write(`GET ${PATH} HTTP/1.1\r\nHost: ${HOST}:${port}\r\nConnection: close\r\n\r\n`);
   });
   current.on('data', (chunk: string) => {

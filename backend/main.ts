@@ -3,6 +3,7 @@ import { WebSocketServer } from 'ws';
 import { createReadiness } from '../lib/readiness.ts';
 import { createLogger } from '../lib/logger.ts';
 import { startServer } from '../lib/serve.ts';
+import { readTlsFiles } from '../lib/tls-setting.ts';
 import { closeHttpServer, installGracefulShutdown } from '../lib/shutdown.ts';
 import { runMain } from '../lib/run-main.ts';
 import { logReadinessChanges } from '../lib/readiness-log.ts';
@@ -22,6 +23,7 @@ import { createBackendMetrics } from './backend-metrics.ts';
 runMain('backend', async function main() {
   const config = readConfig(process.env);
   const metricsOn = readMetricsEnabled(process.env);
+  const tls = readTlsFiles(process.env);
   const { environment, port, host, deviceToken, deviceTokens } = config;
   const uri = config.mongodbUri;
   const log = createLogger({ name: 'backend', environment, level: config.logLevel });
@@ -78,12 +80,13 @@ runMain('backend', async function main() {
 
   // A frame over 64 KiB closes its socket with 1009 (message too big) before it is buffered whole.
   const websocket = new WebSocketServer({ noServer: true, maxPayload: DEVICE_MAX_PAYLOAD });
-  const server = await startServer({ fetch: app.fetch, port, host, websocket });
+  const server = await startServer({ fetch: app.fetch, port, host, websocket, tls });
   const address = server.address();
   log.info(
     {
       port: typeof address === 'object' && address ? address.port : port,
       host: host ?? 'all interfaces',
+      scheme: tls ? 'https' : 'http',
       database: redactUrl(uri),
     },
     'backend listening',

@@ -6,6 +6,7 @@ import { createReadiness } from '../lib/readiness.ts';
 import { logReadinessChanges } from '../lib/readiness-log.ts';
 import { createLogger } from '../lib/logger.ts';
 import { startServer } from '../lib/serve.ts';
+import { readTlsFiles } from '../lib/tls-setting.ts';
 import { closeHttpServer, installGracefulShutdown } from '../lib/shutdown.ts';
 import { runMain } from '../lib/run-main.ts';
 import { createApp, defineDeviceChecks } from './app.ts';
@@ -23,6 +24,7 @@ import { createDeviceMetrics } from './device-metrics.ts';
 runMain('device', async function main() {
   const config = readConfig(process.env);
   const metricsOn = readMetricsEnabled(process.env);
+  const tls = readTlsFiles(process.env);
   const log = createLogger({ name: 'device', environment: config.environment, level: config.logLevel });
 
   // The spool first: an unwritable DEVICE_SPOOL_DIR is a one-line exit like a bad setting. It holds what earlier
@@ -44,7 +46,7 @@ runMain('device', async function main() {
   const meters = registry && createDeviceMetrics({ registry, stats: () => spool.stats() });
   const app = createApp({ readiness, environment: config.environment, log, readings: spool, metrics: registry });
   // Then listen: a port in use is a one-line exit before any device or socket is touched.
-  const server = await startServer({ fetch: app.fetch, port: config.port, host: config.host });
+  const server = await startServer({ fetch: app.fetch, port: config.port, host: config.host, tls });
 
   const backend = createBackendLink({
     url: config.socketUrl,
@@ -90,6 +92,7 @@ runMain('device', async function main() {
     {
       port: typeof address === 'object' && address ? address.port : config.port,
       host: config.host ?? 'all interfaces',
+      scheme: tls ? 'https' : 'http',
       serial: emulator ? 'emulator' : path,
       baudRate: config.baudRate,
       backend: redactUrl(config.socketUrl),

@@ -1,6 +1,7 @@
 // Runs the frontend: reads its config, listens, and on SIGTERM/SIGINT stops accepting, drains and exits 0.
 import { runMain } from '../lib/run-main.ts';
 import { startServer } from '../lib/serve.ts';
+import { readTlsFiles } from '../lib/tls-setting.ts';
 import { closeHttpServer, installGracefulShutdown, plainShutdownLog } from '../lib/shutdown.ts';
 import { createApp } from './app.ts';
 import { readConfig } from './config.ts';
@@ -11,12 +12,13 @@ runMain(
   'frontend',
   async function main() {
     const { port, host, backendUrl, deviceUrl, timeoutMs, access, backendReadToken } = readConfig(process.env);
+    const tls = readTlsFiles(process.env);
     const log = (line: string) => console.log(line);
     const app = createApp({ backendUrl, deviceUrl, timeoutMs, access, backendReadToken, log });
-    const server = await startServer({ fetch: app.fetch, port, host });
+    const server = await startServer({ fetch: app.fetch, port, host, tls });
     const { port: actual } = server.address() as { port: number };
     console.log(
-      `frontend listening on ${host ?? 'all interfaces'} port ${actual}; ` +
+      `frontend listening on ${host ?? 'all interfaces'} port ${actual}${tls ? ' over HTTPS' : ''}; ` +
         `backend ${redactUrl(backendUrl)}, ` +
         `device ${deviceUrl ? redactUrl(deviceUrl) : 'not monitored (DEVICE_URL is empty)'}; ` +
         `fleet and readings ${operatorLine(access)}`,

@@ -1,9 +1,12 @@
-// Starts a Hono app on a port; resolves once listening, or fails with a one-line reason (port in use...).
+// Starts a Hono app on a port, over HTTPS when given TLS files; resolves once listening, or fails with a one-line
+// reason (port in use...).
 import { serve, type ServerType } from '@hono/node-server';
 import type { Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { WebSocketServer } from 'ws';
 import { ConfigError } from './config-error.ts';
 import { answerNonWebSocketUpgrades } from './non-websocket-upgrade.ts';
+import type { TlsFiles } from './tls-setting.ts';
 
 /**
  * Node's defaults let a request head take 60 s and check only every 30 s, so one client that sends half a head
@@ -18,20 +21,28 @@ const HTTP_LIMITS = {
   connectionsCheckingInterval: 500,
 } as const;
 
+/**
+ * HTTP/1.1 over TLS 1.2 or 1.3 (no ALPN offer, so no HTTP/2). A client that connects and never finishes its
+ * handshake would otherwise hold the connection for Node's 120 s; the same bound as a request head instead.
+ */
+const TLS_LIMITS = { minVersion: 'TLSv1.2', handshakeTimeout: HTTP_LIMITS.headersTimeout } as const;
+
 export interface ServeOptions {
   fetch: (request: Request, ...rest: any[]) => Response | Promise<Response>;
   port: number;
   /** Unset: every interface, IPv4 and IPv6. */
   host?: string;
   websocket?: WebSocketServer;
+  /** From readTlsFiles: serve HTTPS (and `wss://`) instead of plain HTTP. */
+  tls?: TlsFiles;
 }
 
-export async function startServer({ fetch, port, host, websocket }: ServeOptions): Promise<Server> {
+export async function startServer({ fetch, port, host, websocket, tls }: ServeOptions): Promise<Server> {
   const hosts = host ? [host] : ['::', '0.0.0.0']; // `::` is dual-stack on Linux; 0.0.0.0 where IPv6 is off
   let lastError: NodeJS.ErrnoException | undefined;
   for (const hostname of hosts) {
     try {
-      return await listenOnce({ fetch, port, hostname, websocket });
+      return await listenOnce({ fetch, port, hostname, websocket, tls });
     } catch (error) {
       lastError = error as NodeJS.ErrnoException;
       if (lastError.code !== 'EAFNOSUPPORT' && lastError.code !== 'EADDRNOTAVAIL') break;
@@ -50,6 +61,7 @@ function listenOnce({
   port,
   hostname,
   websocket,
+  tls,
 }: Omit<ServeOptions, 'host'> & { hostname: string }): Promise<Server> {
   return new Promise((resolve, reject) => {
     let server: ServerType | undefined;
@@ -62,7 +74,9 @@ function listenOnce({
         fetch,
         port,
         hostname,
-        serverOptions: { ...HTTP_LIMITS },
+        ...(tls
+          ? { createServer: createHttpsServer, serverOptions: { ...HTTP_LIMITS, ...TLS_LIMITS, ...tls } }
+          : { serverOptions: { ...HTTP_LIMITS } }),
         ...(websocket ? { websocket: { server: websocket } } : {}),
       },
       () => {

@@ -9,6 +9,8 @@ import { freePort } from '../tools/free-port.ts';
 import { withDeadline } from './support/deadline.ts';
 import { spawnProcess, stopAll } from './support/spawn-process.ts';
 import { compileHealthcheck, root, type Compiled } from './infra/compile-healthcheck.ts';
+import { createServer as createHttpsServer } from 'node:https';
+import { createTestCa } from './support/test-ca.ts';
 
 interface Run {
   code: number | string;
@@ -21,6 +23,10 @@ interface Seen {
   url?: string;
   host?: string;
 }
+// A certificate for the public name only, as in production: the check must not need it to name localhost.
+const testCa = createTestCa();
+const publicCert = testCa.issue('public', ['backend.example.com']);
+
 /** A deadline short enough that the tests need not wait out the 5 s default (one test below does, once). */
 const SHORT_TIMEOUT = { HEALTHCHECK_TIMEOUT_MS: '300' };
 
@@ -159,6 +165,26 @@ for (const kind of ['compiled', 'tsx'] as const) {
     assert.match(run.stderr, /failed: the connection closed before a status line$/);
   });
 
+  test('TLS_CERT_FILE set: GET https://localhost/api/health, whatever name the certificate carries', async () => {
+    const https = createHttpsServer({ cert: publicCert.cert, key: publicCert.key, minVersion: 'TLSv1.2' });
+    const server = await serve(answer(200));
+    https.on('request', (req, res) => server.server.emit('request', req, res));
+    const secure = await listen(https);
+    servers.push(secure);
+    const run = await check({ PORT: String(secure.port), TLS_CERT_FILE: publicCert.certFile });
+    assert.is(run.code, 0, run.stderr);
+    assert.equal(server.seen, [{ method: 'GET', url: '/api/health', host: `localhost:${secure.port}` }]);
+  });
+
+  test('TLS_CERT_FILE set but the service answers plain HTTP → exit 1, one line naming https', async () => {
+    const server = await serve(answer(200));
+    const run = await check({ PORT: String(server.port), TLS_CERT_FILE: publicCert.certFile, ...SHORT_TIMEOUT });
+    assert.is(run.code, 1);
+    assert.match(run.stderr, new RegExp(`^healthcheck: GET https://localhost:${server.port}/api/health failed: `));
+    assert.is(run.stderr.split('\n').length, 1, 'one line');
+    assert.is(server.seen.length, 0, 'no request was understood');
+  });
+
   test('a bad PORT is one clear line and exit 1, not a stack trace', async () => {
     const run = await check({ PORT: 'http' });
     assert.is(run.code, 1);
@@ -188,7 +214,10 @@ trickle.after.each(async () => {
   await Promise.all(servers.map((s) => s.close()));
   servers = [];
 });
-trickle.after(async () => (await compiling)?.remove());
+trickle.after(async () => {
+  (await compiling)?.remove();
+  testCa.remove();
+});
 
 trickle('a server that sends its status line a byte at a time, never idle for long, is still cut off', async () => {
   // An idle timeout would never fire here: the check would run until the test's own deadline.

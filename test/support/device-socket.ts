@@ -20,13 +20,18 @@ export interface Refused {
   body: string;
 }
 
-/** `authorization` defaults to the test token; pass null to send none. */
+/** `authorization` defaults to the test token; pass null to send none. `ca`: trust this CA for a `https://` base. */
 export function upgrade(
   baseUrl: string,
-  { authorization = `Bearer ${TEST_DEVICE_TOKEN}` as string | null, timeout = 5000 } = {},
+  {
+    authorization = `Bearer ${TEST_DEVICE_TOKEN}` as string | null,
+    timeout = 5000,
+    ca = undefined as string | undefined,
+  } = {},
 ): Promise<OpenSocket | Refused> {
   const headers = authorization === null ? {} : { Authorization: authorization };
-  const ws = new WebSocket(baseUrl.replace(/^http/, 'ws') + DEVICE_SOCKET_PATH, { headers, perMessageDeflate: false });
+  const url = baseUrl.replace(/^http/, 'ws') + DEVICE_SOCKET_PATH;
+  const ws = new WebSocket(url, { headers, perMessageDeflate: false, ...(ca ? { ca } : {}) });
   const messages: Array<Record<string, any>> = [];
   ws.on('message', (data) => messages.push(JSON.parse(String(data))));
   const closed = new Promise<{ code: number; reason: string }>((resolve) =>

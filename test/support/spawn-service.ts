@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { spawnProcess, type Spawned } from './spawn-process.ts';
 import { freePort } from '../../tools/free-port.ts';
 import { waitFor } from './deadline.ts';
+import { httpsGet } from './https-get.ts';
 
 export const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -26,6 +27,8 @@ export interface ServiceOptions {
   /** Path polled until it answers with any HTTP status; false to skip waiting. */
   waitPath?: string | false;
   timeout?: number;
+  /** The service serves HTTPS with a certificate this CA (PEM text) signed: `url` is https://, and so is the wait. */
+  ca?: string;
 }
 
 /** `entry` is relative to the repository root, e.g. `backend/main.ts`. */
@@ -49,7 +52,7 @@ export async function spawnService(entry: string, options: ServiceOptions = {}):
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
   const proc = spawnProcess(process.execPath, ['--import', 'tsx', entry], { cwd: root, env: env as NodeJS.ProcessEnv });
   if (spool) void proc.exited.then(() => rmSync(spool, { recursive: true, force: true }));
-  const url = `http://127.0.0.1:${port}`;
+  const url = `${options.ca ? 'https' : 'http'}://127.0.0.1:${port}`;
   const service: Service = Object.assign(proc, { url, port });
   if (options.waitPath !== false) {
     const path = options.waitPath ?? '/api/health';
@@ -57,8 +60,8 @@ export async function spawnService(entry: string, options: ServiceOptions = {}):
       await waitFor(
         async () => {
           if (proc.child.exitCode !== null) throw new Error(`exited with ${proc.child.exitCode}`);
-          const res = await fetch(url + path, { signal: AbortSignal.timeout(1000) });
-          await res.arrayBuffer();
+          if (options.ca) await httpsGet(url + path, { ca: options.ca, timeout: 1000 });
+          else await (await fetch(url + path, { signal: AbortSignal.timeout(1000) })).arrayBuffer();
           return true;
         },
         { timeout: options.timeout ?? 15000, what: `${entry} answering on ${url}${path}` },

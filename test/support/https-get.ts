@@ -1,0 +1,39 @@
+// One HTTPS request trusting a given CA (a test CA's certificate): fetch cannot take one per call on Node 20.
+import { request } from 'node:https';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { SecureVersion } from 'node:tls';
+
+export interface HttpsAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+export interface HttpsGetOptions {
+  ca: string;
+  headers?: Record<string, string>;
+  method?: string;
+  /** Offer at most this TLS version (to check that older ones are refused). */
+  maxVersion?: SecureVersion;
+  timeout?: number;
+}
+
+/** Rejects on any failure to get an answer (a refused handshake, an untrusted certificate, the deadline). */
+export function httpsGet(url: string, { ca, headers, method = 'GET', maxVersion, timeout = 5000 }: HttpsGetOptions) {
+  return new Promise<HttpsAnswer>((resolve, reject) => {
+    const req = request(
+      url,
+      { ca, headers, method, agent: false, timeout, ...(maxVersion ? { maxVersion, minVersion: 'TLSv1' } : {}) },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`${method} ${url}: no answer within ${timeout} ms`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
