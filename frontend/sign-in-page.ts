@@ -18,7 +18,9 @@ const FORM = `<form method="post" action="/sign-in" class="sign-in">
       <button type="submit">Sign in</button>
     </form>`;
 
-const SIGN_OUT = `<form method="post" action="/sign-out" class="sign-in"><button type="submit">Sign out</button></form>`;
+const SIGN_OUT = `<form method="post" action="/sign-out" class="sign-in">
+      <button type="submit">Sign out</button>
+    </form>`;
 
 export function signInPage(state: SignInState): string {
   const form = state === 'form' || state === 'wrong' ? FORM : state === 'signed-in' ? SIGN_OUT : '';

@@ -50,7 +50,7 @@ export async function startFakeStatusStack(options: FakeStatusStackOptions): Pro
     services.push(device);
     const frontend = await spawnService('frontend/main.ts', {
       env: {
-        // Local mode: the page shows the fleet to everyone, which is what these checks look at (sign-in: test/frontend-tls-browser.test.ts).
+        // Local mode: the fleet is shown to everyone, as these checks need (sign-in: frontend-tls-browser.test.ts).
         NODE_ENV: 'local',
         BACKEND_URL: backend.url,
         DEVICE_URL: device.url,
