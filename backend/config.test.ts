@@ -100,4 +100,19 @@ test('a MONGODB_URI the driver refuses is a one-line ConfigError in its words, w
   }
 });
 
+test('DEVICE_TOKEN_FILE and MONGODB_URI_FILE: the secrets from mounted files', () => {
+  const files: Record<string, string> = {
+    '/run/secrets/device-token': 'Zq7Wk0aB3xY9-device-token\n',
+    '/run/secrets/mongodb-uri': 'mongodb://app:s3cret@db:27017/shop\n',
+  };
+  const config = readConfig(
+    { DEVICE_TOKEN_FILE: '/run/secrets/device-token', MONGODB_URI_FILE: '/run/secrets/mongodb-uri' },
+    (path) => files[path]!,
+  );
+  assert.is(config.deviceToken, 'Zq7Wk0aB3xY9-device-token');
+  assert.is(config.mongodbUri, 'mongodb://app:s3cret@db:27017/shop');
+  const short = configError(() => readConfig({ DEVICE_TOKEN_FILE: '/t' }, () => 'short-token\n'));
+  assert.match(short, /^DEVICE_TOKEN_FILE is too short \(11 characters\)/);
+});
+
 test.run();

@@ -1,6 +1,6 @@
 // The backend's settings, read from an environment map; a bad value is a one-line ConfigError.
 import { ConfigError } from '../lib/config-error.ts';
-import { readEnvironment, readInteger, readPort, readString } from '../lib/env.ts';
+import { readEnvironment, readInteger, readPort, readSecret, readString, type ReadFile } from '../lib/env.ts';
 import { readDeviceToken } from '../lib/device-token.ts';
 import { redactUrl, scrubSecrets } from '../lib/redact-url.ts';
 import { driverRejection } from './mongo-uri.ts';
@@ -24,12 +24,13 @@ export interface BackendConfig {
   shutdownDelayMs: number;
 }
 
-export function readConfig(env: Env, readFile?: (path: string) => string): BackendConfig {
+export function readConfig(env: Env, readFile?: ReadFile): BackendConfig {
   // Read in the order the backend always has, so that with two bad values the same one is reported first.
   const port = readPort(env, 'PORT', 3001);
   const host = readString(env, 'HOST');
   const shutdownDelayMs = readInteger(env, 'SHUTDOWN_DELAY_MS', 0, { max: 60_000 });
-  const mongodbUri = readString(env, 'MONGODB_URI', 'mongodb://localhost:27017/app');
+  // MONGODB_URI_FILE: a URI with a password is a secret like any token.
+  const mongodbUri = readSecret(env, 'MONGODB_URI', readFile)?.value ?? 'mongodb://localhost:27017/app';
   // Redacted: the rejected value may still carry a password (and the driver's reason may quote part of it).
   const quoted = `MONGODB_URI=${redactUrl(mongodbUri)} is not valid`;
   if (!/^mongodb(\+srv)?:\/\/[^/?#]+/i.test(mongodbUri)) {
@@ -37,7 +38,7 @@ export function readConfig(env: Env, readFile?: (path: string) => string): Backe
   }
   const rejection = driverRejection(mongodbUri);
   if (rejection !== undefined) throw new ConfigError(`${quoted}: ${scrubSecrets(rejection, mongodbUri)}`);
-  const deviceToken = readDeviceToken(env);
+  const deviceToken = readDeviceToken(env, readFile);
   return {
     port,
     host,

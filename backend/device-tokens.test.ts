@@ -83,11 +83,16 @@ test('a malformed pair, a duplicate deviceId, a short token: one line naming the
 
 test('both variables, an unreadable file, a file listing no device: one line each', () => {
   rejects({ DEVICE_TOKENS: `a:${A}`, DEVICE_TOKENS_FILE: '/x' }, /^DEVICE_TOKENS and DEVICE_TOKENS_FILE are both set/);
-  rejects({ DEVICE_TOKENS_FILE: '/nope' }, /^DEVICE_TOKENS_FILE=\/nope cannot be read: ENOENT$/);
+  rejects({ DEVICE_TOKENS_FILE: '/nope' }, /^DEVICE_TOKENS_FILE names a file that cannot be read: ENOENT$/);
   assert.match(
     configError(() => read({ DEVICE_TOKENS_FILE: '/empty' }, undefined, { '/empty': '# nothing yet\n' })),
-    /^DEVICE_TOKENS_FILE \(\/empty\) lists no device: expected deviceId:token entries$/,
+    /^DEVICE_TOKENS_FILE lists no device: expected deviceId:token entries$/,
   );
+});
+
+test('tokens pasted into DEVICE_TOKENS_FILE by mistake are never echoed', () => {
+  const text = configError(() => read({ DEVICE_TOKENS_FILE: `dev-a:${A}` }));
+  assert.is(text, 'DEVICE_TOKENS_FILE names a file that cannot be read: ENOENT');
 });
 
 test.run();

@@ -1,9 +1,8 @@
 // Reads DEVICE_TOKENS (or the file DEVICE_TOKENS_FILE names, for a mounted Secret): one token per device, so that
 // a socket may only speak for the device its token belongs to. Errors name the entry by its position only: an entry
 // written the wrong way round or with the wrong separator may hold a token anywhere in it.
-import { readFileSync } from 'node:fs';
 import { ConfigError } from '../lib/config-error.ts';
-import { readString } from '../lib/env.ts';
+import { readSecret, type ReadFile } from '../lib/env.ts';
 import { tokenProblem } from '../lib/device-token.ts';
 import { DEVICE_ID_RULE, isDeviceId } from '../lib/device-protocol.ts';
 
@@ -17,24 +16,10 @@ type Env = Record<string, string | undefined>;
 export function readDeviceTokens(
   env: Env,
   sharedToken: string | undefined,
-  readFile: (path: string) => string = (path) => readFileSync(path, 'utf8'),
+  readFile?: ReadFile,
 ): Map<string, string> | undefined {
-  const inline = readString(env, 'DEVICE_TOKENS');
-  const path = readString(env, 'DEVICE_TOKENS_FILE');
-  if (inline !== undefined && path !== undefined) {
-    throw new ConfigError('DEVICE_TOKENS and DEVICE_TOKENS_FILE are both set: set one of them');
-  }
-  if (path !== undefined) return parse(readTokenFile(path, readFile), `DEVICE_TOKENS_FILE (${path})`, sharedToken);
-  return inline === undefined ? undefined : parse(inline, 'DEVICE_TOKENS', sharedToken);
-}
-
-function readTokenFile(path: string, readFile: (path: string) => string): string {
-  try {
-    return readFile(path);
-  } catch (error) {
-    const { code, message } = error as NodeJS.ErrnoException;
-    throw new ConfigError(`DEVICE_TOKENS_FILE=${path} cannot be read: ${code ?? message}`, { cause: error });
-  }
+  const secret = readSecret(env, 'DEVICE_TOKENS', readFile);
+  return secret === undefined ? undefined : parse(secret.value, secret.setting, sharedToken);
 }
 
 function parse(text: string, source: string, sharedToken: string | undefined): Map<string, string> {

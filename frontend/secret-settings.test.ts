@@ -23,7 +23,7 @@ test('inline: comma-separated; neither set: undefined', () => {
 test('errors name the setting, never the value', () => {
   const pasted = 'secret-token-pasted-into-the-path';
   const unreadable = configError(() => readTokenList({ OPS_FILE: pasted }, 'OPS', files({})));
-  assert.is(unreadable, 'OPS_FILE cannot be read (ENOENT): give the path of a readable file');
+  assert.is(unreadable, 'OPS_FILE names a file that cannot be read: ENOENT');
   const short = configError(() => readTokenList({ OPS: 'short-one' }, 'OPS'));
   assert.is(short, 'OPS: token 1 is shorter than 16 characters');
   assert.not.ok(short.includes('short-one'));

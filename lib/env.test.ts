@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parsePort, readEnvironment, readInteger, readPort, readString, readUrl } from './env.ts';
+import { parsePort, readEnvironment, readInteger, readPort, readSecret, readString, readUrl } from './env.ts';
 import { configError as message } from '../test/support/config-error.ts';
 
 test('defaults apply when a variable is unset or blank', () => {
@@ -66,6 +66,41 @@ test('bad values name the variable and the value, on one line', () => {
 test('NODE_ENV defaults to production', () => {
   assert.is(readEnvironment({}), 'production');
   assert.is(readEnvironment({ NODE_ENV: 'local' }), 'local');
+});
+
+const files: Record<string, string> = {
+  '/run/secrets/token': 'from-the-file-0123456789\n',
+  '/run/secrets/blank': ' \n',
+};
+const fakeRead = (path: string) => {
+  if (path in files) return files[path]!;
+  throw Object.assign(new Error(`ENOENT: no such file or directory, open '${path}'`), { code: 'ENOENT' });
+};
+
+test('readSecret: X inline, X_FILE a file (trimmed), neither undefined', () => {
+  assert.is(readSecret({}, 'READ_TOKENS', fakeRead), undefined);
+  assert.equal(readSecret({ READ_TOKENS: ' inline-secret ' }, 'READ_TOKENS', fakeRead), {
+    value: 'inline-secret',
+    setting: 'READ_TOKENS',
+  });
+  assert.equal(readSecret({ READ_TOKENS_FILE: '/run/secrets/token' }, 'READ_TOKENS', fakeRead), {
+    value: 'from-the-file-0123456789',
+    setting: 'READ_TOKENS_FILE',
+  });
+});
+
+test('readSecret: errors name the setting, never a value', () => {
+  const pasted = 'a-token-pasted-into-the-file-setting';
+  const cases: Array<[Record<string, string>, string]> = [
+    [{ X: 'inline', X_FILE: '/run/secrets/token' }, 'X and X_FILE are both set: set one of them'],
+    [{ X_FILE: pasted }, 'X_FILE names a file that cannot be read: ENOENT'],
+    [{ X_FILE: '/run/secrets/blank' }, 'X_FILE names an empty file: write the secret into it'],
+  ];
+  for (const [env, expected] of cases) {
+    const text = message(() => readSecret(env, 'X', fakeRead));
+    assert.is(text, expected);
+    assert.not.ok(text.includes(pasted) || text.includes('/run/secrets') || text.includes('inline'), text);
+  }
 });
 
 test.run();

@@ -1,4 +1,6 @@
-// Reads settings from the environment; a bad value is a ConfigError naming the variable and the value.
+// Reads settings from the environment; a bad value is a ConfigError naming the variable and the value (a secret's
+// error names only the variable).
+import { readFileSync } from 'node:fs';
 import { ConfigError } from './config-error.ts';
 import { redactUrl } from './redact-url.ts';
 
@@ -67,4 +69,40 @@ export function readUrl(env: Env, name: string, fallback: string, protocols = ['
 /** `NODE_ENV`, or `production` when it is unset (docs/contract.md#settings-and-start-up-errors). */
 export function readEnvironment(env: Env): string {
   return present(env, 'NODE_ENV') ?? 'production';
+}
+
+/** A secret's text and the setting it came from (`X` or `X_FILE`), for errors that must name only the setting. */
+export interface Secret {
+  value: string;
+  setting: string;
+}
+
+export type ReadFile = (path: string) => string;
+const readUtf8: ReadFile = (path) => readFileSync(path, 'utf8');
+
+/**
+ * A secret setting `name`, given inline or, as `${name}_FILE`, as the path of a file holding it (a Docker secret
+ * under /run/secrets, a Kubernetes Secret): the file keeps it out of `docker inspect`. Whitespace around it (the
+ * file's trailing newline) is trimmed; undefined when neither is set. Both set, a file that cannot be read or
+ * holds only whitespace: a ConfigError naming the setting, never its value (a token pasted into the `_FILE`
+ * setting by mistake must not reach a log).
+ */
+export function readSecret(env: Env, name: string, readFile: ReadFile = readUtf8): Secret | undefined {
+  const fileSetting = `${name}_FILE`;
+  const inline = present(env, name);
+  const path = present(env, fileSetting);
+  if (inline !== undefined && path !== undefined) {
+    throw new ConfigError(`${name} and ${fileSetting} are both set: set one of them`);
+  }
+  if (path === undefined) return inline === undefined ? undefined : { value: inline, setting: name };
+  let text: string;
+  try {
+    text = readFile(path);
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    throw new ConfigError(`${fileSetting} names a file that cannot be read: ${code ?? message}`, { cause: error });
+  }
+  const value = text.trim();
+  if (value === '') throw new ConfigError(`${fileSetting} names an empty file: write the secret into it`);
+  return { value, setting: fileSetting };
 }

@@ -248,7 +248,7 @@ test('bad DEVICE_TOKENS: one line naming the entry (never the token), exit 1', a
     ],
     [
       { DEVICE_TOKENS_FILE: '/nonexistent/tokens' },
-      'backend: DEVICE_TOKENS_FILE=/nonexistent/tokens cannot be read: ENOENT',
+      'backend: DEVICE_TOKENS_FILE names a file that cannot be read: ENOENT',
     ],
   ] as const) {
     const { service: backend } = await expectRefusal('backend/main.ts', { env }, expected);
