@@ -7,6 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Page } from 'puppeteer-core';
 import { launchBrowser, type LaunchedBrowser } from '../smoke/browser.ts';
+import { signInOperator } from '../smoke/operator-sign-in.ts';
 import { healthyBody, readyBody } from './support/health-bodies.ts';
 import { listen, type Listening } from './support/listen.ts';
 import { spawnService, type Service } from './support/spawn-service.ts';
@@ -142,6 +143,19 @@ test('an operator signs in with a token over HTTPS and sees the fleet', async ()
   assert.not.ok(session!.value.includes(OPERATOR));
   await page.waitForFunction((id) => document.body.innerText.includes(id), { timeout: 10000 }, SECRET_DEVICE);
   assert.equal(problems, []);
+  await page.close();
+});
+
+test("the smoke's operator sign-in: the LOAD tab signs in with the token and loads the operator view", async () => {
+  problems = [];
+  const page = await openWatchedPage(launched.browser, problems);
+  // The browser kept the session of the test before: start signed out.
+  await page.deleteCookie(...(await page.cookies(base)));
+  const refused = await signInOperator(page, `${base}/`, 'not-an-operator-token-000000', 10_000);
+  assert.is(refused, 'operator sign-in refused (HTTP 401): the token is not one of OPERATOR_TOKENS_FILE');
+  assert.is(await signInOperator(page, `${base}/`, OPERATOR, 10_000), null);
+  await page.goto(`${base}/`, { waitUntil: 'load' });
+  await page.waitForFunction((id) => document.body.innerText.includes(id), { timeout: 10000 }, SECRET_DEVICE);
   await page.close();
 });
 
