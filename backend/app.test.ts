@@ -18,6 +18,10 @@ const READING: ReadingView = {
   receivedAt: '2026-01-01T00:00:07.100Z',
 };
 
+const READ_TOKEN = 'read-token-0123456789abcdef';
+const OLD_TOKEN = 'read-token-rotated-out-0123';
+const authorized = { headers: { Authorization: `Bearer ${READ_TOKEN}` } };
+
 /** A store answering from fixed data, or failing as a database that is down does. */
 function fakeStore(down = { now: false }) {
   const asked: unknown[] = [];
@@ -52,7 +56,7 @@ function fakeStore(down = { now: false }) {
   return { store, asked, down };
 }
 
-function setup({ withDevices = true } = {}) {
+function setup({ withDevices = true, environment = 'staging', readTokens = [READ_TOKEN] } = {}) {
   const lines: Record<string, any>[] = [];
   const log = createLogger({
     name: 'backend',
@@ -64,7 +68,15 @@ function setup({ withDevices = true } = {}) {
   const setDatabase = readiness.define('database', { initial: 'disconnected', ready: ['connected'] });
   const fake = fakeStore();
   const devices = withDevices ? createDeviceHub({ log, store: fake.store, token: '0123456789abcdef0123' }) : undefined;
-  const app = createApp({ readiness, environment: 'staging', log, databaseName: 'shop', devices, store: fake.store });
+  const app = createApp({
+    readiness,
+    environment,
+    log,
+    databaseName: 'shop',
+    devices,
+    store: fake.store,
+    readTokens,
+  });
   return { app, readiness, setDatabase, lines, ...fake };
 }
 
@@ -122,7 +134,7 @@ test('any other method on the probes: 405 with Allow: GET, HEAD and a JSON reaso
 
 test('GET /api/devices: a page of the devices from the database, never cached; no hub, no such route', async () => {
   const { app, asked } = setup();
-  const res = await app.request('/api/devices');
+  const res = await app.request('/api/devices', authorized);
   assert.is(res.status, 200);
   assert.is(res.headers.get('cache-control'), 'no-store');
   assert.equal(await res.json(), {
@@ -140,10 +152,10 @@ test('GET /api/devices: a page of the devices from the database, never cached; n
     ],
     next: null,
   });
-  assert.is((await app.request('/api/devices?limit=5&after=dev-1')).status, 200);
-  assert.is((await app.request('/api/devices?attention=10')).status, 200);
+  assert.is((await app.request('/api/devices?limit=5&after=dev-1', authorized)).status, 200);
+  assert.is((await app.request('/api/devices?attention=10', authorized)).status, 200);
   assert.equal(asked, [{ limit: 100 }, { limit: 5, after: 'dev-1' }, { attention: 10 }]);
-  const without = await setup({ withDevices: false }).app.request('/api/devices');
+  const without = await setup({ withDevices: false }).app.request('/api/devices', authorized);
   assert.is(without.status, 404);
   assert.equal(await without.json(), { error: 'no route for GET /api/devices' });
 });
@@ -159,7 +171,7 @@ test('GET /api/devices with a bad limit, after or attention: 400 with one line, 
     ['limit=1&limit=2', 'limit is given more than once'],
     ['page=2', 'unknown parameter "page": expected limit, after, attention'],
   ]) {
-    const res = await app.request(`/api/devices?${query}`);
+    const res = await app.request(`/api/devices?${query}`, authorized);
     assert.is(res.status, 400, query);
     assert.equal(await res.json(), { error }, query);
   }
@@ -168,12 +180,12 @@ test('GET /api/devices with a bad limit, after or attention: 400 with one line, 
 
 test('GET /api/readings: the query as the store gets it; defaults: limit 100, no before', async () => {
   const { app, asked } = setup();
-  let res = await app.request('/api/readings?deviceId=dev-1');
+  let res = await app.request('/api/readings?deviceId=dev-1', authorized);
   assert.is(res.status, 200);
   assert.is(res.headers.get('cache-control'), 'no-store');
   assert.equal(await res.json(), { readings: [READING] });
-  res = await app.request('/api/readings?deviceId=dev-1&limit=1000&before=42');
-  res = await app.request('/api/readings?deviceId=dev%201&limit=1&before=2026-01-01T00:00:00%2B01:00');
+  res = await app.request('/api/readings?deviceId=dev-1&limit=1000&before=42', authorized);
+  res = await app.request('/api/readings?deviceId=dev%201&limit=1&before=2026-01-01T00:00:00%2B01:00', authorized);
   assert.equal(asked, [
     { deviceId: 'dev-1', limit: 100 },
     { deviceId: 'dev-1', limit: 1000, before: { seq: 42 } },
@@ -207,7 +219,7 @@ test('GET /api/readings: a bad query value is a 400 with one line naming it; the
     ['limt=5', 'unknown parameter "limt": expected deviceId, limit, before'],
   ];
   for (const [query, error] of cases) {
-    const res = await app.request(`/api/readings?deviceId=dev-1&${query}`);
+    const res = await app.request(`/api/readings?deviceId=dev-1&${query}`, authorized);
     assert.is(res.status, 400, query);
     assert.equal(await res.json(), { error }, query);
   }
@@ -216,13 +228,13 @@ test('GET /api/readings: a bad query value is a 400 with one line naming it; the
     ['?deviceId=', 'deviceId is required, e.g. /api/readings?deviceId=dev-1'],
     [`?deviceId=${'d'.repeat(10 * 1024)}`, 'deviceId is longer than 256 characters (10240)'],
   ] as Array<[string, string]>) {
-    const res = await app.request(`/api/readings${query}`);
+    const res = await app.request(`/api/readings${query}`, authorized);
     assert.is(res.status, 400, query.slice(0, 30));
     const body = await res.text();
     assert.equal(JSON.parse(body), { error });
     assert.not.match(body, /\n/);
   }
-  const garbage = await app.request(`/api/readings?deviceId=dev-1&before=${'9'.repeat(5000)}`);
+  const garbage = await app.request(`/api/readings?deviceId=dev-1&before=${'9'.repeat(5000)}`, authorized);
   assert.is(garbage.status, 400);
   assert.ok((await garbage.text()).length < 200, 'the value is cut short in the error');
   assert.equal(asked, []);
@@ -235,16 +247,52 @@ test('a database that is down: 503, one line, Retry-After; summed, not an error 
     ['/api/readings?deviceId=dev-1', 'database unavailable: the database is not connected'],
     ['/api/devices', 'database unavailable: the database did not answer within 2000 ms'],
   ] as Array<[string, string]>) {
-    const res = await app.request(path);
+    const res = await app.request(path, authorized);
     assert.is(res.status, 503, path);
     assert.is(res.headers.get('retry-after'), '1');
     assert.equal(await res.json(), { error }, path);
   }
-  for (let i = 0; i < 20; i++) await app.request('/api/devices');
+  for (let i = 0; i < 20; i++) await app.request('/api/devices', authorized);
   assert.equal(
     lines.filter((l) => l.level >= 40).map((l) => [l.level, l.msg, l.count]),
     [[40, 'answered 1 read of stored readings with 503: the database is unavailable', 1]],
   );
+});
+
+test('read routes outside local mode, no valid token: 401, one line, a Bearer challenge, nothing listed', async () => {
+  const { app, asked } = setup();
+  const cases: Array<[Record<string, string>, string, string]> = [
+    [{}, 'a read token is required: send Authorization: Bearer <token> (READ_TOKENS on the backend)', ''],
+    [{ Authorization: `Basic ${btoa(`u:${READ_TOKEN}`)}` }, 'a read token is required', ''],
+    [{ Authorization: 'Bearer wrong-token-0123456789' }, 'the read token is not valid', ', error="invalid_token"'],
+    [{ Authorization: `Bearer ${OLD_TOKEN}` }, 'the read token is not valid', ', error="invalid_token"'],
+    [{ Authorization: `Bearer ${READ_TOKEN.toUpperCase()}` }, 'the read token is not valid', ', error="invalid_token"'],
+  ];
+  for (const path of ['/api/readings?deviceId=dev-1', '/api/devices', '/api/devices?attention=5']) {
+    for (const [headers, error, challenge] of cases) {
+      const res = await app.request(path, { headers });
+      assert.is(res.status, 401, `${path} ${JSON.stringify(headers)}`);
+      assert.is(res.headers.get('www-authenticate'), `Bearer realm="device data"${challenge}`);
+      const body = await res.text();
+      assert.not.match(body, /\n./, 'one line');
+      assert.ok(JSON.parse(body).error.startsWith(error), body);
+      assert.not.ok(body.includes('dev-1') || body.includes(READ_TOKEN), body);
+    }
+  }
+  assert.equal(asked, [], 'the store was never asked');
+  const lower = await app.request('/api/devices', { headers: { Authorization: `bearer ${READ_TOKEN}` } });
+  assert.is(lower.status, 200, 'the scheme is case-insensitive (RFC 7235)');
+});
+
+test('read routes without any READ_TOKENS outside local mode: 401 for every token; local mode: open', async () => {
+  const { app, asked } = setup({ environment: 'production', readTokens: [] });
+  for (const authorization of ['', 'Bearer ', `Bearer ${READ_TOKEN}`]) {
+    assert.is((await app.request('/api/devices', { headers: { Authorization: authorization } })).status, 401);
+  }
+  assert.equal(asked, []);
+  const local = setup({ environment: 'local', readTokens: [] }).app;
+  assert.is((await local.request('/api/devices')).status, 200);
+  assert.is((await local.request('/api/readings?deviceId=dev-1')).status, 200);
 });
 
 test('an unknown route: 404 in JSON, logged at info; passing probes only at debug', async () => {

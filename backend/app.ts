@@ -11,6 +11,7 @@ import type { Logger } from '../lib/logger.ts';
 import type { DeviceHub } from './device-hub.ts';
 import type { ReadingStore } from './reading-store.ts';
 import { createReadingsRoutes, READINGS_PATHS } from './readings-routes.ts';
+import { createReadGate } from './read-gate.ts';
 
 export interface BackendDeps {
   readiness: Readiness;
@@ -23,9 +24,15 @@ export interface BackendDeps {
   store?: Pick<ReadingStore, 'readings' | 'devices'>;
   /** Serves GET /metrics from it and times every request; unset (METRICS=off): no /metrics. */
   metrics?: Registry;
+  /**
+   * READ_TOKENS: outside local mode GET /api/readings and /api/devices answer only a request bearing one of them;
+   * none (or unset) there: every such request gets 401. Local mode leaves them open.
+   */
+  readTokens?: readonly string[];
 }
 
-export function createApp({ readiness, environment, log, databaseName, devices, store, metrics }: BackendDeps): Hono {
+export function createApp(deps: BackendDeps): Hono {
+  const { readiness, environment, log, databaseName, devices, store, metrics, readTokens = [] } = deps;
   // The health routes' app is the service's app: every other route is added to it.
   const app = createHealthRoutes({
     readiness,
@@ -34,7 +41,8 @@ export function createApp({ readiness, environment, log, databaseName, devices, 
   });
   if (devices) {
     app.get(DEVICE_SOCKET_PATH, devices.gate, devices.upgrade);
-    if (store) app.route('/', createReadingsRoutes({ store, log }));
+    const gate = environment === 'local' ? undefined : createReadGate(readTokens);
+    if (store) app.route('/', createReadingsRoutes({ store, log, ...(gate ? { gate } : {}) }));
   }
   answerErrorsInJson(app, log);
   // The device hub logs what matters about device sockets (connected, refused: once a minute per address, closed

@@ -14,6 +14,7 @@ test('defaults: port 3001, every interface, production, a local database, no dev
     deviceTokens: undefined,
     deviceSocketsMax: 1000,
     shutdownDelayMs: 0,
+    readTokens: undefined,
   });
 });
 
@@ -29,6 +30,7 @@ test('reads every setting', () => {
       DEVICE_TOKENS: 'dev-1:0123456789abcdef-one',
       DEVICE_SOCKETS_MAX: '5',
       SHUTDOWN_DELAY_MS: '2500',
+      READ_TOKENS: 'read-token-one-0123456789, read-token-two-0123456789',
     }),
     {
       port: 4001,
@@ -40,6 +42,7 @@ test('reads every setting', () => {
       deviceTokens: new Map([['dev-1', '0123456789abcdef-one']]),
       deviceSocketsMax: 5,
       shutdownDelayMs: 2500,
+      readTokens: ['read-token-one-0123456789', 'read-token-two-0123456789'],
     },
   );
 });

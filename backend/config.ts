@@ -5,6 +5,7 @@ import { readDeviceToken } from '../lib/device-token.ts';
 import { redactUrl, scrubSecrets } from '../lib/redact-url.ts';
 import { driverRejection } from './mongo-uri.ts';
 import { readDeviceTokens } from './device-tokens.ts';
+import { readReadTokens } from './read-tokens.ts';
 
 type Env = Record<string, string | undefined>;
 
@@ -22,6 +23,8 @@ export interface BackendConfig {
   /** DEVICE_SOCKETS_MAX: open device sockets above this are refused. */
   deviceSocketsMax: number;
   shutdownDelayMs: number;
+  /** READ_TOKENS or READ_TOKENS_FILE: who may read device data outside local mode; undefined when neither is set. */
+  readTokens: string[] | undefined;
 }
 
 export function readConfig(env: Env, readFile?: ReadFile): BackendConfig {
@@ -49,5 +52,6 @@ export function readConfig(env: Env, readFile?: ReadFile): BackendConfig {
     deviceTokens: readDeviceTokens(env, deviceToken, readFile),
     deviceSocketsMax: readInteger(env, 'DEVICE_SOCKETS_MAX', 1000, { min: 1, max: 100_000 }),
     shutdownDelayMs,
+    readTokens: readReadTokens(env, readFile),
   };
 }

@@ -76,7 +76,14 @@ runMain('backend', async function main() {
     devices,
     store,
     metrics: registry,
+    ...(config.readTokens ? { readTokens: config.readTokens } : {}),
   });
+  if (!config.readTokens && environment !== 'local') {
+    log.warn(
+      'READ_TOKENS is not set: GET /api/readings and /api/devices answer every request with 401; ' +
+        'set READ_TOKENS or READ_TOKENS_FILE on the backend',
+    );
+  }
 
   // A frame over 64 KiB closes its socket with 1009 (message too big) before it is buffered whole.
   const websocket = new WebSocketServer({ noServer: true, maxPayload: DEVICE_MAX_PAYLOAD });

@@ -1,7 +1,7 @@
 // GET /api/readings and GET /api/devices: stored readings and the devices' summaries, read from the database. A
 // bad query is a 400 and a database that cannot answer in time a 503, each with a one-line `error`. Clients poll
 // these: while the database is away, the 503s are summed into one warning per 5 s rather than a line each.
-import { Hono, type Context } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import type { Logger } from '../lib/logger.ts';
 import { createSummedWarning, type SummedWarning } from '../lib/summed-warning.ts';
 import { DatabaseUnavailableError } from './database-unavailable-error.ts';
@@ -12,6 +12,8 @@ import { parseDevicesQuery } from './devices-query.ts';
 export interface ReadingsRoutesOptions {
   store: Pick<ReadingStore, 'readings' | 'devices'>;
   log: Logger;
+  /** Runs before each route (backend/read-gate.ts outside local mode); unset: the routes are open. */
+  gate?: MiddlewareHandler;
 }
 
 /** The paths these routes serve: the access log keeps them at debug, since 503s here are summed instead. */
@@ -19,7 +21,7 @@ export const READINGS_PATHS = ['/api/readings', '/api/devices'];
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
 
-export function createReadingsRoutes({ store, log }: ReadingsRoutesOptions): Hono {
+export function createReadingsRoutes({ store, log, gate = (_c, next) => next() }: ReadingsRoutesOptions): Hono {
   const app = new Hono();
   const unavailable = createSummedWarning(
     log,
@@ -27,13 +29,13 @@ export function createReadingsRoutes({ store, log }: ReadingsRoutesOptions): Hon
   );
   const answer = (c: Context, read: () => Promise<object>) => answerFrom(c, read, unavailable);
 
-  app.get('/api/readings', async (c) => {
+  app.get('/api/readings', gate, async (c) => {
     const query = parseReadingsQuery(new URL(c.req.url).searchParams);
     if ('error' in query) return c.json({ error: query.error }, 400, NO_STORE);
     return answer(c, async () => ({ readings: await store.readings(query) }));
   });
 
-  app.get('/api/devices', (c) => {
+  app.get('/api/devices', gate, (c) => {
     const query = parseDevicesQuery(new URL(c.req.url).searchParams);
     if ('error' in query) return c.json({ error: query.error }, 400, NO_STORE);
     return answer(c, () => store.devices(query));

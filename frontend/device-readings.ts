@@ -22,11 +22,16 @@ export const ATTENTION_LIMIT = 5;
 /** Devices whose recent readings are asked for, in the backend's order: bounds the requests per refresh. */
 export const CHARTED_DEVICES = 8;
 
-export async function readDevices(backendUrl: string, timeoutMs: number, readToken?: string): Promise<ReadingsStatus> {
+/** `headers` go with every request to the backend: its read token, outside local mode (BACKEND_READ_TOKEN). */
+export async function readDevices(
+  backendUrl: string,
+  timeoutMs: number,
+  headers: Record<string, string> = {},
+): Promise<ReadingsStatus> {
   // Both in parallel, each bounded by the timeout; the charts then cost at most one more timeout.
   const [page, attention] = await Promise.all([
-    readList(backendUrl, `limit=${FLEET_PAGE}`, timeoutMs, readToken),
-    readList(backendUrl, `attention=${ATTENTION_LIMIT}`, timeoutMs, readToken),
+    readList(backendUrl, `limit=${FLEET_PAGE}`, timeoutMs, headers),
+    readList(backendUrl, `attention=${ATTENTION_LIMIT}`, timeoutMs, headers),
   ]);
   if (typeof page === 'string') {
     const none: AttentionList = { available: false, problem: null, devices: [] };
@@ -35,7 +40,7 @@ export async function readDevices(backendUrl: string, timeoutMs: number, readTok
   const { devices, total } = page;
   await Promise.all(
     devices.slice(0, CHARTED_DEVICES).map(async (device) => {
-      device.recent = await readRecent(backendUrl, device.deviceId, timeoutMs, readToken);
+      device.recent = await readRecent(backendUrl, device.deviceId, timeoutMs, headers);
     }),
   );
   let latest: ReadingsStatus['latest'] = null;
@@ -62,12 +67,12 @@ async function readList(
   backendUrl: string,
   query: string,
   timeoutMs: number,
-  readToken: string | undefined,
+  headers: Record<string, string>,
 ): Promise<{ devices: FleetDevice[]; total: number } | string> {
   // The query is set apart: endpointUrl joins paths, and would escape a `?` inside one.
   const url = new URL(endpointUrl(backendUrl, '/api/devices'));
   url.search = query;
-  const result = await probe(url.href, timeoutMs, { maxBytes: DEVICE_LIST_MAX_BYTES, bearerToken: readToken });
+  const result = await probe(url.href, timeoutMs, { maxBytes: DEVICE_LIST_MAX_BYTES, headers });
   if (!result.reached) return result.error;
   const body = asObject(result.body);
   if (result.status !== 200 || !Array.isArray(body?.devices)) {

@@ -13,15 +13,13 @@ export type ProbeResult =
 export interface ProbeOptions {
   /** A body past this many bytes is a failure, never buffered; unset: lib/http-get.ts's cap for health bodies. */
   maxBytes?: number;
-  /** Sent as `Authorization: Bearer <token>` (the backend's read credential); never in a reason or a URL. */
-  bearerToken?: string;
+  /** Sent with the GET (the backend read token's Authorization). */
+  headers?: Record<string, string>;
 }
 
 /** The timeout bounds everything, the body included (lib/http-get.ts); a failure is its one-line reason. */
 export async function probe(url: string, timeoutMs: number, options: ProbeOptions = {}): Promise<ProbeResult> {
-  const { maxBytes, bearerToken } = options;
-  const headers = bearerToken === undefined ? undefined : { authorization: `Bearer ${bearerToken}` };
-  const got = await httpGet(url, { timeout: timeoutMs, maxBytes, headers });
+  const got = await httpGet(url, { timeout: timeoutMs, ...options });
   if (!got.reached) return { reached: false, error: got.reason, ms: got.ms };
   return { reached: true, status: got.status, body: parseJson(got.body), ms: got.ms };
 }

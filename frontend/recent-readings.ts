@@ -15,12 +15,12 @@ export async function readRecent(
   backendUrl: string,
   deviceId: string,
   timeoutMs: number,
-  readToken?: string,
+  headers: Record<string, string> = {},
 ): Promise<RecentReadings> {
   // The query is set apart: endpointUrl joins paths, and would escape a `?` inside one.
   const url = new URL(endpointUrl(backendUrl, '/api/readings'));
   url.search = `deviceId=${encodeURIComponent(deviceId)}&limit=${RECENT_LIMIT}`;
-  const result = await probe(url.href, timeoutMs, { maxBytes: RECENT_MAX_BYTES, bearerToken: readToken });
+  const result = await probe(url.href, timeoutMs, { maxBytes: RECENT_MAX_BYTES, headers });
   const unavailable = (problem: string): RecentReadings => ({
     available: false,
     problem: `readings: ${problem}`,

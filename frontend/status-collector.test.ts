@@ -358,4 +358,35 @@ test('an attention list that fails is that list alone: the page of devices still
   });
 });
 
+test('BACKEND_READ_TOKEN: the read token goes to /api/devices and /api/readings, never to the probes', async () => {
+  const seen: string[] = [];
+  const backend = await listen((req, res) => {
+    seen.push(`${req.url!.split('?')[0]} ${req.headers.authorization ?? '-'}`);
+    const path = req.url!.split('?')[0];
+    const body =
+      path === '/api/devices'
+        ? { total: 1, devices: [{ deviceId: 'dev-1', connected: true }], next: null }
+        : path === '/api/readings'
+          ? { readings: [] }
+          : path === '/api/ready'
+            ? readyBody('ready', { database: 'connected' })
+            : healthyBody();
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  });
+  open.push(backend);
+  const token = 'read-token-0123456789abcdef';
+  const doc = await createStatusCollector({
+    backendUrl: backend.url,
+    timeoutMs: 2000,
+    backendReadToken: token,
+  }).collect();
+  assert.is(doc.readings.available, true);
+  assert.equal([...new Set(seen)].sort(), [
+    '/api/devices Bearer read-token-0123456789abcdef',
+    '/api/health -',
+    '/api/readings Bearer read-token-0123456789abcdef',
+    '/api/ready -',
+  ]);
+});
+
 test.run();

@@ -8,7 +8,7 @@ export interface StatusCollectorOptions {
   /** Undefined: the device service is not monitored. */
   deviceUrl?: string;
   timeoutMs: number;
-  /** Bearer token for the backend's device data (/api/devices, /api/readings). */
+  /** BACKEND_READ_TOKEN: shown to the backend's /api/devices and /api/readings (needed outside its local mode). */
   backendReadToken?: string;
 }
 
@@ -19,6 +19,7 @@ export interface StatusCollector {
 
 export function createStatusCollector(options: StatusCollectorOptions): StatusCollector {
   const { backendUrl, deviceUrl, timeoutMs, backendReadToken } = options;
+  const readHeaders: Record<string, string> = backendReadToken ? { Authorization: `Bearer ${backendReadToken}` } : {};
   let running: ReturnType<StatusCollector['collect']> | undefined;
 
   async function collectOnce(): ReturnType<StatusCollector['collect']> {
@@ -26,7 +27,7 @@ export function createStatusCollector(options: StatusCollectorOptions): StatusCo
     const [backend, device, readings] = await Promise.all([
       checkService('backend', backendUrl, timeoutMs),
       deviceUrl === undefined ? null : checkService('device', deviceUrl, timeoutMs),
-      readDevices(backendUrl, timeoutMs, backendReadToken),
+      readDevices(backendUrl, timeoutMs, readHeaders),
     ]);
     const healthy = (s: ServiceStatus | null) => s === null || (s.liveness === 'ok' && s.readiness === 'ready');
     return {

@@ -112,6 +112,20 @@ test('a same-path redirect (another host or scheme) is followed; another path is
   assert.is((await failure(`${login.url}/api/health`)).reason, 'redirected elsewhere: HTTP 302 to /login?next=health');
 });
 
+test('headers go with the request, and are dropped once a redirect leaves the origin ', async () => {
+  const authorization = (req: Parameters<RequestListener>[0]) => req.headers.authorization ?? 'none';
+  const target = await serve((req, res) => res.writeHead(200).end(authorization(req)));
+  const hop = await serve((req, res) => {
+    if (req.url === '/here') return res.writeHead(200).end(authorization(req));
+    res.writeHead(301, { location: `${target.url}${req.url}` }).end();
+  });
+  const headers = { Authorization: 'Bearer read-token-0123456789' };
+  const home = await httpGet(`${hop.url}/here`, { timeout: 2000, headers });
+  assert.is(home.reached && home.body, 'Bearer read-token-0123456789');
+  const away = await httpGet(`${hop.url}/api/devices`, { timeout: 2000, headers });
+  assert.is(away.reached && away.body, 'none');
+});
+
 test('a redirect loop ends with a one-line reason', async () => {
   const s = await serve((req, res) => res.writeHead(307, { location: req.url }).end());
   const { reason } = await failure(`${s.url}/api/health`);

@@ -27,7 +27,7 @@ export interface GetOptions {
   /** Health bodies are tiny; anything bigger is not one of ours. */
   maxBytes?: number;
   maxRedirects?: number;
-  /** Extra request headers (a credential); sent to the first host only, never after a redirect to another. */
+  /** Sent with the request (a read token); dropped once a redirect leaves the URL's origin, as fetch does. */
   headers?: Record<string, string>;
 }
 
@@ -54,12 +54,12 @@ const _reason = (error: unknown, url: URL) =>
 async function _get(url: string, { timeout, maxBytes = MAX_BYTES, maxRedirects = 5, headers = {} }: GetOptions) {
   const deadline = Date.now() + timeout;
   const seen = new Set<string>();
-  const first = new URL(url);
-  let current = first;
+  const origin = new URL(url).origin;
+  let current = new URL(url);
   for (;;) {
     seen.add(current.href);
-    const extra = current.host === first.host ? headers : {};
-    const res = await _getFromAnyAddress(current, { deadline, timeout, maxBytes, headers: extra });
+    const sent = current.origin === origin ? headers : {};
+    const res = await _getFromAnyAddress(current, { deadline, timeout, maxBytes, headers: sent });
     const location = res.headers.location;
     if (!REDIRECTS.has(res.status) || !location) return res;
     const next = _redirectTarget(location, current, res.status);
@@ -138,7 +138,7 @@ async function _requestOnce(url: URL, address: string, family: number, limits: L
       else callback(null, address, family);
     };
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    req = send(url, { method: 'GET', agent: false, lookup, headers: { ...headers, accept: 'application/json' } });
+    req = send(url, { method: 'GET', agent: false, lookup, headers: { accept: 'application/json', ...headers } });
     req.on('error', reject);
     req.on('response', (res) => {
       phase = 'body';

@@ -3,7 +3,7 @@
 // DEVICE_TOKENS, who may say hello as which device (1008 otherwise).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawnService, TEST_DEVICE_TOKEN, type Service } from './support/spawn-service.ts';
+import { READ_AUTH, spawnService, TEST_DEVICE_TOKEN, type Service } from './support/spawn-service.ts';
 import { withDeadline, waitFor } from './support/deadline.ts';
 import { stopAll } from './support/spawn-process.ts';
 import { openSocket, upgrade, type Refused } from './support/device-socket.ts';
@@ -59,7 +59,7 @@ test(
     const [warning] = warnings(backend, 'refused a device socket upgrade');
     assert.is(warning!.remoteAddress, '127.0.0.1');
     assert.is(warning!.reason, 'no token');
-    const devices = await (await fetch(`${backend.url}/api/devices`)).text();
+    const devices = await (await fetch(`${backend.url}/api/devices`, { headers: READ_AUTH })).text();
     for (const output of [backend.lines.join('\n'), devices]) {
       assert.not.ok(output.includes(TEST_DEVICE_TOKEN) || output.includes(wrongCase), 'the token appears in output');
     }
@@ -181,7 +181,7 @@ test(
     assert.is(lines[0]!.tokenDevice, 'dev-a');
     assert.is(lines[0]!.claimed, 'dev-b');
     assert.is(own.ws.readyState, own.ws.OPEN, "the device's own socket stays open");
-    const devices = await (await fetch(`${backend.url}/api/devices`)).text();
+    const devices = await (await fetch(`${backend.url}/api/devices`, { headers: READ_AUTH })).text();
     for (const output of [backend.lines.join('\n'), devices]) {
       assert.not.ok(output.includes(TOKEN_A) || output.includes(TOKEN_B), 'a token appears in output');
     }

@@ -4,7 +4,7 @@
 // (and, at its 5 s, the fault suite's).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawnService, type Service } from './support/spawn-service.ts';
+import { READ_AUTH, spawnService, type Service } from './support/spawn-service.ts';
 import { withDeadline, waitFor } from './support/deadline.ts';
 import { stopAll } from './support/spawn-process.ts';
 import { openSocket } from './support/device-socket.ts';
@@ -41,7 +41,7 @@ const ackedUpTo = (messages: Array<Record<string, any>>, session: string, seq: n
     timeout: 5000,
     what: `an ack of ${session} up to ${seq}`,
   });
-const devices = async () => (await (await fetch(`${backend.url}/api/devices`)).json()).devices;
+const devices = async () => (await (await fetch(`${backend.url}/api/devices`, { headers: READ_AUTH })).json()).devices;
 const stored = () =>
   jsonLines(backend)
     .filter((l) => l.msg === 'readings stored')

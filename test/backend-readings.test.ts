@@ -6,7 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MongoClient, type Document } from 'mongodb';
 import { startMongoStandin, type MongoStandin } from '../dev/mongo-standin/server.ts';
-import { spawnService, type Service } from './support/spawn-service.ts';
+import { READ_AUTH, spawnService, type Service } from './support/spawn-service.ts';
 import { waitFor, withDeadline } from './support/deadline.ts';
 import { stopAll } from './support/spawn-process.ts';
 import { openSocket, type OpenSocket } from './support/device-socket.ts';
@@ -50,7 +50,7 @@ const ackedUpTo = (socket: OpenSocket, seq: number, session = 's1') =>
     what: `an ack of ${session} up to ${seq}`,
   });
 const get = async (backend: Service, path: string) => {
-  const res = await withDeadline(fetch(`${backend.url}${path}`), 10_000, `GET ${path}`);
+  const res = await withDeadline(fetch(`${backend.url}${path}`, { headers: READ_AUTH }), 10_000, `GET ${path}`);
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 };
 const warnings = (backend: Service, text: string) =>

@@ -1,7 +1,7 @@
 // Local mode: no port is opened, the emulator's readings reach a real backend, and logs are coloured text.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Service } from './support/spawn-service.ts';
+import { READ_AUTH, type Service } from './support/spawn-service.ts';
 import { stopAll } from './support/spawn-process.ts';
 import { waitFor } from './support/deadline.ts';
 import { freePort } from '../tools/free-port.ts';
@@ -60,7 +60,7 @@ test(
       'in sequence order',
     );
     assert.is(new Set(seqs).size, seqs.length, 'no duplicates');
-    const devices = (await (await fetch(`${backend.url}/api/devices`)).json()).devices;
+    const devices = (await (await fetch(`${backend.url}/api/devices`, { headers: READ_AUTH })).json()).devices;
     assert.is(devices[0].deviceId, 'emulated-1');
     assert.is(devices[0].connected, true);
 

@@ -5,7 +5,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Document } from 'bson';
-import type { Service } from './support/spawn-service.ts';
+import { READ_AUTH, type Service } from './support/spawn-service.ts';
 import { stopAll } from './support/spawn-process.ts';
 import { waitFor } from './support/deadline.ts';
 import { startDeviceStack, type DeviceStack } from './support/device-stack.ts';
@@ -51,7 +51,7 @@ const replicaA = () => stack.backend();
 
 /** The device as `replica` lists it (undefined while not listed). */
 async function listed(replica: Service, query = 'limit=100'): Promise<Listed | undefined> {
-  const response = await fetch(`${replica.url}/api/devices?${query}`);
+  const response = await fetch(`${replica.url}/api/devices?${query}`, { headers: READ_AUTH });
   assert.is(response.status, 200, `${replica.url}/api/devices?${query}`);
   const { devices } = (await response.json()) as { devices: Listed[] };
   return devices.find((d) => d.deviceId === DEVICE_ID);

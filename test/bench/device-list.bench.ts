@@ -4,7 +4,7 @@ import { MongoClient } from 'mongodb';
 import type { BenchRow, Scenario } from './scenario.ts';
 import { median } from './scenario.ts';
 import { fmt } from './load.ts';
-import { spawnService } from '../support/spawn-service.ts';
+import { READ_AUTH, spawnService } from '../support/spawn-service.ts';
 import { startMongoProcess } from '../support/mongo-process.ts';
 import { freePort } from '../../tools/free-port.ts';
 import { stopAll } from '../support/spawn-process.ts';
@@ -17,7 +17,7 @@ async function latencies(url: string, rounds: number): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < rounds; i++) {
     const start = performance.now();
-    const res = await fetch(url);
+    const res = await fetch(url, { headers: READ_AUTH });
     await res.arrayBuffer();
     if (res.status !== 200) throw new Error(`GET ${url}: ${res.status}`);
     times.push(performance.now() - start);

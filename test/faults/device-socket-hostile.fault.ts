@@ -5,7 +5,7 @@
 // and the token appears nowhere.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { root, TEST_DEVICE_TOKEN, type Service } from '../support/spawn-service.ts';
+import { READ_AUTH, root, TEST_DEVICE_TOKEN, type Service } from '../support/spawn-service.ts';
 import { sleep, waitFor } from '../support/deadline.ts';
 import { spawnProcess, stopAll, type Spawned } from '../support/spawn-process.ts';
 import { startDeviceStack, type DeviceStack } from '../support/device-stack.ts';
@@ -219,7 +219,8 @@ test('a socket naming a second device is closed with 1008 and nothing is stored 
     reason: 'one device per socket',
     acks: ['own session:1'],
   });
-  const devices = (await (await fetch(`${backend.url}/api/devices`)).json()).devices as Array<{ deviceId: string }>;
+  const listed = await fetch(`${backend.url}/api/devices`, { headers: READ_AUTH });
+  const devices = (await listed.json()).devices as Array<{ deviceId: string }>;
   assert.not.ok(
     devices.some((d) => d.deviceId === 'victim'),
     'the claimed device exists',
@@ -274,7 +275,7 @@ test(
   `the token appears in no output, and the attack cost at most ` +
     `${WARNINGS_MAX} warning lines, ${INFO_LINES_MAX} info lines and none at error level`,
   async () => {
-    const devices = await (await fetch(`${backend.url}/api/devices`)).text();
+    const devices = await (await fetch(`${backend.url}/api/devices`, { headers: READ_AUTH })).text();
     const outputs: Record<string, string> = {
       backend: backend.lines.join('\n'),
       device: device.lines.join('\n'),

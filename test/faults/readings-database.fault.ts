@@ -5,7 +5,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MongoClient } from 'mongodb';
-import { spawnService, type Service } from '../support/spawn-service.ts';
+import { READ_AUTH, spawnService, type Service } from '../support/spawn-service.ts';
 import { startMongoProcess, type MongoProcess } from '../support/mongo-process.ts';
 import { freePort } from '../../tools/free-port.ts';
 import { sleep, waitFor } from '../support/deadline.ts';
@@ -53,7 +53,7 @@ test(`${CYCLES} SIGSTOP/SIGCONT cycles of ${HUNG_MS} ms with a device sending an
   });
   sender = startReadingSender(backend.url, { deviceId: 'sender' });
   maker = setInterval(() => sender.make(READINGS_PER_TICK), 100);
-  hammer = startHammer(backend.url, PATHS, { concurrency: 2, timeoutMs: 10_000 });
+  hammer = startHammer(backend.url, PATHS, { concurrency: 2, timeoutMs: 10_000, headers: READ_AUTH });
   for (let cycle = 1; cycle <= CYCLES; cycle++) {
     await db.streaming({ timeout: 5000 });
     const before = sender.acked;

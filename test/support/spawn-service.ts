@@ -16,6 +16,13 @@ export const root = fileURLToPath(new URL('../../', import.meta.url));
  */
 export const TEST_DEVICE_TOKEN = 'test-device-token-7c1e9a4b52d8f036';
 
+/**
+ * The READ_TOKENS (and the frontend's BACKEND_READ_TOKEN) every spawned service gets unless a test sets its own:
+ * outside local mode the backend's /api/readings and /api/devices answer only a request with `READ_AUTH`'s header.
+ */
+export const TEST_READ_TOKEN = 'test-read-token-3f9b20c6e1d47a58';
+export const READ_AUTH = { Authorization: `Bearer ${TEST_READ_TOKEN}` };
+
 export interface Service extends Spawned {
   url: string;
   port: number;
@@ -41,6 +48,8 @@ export async function spawnService(entry: string, options: ServiceOptions = {}):
     HOST: '127.0.0.1',
     PORT: String(port),
     DEVICE_TOKEN: TEST_DEVICE_TOKEN,
+    READ_TOKENS: TEST_READ_TOKEN,
+    BACKEND_READ_TOKEN: TEST_READ_TOKEN,
     ...options.env,
   };
   // Each device process its own spool unless the test names one (to restart on it): the default, ./spool, would

@@ -28,12 +28,14 @@ export interface HammerOptions {
   concurrency?: number;
   /** A request that has not completed by then is destroyed and recorded as error `timeout`. */
   timeoutMs?: number;
+  /** Sent with every request (a read token). */
+  headers?: Record<string, string>;
 }
 
 export function startHammer(
   baseUrl: string,
   paths: string[],
-  { concurrency = 8, timeoutMs = 5000 }: HammerOptions = {},
+  { concurrency = 8, timeoutMs = 5000, headers = {} }: HammerOptions = {},
 ): Hammer {
   const { hostname, port } = new URL(baseUrl);
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
@@ -46,7 +48,7 @@ export function startHammer(
       const sent = performance.now();
       const fail = (error: NodeJS.ErrnoException) =>
         resolve({ path, sent, received: performance.now(), status: 0, error: error.code ?? error.message });
-      const req = get({ hostname, port, path, agent }, (res) => {
+      const req = get({ hostname, port, path, agent, headers }, (res) => {
         res.on('data', () => {});
         res.on('end', () => resolve({ path, sent, received: performance.now(), status: res.statusCode ?? 0 }));
         res.on('error', fail);
