@@ -68,6 +68,7 @@ test.before(async () => {
       TLS_KEY_FILE: cert.keyFile,
       OPERATOR_TOKENS_FILE: operators,
       BACKEND_READ_TOKEN_FILE: readToken,
+      BACKEND_READ_TOKEN: undefined, // spawnService's default; the file is what a deployment mounts
     },
     waitPath: false,
   });
