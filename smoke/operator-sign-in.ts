@@ -26,5 +26,6 @@ export async function signInOperator(
   ]);
   const cookies = await page.cookies(frontend);
   if (cookies.some((cookie) => cookie.name === SESSION_COOKIE)) return null;
-  return `operator sign-in refused (HTTP ${answer?.status() ?? 'nothing'}): the token is not one of OPERATOR_TOKENS_FILE`;
+  const status = answer?.status() ?? 'nothing';
+  return `operator sign-in refused (HTTP ${status}): the token is not one of OPERATOR_TOKENS_FILE`;
 }
