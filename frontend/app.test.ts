@@ -21,7 +21,7 @@ test.after.each(async () => {
 });
 
 const app = () =>
-  createApp({ version: 'rel-7', backendUrl: backend.url, timeoutMs: 1000, log: (line) => lines.push(line) });
+  createApp({ version: 'rel-7', backendUrl: backend.url, timeoutMs: 1000, access: 'open', log: (line) => lines.push(line) });
 
 const SECURITY = {
   'x-content-type-options': 'nosniff',
@@ -147,6 +147,7 @@ test('/status.json answers 200 even when every service is down', async () => {
     backendUrl: backend.url,
     deviceUrl: backend.url,
     timeoutMs: 1000,
+    access: 'open',
     log: () => {},
   });
   const res = await a.request('/status.json');
@@ -167,6 +168,7 @@ test(
         backendUrl: backend.url,
         deviceUrl: hung.url,
         timeoutMs: 500,
+        access: 'open',
         log: () => {},
       });
       const res = await withDeadline(

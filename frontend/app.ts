@@ -5,6 +5,9 @@ import { secureHeaders } from 'hono/secure-headers';
 import { accessLog, type LogLine } from './access-log.ts';
 import { loadStaticFiles, staticFiles } from './static-files.ts';
 import { createStatusCollector } from './status-collector.ts';
+import { operatorAccess, type OperatorAccess } from './operator-access.ts';
+import { csrf } from 'hono/csrf';
+import type { ReadingsStatus, StatusDocument } from './status-document.ts';
 
 export const PUBLIC_DIR = fileURLToPath(new URL('./public/', import.meta.url));
 
@@ -16,21 +19,28 @@ export interface FrontendDeps {
   deviceUrl?: string;
   /** Per-probe timeout for /status.json. */
   timeoutMs: number;
-  /** BACKEND_READ_TOKEN: the credential the status page reads device data from the backend with. */
+  /** Who sees the fleet and readings: `open` in local mode, else the operators' tokens. */
+  access: OperatorAccess;
+  /** Sent as `Authorization: Bearer` when reading the backend's device data (BACKEND_READ_TOKEN_FILE). */
   backendReadToken?: string;
   log: LogLine;
   publicDir?: string;
 }
 
+/** What a stranger's /status.json says in place of the fleet: nothing listed, and how to see it. */
+const FOR_OPERATORS = 'sign in as an operator (/sign-in) to see the fleet and its readings';
+const hiddenReadings = (): ReadingsStatus => ({
+  available: false,
+  problem: FOR_OPERATORS,
+  total: 0,
+  devices: [],
+  attention: { available: false, problem: FOR_OPERATORS, devices: [] },
+  latest: null,
+});
+
 export function createApp(deps: FrontendDeps): Hono {
-  const { version, backendUrl, deviceUrl, timeoutMs, backendReadToken, log, publicDir = PUBLIC_DIR } = deps;
-  const collector = createStatusCollector({
-    version,
-    backendUrl,
-    deviceUrl,
-    timeoutMs,
-    ...(backendReadToken ? { backendReadToken } : {}),
-  });
+  const { version, backendUrl, deviceUrl, timeoutMs, access, backendReadToken, log, publicDir = PUBLIC_DIR } = deps;
+  const collector = createStatusCollector({ version, backendUrl, deviceUrl, timeoutMs, backendReadToken });
   const app = new Hono();
 
   app.use(accessLog(log));
@@ -45,20 +55,31 @@ export function createApp(deps: FrontendDeps): Hono {
         connectSrc: ["'self'"],
         objectSrc: ["'none'"],
         baseUri: ["'none'"],
-        formAction: ["'none'"],
+        // The sign-in and sign-out forms post to this origin, and nowhere else.
+        formAction: ["'self'"],
         frameAncestors: ["'none'"],
       },
       xFrameOptions: 'DENY',
-      // Served over plain HTTP here; HSTS belongs to whatever terminates TLS in front of it.
+      // Plain HTTP in local mode and behind the container check; HSTS would pin a host that also answers plainly.
       strictTransportSecurity: false,
     }),
   );
+  // A form posted from another site (Origin not this one) is refused, on top of the cookie's SameSite=Strict.
+  app.use(csrf());
   app.use(staticFiles(loadStaticFiles(publicDir)));
+  const gate = operatorAccess(app, access);
 
   app.get('/status.json', async function statusJson(c) {
-    const document = await collector.collect();
+    const collected = await collector.collect();
+    const operator = gate.isOperator(c);
+    // Spring Boot's show-details: when-authorized: everyone sees the services' health, only operators the fleet.
+    const document: StatusDocument = {
+      ...collected,
+      operator,
+      readings: operator ? collected.readings : hiddenReadings(),
+    };
     // Always 200: the document reports the services' health; a non-2xx here would read as the frontend failing.
-    return c.json(document, 200, { 'Cache-Control': 'no-store' });
+    return c.json(document, 200, { 'Cache-Control': 'no-store', Vary: 'Cookie' });
   });
 
   app.notFound((c) => c.text(`Not found: ${c.req.path}. The status page is at / and its data at /status.json.\n`, 404));

@@ -31,6 +31,7 @@ const doc = (over: Partial<StatusDocument> = {}): StatusDocument => ({
   checkedAt: '2026-01-01T10:00:10.000Z',
   timeoutMs: 1500,
   overall: 'ready',
+  operator: true,
   services: {
     backend: service({
       name: 'backend',

@@ -10,24 +10,41 @@ test('defaults: port 3000, every interface, backend :3001, device :3003, 1500 ms
     backendUrl: 'http://localhost:3001',
     deviceUrl: 'http://localhost:3003',
     timeoutMs: 1500,
+    access: { tokens: [] },
+    backendReadToken: undefined,
   });
 });
 
 test('every setting is read', () => {
-  const settings = readConfig({
-    PORT: '8080',
-    HOST: '127.0.0.1',
-    BACKEND_URL: 'http://backend:3001',
-    DEVICE_URL: 'https://device.example:8443/prefix',
-    STATUS_TIMEOUT_MS: '800',
-  });
+  const settings = readConfig(
+    {
+      PORT: '8080',
+      HOST: '127.0.0.1',
+      BACKEND_URL: 'http://backend:3001',
+      DEVICE_URL: 'https://device.example:8443/prefix',
+      STATUS_TIMEOUT_MS: '800',
+      OPERATOR_TOKENS_FILE: '/run/secrets/operator-tokens',
+      BACKEND_READ_TOKEN_FILE: '/run/secrets/read-token',
+    },
+    (path) =>
+      ({
+        '/run/secrets/operator-tokens': 'operator-one-0123456789\noperator-two-0123456789\n',
+        '/run/secrets/read-token': 'read-token-0123456789abc\n',
+      })[path]!,
+  );
   assert.equal(settings, {
     port: 8080,
     host: '127.0.0.1',
     backendUrl: 'http://backend:3001',
     deviceUrl: 'https://device.example:8443/prefix',
     timeoutMs: 800,
+    access: { tokens: ['operator-one-0123456789', 'operator-two-0123456789'] },
+    backendReadToken: 'read-token-0123456789abc',
   });
+});
+
+test('local mode is open to everyone: no sign-in', () => {
+  assert.is(readConfig({ NODE_ENV: 'local', OPERATOR_TOKENS: 'operator-one-0123456789' }).access, 'open');
 });
 
 test('an empty DEVICE_URL disables the device panel; an empty BACKEND_URL means the default', () => {

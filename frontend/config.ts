@@ -1,7 +1,7 @@
 // The frontend's settings, read from an environment map; a bad value is a one-line ConfigError.
-import { readInteger, readPort, readSecret, readString, readUrl } from '../lib/env.ts';
-import { ConfigError } from '../lib/config-error.ts';
-import { tokenProblem } from '../lib/device-token.ts';
+import { readEnvironment, readInteger, readPort, readString, readUrl } from '../lib/env.ts';
+import type { OperatorAccess } from './operator-access.ts';
+import { readToken, readTokenList, type ReadFile } from './secret-settings.ts';
 
 type Env = Record<string, string | undefined>;
 
@@ -13,11 +13,13 @@ export interface FrontendConfig {
   /** Undefined when DEVICE_URL is set but empty: the device panel is disabled. */
   deviceUrl?: string;
   timeoutMs: number;
-  /** BACKEND_READ_TOKEN or BACKEND_READ_TOKEN_FILE: one of the backend's READ_TOKENS; undefined when unset. */
+  /** `open` in local mode (NODE_ENV=local); else OPERATOR_TOKENS(_FILE), none when unset. */
+  access: OperatorAccess;
+  /** BACKEND_READ_TOKEN(_FILE): the credential for the backend's /api/devices and /api/readings. */
   backendReadToken?: string;
 }
 
-export function readConfig(env: Env): FrontendConfig {
+export function readConfig(env: Env, readFile?: ReadFile): FrontendConfig {
   const deviceDisabled = env.DEVICE_URL !== undefined && env.DEVICE_URL.trim() === '';
   return {
     port: readPort(env, 'PORT', 3000),
@@ -25,14 +27,8 @@ export function readConfig(env: Env): FrontendConfig {
     backendUrl: readUrl(env, 'BACKEND_URL', 'http://localhost:3001'),
     deviceUrl: deviceDisabled ? undefined : readUrl(env, 'DEVICE_URL', 'http://localhost:3003'),
     timeoutMs: readInteger(env, 'STATUS_TIMEOUT_MS', 1500, { min: 50, max: 60_000 }),
-    ...readBackendReadToken(env),
+    access:
+      readEnvironment(env) === 'local' ? 'open' : { tokens: readTokenList(env, 'OPERATOR_TOKENS', readFile) ?? [] },
+    backendReadToken: readToken(env, 'BACKEND_READ_TOKEN', readFile),
   };
-}
-
-function readBackendReadToken(env: Env): { backendReadToken?: string } {
-  const secret = readSecret(env, 'BACKEND_READ_TOKEN');
-  if (secret === undefined) return {};
-  const problem = tokenProblem(secret.value);
-  if (problem) throw new ConfigError(`${secret.setting} ${problem}`);
-  return { backendReadToken: secret.value };
 }

@@ -31,6 +31,7 @@ const poll = (minutes: number, backend: Partial<ServiceStatus>, device: ServiceS
     checkedAt: new Date(T0 + minutes * MIN).toISOString(),
     timeoutMs: 1500,
     overall: 'ready',
+    operator: true,
     services: { backend: service('backend', backend), device },
     readings: {
       available: true,

@@ -16,15 +16,15 @@ export interface StatusCollectorOptions {
 
 export interface StatusCollector {
   /** Callers that arrive while a collection is running share it, so many open pages cost one round of probes. */
-  collect(): Promise<StatusDocument>;
+  collect(): Promise<Omit<StatusDocument, 'operator'>>;
 }
 
 export function createStatusCollector(options: StatusCollectorOptions): StatusCollector {
   const { version, backendUrl, deviceUrl, timeoutMs, backendReadToken } = options;
   const readHeaders: Record<string, string> = backendReadToken ? { Authorization: `Bearer ${backendReadToken}` } : {};
-  let running: Promise<StatusDocument> | undefined;
+  let running: ReturnType<StatusCollector['collect']> | undefined;
 
-  async function collectOnce(): Promise<StatusDocument> {
+  async function collectOnce(): ReturnType<StatusCollector['collect']> {
     const checkedAt = new Date().toISOString();
     const [backend, device, readings] = await Promise.all([
       checkService('backend', backendUrl, timeoutMs),

@@ -123,6 +123,8 @@ export interface StatusDocument {
   timeoutMs: number;
   /** `ready` only when every monitored service is live and ready. */
   overall: 'ready' | 'degraded';
+  /** True when the caller may see the fleet (local mode, or a signed-in operator); false: `readings` lists nothing. */
+  operator: boolean;
   services: {
     backend: ServiceStatus;
     /** Null when DEVICE_URL is empty (the device panel is disabled). */

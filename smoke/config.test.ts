@@ -1,4 +1,7 @@
 // Options → config: environment fallbacks, defaults, and a one-line CLIError for every bad value.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DEFAULTS, parseSmokeArgs, resolveConfig, type RawOptions } from './config.ts';
@@ -30,6 +33,7 @@ test('defaults: frontend :3000, backend :3001, no device, ./smoke-artifacts, 10 
     json: null,
     junit: null,
     strict: false,
+    operatorToken: null,
     chromePath: '/usr/bin/chromium',
     noSandbox: null,
   });
@@ -202,6 +206,32 @@ test('--no-sandbox turns the sandbox off in either order with --sandbox; the las
     help: false,
     options: { backend: 'http://b' },
   });
+});
+
+test('--operator-token-file (or SMOKE_OPERATOR_TOKEN_FILE): its first token line; errors never show the text', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'smoke-operator-'));
+  try {
+    const file = join(dir, 'operator-token');
+    writeFileSync(file, '# the operator token\n\n  operator-token-0123456789  \n');
+    assert.is(resolveConfig({ 'operator-token-file': file }, env).operatorToken, 'operator-token-0123456789');
+    assert.is(
+      resolveConfig({}, { ...env, SMOKE_OPERATOR_TOKEN_FILE: file }).operatorToken,
+      'operator-token-0123456789',
+    );
+    const pasted = 'operator-token-pasted-as-a-path';
+    assert.throws(
+      () => resolveConfig({ 'operator-token-file': pasted }, env),
+      (error: Error) =>
+        error.message === '--operator-token-file cannot be read (ENOENT): give the path of a file holding the token',
+    );
+    writeFileSync(file, '# nothing yet\n');
+    assert.throws(
+      () => resolveConfig({ 'operator-token-file': file }, env),
+      (error: Error) => error.message === '--operator-token-file holds no token: write the operator token into it',
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test.run();

@@ -1,5 +1,6 @@
 // The CLI's options (one table: the parser, the usage text and the environment fallbacks all read it), and their
 // validation into a SmokeConfig.
+import { readFileSync } from 'node:fs';
 import { findChromium } from './browser.ts';
 import { CLIError } from '../tools/cli-error.ts';
 import { releaseIdProblem, showReleaseId } from '../lib/release-id.ts';
@@ -58,6 +59,13 @@ export const smokeArgs = {
     hint: 'ms',
     description: 'retry failing probes until they pass or this many ms have passed',
     default: '0: no retries',
+  },
+  'operator-token-file': {
+    type: 'string',
+    hint: 'file',
+    description: "sign the LOAD probe in with the operator token in this file, to load the page's operator view",
+    env: 'SMOKE_OPERATOR_TOKEN_FILE',
+    note: 'the token is never printed',
   },
   json: { type: 'string', hint: 'file', description: 'also write the results as JSON to this file' },
   junit: { type: 'string', hint: 'file', description: 'also write the results as JUnit XML to this file' },
@@ -129,10 +137,31 @@ export function resolveConfig(options: RawOptions, env: NodeJS.ProcessEnv = proc
     json: _nonEmpty(options.json, '--json') ?? null,
     junit: _nonEmpty(options.junit, '--junit') ?? null,
     strict: options.strict === true,
+    operatorToken: _operatorToken(options['operator-token-file'] || env.SMOKE_OPERATOR_TOKEN_FILE || undefined),
     chromePath,
     noSandbox:
       options.sandbox === false ? '--no-sandbox' : _sandboxOff(env.SMOKE_NO_SANDBOX) ? 'SMOKE_NO_SANDBOX=1' : null,
   };
+}
+
+/** The first line of the file that is not blank or a `#` comment; an error names the option, never the file's text. */
+function _operatorToken(path: string | undefined, read = (file: string) => readFileSync(file, 'utf8')): string | null {
+  if (path === undefined) return null;
+  let text: string;
+  try {
+    text = read(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    throw new CLIError(`--operator-token-file cannot be read (${code}): give the path of a file holding the token`, {
+      cause: error,
+    });
+  }
+  const token = text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .find((line) => line !== '' && !line.startsWith('#'));
+  if (!token) throw new CLIError('--operator-token-file holds no token: write the operator token into it');
+  return token;
 }
 
 /** SMOKE_NO_SANDBOX: 1/true turns the sandbox off, 0/false/unset keeps it; anything else is an error, not a guess. */

@@ -8,6 +8,7 @@ import { watchNavigation } from './navigation-watch.ts';
 import { bounded, screenshot as capture, stopLoading } from './page-capture.ts';
 import { writePlaceholderPng } from './placeholder-png.ts';
 import { withDeadline } from '../lib/with-deadline.ts';
+import { signInOperator } from './operator-sign-in.ts';
 
 export interface LoadAttempt {
   ok: boolean;
@@ -24,6 +25,8 @@ export interface LoadOptions {
   timeout: number;
   artifacts: string;
   strict: boolean;
+  /** Sign in as an operator with this token before loading the page (smoke/operator-sign-in.ts). */
+  operatorToken?: string | null;
 }
 
 const MAX_ISSUES = 20;
@@ -39,7 +42,7 @@ const CARD_MS = 5000;
  */
 export async function loadProbe(
   browser: Browser,
-  { url, timeout, artifacts, strict }: LoadOptions,
+  { url, timeout, artifacts, strict, operatorToken }: LoadOptions,
 ): Promise<LoadAttempt> {
   const page = await browser.newPage();
   const issues: string[] = [];
@@ -58,8 +61,12 @@ export async function loadProbe(
   let shotWithin = Math.min(Math.max(timeout, 2000), 10_000);
   let stuck = false;
   try {
-    const res = await page.goto(url, { waitUntil: 'load', timeout });
-    if (!res) {
+    const refused = operatorToken ? await signInOperator(page, url, operatorToken, timeout) : null;
+    const res = refused === null ? await page.goto(url, { waitUntil: 'load', timeout }) : undefined;
+    if (refused !== null) {
+      outcome = 'fail';
+      reasons.push(refused);
+    } else if (!res) {
       outcome = 'fail';
       reasons.push('no response for the page');
     } else if (res.status() < 200 || res.status() > 299) {

@@ -37,7 +37,8 @@ export async function runSmoke(config: SmokeConfig, browser: Promise<Browser>, i
   const running = planProbes(config).map(async ({ kind, target, url }): Promise<[ProbeResult, string?]> => {
     if (kind === 'LOAD') {
       const page = await browser;
-      const options = { url, timeout: config.timeout, artifacts: config.artifacts, strict: config.strict };
+      const { timeout, artifacts, strict, operatorToken } = config;
+      const options = { url, timeout, artifacts, strict, operatorToken };
       const { stack, ...last } = await _retry(() => loadProbe(page, options), until);
       return [{ kind, target, url, ...last }, stack];
     }

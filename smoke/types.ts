@@ -42,6 +42,8 @@ export interface SmokeConfig {
   json: string | null;
   junit: string | null;
   strict: boolean;
+  /** From --operator-token-file: the LOAD probe signs in as an operator first; never printed. */
+  operatorToken: string | null;
   chromePath: string;
   /** How the user turned Chromium's sandbox off (`--no-sandbox` or `SMOKE_NO_SANDBOX=1`); null keeps it on. */
   noSandbox: string | null;

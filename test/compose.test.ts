@@ -39,7 +39,14 @@ interface Compose {
 
 const read = (name: string) => readFileSync(join(root, name), 'utf8');
 const compose = parse(read('compose.yaml')) as Compose;
-const cloud = parse(read('compose.cloud.yaml')) as Compose;
+// Compose's `!reset` (2.24+) drops what compose.yaml set; read as the value it resets to (null, or an empty list).
+const RESET = [
+  { tag: '!reset', resolve: () => null },
+  { tag: '!reset', collection: 'seq' as const, resolve: (seq: unknown) => seq },
+];
+const cloud = parse(read('compose.cloud.yaml'), { customTags: RESET }) as Compose & {
+  secrets: Record<string, { file: string }>;
+};
 const checkSchema = loadComposeSchema();
 const service = (name: string): ComposeService => {
   const found = compose.services[name];
@@ -277,21 +284,43 @@ test("each device service keeps its spool in a named volume of its own, at the i
 
 test(
   'local ports on loopback only (3000/3001/3003 unless FRONTEND_PORT/BACKEND_PORT/DEVICE_PORT say otherwise); ' +
-    'the cloud override publishes backend 8443 and frontend 80',
+    'the cloud override publishes the lb’s HTTPS 8443 (not the backend) and frontend 80',
   () => {
     assert.equal(service('backend').ports, ['127.0.0.1:${BACKEND_PORT:-3001}:3001']);
     assert.equal(service('frontend').ports, ['127.0.0.1:${FRONTEND_PORT:-3000}:3000']);
     assert.equal(service('device').ports, ['127.0.0.1:${DEVICE_PORT:-3003}:3003']);
     assert.equal(service('device-serial').ports, ['127.0.0.1:${DEVICE_PORT:-3003}:3003']);
-    assert.equal(Object.keys(cloud.services).sort(), ['backend', 'frontend']);
-    assert.equal(cloud.services.backend?.ports, ['${PUBLIC_BACKEND_PORT:-8443}:3001']);
+    assert.equal(Object.keys(cloud.services).sort(), ['backend', 'device', 'device-serial', 'frontend', 'lb']);
+    // The backend publishes only compose.yaml's loopback port, for the runner-local post-deploy smoke.
+    assert.is(cloud.services.backend?.ports, undefined);
+    assert.equal(cloud.services.lb?.ports, ['${PUBLIC_BACKEND_PORT:-8443}:8443']);
     assert.equal(cloud.services.frontend?.ports, ['${PUBLIC_FRONTEND_PORT:-80}:3000']);
-    // Compose appends port lists, so the post-deploy smoke still finds 3000 and 3001 on the runner.
-    const merged = [...(service('backend').ports ?? []), ...(cloud.services.backend?.ports ?? [])];
-    assert.ok(
-      merged.includes('127.0.0.1:${BACKEND_PORT:-3001}:3001') && merged.includes('${PUBLIC_BACKEND_PORT:-8443}:3001'),
-    );
   },
 );
+
+test('the cloud override passes every token and the TLS key as secret files, none in the environment', () => {
+  const files: Record<string, Record<string, string | null>> = {
+    backend: {
+      DEVICE_TOKEN: null,
+      DEVICE_TOKEN_FILE: '/run/secrets/device-token',
+      READ_TOKENS_FILE: '/run/secrets/read-tokens',
+    },
+    device: { DEVICE_TOKEN: null, DEVICE_TOKEN_FILE: '/run/secrets/device-token' },
+    'device-serial': { DEVICE_TOKEN: null, DEVICE_TOKEN_FILE: '/run/secrets/device-token' },
+    frontend: {
+      BACKEND_READ_TOKEN_FILE: '/run/secrets/backend-read-token',
+      OPERATOR_TOKENS_FILE: '/run/secrets/operator-tokens',
+    },
+    lb: { LB_TLS_CERT: '/run/secrets/backend-tls.pem' },
+  };
+  for (const [name, env] of Object.entries(files)) {
+    const service = cloud.services[name] as ComposeService & { secrets: { target: string }[] };
+    assert.equal(service.environment, env, name);
+    const targets = service.secrets.map((secret) => secret.target);
+    for (const path of Object.values(env))
+      if (path) assert.ok(targets.includes(path.replace('/run/secrets/', '')), `${name}: ${path}`);
+  }
+  for (const secret of Object.values(cloud.secrets)) assert.match(secret.file, /^\$\{SECRETS_DIR:\?[^}]*\}\//);
+});
 
 test.run();

@@ -6,7 +6,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { RequestListener } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer as createHttpsServer } from 'node:https';
 import { listen, type Listening } from './support/listen.ts';
+import { createTestCa } from './support/test-ca.ts';
 import { freePort } from '../tools/free-port.ts';
 import { withDeadline } from './support/deadline.ts';
 import { spawnProcess, stopAll } from './support/spawn-process.ts';
@@ -148,9 +150,32 @@ test("a URL's password and secret query values are printed as ***: CI logs are r
   assert.equal(server.paths, ['/api/health?token=T0k', '/api/health?token=T0k'], 'the request itself is as given');
 });
 
-test('a host without a port means the cloud backend port 8443', async () => {
-  const result = await run(['127.0.0.1', '1'], { REQUEST_TIMEOUT_S: '1' });
-  assert.match(result.stdout[0] ?? '', /^deploy-health-check: try 1\/1: http:\/\/127\.0\.0\.1:8443\/api\/health /);
+test('a host without a port means the cloud backend port 8443, over HTTPS', async () => {
+  for (const host of ['127.0.0.1', '127.0.0.1:8443']) {
+    const result = await run([host, '1'], { REQUEST_TIMEOUT_S: '1' });
+    assert.match(result.stdout[0] ?? '', /^deploy-health-check: try 1\/1: https:\/\/127\.0\.0\.1:8443\/api\/health /);
+  }
+});
+
+test('HTTPS with a private CA: verified with HEALTH_CA_FILE, refused without it', async () => {
+  const ca = createTestCa();
+  try {
+    const { cert, key } = ca.issue('backend');
+    const server = await listen(createHttpsServer({ cert, key }, (_req, res) => res.writeHead(200).end()));
+    servers.push(server);
+    const url = `https://localhost:${server.port}`;
+    const trusted = await run([url, '1'], { HEALTH_CA_FILE: ca.caFile });
+    assert.is(trusted.code, 0, trusted.stdout.join('\n'));
+    assert.equal(trusted.stdout, [`deploy-health-check: try 1/1: ${url}/api/health answered 200: healthy`]);
+    const untrusted = await run([url, '1']);
+    assert.is(untrusted.code, 1);
+    assert.match(untrusted.stdout[0] ?? '', /\(curl exit 60\)$/);
+    const missing = await run([url, '1'], { HEALTH_CA_FILE: join(ca.dir, 'nope.crt') });
+    assert.is(missing.code, 2);
+    assert.match(missing.stderr[0] ?? '', /HEALTH_CA_FILE cannot be read/);
+  } finally {
+    ca.remove();
+  }
 });
 
 test('bad arguments: one clear line plus usage, exit 2, no request made', async () => {

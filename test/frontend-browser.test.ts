@@ -36,7 +36,13 @@ test.before(async () => {
   backend = await spawnService('backend/main.ts', { env: { MONGODB_URI: `${mongo.url}/status` } });
   device = await spawnService('device/main.ts', { env: { NODE_ENV: 'local', BACKEND_URL: backend.url, DEVICE_ID } });
   frontend = await spawnService('frontend/main.ts', {
-    env: { BACKEND_URL: backend.url, DEVICE_URL: device.url, STATUS_TIMEOUT_MS: String(STATUS_TIMEOUT_MS) },
+    env: {
+      // Local mode: the fleet is shown to everyone, as these checks need (sign-in: frontend-tls-browser.test.ts).
+      NODE_ENV: 'local',
+      BACKEND_URL: backend.url,
+      DEVICE_URL: device.url,
+      STATUS_TIMEOUT_MS: String(STATUS_TIMEOUT_MS),
+    },
     waitPath: '/',
   });
   launched = await launchBrowser();

@@ -175,8 +175,11 @@ test('non-root, read-only, no privileges: a pod the restricted Pod Security leve
     assert.is(pod.automountServiceAccountToken, false);
     // tsx writes its cache under /tmp, so a read-only root needs a writable /tmp; the device its spool too.
     const spool = name === 'device' ? [{ name: 'spool', mountPath: '/app/spool' }] : [];
-    assert.equal(container(name).volumeMounts, [{ name: 'tmp', mountPath: '/tmp' }, ...spool]);
+    const token =
+      name === 'frontend' ? [] : [{ name: 'device-token', mountPath: '/run/secrets/device-token', readOnly: true }];
+    assert.equal(container(name).volumeMounts, [...token, { name: 'tmp', mountPath: '/tmp' }, ...spool]);
     for (const { name: volume } of container(name).volumeMounts as Array<{ name: string }>) {
+      if (volume === 'device-token') continue; // a Secret, read-only (below)
       assert.ok(pod.volumes.some((v: { name: string; emptyDir?: unknown }) => v.name === volume && v.emptyDir));
     }
   }
@@ -189,9 +192,16 @@ test('MongoDB is external: the connection string comes from a Secret, never from
   for (const file of kustomization.resources) assert.not.match(read(file), /mongodb(\+srv)?:\/\//, file);
 });
 
-test('the device token comes from one Secret shared by backend and device, never from a manifest', () => {
-  for (const name of ['backend', 'device'])
-    assert.equal(env(name).DEVICE_TOKEN, { secretKeyRef: { name: 'device-token', key: 'DEVICE_TOKEN' } }, name);
+test('the device token is one Secret shared by backend and device, mounted as a file, in no environment', () => {
+  for (const name of ['backend', 'device']) {
+    assert.is(env(name).DEVICE_TOKEN, undefined, name);
+    assert.is(env(name).DEVICE_TOKEN_FILE, '/run/secrets/device-token/DEVICE_TOKEN', name);
+    const volumes = deployment(name).spec.template.spec.volumes as Array<{ name: string; secret?: unknown }>;
+    assert.equal(volumes.find((v) => v.name === 'device-token')?.secret, {
+      secretName: 'device-token',
+      defaultMode: 0o444,
+    });
+  }
   assert.is(env('frontend').DEVICE_TOKEN, undefined);
 });
 
@@ -222,7 +232,7 @@ test('backend and device pods ask to be scraped at /metrics (the backend on its 
     const port = container(name).ports!.find((p) => p.name === portName)!.containerPort;
     assert.equal(annotations, {
       'prometheus.io/scrape': 'true',
-      'prometheus.io/port': String(port),
+      'prometheus.io/port': '9464',
       'prometheus.io/path': '/metrics',
     });
     assert.not.ok(env(name).METRICS, `${name} keeps METRICS on`);

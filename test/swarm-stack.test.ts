@@ -11,6 +11,7 @@ import { root } from './support/spawn-service.ts';
 interface Service {
   image: string;
   environment?: Record<string, string>;
+  secrets?: { source: string; target: string }[];
   healthcheck?: Record<string, unknown>;
   ports?: { target: number; published: string; mode: string }[];
   stop_grace_period?: string;
@@ -26,7 +27,11 @@ interface Service {
 
 const test = suite('swarm stack file');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
-const stack = parse(read('deploy/swarm/stack.yaml')) as { services: Record<string, Service>; volumes: object };
+const stack = parse(read('deploy/swarm/stack.yaml')) as {
+  services: Record<string, Service>;
+  volumes: object;
+  secrets: Record<string, { file: string }>;
+};
 const compose = parse(read('compose.yaml')) as { services: Record<string, { healthcheck: object }> };
 const haproxy = read('deploy/swarm/lb/haproxy.cfg');
 
@@ -42,7 +47,7 @@ test('no routing mesh: every service is dnsrr, every published port host-mode, f
     for (const port of service.ports ?? []) assert.is(port.mode, 'host', `${name}:${port.target}`);
   }
   const published = (name: string) => stack.services[name]!.ports!.map((p) => [p.target, p.published]);
-  assert.equal(published('lb'), [[3001, '${BACKEND_PORT:-3001}']]);
+  assert.equal(published('lb'), [[8443, '${BACKEND_PORT:-8443}']], 'the public backend port is the lb’s HTTPS one');
   assert.equal(published('frontend'), [[3000, '${FRONTEND_PORT:-3000}']]);
   assert.equal(published('device'), [[3003, '${DEVICE_PORT:-3003}']]);
   assert.is(stack.services.backend!.ports, undefined, 'the replicas are reached through the lb only');
@@ -82,13 +87,46 @@ test('the database and the device are pinned to the node that has their volumes'
     assert.equal(stack.services[name]!.deploy.placement?.constraints, ['${DATA_PLACEMENT:-node.role == manager}']);
 });
 
-test('the device: the emulator, a fixed DEVICE_ID, the token from the environment, the backend through the lb', () => {
+test('the device: the emulator, a fixed DEVICE_ID, the token as a secret file, the backend through the lb', () => {
   const env = stack.services.device!.environment!;
   assert.is(env.NODE_ENV, 'local');
   assert.is(env.DEVICE_ID, '${DEVICE_ID:-device}');
-  assert.is(env.DEVICE_TOKEN, '${DEVICE_TOKEN:-}');
+  assert.is(env.DEVICE_TOKEN_FILE, '/run/secrets/device-token');
   assert.is(env.BACKEND_URL, 'http://lb:3001');
-  assert.is(stack.services.backend!.environment!.DEVICE_TOKEN, '${DEVICE_TOKEN:-}');
+  assert.is(stack.services.backend!.environment!.DEVICE_TOKEN_FILE, '/run/secrets/device-token');
+});
+
+test('secrets are files under /run/secrets, named by *_FILE settings; no token or key in any environment', () => {
+  const expected: Record<string, Record<string, string>> = {
+    backend: { DEVICE_TOKEN_FILE: 'device-token', READ_TOKENS_FILE: 'read-tokens' },
+    device: { DEVICE_TOKEN_FILE: 'device-token' },
+    frontend: { BACKEND_READ_TOKEN_FILE: 'backend-read-token', OPERATOR_TOKENS_FILE: 'operator-tokens' },
+    lb: { LB_TLS_CERT: 'backend-tls.pem' },
+  };
+  for (const [name, service] of Object.entries(stack.services)) {
+    const env = service.environment ?? {};
+    for (const key of Object.keys(env)) assert.not.match(key, /TOKEN$|TOKENS$|KEY$|PASSWORD/, `${name}: ${key} in env`);
+    const targets = (service.secrets ?? []).map((secret) => secret.target);
+    for (const [setting, file] of Object.entries(expected[name] ?? {})) {
+      assert.is(env[setting], `/run/secrets/${file}`, `${name} ${setting}`);
+      assert.ok(targets.includes(file), `${name} mounts ${file}: ${targets}`);
+    }
+  }
+  assert.ok(
+    stack.services.lb!.secrets!.some((secret) => secret.target === 'backend-tls.pem.key'),
+    'the key beside',
+  );
+  for (const secret of Object.values(stack.secrets)) assert.match(secret.file, /^\$\{SECRETS_DIR:\?[^}]*\}\//);
+});
+
+test('the lb: HTTPS on 8443 (TLS 1.2+) when given a certificate, maxconn, and no head larger than Node takes', () => {
+  assert.match(
+    haproxy,
+    /^\.if defined\(LB_TLS_CERT\)\n\s+bind :8443 ssl crt "\$\{LB_TLS_CERT\}" ssl-min-ver TLSv1\.2/m,
+  );
+  assert.match(haproxy, /^\s+maxconn 4096$/m);
+  assert.match(haproxy, /^\s+maxconn 2000$/m);
+  assert.match(haproxy, /http-request return status 431 .* if \{ req\.hdrs,length gt 16384 \}/);
 });
 
 test('the lb checks /api/ready on every replica it finds through Swarm’s DNS, for requests and sockets', () => {

@@ -1,21 +1,23 @@
 // deploy/swarm/stack.yaml on a real single-node swarm: it converges with two backend replicas behind HAProxy, which
-// sends traffic only to ready replicas (a draining one, a database that hangs); without DEVICE_TOKEN the device is
-// refused; a second deploy is a no-op; `docker stack rm` leaves the volumes, which can then be removed.
+// sends traffic only to ready replicas (a draining one, a database that hangs); the published port speaks HTTPS only;
+// tokens are Docker secrets that `docker service inspect` does not show, and the device connects with its own; a
+// second deploy is a no-op; `docker stack rm` leaves the volumes, which can then be removed.
 import * as assert from 'uvu/assert';
 import { CONVERGE_MS, swarmSuite } from './support/swarm-suite.ts';
 import { request } from 'node:http';
 import { waitFor } from '../support/deadline.ts';
 import { docker, dockerOk } from './support/swarm.ts';
 import { createRequestLoop, describeFailures, failures } from './support/request-loop.ts';
+import { readFileSync } from 'node:fs';
+import { httpsGet } from '../support/https-get.ts';
+import { READ_TOKEN } from './support/deploy-secrets.ts';
 
 const { test, swarmTest, stack } = await swarmSuite('swarm stack', import.meta.filename, {
-  env: { DEVICE_TOKEN: '' },
   beforeRemove: async () => {
     const database = await stack.running('database').catch(() => []);
     for (const task of database) await docker(['kill', '-s', 'CONT', task.container]); // never leave it stopped
   },
 });
-// No DEVICE_TOKEN: the stack must still come up, with the device refused.
 // HAProxy checks /api/ready every 500 ms and marks a replica down after 2 failures, each check allowed 500 ms:
 // 1.5 s; a shared 2-core machine gets 1.6× (the fault suite's margin).
 const LB_BOUND_MS = 1500 * 1.6;
@@ -38,7 +40,7 @@ swarmTest('converged: 2 backend replicas, each answering /api/ready 200 through 
 });
 
 swarmTest(
-  'without DEVICE_TOKEN: the backend refuses the device socket (401), the device says "unauthorized"',
+  'the device token is a Docker secret: the device connects with it; a socket without it gets 401',
   async () => {
     const lb = new URL(await stack.url('lb', 3001));
     const status = await new Promise<number>((resolve, reject) => {
@@ -67,13 +69,50 @@ swarmTest(
       async () => {
         const response = await fetch(`${device}/api/ready`);
         const body = (await response.json()) as { checks: { backend: string } };
-        return response.status === 503 && body.checks.backend === 'unauthorized' ? body : undefined;
+        return body.checks.backend === 'connected' ? body : undefined;
       },
-      { timeout: 10_000, interval: 200, what: 'device checks.backend = "unauthorized"' },
+      { timeout: 20_000, interval: 200, what: 'device checks.backend = "connected"' },
     );
-    assert.is(ready.checks.backend, 'unauthorized');
+    assert.is(ready.checks.backend, 'connected');
   },
 );
+
+swarmTest(
+  '`docker service inspect` and `docker inspect` of every service and task show no token and no key',
+  async () => {
+    const services = ['database', 'backend', 'lb', 'frontend', 'device'];
+    const printed = [await dockerOk(['service', 'inspect', ...services.map(stack.service)])];
+    for (const name of services)
+      for (const task of await stack.running(name)) printed.push(await dockerOk(['inspect', task.container]));
+    for (const text of printed) {
+      for (const secret of stack.secrets.secrets) assert.not.ok(text.includes(secret), 'a secret is shown');
+    }
+    assert.match(printed[0]!, /DEVICE_TOKEN_FILE=\/run\/secrets\/device-token/);
+  },
+);
+
+swarmTest('the published port 8443 speaks HTTPS only (TLS 1.2+), and the device list needs a read token', async () => {
+  const url = (await stack.url('lb', 8443)).replace('http:', 'https:');
+  const ca = readFileSync(stack.secrets.caFile, 'utf8');
+  const health = await httpsGet(`${url}/api/health`, { ca });
+  assert.is(health.status, 200);
+  const old = await httpsGet(`${url}/api/health`, { ca, maxVersion: 'TLSv1.1' }).then(
+    (answer) => `HTTP ${answer.status}`,
+    () => 'refused',
+  );
+  assert.is(old, 'refused', 'TLS 1.1');
+  const plain = await fetch(`${url.replace('https:', 'http:')}/api/health`, { signal: AbortSignal.timeout(5000) }).then(
+    (response) => `HTTP ${response.status}`,
+    () => 'no HTTP answer',
+  );
+  assert.is(plain, 'no HTTP answer');
+  assert.is((await httpsGet(`${url}/api/devices`, { ca })).status, 401);
+  const authorized = await httpsGet(`${url}/api/devices`, { ca, headers: { authorization: `Bearer ${READ_TOKEN}` } });
+  assert.is(authorized.status, 200);
+  const big = await httpsGet(`${url}/api/health`, { ca, headers: { 'x-padding': 'a'.repeat(20_000) } });
+  assert.is(big.status, 431);
+  assert.is(big.body, 'Request header fields too large: more than 16 KiB.\n');
+});
 
 swarmTest('a second `docker stack deploy` of the same file changes nothing: same specs, no task replaced', async () => {
   const services = ['database', 'backend', 'lb', 'frontend', 'device'];

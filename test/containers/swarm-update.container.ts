@@ -10,6 +10,10 @@ import type { Answer } from './support/request-loop.ts';
 import type { UpdateStatus } from './support/swarm-stack.ts';
 import { createRequestLoop, describeFailures, failures } from './support/request-loop.ts';
 import { createDeviceWatch } from './support/device-watch.ts';
+import { READ_TOKEN } from './support/deploy-secrets.ts';
+
+/** The stack's read token (its SECRETS_DIR): outside local mode /api/readings answers only with it. */
+const READ_AUTH = { authorization: `Bearer ${READ_TOKEN}` };
 
 const { test, swarmTest, stack } = await swarmSuite('swarm rolling update', import.meta.filename);
 const UPDATE_MS = 120_000;
@@ -23,7 +27,7 @@ interface Reading {
 
 /** Every stored reading of the stack's device, through the load balancer, oldest first. */
 async function storedReadings(lb: string): Promise<Reading[]> {
-  const response = await fetch(`${lb}/api/readings?deviceId=device&limit=1000`);
+  const response = await fetch(`${lb}/api/readings?deviceId=device&limit=1000`, { headers: READ_AUTH });
   assert.is(response.status, 200);
   return ((await response.json()) as { readings: Reading[] }).readings.reverse();
 }
@@ -81,7 +85,8 @@ swarmTest(
     const before = (await stack.running('backend')).map((task) => task.id);
     const oldRelease = ((await (await fetch(`${lb}/api/health`)).json()) as { version: string }).version;
     const newRelease = `update-${process.pid}`;
-    const loop = createRequestLoop(lb, ['/api/ready', '/api/health', '/api/readings?deviceId=device&limit=1']);
+    const paths = ['/api/ready', '/api/health', '/api/readings?deviceId=device&limit=1'];
+    const loop = createRequestLoop(lb, paths, 2, READ_AUTH);
     const watch = createDeviceWatch(device);
     const startedAt = Date.now();
     try {

@@ -115,7 +115,13 @@ for (const [name, c] of Object.entries(CASES)) {
       const device = await startFakeService(every(c.device));
       fakes.push(backend, device);
       const frontend = await spawnService('frontend/main.ts', {
-        env: { BACKEND_URL: backend.url, DEVICE_URL: device.url, STATUS_TIMEOUT_MS: String(TIMEOUT_MS) },
+        env: {
+          // Local mode: the fleet is shown to everyone, as these checks need (sign-in: frontend-tls-browser.test.ts).
+          NODE_ENV: 'local',
+          BACKEND_URL: backend.url,
+          DEVICE_URL: device.url,
+          STATUS_TIMEOUT_MS: String(TIMEOUT_MS),
+        },
         waitPath: '/',
       });
       const warm = rssMiB(frontend.pid);

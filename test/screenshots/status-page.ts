@@ -45,7 +45,13 @@ const device = await startFakeService({
 const launched = await launchBrowser();
 try {
   const frontend = await spawnService('frontend/main.ts', {
-    env: { BACKEND_URL: backend.url, DEVICE_URL: device.url, STATUS_TIMEOUT_MS: '1000' },
+    env: {
+      // Local mode: the fleet is shown to everyone, as these checks need (sign-in: frontend-tls-browser.test.ts).
+      NODE_ENV: 'local',
+      BACKEND_URL: backend.url,
+      DEVICE_URL: device.url,
+      STATUS_TIMEOUT_MS: '1000',
+    },
     waitPath: '/',
   });
   mkdirSync(OUT, { recursive: true });

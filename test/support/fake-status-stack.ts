@@ -49,7 +49,13 @@ export async function startFakeStatusStack(options: FakeStatusStackOptions): Pro
     });
     services.push(device);
     const frontend = await spawnService('frontend/main.ts', {
-      env: { BACKEND_URL: backend.url, DEVICE_URL: device.url, STATUS_TIMEOUT_MS: String(options.statusTimeoutMs) },
+      env: {
+        // Local mode: the fleet is shown to everyone, as these checks need (sign-in: frontend-tls-browser.test.ts).
+        NODE_ENV: 'local',
+        BACKEND_URL: backend.url,
+        DEVICE_URL: device.url,
+        STATUS_TIMEOUT_MS: String(options.statusTimeoutMs),
+      },
       waitPath: '/',
     });
     launched = await launchBrowser();

@@ -17,15 +17,18 @@ export interface Answer {
 
 const REQUEST_TIMEOUT_MS = 5000;
 
-/** `clients` loops, each sending the next request as soon as the last one answered, cycling through `paths`. */
-export function createRequestLoop(base: string, paths: string[], clients = 2) {
+/**
+ * `clients` loops, each sending the next request as soon as the last one answered, cycling through `paths`;
+ * `headers` go with every request (the read token, for /api/readings).
+ */
+export function createRequestLoop(base: string, paths: string[], clients = 2, headers: Record<string, string> = {}) {
   const answers: Answer[] = [];
   let running = true;
 
   async function one(path: string): Promise<Answer> {
     const sentAt = Date.now();
     try {
-      const response = await fetch(`${base}${path}`, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+      const response = await fetch(`${base}${path}`, { headers, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
       const body = await response.text();
       const address = response.headers.get('x-backend-address') ?? '';
       const version = path === '/api/health' && response.status === 200 ? versionOf(body) : '';

@@ -5,12 +5,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { root } from '../../support/spawn-service.ts';
 import { waitFor } from '../../support/deadline.ts';
 import { docker, dockerOk } from './swarm.ts';
+import { writeDeploySecrets } from './deploy-secrets.ts';
+import { freePort } from '../../../tools/free-port.ts';
 
 const BUILD_TIMEOUT_MS = 10 * 60_000;
 /** The compose project the swarm tests build their images under (BACKEND_IMAGE and the others name them). */
 const IMAGE_PROJECT = 'shk-test-swarm';
 export const STACK_FILE = 'deploy/swarm/stack.yaml';
-export const TOKEN = 'swarm-test-token-0123456789abcdef';
+/** The tests' own addition to the stack: the lb's plain 3001 published too (the file says why). */
+const PLAIN_PORT_FILE = 'test/containers/fixtures/swarm-plain-lb-port.yaml';
 
 export interface Task {
   id: string;
@@ -38,8 +41,11 @@ export function createSwarmStack(file: string, env: Record<string, string> = {})
   const name = `shk-${basename(file)
     .replace(/\.container\.ts$/, '')
     .replace(/[^a-z0-9]/g, '')}-${process.pid}`;
+  // Tokens and the lb's certificate as files, for the stack's secrets (deploy/swarm/stack.yaml).
+  const secrets = writeDeploySecrets(name);
   const deployEnv: NodeJS.ProcessEnv = {
     ...process.env,
+    SECRETS_DIR: secrets.dir,
     BACKEND_IMAGE: `${IMAGE_PROJECT}-backend`,
     FRONTEND_IMAGE: `${IMAGE_PROJECT}-frontend`,
     DEVICE_IMAGE: `${IMAGE_PROJECT}-device`,
@@ -47,7 +53,6 @@ export function createSwarmStack(file: string, env: Record<string, string> = {})
     BACKEND_PORT: '0',
     FRONTEND_PORT: '0',
     DEVICE_PORT: '0',
-    DEVICE_TOKEN: TOKEN,
     ...env,
   };
   const service = (short: string) => `${name}_${short}`;
@@ -73,8 +78,22 @@ export function createSwarmStack(file: string, env: Record<string, string> = {})
 
   /** `docker stack deploy`; its output, for the no-op check. */
   async function deploy(extra: Record<string, string> = {}): Promise<string> {
+    // The lb's two host ports must differ to be kept apart when the files merge (Swarm keys ports by the published
+    // one): the HTTPS one on a free port found here, the plain one (the fixture's 0) left to the engine.
+    if (deployEnv.BACKEND_PORT === '0') deployEnv.BACKEND_PORT = String(await freePort());
     return dockerOk(
-      ['stack', 'deploy', '--detach=true', '--resolve-image', 'never', '-c', `${root}/${STACK_FILE}`, name],
+      [
+        'stack',
+        'deploy',
+        '--detach=true',
+        '--resolve-image',
+        'never',
+        '-c',
+        `${root}/${STACK_FILE}`,
+        '-c',
+        `${root}/${PLAIN_PORT_FILE}`,
+        name,
+      ],
       120_000,
       { ...deployEnv, ...extra },
     );
@@ -163,6 +182,7 @@ export function createSwarmStack(file: string, env: Record<string, string> = {})
       },
       { timeout: 60_000, interval: 250, what: `stack ${name} removed` },
     );
+    secrets.remove();
   }
 
   /** Its volumes (`docker stack rm` leaves them, as it should for data); removed once its containers are gone. */
@@ -181,6 +201,8 @@ export function createSwarmStack(file: string, env: Record<string, string> = {})
   return {
     name,
     env: deployEnv,
+    /** The secret files: the CA an HTTPS client of port 8443 trusts, and every secret's text. */
+    secrets,
     service,
     build,
     deploy,

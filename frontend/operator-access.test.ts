@@ -1,0 +1,160 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { IncomingHttpHeaders } from 'node:http';
+import { createApp } from './app.ts';
+import { SESSION_COOKIE, type OperatorAccess } from './operator-access.ts';
+import { listen, type Listening } from '../test/support/listen.ts';
+import { healthyBody, readyBody } from '../test/support/health-bodies.ts';
+import type { StatusDocument } from './status-document.ts';
+
+const OPERATOR = 'operator-token-0123456789abcdef';
+const READ_TOKEN = 'backend-read-token-fedcba9876543210';
+const DEVICE = {
+  deviceId: 'boiler-7',
+  connected: true,
+  lastReading: { seq: 1, timestamp: '2026-01-01T10:00:00Z', value: 'temperature_c=21.5' },
+};
+
+let backend: Listening;
+let seen: IncomingHttpHeaders[];
+
+test.before(async () => {
+  seen = [];
+  // A backend that lists its device only to the frontend's read token, as the real one does outside local mode.
+  backend = await listen((req, res) => {
+    seen.push(req.headers);
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const authorized = req.headers.authorization === `Bearer ${READ_TOKEN}`;
+    const [status, body] =
+      path === '/api/health'
+        ? [200, healthyBody()]
+        : path === '/api/ready'
+          ? [200, readyBody()]
+          : !authorized
+            ? [401, { error: 'read credential required' }]
+            : path === '/api/devices'
+              ? [200, { devices: [DEVICE], total: 1 }]
+              : [200, { readings: [DEVICE.lastReading] }];
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  });
+});
+test.after(async () => {
+  await backend.close();
+});
+
+const app = (access: OperatorAccess = { tokens: [OPERATOR] }) =>
+  createApp({ backendUrl: backend.url, timeoutMs: 1000, access, backendReadToken: READ_TOKEN, log: () => {} });
+
+/** What @hono/node-server passes as the env of a request that came over TLS. */
+const TLS = { incoming: { socket: { encrypted: true } } };
+
+const form = (token: string, origin?: string) => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/x-www-form-urlencoded', ...(origin ? { origin } : {}) },
+  body: new URLSearchParams({ token }).toString(),
+});
+
+async function signIn(a: ReturnType<typeof app>, token = OPERATOR): Promise<string> {
+  const res = await a.request('https://status.example/sign-in', form(token, 'https://status.example'), TLS);
+  assert.is(res.status, 303, await res.clone().text());
+  const cookie = res.headers.get('set-cookie') ?? '';
+  return cookie.split(';')[0]!;
+}
+
+test("a stranger's /status.json has the services' health and no fleet, no reading", async () => {
+  const res = await app().request('/status.json');
+  assert.is(res.status, 200);
+  const text = await res.text();
+  const doc = JSON.parse(text) as StatusDocument;
+  assert.is(doc.operator, false);
+  assert.is(doc.services.backend.readiness, 'ready');
+  assert.equal(doc.readings.devices, []);
+  assert.is(doc.readings.latest, null);
+  assert.match(doc.readings.problem ?? '', /sign in as an operator/);
+  assert.not.ok(text.includes('boiler-7') || text.includes('temperature_c'), text);
+  // The frontend did read the fleet with its token: what the stranger misses is withheld, not broken.
+  assert.ok(seen.some((h) => h.authorization === `Bearer ${READ_TOKEN}`));
+});
+
+test('an operator signed in over TLS sees the fleet; the cookie is HttpOnly, Secure, SameSite=Strict', async () => {
+  const a = app();
+  const res = await a.request('https://status.example/sign-in', form(OPERATOR, 'https://status.example'), TLS);
+  assert.is(res.status, 303);
+  assert.is(res.headers.get('location'), '/');
+  const setCookie = res.headers.get('set-cookie') ?? '';
+  assert.match(setCookie, new RegExp(`^${SESSION_COOKIE}=`));
+  for (const attribute of ['HttpOnly', 'Secure', 'SameSite=Strict', 'Path=/'])
+    assert.ok(setCookie.includes(attribute), setCookie);
+  assert.not.ok(setCookie.includes(OPERATOR), 'the cookie is not the token');
+  const doc = (await (
+    await a.request('/status.json', { headers: { cookie: setCookie.split(';')[0]! } })
+  ).json()) as StatusDocument;
+  assert.is(doc.operator, true);
+  assert.equal(
+    doc.readings.devices.map((d) => d.deviceId),
+    ['boiler-7'],
+  );
+  assert.is(doc.readings.latest?.value, 'temperature_c=21.5');
+});
+
+test('a wrong or rotated-out token gets 401 and no cookie; a forged cookie sees nothing', async () => {
+  for (const token of ['', 'guess-guess-guess-guess', `${OPERATOR}x`]) {
+    const res = await app().request('https://status.example/sign-in', form(token, 'https://status.example'), TLS);
+    assert.is(res.status, 401, token);
+    assert.is(res.headers.get('set-cookie'), null);
+  }
+  const cookie = await signIn(app({ tokens: [OPERATOR] }));
+  const rotated = app({ tokens: ['a-newer-operator-token-000000000'] });
+  const doc = (await (await rotated.request('/status.json', { headers: { cookie } })).json()) as StatusDocument;
+  assert.is(doc.operator, false);
+  const forged = `${SESSION_COOKIE}=${Date.now() + 1e9}.AAAA`;
+  assert.is(
+    ((await (await app().request('/status.json', { headers: { cookie: forged } })).json()) as StatusDocument).operator,
+    false,
+  );
+});
+
+test('over plain HTTP the form is not shown and a posted token is refused unread (403)', async () => {
+  const page = await app().request('/sign-in');
+  assert.is(page.status, 403);
+  const html = await page.text();
+  assert.match(html, /Sign-in needs HTTPS/);
+  assert.not.match(html, /<input/);
+  const post = await app().request('http://status.example/sign-in', form(OPERATOR, 'http://status.example'));
+  assert.is(post.status, 403);
+  assert.is(post.headers.get('set-cookie'), null);
+});
+
+test('a sign-in posted from another site is refused', async () => {
+  const res = await app().request('https://status.example/sign-in', form(OPERATOR, 'https://evil.example'), TLS);
+  assert.is(res.status, 403);
+  assert.is(res.headers.get('set-cookie'), null);
+});
+
+test('local mode: everyone sees the fleet, and the sign-in page says so', async () => {
+  const a = app('open');
+  const doc = (await (await a.request('/status.json')).json()) as StatusDocument;
+  assert.is(doc.operator, true);
+  assert.equal(
+    doc.readings.devices.map((d) => d.deviceId),
+    ['boiler-7'],
+  );
+  const page = await a.request('/sign-in');
+  assert.is(page.status, 200);
+  assert.match(await page.text(), /Local mode/);
+});
+
+test('sign-out clears the cookie', async () => {
+  const res = await app().request(
+    'https://status.example/sign-out',
+    {
+      method: 'POST',
+      headers: { origin: 'https://status.example', 'content-type': 'application/x-www-form-urlencoded' },
+    },
+    TLS,
+  );
+  assert.is(res.status, 303);
+  assert.match(res.headers.get('set-cookie') ?? '', new RegExp(`^${SESSION_COOKIE}=;.*Max-Age=0`));
+});
+
+test.run();
