@@ -9,6 +9,7 @@ import { composeTrailer } from '../../smoke/trailer/compose.ts';
 import { formatTrailer } from '../../smoke/trailer/line.ts';
 import { root } from '../support/spawn-service.ts';
 import { ComposeStack } from './support/compose-stack.ts';
+import { freePort } from '../../tools/free-port.ts';
 
 const test = suite('trailer evidence');
 const artifacts = join(root, '.tmp/container-tests/trailer-evidence');
@@ -17,18 +18,19 @@ const stacks: ComposeStack[] = [];
 const RELEASE = '0123456789ab';
 
 /** The trailer's compose path against compose.yaml plus `fixture`, as a project of this test's own. */
-async function trailerWith(fixture: string, name: string) {
-  const stack = new ComposeStack(name, ['compose.yaml', fixture]);
+async function trailerWith(fixture: string | undefined, name: string, targets: { backend?: string } = {}) {
+  const files = fixture ? ['compose.yaml', fixture] : ['compose.yaml'];
+  const stack = new ComposeStack(name, files);
   stacks.push(stack);
   const warnings: string[] = [];
   const env = { ...process.env };
-  for (const key of ['FRONTEND_PORT', 'BACKEND_PORT', 'DEVICE_PORT']) delete env[key];
+  for (const key of ['FRONTEND_PORT', 'BACKEND_PORT', 'DEVICE_PORT', 'DEVICE_TOKEN']) delete env[key];
   const run = await composeTrailer({
     runtime: 'docker',
-    files: [join(root, 'compose.yaml'), join(root, fixture)],
+    files: files.map((file) => join(root, file)),
     project: stack.project,
     waitTimeoutS: 90,
-    targets: {},
+    targets,
     artifacts: join(artifacts, name),
     probeTimeoutMs: 15_000,
     env,
@@ -80,6 +82,14 @@ test('a health check that cannot run: FAIL on up, naming the check and what it p
   assert.match(report, '### backend: running, unhealthy (not running healthy)');
   assert.match(report, /- exit -?\d+: .*no-such-health-check/);
   assert.match(report, /backend listening/, "the backend's own log lines");
+});
+
+test("a dead backend URL: the backend's start-up DEVICE_TOKEN warning is not what the containers said", async () => {
+  const dead = `http://127.0.0.1:${await freePort()}`;
+  const { line, report } = await trailerWith(undefined, 'dead-backend-url', { backend: dead });
+  assert.match(line, /^smoke: FAIL — \[HEALTH\] backend: /, `${line}\n${report}`);
+  assert.not.match(line, /DEVICE_TOKEN|backend log/, line);
+  assert.match(report, 'DEVICE_TOKEN', "the backend logged the warning all the same: the report's log shows it");
 });
 
 test.run();
