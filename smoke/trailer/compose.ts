@@ -3,12 +3,12 @@
 // port 0; compose.yaml reads FRONTEND_PORT and BACKEND_PORT) and the smoke probes the ports compose reports, so a
 // developer's stack on 3000/3001 never makes it fail. The images are built from a copy of the smoked tree
 // (tree.ts), with RELEASE_ID set to its short name, and the smoke expects that release to answer.
-import { createHash } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { failingChecks } from '../../lib/health-judge.ts';
 import { explain, runCommand, type CommandResult } from '../../tools/child-process.ts';
 import { REPORT_NAME } from '../artifacts.ts';
+import { composeConfig, imageIds } from './stack-identity.ts';
 import { addToReport, causeOf, evidenceSection, gatherEvidence } from './evidence.ts';
 import { boundDetail, formatTrailer, passDetail, type TrailerVerdict } from './line.ts';
 import type { SmokeResult } from '../types.ts';
@@ -105,7 +105,7 @@ export async function composeTrailer(options: ComposeOptions): Promise<ComposeRu
 
 async function upAndSmoke(stack: Stack): Promise<ComposeRun> {
   const { runtime, compose, env, left, targets } = stack;
-  const config = composeConfig(stack);
+  const config = composeConfig(stack, PORT_TIMEOUT_MS);
   const upLimitMs = left(stack.waitTimeoutS * 1000 + BUILD_ALLOWANCE_MS);
   const upArgs = [...compose, 'up', '--build', '--detach', '--wait', '--wait-timeout', String(stack.waitTimeoutS)];
   const up = await runCommand(runtime, upArgs, { env, timeoutMs: upLimitMs });
@@ -122,47 +122,16 @@ async function upAndSmoke(stack: Stack): Promise<ComposeRun> {
     limitMs: left(Infinity),
   };
   // The image ids are read while the smoke runs: the evidence costs no time of its own.
-  const [smoke, images] = await Promise.all([smokeAgainst({ frontend, backend }, smokeOptions), imageIds(stack)]);
+  const [smoke, images] = await Promise.all([
+    smokeAgainst({ frontend, backend }, smokeOptions),
+    imageIds(stack, PORT_TIMEOUT_MS),
+  ]);
   const ran = { smoke: 'record' in smoke ? (smoke.record ?? null) : null, images, composeConfig: await config };
   if (smoke.result === 'PASS')
     return { ...ran, verdict: 'PASS', what: passDetail(smoke.total, runtime, smoke.retried) };
   if (smoke.result === 'FAIL') return { ...ran, ...(await probeFailed(stack, smoke)) };
   return { ...ran, verdict: 'SKIPPED', what: `${smoke.problem} (against ${runtime} compose)` };
 }
-
-/**
- * sha256 of the configuration compose resolved (`compose config`): the files, the environment, the build args.
- * The copy's path is written as `.`, so the same tree and settings give the same digest on any machine.
- */
-async function composeConfig({ runtime, compose, env, copy, left }: Stack): Promise<string | null> {
-  const run = await runCommand(runtime, [...compose, 'config'], { env, timeoutMs: left(PORT_TIMEOUT_MS) });
-  if (run.code !== 0) return null;
-  const text = copy ? run.stdout.split(copy).join('.') : run.stdout;
-  return `sha256:${createHash('sha256').update(text).digest('hex')}`;
-}
-
-/** service → the id of the image its container runs (`compose images --format json`); empty when unread. */
-async function imageIds({ runtime, compose, env, left }: Stack): Promise<Record<string, string>> {
-  const run = await runCommand(runtime, [...compose, 'images', '--format', 'json'], {
-    env,
-    timeoutMs: left(PORT_TIMEOUT_MS),
-  });
-  try {
-    const rows = JSON.parse(run.code === 0 ? run.stdout : '[]') as { ContainerName?: string; ID?: string }[];
-    const ids: Record<string, string> = {};
-    for (const row of Array.isArray(rows) ? rows : []) {
-      const service = serviceOf(row.ContainerName ?? '', compose.at(-1)!);
-      if (service && typeof row.ID === 'string') ids[service] = row.ID;
-    }
-    return ids;
-  } catch {
-    return {};
-  }
-}
-
-// `service-health-kit-smoke-backend-1` → `backend`.
-const serviceOf = (container: string, project: string) =>
-  container.startsWith(`${project}-`) ? container.slice(project.length + 1).replace(/-\d+$/, '') : undefined;
 
 /** http://HOST:PORT where compose published the service, or a FAIL trailer saying why there is none. */
 async function publishedUrl(

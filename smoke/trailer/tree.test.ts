@@ -40,7 +40,9 @@ test('staged changes are in the tree; unstaged changes and untracked files are n
   assert.ok(!('problem' in seen));
   const { a, untracked, dir } = seen as { a: string; untracked: boolean; dir: string };
   assert.equal([a, untracked], ['unstaged', false]);
-  assert.not.ok(existsSync(dir), 'the copy is removed afterwards');
+  assert.ok(dir.endsWith(staged.ok ? staged.tree : '?'), 'the copy is named by the tree');
+  const again = await withTreeCopy(repo.handle, staged.ok ? staged.tree : '', async (reused) => reused);
+  assert.is(again, dir, 'and reused');
   assert.is(readFileSync(join(repo.dir, '.git', 'index')).length > 0, true, 'the real index is still there');
   assert.is(await repo.git(['diff', '--cached', '--name-only']), 'a.txt', 'and untouched');
 });

@@ -1,6 +1,7 @@
 // The tree the trailer smokes, named as git names it: the tree the index holds when the trailer starts (`git
 // write-tree`), the commit it will follow (HEAD), and a copy of a tree's files to build the images from.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, rename, rm, stat, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { explain, runCommand, type CommandResult } from '../../tools/child-process.ts';
@@ -51,28 +52,51 @@ export async function commitTree(git: Git, rev: string): Promise<{ commit: strin
   return commit && tree ? { commit, tree } : undefined;
 }
 
+// Copies are kept by tree: a tree's files never change, so a warm run reuses its copy where the engine's build
+// context cache already knows every file. The oldest beyond this many are removed.
+const KEPT_COPIES = 6;
+
 /**
- * The tree's files in a fresh directory (through a temporary index, so the repository's own index and working
- * tree are never touched); `use` runs with its path, and it is removed afterwards.
+ * The tree's files in a directory named by the tree (through a temporary index, so the repository's own index and
+ * working tree are never touched), made once and reused; `use` runs with its path.
  */
 export async function withTreeCopy<T>(
   git: Git,
   tree: string,
   use: (dir: string) => Promise<T>,
 ): Promise<T | { problem: string }> {
-  const scratch = await mkdtemp(join(tmpdir(), `smoke-tree-${shortName(tree)}-`));
-  const dir = join(scratch, 'tree');
-  try {
-    const index = { GIT_INDEX_FILE: join(scratch, 'index') };
-    for (const args of [
-      ['read-tree', tree],
-      ['checkout-index', '--all', `--prefix=${dir}/`],
-    ]) {
-      const run = await git.run(args, index);
-      if (run.code !== 0) return { problem: `tree ${shortName(tree)} could not be copied (${git.why(args, run)})` };
+  const home = join(tmpdir(), 'service-health-kit-smoke-trees');
+  const dir = join(home, tree);
+  if (!existsSync(dir)) {
+    await mkdir(home, { recursive: true });
+    const scratch = await mkdtemp(join(home, `.${shortName(tree)}-`));
+    try {
+      const index = { GIT_INDEX_FILE: join(scratch, 'index') };
+      for (const args of [
+        ['read-tree', tree],
+        ['checkout-index', '--all', `--prefix=${scratch}/tree/`],
+      ]) {
+        const run = await git.run(args, index);
+        if (run.code !== 0) return { problem: `tree ${shortName(tree)} could not be copied (${git.why(args, run)})` };
+      }
+      // Whole or not at all: another trailer copying the same tree at once may have won; its copy is the same.
+      await rename(join(scratch, 'tree'), dir).catch(() => undefined);
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
     }
-    return await use(dir);
-  } finally {
-    await rm(scratch, { recursive: true, force: true });
   }
+  const now = new Date();
+  await utimes(dir, now, now).catch(() => undefined);
+  await prune(home, tree);
+  return use(dir);
+}
+
+/** Removes the least recently used copies beyond KEPT_COPIES, never `keep`. */
+async function prune(home: string, keep: string): Promise<void> {
+  const names = (await readdir(home)).filter((name) => /^[0-9a-f]{40,64}$/.test(name) && name !== keep);
+  const aged = await Promise.all(
+    names.map(async (name) => ({ name, at: (await stat(join(home, name)).catch(() => undefined))?.mtimeMs ?? 0 })),
+  );
+  const old = aged.sort((a, b) => b.at - a.at).slice(KEPT_COPIES - 1);
+  await Promise.all(old.map(({ name }) => rm(join(home, name), { recursive: true, force: true })));
 }

@@ -17,18 +17,19 @@ const stacks: ComposeStack[] = [];
 const RELEASE = '0123456789ab';
 
 /** The trailer's compose path against compose.yaml plus `fixture`, as a project of this test's own. */
-async function trailerWith(fixture: string, name: string) {
-  const stack = new ComposeStack(name, ['compose.yaml', fixture]);
+async function trailerWith(fixture: string | undefined, name: string, targets: { backend?: string } = {}) {
+  const files = fixture ? ['compose.yaml', fixture] : ['compose.yaml'];
+  const stack = new ComposeStack(name, files);
   stacks.push(stack);
   const warnings: string[] = [];
   const env = { ...process.env };
-  for (const key of ['FRONTEND_PORT', 'BACKEND_PORT', 'DEVICE_PORT']) delete env[key];
+  for (const key of ['FRONTEND_PORT', 'BACKEND_PORT', 'DEVICE_PORT', 'DEVICE_TOKEN']) delete env[key];
   const run = await composeTrailer({
     runtime: 'docker',
-    files: [join(root, 'compose.yaml'), join(root, fixture)],
+    files: files.map((file) => join(root, file)),
     project: stack.project,
     waitTimeoutS: 90,
-    targets: {},
+    targets,
     artifacts: join(artifacts, name),
     probeTimeoutMs: 15_000,
     env,
