@@ -46,7 +46,7 @@ export function readConfig(env: Record<string, string | undefined>, cwd = proces
     );
   }
   const deviceToken = readDeviceToken(env);
-  const refusal = plaintextRefusal(socketUrl(backendUrl), {
+  const refusal = plaintextRefusal(websocketUrl(backendUrl, DEVICE_SOCKET_PATH), {
     hasToken: deviceToken !== undefined,
     allowed: readFlag(env, 'DEVICE_ALLOW_PLAINTEXT'),
   });

@@ -43,7 +43,14 @@ test.after(async () => {
 });
 
 const app = (access: OperatorAccess = { tokens: [OPERATOR] }) =>
-  createApp({ backendUrl: backend.url, timeoutMs: 1000, access, backendReadToken: READ_TOKEN, log: () => {} });
+  createApp({
+    version: 'rel-7',
+    backendUrl: backend.url,
+    timeoutMs: 1000,
+    access,
+    backendReadToken: READ_TOKEN,
+    log: () => {},
+  });
 
 /** What @hono/node-server passes as the env of a request that came over TLS. */
 const TLS = { incoming: { socket: { encrypted: true } } };

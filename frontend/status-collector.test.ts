@@ -337,7 +337,7 @@ test('90 devices of 8 KiB control-character values (6× that served): read whole
   assert.ok(served > 4_000_000, `the list is ${served} bytes served`);
   const backend = await healthyBackend({ devices });
   backend.routes['/api/readings'] = { status: 200, body: { readings: [] } };
-  const doc = await createStatusCollector({ backendUrl: backend.url, timeoutMs: 5000 }).collect();
+  const doc = await createStatusCollector({ version: 'rel-7', backendUrl: backend.url, timeoutMs: 5000 }).collect();
   assert.is(doc.readings.available, true, doc.readings.problem ?? '');
   assert.is(doc.readings.devices.length, 90);
   for (const device of [...doc.readings.devices, doc.readings.latest!]) {
@@ -424,6 +424,7 @@ test('BACKEND_READ_TOKEN: the read token goes to /api/devices and /api/readings,
   open.push(backend);
   const token = 'read-token-0123456789abcdef';
   const doc = await createStatusCollector({
+    version: 'rel-7',
     backendUrl: backend.url,
     timeoutMs: 2000,
     backendReadToken: token,
