@@ -21,7 +21,13 @@ test.after.each(async () => {
 });
 
 const app = () =>
-  createApp({ version: 'rel-7', backendUrl: backend.url, timeoutMs: 1000, access: 'open', log: (line) => lines.push(line) });
+  createApp({
+    version: 'rel-7',
+    backendUrl: backend.url,
+    timeoutMs: 1000,
+    access: 'open',
+    log: (line) => lines.push(line),
+  });
 
 const SECURITY = {
   'x-content-type-options': 'nosniff',
