@@ -31,6 +31,7 @@ test('liveness reports the release; readiness details judge writable as fine, as
     serial: false,
     backend: false,
     spool: true,
+    acks: true,
   });
   setSpool('unwritable');
   body = await (await app.request('/api/ready')).json();
