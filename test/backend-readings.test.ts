@@ -210,6 +210,7 @@ test('what is stored survives a backend restart: /api/devices and /api/readings 
       connected: false,
       lastReading: { seq: 3, timestamp: LATER, value: 'line 3' },
       readingsStored: 8,
+      readingsLost: 0,
       backlog: null,
       lastSeenAt: body.devices[0].lastSeenAt,
     },
