@@ -13,7 +13,7 @@ const lost = (from: number, to: number, session = 's'): Settled => ({
   lostThrough: to,
 });
 
-test('readings past an evicted gap wait, unacknowledged, as the wedged device saw it; its declaration frees them', () => {
+test('readings past an evicted gap wait unacknowledged (the wedged device); its declaration frees them', () => {
   const marks = createAckMarks();
   marks.start('s', 0);
   // The spool dropped 1..3242; the device sends from 3243 up to its in-flight bound.

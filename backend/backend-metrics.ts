@@ -1,4 +1,5 @@
-// The backend's own metrics: readings stored, refused and declared lost, database write latency and state changes, device sockets.
+// The backend's own metrics: readings stored, refused and declared lost, database write latency and state changes,
+// device sockets.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Readiness } from '../lib/readiness.ts';
 import type { ReadingStore } from './reading-store.ts';

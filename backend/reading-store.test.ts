@@ -128,7 +128,7 @@ test('settled: that reading stored (one bounded find on the unique key), or a re
   );
 });
 
-test('recordLosses: counts what was never stored, once however often declared; settled then holds the range', async () => {
+test('recordLosses: counts what was never stored, once however often declared; settled holds the range', async () => {
   const { store } = setup();
   await store.insert([doc(3), doc(4)]);
   assert.is(await store.recordLosses('dev-1', 's1', 'evicted', [[1, 5]]), 3, '1, 2 and 5: 3 and 4 are stored');

@@ -103,7 +103,7 @@ test('one write in flight; what arrives meanwhile goes into the next insert toge
   assert.is(budget.held, 0, 'none held');
 });
 
-test('readings past an evicted gap are stored, not acked (the wedge); the declared range is recorded, then acked past', async () => {
+test('past an evicted gap: stored, not acked (the wedge); the declared range recorded, then acked past', async () => {
   const lost: string[] = [];
   const { writer, calls, acks, losses, lossesFail, lookups } = setup({
     onLost: (reason, n) => lost.push(`${reason} ${n}`),

@@ -7,16 +7,13 @@ import {
   DEVICE_MAX_PAYLOAD,
   DEVICE_SEND_PACE,
   DEVICE_UNACKED_IN_FLIGHT,
-  helloFrame,
-  lostFrame,
   parseAck,
   type AckMessage,
 } from '../lib/device-protocol.ts';
-import { createTokenBucket } from '../lib/token-bucket.ts';
 import type { Logger } from '../lib/logger.ts';
 import { createBackoff, type Backoff } from '../lib/backoff.ts';
 import type { ReadingSpool } from './reading-spool.ts';
-import type { LossDeclaration } from './loss-ledger.ts';
+import { createFramePacer } from './frame-pacer.ts';
 
 export interface BackendLinkOptions {
   /** ws(s)://host:port/api/device/socket */
@@ -84,16 +81,12 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
   let downSince = Date.now();
   // Warn about a refused token once per run of refusals; retries after that are debug lines.
   let refusedInARow = 0;
-  // The backend closes a socket that sends faster than its limit, so a backlog after an outage goes out paced.
-  const bucket = createTokenBucket(options.pace ?? DEVICE_SEND_PACE);
   let pumpTimer: NodeJS.Timeout | undefined;
   let pumpSoon = false;
-  // Frames stay a margin under the backend's limit, for what a byte count might miss.
+  // The backend closes a socket that sends faster than its limit, so a backlog after an outage goes out paced;
+  // frames stay a margin under the backend's limit, for what a byte count might miss.
   const limits = { deviceId, maxBytes: maxPayload - FRAME_MARGIN, inFlightMax };
-  // The backlog the backend last heard from this socket: each hello and frame carries it.
-  let reported: number | undefined;
-  // Losses to declare on this socket, ahead of readings: the backend acknowledges past a gap only once told.
-  let declaring: LossDeclaration[] = [];
+  const pacer = createFramePacer({ spool, limits, pace: options.pace ?? DEVICE_SEND_PACE });
 
   // Many readings to a frame, one frame per token: a backlog drains as fast as the backend acknowledges. With all
   // sent, or the in-flight bound reached, the next reading or ack pumps again.
@@ -102,39 +95,21 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
     pumpTimer = undefined;
     const ws = socket;
     if (!ws || ws.readyState !== WebSocket.OPEN) return;
-    declaring.push(...spool.losses.unsent());
-    while (declaring.length > 0) {
-      const waitMs = bucket.wait();
-      if (waitMs > 0) {
-        pumpTimer = setTimeout(pump, waitMs);
+    for (let paced = pacer.next(); paced; paced = pacer.next()) {
+      if ('waitMs' in paced) {
+        pumpTimer = setTimeout(pump, paced.waitMs);
         return;
       }
-      bucket.take();
-      const { session, reason, ranges } = declaring.shift()!;
-      ws.send(lostFrame({ deviceId, session }, reason, ranges));
-    }
-    while (spool.outbox.hasNext(limits)) {
-      const waitMs = bucket.wait();
-      if (waitMs > 0) {
-        pumpTimer = setTimeout(pump, waitMs);
-        return;
-      }
-      bucket.take();
-      const frame = spool.outbox.next(limits)!;
-      ws.send(frame.text);
-      reported = frame.backlog;
+      ws.send(paced.text);
     }
   }
 
-  /**
-   * After an ack that sent no frame, the backend's last figure is too high (it counted what was just acknowledged):
-   * a hello on the same socket tells it the new one, when the pace has a token to spare (else the next ack does).
-   */
+  /** After an ack that sent no frame, a hello tells the backend the backlog (its last figure counted the acked). */
   function reportBacklog() {
     const ws = socket;
-    if (!ws || ws.readyState !== WebSocket.OPEN || pumpTimer || spool.size === reported || !bucket.take()) return;
-    reported = spool.size;
-    ws.send(helloFrame(deviceId, spool.session, reported));
+    if (!ws || ws.readyState !== WebSocket.OPEN || pumpTimer) return;
+    const hello = pacer.backlogHello();
+    if (hello) ws.send(hello);
   }
 
   function connect() {
@@ -159,12 +134,7 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
       backoff.reset();
       // Everything not yet acked goes again, in order; the backend ignores readings it already stored.
       const unacknowledged = spool.size;
-      bucket.take();
-      reported = unacknowledged;
-      ws.send(helloFrame(deviceId, spool.session, unacknowledged));
-      spool.outbox.rewind();
-      spool.losses.rewind();
-      declaring = [];
+      ws.send(pacer.open());
       pump();
       onState('connected');
       log.info({ url, attempts, downMs: Date.now() - downSince, unacknowledged }, 'backend socket connected');

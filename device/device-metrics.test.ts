@@ -42,7 +42,7 @@ test('the time from read to ack is observed once per reading of this session, ac
   assert.ok(text.includes('device_reading_ack_seconds_count 3'));
 });
 
-test("the spool's backlog and losses by reason, a line too long, and reconnects after the first connection", async () => {
+test("the spool's backlog, losses by reason, a line too long, and reconnects after the first connection", async () => {
   const { metrics, stats, lines } = setup();
   Object.assign(stats, { unacknowledged: 12, spoolBytes: 4096, dropped: 3, unwritten: 2 });
   metrics.lineTooLong();

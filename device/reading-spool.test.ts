@@ -371,7 +371,7 @@ test('a spool that cannot be written: unwritable, counted, one summed warning na
   assert.equal(ctx.sink.find('spool full'), []);
 });
 
-test('every number ends kept or declared: evicted and unwritten ranges, forgotten once acked, found again on restart', (ctx) => {
+test('every number ends kept or declared: evicted and unwritten, forgotten once acked, found on restart', (ctx) => {
   const spool = open(ctx, 's1', { maxBytes: 8 * 1024, segmentBytes: 1024, warnIntervalMs: 60_000 });
   fill(spool, 1, 300);
   const kept = all(spool).map(([, seq]) => seq);
@@ -406,7 +406,7 @@ test('every number ends kept or declared: evicted and unwritten ranges, forgotte
   assert.equal(third.losses.unsent(), [], 'acknowledged past: nothing left to declare');
 });
 
-test('a restart declares the gaps an earlier session left past its last ack: evicted before, unwritten between', (ctx) => {
+test('a restart declares the gaps an earlier session left past its last ack: evicted before, unwritten in', (ctx) => {
   const first = open(ctx, 's1', { maxBytes: 8 * 1024, segmentBytes: 1024 });
   fill(first, 1, 300);
   const oldest = all(first)[0]![1];

@@ -160,7 +160,7 @@ test('a fleet larger than the page: the count, the first page, a row for each li
   assert.is(describeReadings(doc(many.slice(0, 3))).fleet, '3 devices');
 });
 
-test('needs attention: backlog, lost readings, silence and a lost connection in words; a device needing nothing is left out', () => {
+test('needs attention: backlog, lost readings, silence, lost connection; a device needing nothing is left out', () => {
   const held = device('held', { backlog: 1234 });
   const silent = device('silent', { lastSeenAt: at(0), lastReading: null });
   const lost = device('lost', { connected: false, backlog: 2, lastSeenAt: '2026-01-01T09:55:00.000Z' });

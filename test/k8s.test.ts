@@ -232,7 +232,7 @@ test('backend and device pods ask to be scraped at /metrics (the backend on its 
     const port = container(name).ports!.find((p) => p.name === portName)!.containerPort;
     assert.equal(annotations, {
       'prometheus.io/scrape': 'true',
-      'prometheus.io/port': '9464',
+      'prometheus.io/port': String(port),
       'prometheus.io/path': '/metrics',
     });
     assert.not.ok(env(name).METRICS, `${name} keeps METRICS on`);

@@ -1,6 +1,6 @@
 // Turns the fleet part of /status.json into what the Readings panel says about it: how many devices there are,
-// which need attention (a backlog, lost readings, silence, a lost connection) and a row for each listed device not charted;
-// pure, so it is tested in Node.
+// which need attention (a backlog, lost readings, silence, a lost connection) and a row for each listed device not
+// charted; pure, so it is tested in Node.
 import { formatAge, formatCount, formatValue } from './format.js';
 
 /** Not heard from for this long, a device is silent (the shipped device reads every second and pings). */

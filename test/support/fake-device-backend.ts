@@ -115,7 +115,8 @@ export async function startFakeBackend({ port = 0, rate }: FakeBackendOptions = 
               fake.stored.push({ session: message.session, seq: reading.seq, value: reading.value });
             }
           }
-          const last = readingsOf(message).at(-1)!.seq;
+          // A declared loss settles its ranges: acknowledged past like readings (the fake keeps no gap apart).
+          const last = message.type === 'lost' ? message.ranges.at(-1)![1] : readingsOf(message).at(-1)!.seq;
           if (fake.acking) {
             ack(ws, message.session, last, refused);
             return;

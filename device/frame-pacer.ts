@@ -1,0 +1,81 @@
+// What the backend link sends next on a socket, and when: the hello first (with the backlog), then the declared
+// losses, then frames of readings, one per token of a bucket under the backend's message rate and no more than the
+// in-flight bound ahead of the last ack. Pure: the link does the socket I/O and the timers.
+import { helloFrame, lostFrame } from '../lib/device-protocol.ts';
+import { createTokenBucket } from '../lib/token-bucket.ts';
+import type { LossDeclaration, LossLedger } from './loss-ledger.ts';
+import type { FrameLimits, Outbox } from './outbox.ts';
+
+/** What the pacer reads of the spool. */
+export interface PacedSpool {
+  readonly session: string;
+  readonly size: number;
+  readonly outbox: Pick<Outbox, 'rewind' | 'hasNext' | 'next'>;
+  readonly losses: Pick<LossLedger, 'rewind' | 'unsent'>;
+}
+
+export interface FramePacerOptions {
+  spool: PacedSpool;
+  limits: FrameLimits;
+  pace: { perSecond: number; burst: number };
+  now?: () => number;
+}
+
+/** A message to send now, or how long until the pace allows one. */
+export type Paced = { text: string } | { waitMs: number };
+
+export interface FramePacer {
+  /** A new socket: its hello (taking a token); sending starts again from the oldest unacknowledged reading. */
+  open(): string;
+  /** The next message, or the wait for a token; undefined when all is sent or the in-flight bound is reached. */
+  next(): Paced | undefined;
+  /**
+   * A hello reporting the backlog when the backend's last figure is stale (after an ack that sent no frame), if a
+   * token is spare; else undefined (the next frame or ack reports it).
+   */
+  backlogHello(): string | undefined;
+}
+
+export function createFramePacer({ spool, limits, pace, now }: FramePacerOptions): FramePacer {
+  const bucket = createTokenBucket({ ...pace, ...(now ? { now } : {}) });
+  // The backlog the backend last heard from this socket: each hello and frame carries it.
+  let reported: number | undefined;
+  // Losses to declare on this socket, ahead of readings: the backend acknowledges past a gap only once told.
+  let declaring: LossDeclaration[] = [];
+
+  /** A token now, or the wait for one. */
+  function token(): { waitMs: number } | undefined {
+    const waitMs = bucket.wait();
+    if (waitMs > 0) return { waitMs };
+    bucket.take();
+    return undefined;
+  }
+
+  return {
+    open() {
+      bucket.take();
+      reported = spool.size;
+      spool.outbox.rewind();
+      spool.losses.rewind();
+      declaring = [];
+      return helloFrame(limits.deviceId, spool.session, reported);
+    },
+    next() {
+      declaring.push(...spool.losses.unsent());
+      if (declaring.length === 0 && !spool.outbox.hasNext(limits)) return undefined;
+      const wait = token();
+      if (wait) return wait;
+      const loss = declaring.shift();
+      if (loss)
+        return { text: lostFrame({ deviceId: limits.deviceId, session: loss.session }, loss.reason, loss.ranges) };
+      const frame = spool.outbox.next(limits)!;
+      reported = frame.backlog;
+      return { text: frame.text };
+    },
+    backlogHello() {
+      if (spool.size === reported || !bucket.take()) return undefined;
+      reported = spool.size;
+      return helloFrame(limits.deviceId, spool.session, reported);
+    },
+  };
+}

@@ -1,0 +1,89 @@
+// /api/ready while 500 devices stream at full rate, against the same backend idle: readiness only reads state, so a
+// busy writer must not make a probe wait. Probes go one at a time; idle and busy windows alternate, and the p99 of
+// all busy probes is compared with that of all idle ones.
+import type { BenchRow, Scenario } from './scenario.ts';
+import { fmt } from './load.ts';
+import { startReadingSender, type ReadingSender } from '../support/reading-sender.ts';
+import { spawnService } from '../support/spawn-service.ts';
+import { startMongoProcess } from '../support/mongo-process.ts';
+import { freePort } from '../../tools/free-port.ts';
+import { stopAll } from '../support/spawn-process.ts';
+import { waitFor } from '../support/deadline.ts';
+import { DEVICE_SEND_PACE } from '../../lib/device-protocol.ts';
+
+const FLEET = 500;
+const SENDING = { perFrame: 800, framesPerSecond: DEVICE_SEND_PACE.perSecond };
+const RATIO_MAX = 3;
+const P99_MAX_MS = 50;
+
+/** The p-th percentile (0–100) of `values`. */
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+/** Times `count` probes of `url`, one after the other; each must answer 200. */
+async function probe(url: string, count: number): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const start = performance.now();
+    const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
+    await res.arrayBuffer();
+    times.push(performance.now() - start);
+    if (res.status !== 200) throw new Error(`/api/ready answered ${res.status} under load`);
+  }
+  return times;
+}
+
+const readyUnderFleet: Scenario = async ({ quick }) => {
+  const rounds = quick ? 2 : 5;
+  const perWindow = quick ? 200 : 500;
+  const senders: ReadingSender[] = [];
+  try {
+    const mongo = await startMongoProcess(await freePort());
+    const backend = await spawnService('backend/main.ts', { env: { MONGODB_URI: mongo.uri } });
+    const ready = `${backend.url}/api/ready`;
+    await waitFor(async () => (await fetch(ready)).status === 200, { what: 'backend ready' });
+    for (let i = 0; i < FLEET; i++) {
+      senders.push(
+        startReadingSender(backend.url, { deviceId: `fleet-${i}`, session: `s-${process.pid}`, ...SENDING }),
+      );
+    }
+    for (const sender of senders) sender.make(1);
+    await waitFor(() => senders.every((s) => s.acked === 1), { timeout: 60_000, what: `${FLEET} connected` });
+    await probe(ready, perWindow); // warm-up
+    const idle: number[] = [];
+    const busy: number[] = [];
+    let streamed = 0;
+    for (let round = 0; round < rounds; round++) {
+      idle.push(...(await probe(ready, perWindow)));
+      // Every device at once, more than the window lasts: the writers are busy throughout the probes.
+      for (const sender of senders) sender.make(400);
+      streamed += 400 * FLEET;
+      busy.push(...(await probe(ready, perWindow)));
+      await waitFor(() => senders.every((s) => s.acked === s.made), {
+        timeout: 180_000,
+        interval: 20,
+        what: 'the fleet acknowledged',
+      });
+    }
+    const p99 = { idle: percentile(idle, 99), busy: percentile(busy, 99) };
+    const ratio = p99.busy / p99.idle;
+    const row: BenchRow = {
+      scenario:
+        `/api/ready p99 while ${FLEET} devices stream (${fmt(streamed)} readings), ` +
+        `${fmt(busy.length)} probes each side`,
+      baseline: `idle ${p99.idle.toFixed(2)} ms`,
+      ours: `${p99.busy.toFixed(2)} ms`,
+      ratio: `${ratio.toFixed(2)}×`,
+      target: `≤ ${RATIO_MAX}× and < ${P99_MAX_MS} ms`,
+      ok: ratio <= RATIO_MAX && p99.busy < P99_MAX_MS,
+    };
+    return [row];
+  } finally {
+    for (const sender of senders) sender.stop();
+    await stopAll();
+  }
+};
+
+export default readyUnderFleet;
