@@ -19,9 +19,10 @@ import { redactUrl } from '../lib/redact-url.ts';
 import { databaseName } from './mongo-uri.ts';
 import { createMetrics } from '../lib/metrics.ts';
 import { readMetricsEnabled, readMetricsPort } from '../lib/metrics-setting.ts';
-import { createManagementApp } from '../lib/management-app.ts';
+import { startManagementServer } from '../lib/management-app.ts';
 import { createBackendMetrics } from './backend-metrics.ts';
 import { checkoutCommit, readReleaseId } from '../lib/release-id.ts';
+import { tellTokenSetup } from './token-setup.ts';
 
 runMain('backend', async function main() {
   const config = readConfig(process.env);
@@ -46,23 +47,7 @@ runMain('backend', async function main() {
     uri,
   });
   const indexes = createIndexesAtStartUp({ store, log });
-  // Secure by default: without a token only local mode lets devices in; elsewhere every upgrade gets 401.
-  const openDeviceSocket = !deviceToken && !deviceTokens && environment === 'local';
-  if (deviceToken && deviceTokens) {
-    log.info(
-      { devices: deviceTokens.size },
-      'DEVICE_TOKENS lists the devices that must use their own token; ' +
-        'DEVICE_TOKEN admits only devices it does not list',
-    );
-  }
-  if (!deviceToken && !deviceTokens) {
-    log.warn(
-      openDeviceSocket
-        ? 'DEVICE_TOKEN is not set: in local mode the device socket accepts devices without a token'
-        : 'DEVICE_TOKEN is not set: every device socket upgrade is refused (401); ' +
-            'set DEVICE_TOKEN on the backend and the device service',
-    );
-  }
+  const openDeviceSocket = tellTokenSetup(config, log);
   const devices = createDeviceHub({
     log,
     store: meters ? meters.metered(store) : store,
@@ -85,25 +70,11 @@ runMain('backend', async function main() {
     metricsOnMainPort: environment === 'local',
     ...(config.readTokens ? { readTokens: config.readTokens } : {}),
   });
-  if (!config.readTokens && environment !== 'local') {
-    log.warn(
-      'READ_TOKENS is not set: GET /api/readings and /api/devices answer every request with 401; ' +
-        'set READ_TOKENS or READ_TOKENS_FILE on the backend',
-    );
-  }
 
   // A frame over 64 KiB closes its socket with 1009 (message too big) before it is buffered whole.
   const websocket = new WebSocketServer({ noServer: true, maxPayload: DEVICE_MAX_PAYLOAD });
   const server = await startServer({ fetch: app.fetch, port, host, websocket, tls });
-  const management =
-    registry && metricsPort !== undefined
-      ? await startServer({
-          fetch: createManagementApp(registry).fetch,
-          port: metricsPort,
-          host,
-          portSetting: 'METRICS_PORT',
-        })
-      : undefined;
+  const management = await startManagementServer(registry, metricsPort, host);
   const address = server.address();
   log.info(
     {

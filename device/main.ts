@@ -20,7 +20,7 @@ import { deviceIdentity } from './device-identity.ts';
 import { redactUrl } from '../lib/redact-url.ts';
 import { createMetrics } from '../lib/metrics.ts';
 import { readMetricsEnabled, readMetricsPort } from '../lib/metrics-setting.ts';
-import { createManagementApp } from '../lib/management-app.ts';
+import { startManagementServer } from '../lib/management-app.ts';
 import { createDeviceMetrics } from './device-metrics.ts';
 import { checkoutCommit, readReleaseId } from '../lib/release-id.ts';
 import { createAckStall } from './ack-stall.ts';
@@ -64,15 +64,7 @@ runMain('device', async function main() {
   });
   // Then listen: a port in use is a one-line exit before any device or socket is touched.
   const server = await startServer({ fetch: app.fetch, port: config.port, host: config.host, tls });
-  const management =
-    registry && metricsPort !== undefined
-      ? await startServer({
-          fetch: createManagementApp(registry).fetch,
-          port: metricsPort,
-          host: config.host,
-          portSetting: 'METRICS_PORT',
-        })
-      : undefined;
+  const management = await startManagementServer(registry, metricsPort, config.host);
 
   const backend = createBackendLink({
     url: config.socketUrl,

@@ -1,5 +1,5 @@
 // One attempt of the LOAD probe: open the frontend in a fresh tab, record what went wrong on the page, screenshot it.
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 import { screenshotName, type Outcome } from './artifacts.ts';
 import { watchDocument } from './document-receipt.ts';
@@ -108,27 +108,12 @@ export async function loadProbe(
   // A renderer stuck on a hostile page may never confirm the close; the browser's close ends it anyway.
   await bounded(page.close(), 1000);
   if (shot) {
-    // No picture of the page: a card drawn in a fresh tab stands in for it, and the line says so.
-    const name = screenshotName(outcome === 'ok' ? 'fail' : outcome);
-    screenshot = join(artifacts, name);
     const facts = { url, reasons: [...reasons, shot], ms, timeout, received, at: new Date() };
-    const card = await writeFailureCard(browser, screenshot, facts, CARD_MS);
-    if (!card) {
-      reasons.push(
-        `${shot}: the page could not be painted, so ${name} is a failure card ` +
-          `(URL, reason, elapsed time, what was received), not the page`,
-      );
-    } else if (
-      await writePlaceholderPng(screenshot).then(
-        () => true,
-        () => false,
-      )
-    ) {
-      reasons.push(`${shot}; ${card}, so ${name} is a blank grey placeholder, not the page`);
-    } else {
-      reasons.push(shot, card);
-      screenshot = null;
-    }
+    screenshot = await standIn(browser, join(artifacts, screenshotName(outcome === 'ok' ? 'fail' : outcome)), {
+      shot,
+      facts,
+      reasons,
+    });
   }
   const shown =
     issues.length > MAX_ISSUES
@@ -142,6 +127,33 @@ export async function loadProbe(
     screenshot,
     ...(stack ? { stack } : {}),
   };
+}
+
+/**
+ * No picture of the page: a card drawn in a fresh tab stands in for it (else a grey placeholder), and a reason
+ * says so. Returns the file written, null when neither could be.
+ */
+async function standIn(
+  browser: Browser,
+  file: string,
+  { shot, facts, reasons }: { shot: string; facts: Parameters<typeof writeFailureCard>[2]; reasons: string[] },
+): Promise<string | null> {
+  const name = basename(file);
+  const card = await writeFailureCard(browser, file, facts, CARD_MS);
+  if (!card) {
+    reasons.push(
+      `${shot}: the page could not be painted, so ${name} is a failure card ` +
+        `(URL, reason, elapsed time, what was received), not the page`,
+    );
+    return file;
+  }
+  const placeholder = await writePlaceholderPng(file).then(
+    () => true,
+    () => false,
+  );
+  reasons.push(placeholder ? `${shot}; ${card}, so ${name} is a blank grey placeholder, not the page` : shot);
+  if (!placeholder) reasons.push(card);
+  return placeholder ? file : null;
 }
 
 /** `promise`'s value, or `fallback` when it does not settle well within `ms`. */

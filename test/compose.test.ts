@@ -286,7 +286,11 @@ test(
   'local ports on loopback only (3000/3001/3003 unless FRONTEND_PORT/BACKEND_PORT/DEVICE_PORT say otherwise); ' +
     'the cloud override publishes the lb’s HTTPS 8443 (not the backend) and frontend 80',
   () => {
-    assert.equal(service('backend').ports, ['127.0.0.1:${BACKEND_PORT:-3001}:3001']);
+    // The management port (/metrics) on loopback too, at a free port unless BACKEND_METRICS_PORT names one.
+    assert.equal(service('backend').ports, [
+      '127.0.0.1:${BACKEND_PORT:-3001}:3001',
+      '127.0.0.1:${BACKEND_METRICS_PORT:-0}:9464',
+    ]);
     assert.equal(service('frontend').ports, ['127.0.0.1:${FRONTEND_PORT:-3000}:3000']);
     assert.equal(service('device').ports, ['127.0.0.1:${DEVICE_PORT:-3003}:3003']);
     assert.equal(service('device-serial').ports, ['127.0.0.1:${DEVICE_PORT:-3003}:3003']);

@@ -47,7 +47,7 @@ test('tells its own release: /status.json version and its start-up line', async 
   });
   const doc = (await (await fetch(`${frontend.url}/status.json`)).json()) as { version: string };
   assert.is(doc.version, 'v2.0.1+7');
-  assert.match(frontend.stdout[0] ?? '', /; release v2\.0\.1\+7$/);
+  assert.match(frontend.stdout[0] ?? '', /; release v2\.0\.1\+7;/);
 });
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
