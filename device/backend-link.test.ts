@@ -19,7 +19,7 @@ interface Ctx {
   sink: LogSink;
   dir: string;
   /** Each state reported, with its index: `stateAfter` finds a change after a given point without a clock. */
-  states: Array<{ state: string; at: number }>;
+  states: Array<{ state: string; at: number; reason?: string | undefined }>;
 }
 
 const test = suite<Ctx>('backend link', { states: [], dir: '', sink: createLogSink() });
@@ -57,7 +57,7 @@ function startLink(ctx: Ctx, url: string, options: Partial<BackendLinkOptions> =
     deviceId: 'dev-1',
     spool,
     log: ctx.sink.log,
-    onState: (state) => ctx.states.push({ state, at: ctx.states.length }),
+    onState: (state, reason) => ctx.states.push({ state, at: ctx.states.length, reason }),
     backoff: quickBackoff(),
     ...options,
   });
@@ -367,6 +367,8 @@ test(
       ctx.states.every((s) => s.state === 'unauthorized'),
       JSON.stringify(ctx.states),
     );
+    // The reason readiness shows beside the state (`details.backend.reason`).
+    assert.is(ctx.states[0]!.reason, 'the backend refused the token (HTTP 401)');
     assert.equal(
       refusals()
         .map((e) => e.level)

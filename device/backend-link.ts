@@ -26,7 +26,8 @@ export interface BackendLinkOptions {
   /** What is unacknowledged, in order; `spool.session` is the session `hello` names. */
   spool: ReadingSpool;
   /** `unauthorized`: the backend answered the upgrade with 401 (no token, or not its token). */
-  onState: (state: 'connected' | 'disconnected' | 'unauthorized') => void;
+  /** The socket's state, with why it changed (the readiness check's reason). */
+  onState: (state: 'connected' | 'disconnected' | 'unauthorized', reason?: string) => void;
   /** Told each ack after the spool forgot what it acknowledges, and how many readings that was (metrics). */
   onAck?: (ack: AckMessage, forgotten: number) => void;
   log: Logger;
@@ -166,7 +167,8 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
       if (socket !== ws) return;
       clearTimeout(pumpTimer);
       socket = undefined;
-      onState(refusedWith === UNAUTHORIZED ? 'unauthorized' : 'disconnected');
+      const [state, why] = closedState(refusedWith, code, reason.toString() || lastError);
+      onState(state, why);
       if (closing) return;
       if (opened) {
         downSince = Date.now();
@@ -279,4 +281,15 @@ async function closeGoingAway(ws: WebSocket): Promise<void> {
   const timer = setTimeout(() => ws.terminate(), 1000);
   await closed;
   clearTimeout(timer);
+}
+
+/** The state a closed socket leaves, and why, in a line: the backend's refusal, the close code, or the error. */
+function closedState(
+  refusedWith: number | undefined,
+  code: number,
+  why: string | undefined,
+): ['unauthorized' | 'disconnected', string] {
+  if (refusedWith === UNAUTHORIZED) return ['unauthorized', 'the backend refused the token (HTTP 401)'];
+  if (refusedWith !== undefined) return ['disconnected', `the backend answered the upgrade with HTTP ${refusedWith}`];
+  return ['disconnected', why ? `closed (${code}): ${why}` : `closed (${code})`];
 }

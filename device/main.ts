@@ -73,9 +73,9 @@ runMain('device', async function main() {
     ...(config.backendCa ? { ca: config.backendCa } : {}),
     spool,
     log,
-    onState: (state) => {
+    onState: (state, reason) => {
       meters?.backendState(state);
-      setBackend(state);
+      setBackend(state, reason);
       if (state === 'connected') stall.progress();
     },
     onAck: (ack, forgotten) => {
@@ -87,7 +87,14 @@ runMain('device', async function main() {
   const stall = createAckStall({ stallMs: ACK_STALL_MS });
   const stallTimer = setInterval(function checkAcks() {
     const { unacknowledged, declaredLost } = spool.stats();
-    setAcks(stall.state(unacknowledged + declaredLost, readiness.get('backend') === 'connected'));
+    const waiting = unacknowledged + declaredLost;
+    const acks = stall.state(waiting, readiness.get('backend') === 'connected');
+    setAcks(
+      acks,
+      acks === 'stalled'
+        ? `${waiting} readings wait and the backend acknowledged none for ${ACK_STALL_MS / 1000} s`
+        : undefined,
+    );
   }, ACK_STALL_MS / 10).unref();
   if (!config.deviceToken && config.environment !== 'local') {
     log.warn('DEVICE_TOKEN is not set: only a local-mode backend without a token accepts this device');

@@ -345,7 +345,9 @@ test('a spool directory removed while running is made again; nothing read is dro
 
 test('a spool that cannot be written: unwritable, counted, one summed warning naming the cause; then back', (ctx) => {
   const states: string[] = [];
-  const spool = open(ctx, 's1', { onState: (state) => states.push(state), warnIntervalMs: 60_000 });
+  const reasons: (string | undefined)[] = [];
+  const onState = (state: string, reason?: string) => states.push(state) && reasons.push(reason);
+  const spool = open(ctx, 's1', { onState, warnIntervalMs: 60_000 });
   fill(spool, 1, 2);
   rmSync(ctx.dir, { recursive: true });
   writeFileSync(ctx.dir, 'a file where the directory was');
@@ -355,6 +357,8 @@ test('a spool that cannot be written: unwritable, counted, one summed warning na
   rmSync(ctx.dir);
   assert.is(spool.push('v8')!.seq, 8);
   assert.equal(states, ['unwritable', 'writable']);
+  assert.match(reasons[0] ?? '', /^(ENOTDIR|EEXIST): /, 'why it is unwritable, for the readiness details');
+  assert.is(reasons[1], undefined);
   assert.equal(
     all(spool).map(([, seq]) => seq),
     [1, 2, 8],

@@ -40,7 +40,8 @@ export interface ReadingSpoolOptions {
   /** Drops and refusals after the first are summed into one warning per interval. */
   warnIntervalMs?: number;
   /** `unwritable` while a record cannot be written (the device's readiness says so), `writable` once one is. */
-  onState?: (state: SpoolState) => void;
+  /** The spool's state, with why when it is not writable (the readiness check's reason). */
+  onState?: (state: SpoolState, reason?: string) => void;
 }
 
 type SpoolState = 'writable' | 'unwritable';
@@ -137,15 +138,15 @@ export function openReadingSpool(options: ReadingSpoolOptions): ReadingSpool {
     } catch (error) {
       const { code, message } = error as NodeJS.ErrnoException;
       warnings.unwritten.note({ err: message, code, dir, ...what });
-      setState('unwritable');
+      setState('unwritable', `${code ?? 'error'}: ${message}`);
       return undefined;
     }
   }
 
-  function setState(next: SpoolState) {
+  function setState(next: SpoolState, reason?: string) {
     if (next === state) return;
     state = next;
-    onState?.(next);
+    onState?.(next, reason);
   }
 
   /** Makes room for `bytes` more: a full spool gives up its oldest segment, unacknowledged readings and all. */

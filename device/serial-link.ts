@@ -16,7 +16,8 @@ interface SerialLinkOptions {
   path: string;
   /** The readiness state while the port is open: `connected`, or `emulator` in local mode. */
   openState: string;
-  onState: (state: string) => void;
+  /** The port's state, with why it changed (the readiness check's reason). */
+  onState: (state: string, reason?: string) => void;
   /**
    * Called with each line read (CR, LF or CRLF ends one), without its line ending; blank lines are skipped, and so
    * are lines over `maxLineBytes`, dropped as they arrive with a summed warning.
@@ -91,7 +92,7 @@ export function createSerialLink({
     current = undefined;
     clearInterval(watchTimer);
     downSince = performance.now();
-    onState('disconnected');
+    onState('disconnected', reason);
     if (!closing) retry(reason);
     if (port.isOpen) port.close(() => {}); // closing the descriptor also ends serialport's spinning read
   }
@@ -141,7 +142,7 @@ export function createSerialLink({
       const attempts = backoff.attempts;
       backoff.reset();
       watch(port);
-      onState(openState);
+      onState(openState, `${path} open`);
       const downMs = downSince === undefined ? undefined : Math.round(performance.now() - downSince);
       downSince = undefined;
       log.info({ path, attempts, downMs }, `serial port ${path} open`);
