@@ -22,15 +22,17 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-/** Times `count` probes of `url`, one after the other; each must answer 200. */
-async function probe(url: string, count: number): Promise<number[]> {
+/** Times `count` probes of `url`, one after the other; each must answer 200 within 5 s. `window` names them. */
+async function probe(url: string, count: number, window: string): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < count; i++) {
     const start = performance.now();
-    const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
+    const res = await fetch(url, { signal: AbortSignal.timeout(5000) }).catch((error: Error) => {
+      throw new Error(`/api/ready, ${window} probe ${i + 1}: ${error.message}`);
+    });
     const body = await res.text();
     times.push(performance.now() - start);
-    if (res.status !== 200) throw new Error(`/api/ready answered ${res.status} under load: ${body}`);
+    if (res.status !== 200) throw new Error(`/api/ready, ${window} probe ${i + 1}: ${res.status} ${body}`);
   }
   return times;
 }
@@ -79,16 +81,16 @@ const readyUnderFleet: Scenario = async ({ quick }) => {
     const fleet = startFleet(backend.url);
     fleet.make(1);
     await fleet.settled(60_000, `${FLEET} connected`);
-    await probe(ready, perWindow); // warm-up
+    await probe(ready, perWindow, 'warm-up');
     const idle: number[] = [];
     const busy: number[] = [];
     let streamed = 0;
     for (let round = 0; round < rounds; round++) {
-      idle.push(...(await probe(ready, perWindow)));
+      idle.push(...(await probe(ready, perWindow, 'idle')));
       // Every device at once, more than the window lasts: the writers are busy throughout the probes.
       fleet.make(400);
       streamed += 400 * FLEET;
-      busy.push(...(await probe(ready, perWindow)));
+      busy.push(...(await probe(ready, perWindow, 'busy')));
       await fleet.settled(180_000, 'the fleet acknowledged');
     }
     const p99 = { idle: percentile(idle, 99), busy: percentile(busy, 99) };
