@@ -12,7 +12,7 @@ export interface Settled {
   session: string;
   seq: number;
   refused: boolean;
-  /** Set for a range the device declared lost: it runs from `seq` to this. */
+  /** Set for a range the device declared lost (never `refused`): it runs from `seq` to this. */
   lostThrough?: number;
 }
 
@@ -53,12 +53,12 @@ export function createAckMarks(): AckMarks {
         const seq = lostThrough === undefined ? first : Math.max(first, mark.through + 1);
         // At or below the mark it was settled before; a refusal is still named, so the ack is true of the frame.
         if (seq > end || seq <= mark.through) {
-          if (refused && lostThrough === undefined) refusedBy.get(session)!.push(seq);
+          if (refused) refusedBy.get(session)!.push(seq);
           continue;
         }
         const known = mark.ahead.get(seq);
         if (!known) waiting += 1;
-        if (!known || known.end < end) mark.ahead.set(seq, { refused: refused && end === seq, end });
+        if (!known || known.end < end) mark.ahead.set(seq, { refused, end });
       }
       const acks: AckMessage[] = [];
       for (const [session, refused] of refusedBy) {
@@ -85,15 +85,23 @@ export function createAckMarks(): AckMarks {
   };
 }
 
-/** After a lost range moved the mark: forgets what waited under it; one that reaches past it resumes after it. */
+/**
+ * After a lost range moved the mark: forgets what waited under it; one that reaches past it resumes after it, joined
+ * to what waits there (the longer of the two reaches furthest).
+ */
 function overtaken(mark: Mark): number {
   let gone = 0;
   for (const [seq, entry] of mark.ahead) {
     if (seq > mark.through) continue;
     mark.ahead.delete(seq);
-    if (entry.end > mark.through && !mark.ahead.has(mark.through + 1)) {
+    gone += 1;
+    if (entry.end <= mark.through) continue;
+    const after = mark.ahead.get(mark.through + 1);
+    if (after) after.end = Math.max(after.end, entry.end);
+    else {
       mark.ahead.set(mark.through + 1, { refused: false, end: entry.end });
-    } else gone += 1;
+      gone -= 1;
+    }
   }
   return gone;
 }

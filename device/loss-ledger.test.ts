@@ -58,4 +58,29 @@ test('more ranges than a message may carry go in several messages', () => {
   );
 });
 
+test('exactly LOST_RANGES_MAX ranges make one message, twice as many two: never an empty one', () => {
+  for (const count of [LOST_RANGES_MAX, 2 * LOST_RANGES_MAX]) {
+    const ledger = createLossLedger();
+    for (let seq = 1; seq <= count; seq++) ledger.add('s', 'evicted', [[2 * seq, 2 * seq]]);
+    const sizes = ledger.unsent().map((d) => d.ranges.length);
+    assert.equal(
+      sizes,
+      Array.from({ length: count / LOST_RANGES_MAX }, () => LOST_RANGES_MAX),
+      `${count} ranges`,
+    );
+  }
+});
+
+test('adding no ranges declares nothing, and does not declare again what this socket has heard', () => {
+  const ledger = createLossLedger();
+  ledger.add('s', 'evicted', []);
+  assert.equal(ledger.unsent(), []);
+  assert.is(ledger.size, 0);
+  ledger.add('s', 'evicted', [[1, 2]]);
+  assert.is(ledger.unsent().length, 1);
+  ledger.add('s', 'evicted', []);
+  assert.equal(ledger.unsent(), [], 'nothing new for this socket');
+  assert.is(ledger.size, 2);
+});
+
 test.run();

@@ -8,10 +8,19 @@ import {
   helloFrame,
   LOST_RANGES_MAX,
   lostFrame,
+  parseAck,
   parseDeviceMessage,
   readingsFrame,
+  readingsOf,
   readingsRoom,
   type Reading,
+  isDeviceId,
+  DEVICE_ID_MAX_LENGTH,
+  DEVICE_MAX_PAYLOAD,
+  DEVICE_MESSAGE_RATE,
+  DEVICE_SEND_PACE,
+  DEVICE_SOCKET_PATH,
+  DEVICE_VALUE_MAX_BYTES,
 } from './device-protocol.ts';
 import { seededRandom } from '../test/support/seeded-random.ts';
 
@@ -185,6 +194,144 @@ test('each rule a lost message breaks has its own reason', () => {
     [{ ...base, backlog: -1 }, 'backlog is not a whole number from 0'],
   ];
   for (const [message, reason] of cases) assert.equal(checkDeviceMessage(JSON.stringify(message)), { reason });
+});
+
+test('an ack parses with its session and seq; refusals come through only when there are some', () => {
+  const ack = (fields: object) => JSON.stringify({ type: 'ack', session: 's', seq: 7, ...fields });
+  assert.equal(parseAck(ack({})), { type: 'ack', session: 's', seq: 7 });
+  assert.equal(parseAck(ack({ refused: [3] })), { type: 'ack', session: 's', seq: 7, refused: [3] });
+  assert.equal(parseAck(ack({ refused: [2, 5, 7] })), { type: 'ack', session: 's', seq: 7, refused: [2, 5, 7] });
+  // An empty list says no refusal: the ack has no `refused` field at all.
+  assert.equal(parseAck(ack({ refused: [] })), { type: 'ack', session: 's', seq: 7 });
+  assert.not.ok('refused' in parseAck(ack({ refused: [] }))!);
+  assert.equal(parseAck(ack({ session: '', seq: 0 })), { type: 'ack', session: '', seq: 0 });
+});
+
+test('a malformed ack is no ack at all', () => {
+  const ack = (fields: object) => JSON.stringify({ type: 'ack', session: 's', seq: 7, ...fields });
+  const bad = [
+    'null',
+    '[]',
+    '"ack"',
+    '7',
+    '{"type":',
+    '',
+    JSON.stringify({ session: 's', seq: 7 }),
+    ack({ type: 'hello' }),
+    ack({ type: 'ACK' }),
+    ack({ session: 5 }),
+    ack({ session: null }),
+    JSON.stringify({ type: 'ack', seq: 7 }),
+    ack({ seq: 1.5 }),
+    ack({ seq: '7' }),
+    ack({ seq: null }),
+    ack({ seq: 2 ** 53 }),
+    JSON.stringify({ type: 'ack', session: 's' }),
+    ack({ refused: null }),
+    ack({ refused: 3 }),
+    ack({ refused: '3' }),
+    ack({ refused: { 0: 3 } }),
+    ack({ refused: [3, 'x'] }),
+    ack({ refused: ['x', 3] }),
+    ack({ refused: [1.5] }),
+    ack({ refused: [2, null] }),
+  ];
+  for (const text of bad) assert.is(parseAck(text), undefined, text);
+});
+
+test('a frame holding null, an array, a string or a number is not a message', () => {
+  for (const text of ['null', '[]', '[{"type":"hello","deviceId":"d","session":"s"}]', '"hello"', '5', 'true']) {
+    assert.is(parseDeviceMessage(text), undefined, text);
+    assert.equal(checkDeviceMessage(text), { reason: 'not a JSON object' }, text);
+  }
+});
+
+test('a single reading parses with its head; readingsOf lists what any message carries', () => {
+  const single = { type: 'reading', deviceId: 'd', session: 's', seq: 4, timestamp: 't', value: 'v' };
+  const message = parseDeviceMessage(JSON.stringify({ ...single, extra: 1 }));
+  assert.equal(message, single);
+  assert.equal(readingsOf(message as never), [{ seq: 4, timestamp: 't', value: 'v' }]);
+  const r = [
+    { seq: 1, timestamp: 't', value: 'a' },
+    { seq: 3, timestamp: 'u', value: 'b' },
+  ];
+  const frame = parseDeviceMessage(readingsFrame({ deviceId: 'd', session: 's' }, r.map(encodeReading)));
+  assert.equal(readingsOf(frame as never), r);
+  const lost = parseDeviceMessage(lostFrame({ deviceId: 'd', session: 's' }, 'evicted', [[1, 2]]));
+  assert.equal(readingsOf(lost as never), []);
+  const frameOf = (item: unknown) =>
+    JSON.stringify({ type: 'readings', deviceId: 'd', session: 's', readings: [item] });
+  for (const item of [null, 'x', 3])
+    assert.equal(checkDeviceMessage(frameOf(item)), { reason: 'readings[0]: not an object' });
+  for (const [field, value, reason] of [
+    ['seq', 0, 'seq is not a whole number from 1'],
+    ['seq', '4', 'seq is not a whole number from 1'],
+    ['timestamp', null, 'timestamp is not a string'],
+    ['value', 5, 'value is not a string'],
+  ] as const) {
+    assert.equal(checkDeviceMessage(JSON.stringify({ ...single, [field]: value })), { reason }, `${field}`);
+  }
+  assert.equal(checkDeviceMessage(JSON.stringify({ ...single, seq: 1 })), { message: { ...single, seq: 1 } });
+});
+
+test('device ids and sessions: at most DEVICE_ID_MAX_LENGTH characters, ids only from their alphabet', () => {
+  const longest = 'a'.repeat(DEVICE_ID_MAX_LENGTH);
+  assert.ok(isDeviceId(longest));
+  assert.not.ok(isDeviceId(`${longest}a`));
+  for (const id of ['a', 'A-z_0.9', '...']) assert.ok(isDeviceId(id), id);
+  for (const id of ['', ' a', 'a ', 'a/b', 'é', 'a\n', '\na', 7, null]) assert.not.ok(isDeviceId(id), String(id));
+  const hello = (deviceId: string, session: string) => checkDeviceMessage(helloFrame(deviceId, session));
+  assert.equal(hello(longest, longest), { message: { type: 'hello', deviceId: longest, session: longest } });
+  assert.equal(hello('d', `${longest}a`), { reason: `session is not 1 to ${DEVICE_ID_MAX_LENGTH} characters` });
+  assert.equal(hello('d', 'any text: é €'), { message: { type: 'hello', deviceId: 'd', session: 'any text: é €' } });
+  for (const session of [5, null, ['s']]) {
+    assert.equal(checkDeviceMessage(JSON.stringify({ type: 'hello', deviceId: 'd', session })), {
+      reason: `session is not 1 to ${DEVICE_ID_MAX_LENGTH} characters`,
+    });
+  }
+  assert.equal(checkDeviceMessage(JSON.stringify({ type: 'hello', deviceId: `${longest}a`, session: 's' })), {
+    reason: "deviceId is not letters, digits, '.', '_' and '-', 1 to 256 characters",
+  });
+});
+
+test('a lost frame writes its fields in order and keeps a backlog of 0', () => {
+  const text = lostFrame({ deviceId: 'd', session: 's', backlog: 0 }, 'unwritten', [[2, 2]]);
+  assert.is(text, '{"type":"lost","deviceId":"d","session":"s","backlog":0,"reason":"unwritten","ranges":[[2,2]]}');
+  assert.equal(checkDeviceMessage(text), {
+    message: { type: 'lost', deviceId: 'd', session: 's', backlog: 0, reason: 'unwritten', ranges: [[2, 2]] },
+  });
+  const base = { type: 'lost', deviceId: 'd', session: 's', reason: 'evicted' };
+  for (const ranges of [7, null, 'x', { length: 1 }]) {
+    assert.equal(checkDeviceMessage(JSON.stringify({ ...base, ranges })), {
+      reason: `ranges is not an array of 1 to ${LOST_RANGES_MAX} ranges`,
+    });
+  }
+  const most = Array.from({ length: LOST_RANGES_MAX }, (_, i): [number, number] => [2 * i + 1, 2 * i + 1]);
+  assert.ok(parseDeviceMessage(JSON.stringify({ ...base, ranges: most })), 'LOST_RANGES_MAX ranges is allowed');
+  for (const item of [5, [1], ['1', 2], [1, null], [1.5, 2]]) {
+    assert.equal(checkDeviceMessage(JSON.stringify({ ...base, ranges: [item] })), {
+      reason: 'ranges[0] is not [from, to] of whole numbers from 1',
+    });
+  }
+  // Touching ranges are disjoint; a single number is a range of one.
+  const touching = [
+    [1, 1],
+    [2, 5],
+    [6, 6],
+  ];
+  assert.ok(parseDeviceMessage(JSON.stringify({ ...base, ranges: touching })));
+});
+
+test('the limits both ends share are the documented ones, and the device paces itself under the backend', () => {
+  // docs/contract.md and docs/device-socket-security.md state these figures; the device service and the backend
+  // each enforce their side of them.
+  assert.is(DEVICE_SOCKET_PATH, '/api/device/socket');
+  assert.is(DEVICE_MAX_PAYLOAD, 64 * 1024);
+  assert.is(DEVICE_VALUE_MAX_BYTES, 8 * 1024);
+  assert.equal(DEVICE_MESSAGE_RATE, { perSecond: 50, burst: 200 });
+  assert.equal(DEVICE_SEND_PACE, { perSecond: 45, burst: 150 });
+  assert.ok(DEVICE_SEND_PACE.perSecond < DEVICE_MESSAGE_RATE.perSecond, 'sustained pace under the rate limit');
+  assert.ok(DEVICE_SEND_PACE.burst < DEVICE_MESSAGE_RATE.burst, 'burst under the burst limit');
 });
 
 test.run();

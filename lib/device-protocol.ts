@@ -276,10 +276,12 @@ function isName(value: unknown): value is string {
 function parseObject(data: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(data);
-    return typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined;
+    // `null` is an object to typeof: `?? undefined` turns it away with the other non-objects.
+    if (typeof value === 'object' && !Array.isArray(value)) {
+      return (value as Record<string, unknown> | null) ?? undefined;
+    }
   } catch {
-    return undefined;
+    // Not JSON at all: the same answer as JSON that is not an object, below.
   }
+  return undefined;
 }

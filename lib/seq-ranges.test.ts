@@ -61,4 +61,15 @@ test('subtracting nothing leaves the ranges; subtracting them leaves nothing', (
   );
 });
 
+test('covering ranges that touch without being joined subtract like one range', () => {
+  const touching: SeqRange[] = [
+    [1, 4],
+    [5, 5],
+    [6, 9],
+  ];
+  assert.equal(subtractRanges([[1, 5]], touching), []);
+  assert.equal(subtractRanges([[1, 9]], touching), []);
+  assert.equal(subtractRanges([[5, 10]], touching), [[10, 10]]);
+});
+
 test.run();

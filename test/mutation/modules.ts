@@ -8,4 +8,8 @@ export interface MutationModule {
 
 export const MODULES: MutationModule[] = [
   { module: 'device/line-splitter.ts', tests: ['device/line-splitter.test.ts'] },
+  { module: 'lib/device-protocol.ts', tests: ['lib/device-protocol.test.ts'] },
+  { module: 'backend/ack-marks.ts', tests: ['backend/ack-marks.test.ts'] },
+  { module: 'lib/seq-ranges.ts', tests: ['lib/seq-ranges.test.ts'] },
+  { module: 'device/loss-ledger.ts', tests: ['device/loss-ledger.test.ts'] },
 ];
