@@ -20,7 +20,6 @@ const KNOWN_LONG = new Set([
   'device/backend-link.ts createBackendLink',
   'device/outbox.ts createOutbox',
   'device/reading-spool.ts openReadingSpool',
-  'device/serial-link.ts createSerialLink',
 ]);
 
 const shipped = (folder: string) =>
