@@ -18,7 +18,6 @@ const KNOWN_LONG = new Set([
   'backend/device-socket.ts createDeviceSocket',
   'backend/reading-writer.ts createReadingWriter',
   'device/backend-link.ts createBackendLink',
-  'device/outbox.ts createOutbox',
   'device/reading-spool.ts openReadingSpool',
 ]);
 
