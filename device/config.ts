@@ -9,7 +9,7 @@ import { websocketUrl } from '../lib/endpoint-url.ts';
 import { readDeviceToken } from '../lib/device-token.ts';
 import { plaintextRefusal } from './plaintext-guard.ts';
 
-interface DeviceConfig {
+export interface DeviceConfig {
   port: number;
   host: string | undefined;
   environment: string;

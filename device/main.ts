@@ -5,25 +5,25 @@ import { randomUUID } from 'node:crypto';
 import { SerialPort } from 'serialport';
 import { createReadiness } from '../lib/readiness.ts';
 import { logReadinessChanges } from '../lib/readiness-log.ts';
-import { createLogger } from '../lib/logger.ts';
+import { createLogger, type Logger } from '../lib/logger.ts';
 import { startServer } from '../lib/serve.ts';
 import { readTlsFiles } from '../lib/tls-setting.ts';
 import { closeHttpServer, installGracefulShutdown } from '../lib/shutdown.ts';
 import { runMain } from '../lib/run-main.ts';
 import { createApp, defineDeviceChecks } from './app.ts';
-import { readConfig } from './config.ts';
-import { openReadingSpool } from './reading-spool.ts';
-import { createBackendLink } from './backend-link.ts';
+import { readConfig, type DeviceConfig } from './config.ts';
+import { openReadingSpool, type ReadingSpool } from './reading-spool.ts';
+import { createBackendLink, type BackendLink } from './backend-link.ts';
 import { createSerialLink } from './serial-link.ts';
 import { createEmulator, EMULATOR_PATH } from './emulator.ts';
 import { deviceIdentity } from './device-identity.ts';
-import { redactUrl } from '../lib/redact-url.ts';
 import { createMetrics } from '../lib/metrics.ts';
 import { readMetricsEnabled, readMetricsPort } from '../lib/metrics-setting.ts';
 import { startManagementServer } from '../lib/management-app.ts';
-import { createDeviceMetrics } from './device-metrics.ts';
+import { createDeviceMetrics, type DeviceMetrics } from './device-metrics.ts';
 import { checkoutCommit, readReleaseId } from '../lib/release-id.ts';
-import { createAckStall } from './ack-stall.ts';
+import { createAckStall, type AckStall, type AckState } from './ack-stall.ts';
+import { keptInSpool, listeningRecord } from './startup-log.ts';
 
 /** No ack for this long while connected with readings waiting: the device says it makes no progress. */
 const ACK_STALL_MS = 30_000;
@@ -85,22 +85,70 @@ runMain('device', async function main() {
   });
   // Readiness is pushed, not asked: a timer turns "no ack for a while" into the `acks` check's state.
   const stall = createAckStall({ stallMs: ACK_STALL_MS });
-  const stallTimer = setInterval(function checkAcks() {
-    const { unacknowledged, declaredLost } = spool.stats();
-    const waiting = unacknowledged + declaredLost;
-    const acks = stall.state(waiting, readiness.get('backend') === 'connected');
-    setAcks(
-      acks,
-      acks === 'stalled'
-        ? `${waiting} readings wait and the backend acknowledged none for ${ACK_STALL_MS / 1000} s`
-        : undefined,
-    );
-  }, ACK_STALL_MS / 10).unref();
+  const stallTimer = watchAcks(stall, spool, () => readiness.get('backend') === 'connected', setAcks);
   if (!config.deviceToken && config.environment !== 'local') {
     log.warn('DEVICE_TOKEN is not set: only a local-mode backend without a token accepts this device');
   }
 
-  // Local mode has no USB device: the emulator stands in even when SERIAL_PATH is set.
+  const serial = openSerial(config, { spool, backend, meters, log, onState: setSerial });
+  backend.start();
+  serial.start();
+  const facts = { config, tls: Boolean(tls), serialPath: serial.path, version, session, stats: spool.stats() };
+  const managementAddress = management?.address();
+  log.info(listeningRecord({ ...facts, address: server.address(), managementAddress }), 'device service listening');
+
+  installGracefulShutdown({
+    log,
+    readiness,
+    delayMs: config.shutdownDelayMs,
+    steps: [
+      { name: 'http server', run: () => closeHttpServer(server) },
+      ...(management ? [{ name: 'management server', run: () => closeHttpServer(management) }] : []),
+      { name: 'serial port', run: () => serial.close() },
+      {
+        name: 'backend socket',
+        run: async () => {
+          clearInterval(stallTimer);
+          await backend.close();
+          spool.close();
+          // Nothing is lost: what the backend has not acknowledged stays in the spool and goes first next time.
+          const { level, message } = keptInSpool(spool.stats().unacknowledged);
+          log[level]({ dir: config.spoolDir, ...spool.stats() }, message);
+        },
+      },
+    ],
+  });
+});
+
+/** Every tenth of the stall bound, turns "readings waiting, connected, no ack for a while" into the `acks` state. */
+function watchAcks(
+  stall: AckStall,
+  spool: ReadingSpool,
+  connected: () => boolean,
+  onState: (s: AckState, reason?: string) => void,
+) {
+  return setInterval(function checkAcks() {
+    const { unacknowledged, declaredLost } = spool.stats();
+    const waiting = unacknowledged + declaredLost;
+    const state = stall.state(waiting, connected());
+    const why = `${waiting} readings wait and the backend acknowledged none for ${ACK_STALL_MS / 1000} s`;
+    onState(state, state === 'stalled' ? why : undefined);
+  }, ACK_STALL_MS / 10).unref();
+}
+
+interface SerialWiring {
+  spool: ReadingSpool;
+  backend: BackendLink;
+  meters: DeviceMetrics | undefined;
+  log: Logger;
+  onState: (state: string, reason?: string) => void;
+}
+
+/**
+ * The serial link, reading into the spool. Local mode has no USB device: the emulator stands in even when
+ * SERIAL_PATH is set. `path` is undefined then; `close` stops the emulator too.
+ */
+function openSerial(config: DeviceConfig, { spool, backend, meters, log, onState }: SerialWiring) {
   const emulator = config.environment === 'local' ? createEmulator({ baudRate: config.baudRate }) : undefined;
   const path = emulator ? EMULATOR_PATH : config.serialPath!;
   const serial = createSerialLink({
@@ -109,7 +157,7 @@ runMain('device', async function main() {
       : () => new SerialPort({ path, baudRate: config.baudRate, autoOpen: false }),
     path,
     openState: emulator ? 'emulator' : 'connected',
-    onState: setSerial,
+    onState,
     onLine: (line) => {
       // Written to the spool (write(2)) before it is sent: a crash from here on loses nothing.
       const reading = spool.push(line);
@@ -121,55 +169,12 @@ runMain('device', async function main() {
     ...(meters ? { onOverlong: meters.lineTooLong } : {}),
     ...(emulator ? {} : { identify: deviceIdentity }),
   });
-
-  backend.start();
-  serial.start();
-  const address = server.address();
-  log.info(
-    {
-      port: typeof address === 'object' && address ? address.port : config.port,
-      ...(management ? { metricsPort: (management.address() as { port: number }).port } : {}),
-      host: config.host ?? 'all interfaces',
-      scheme: tls ? 'https' : 'http',
-      serial: emulator ? 'emulator' : path,
-      baudRate: config.baudRate,
-      backend: redactUrl(config.socketUrl),
-      deviceId: config.deviceId,
-      version,
-      session,
-      spool: { dir: config.spoolDir, ...spool.stats() },
+  return {
+    path: emulator ? undefined : path,
+    start: () => serial.start(),
+    async close() {
+      emulator?.stop();
+      await serial.close();
     },
-    'device service listening',
-  );
-
-  installGracefulShutdown({
-    log,
-    readiness,
-    delayMs: config.shutdownDelayMs,
-    steps: [
-      { name: 'http server', run: () => closeHttpServer(server) },
-      ...(management ? [{ name: 'management server', run: () => closeHttpServer(management) }] : []),
-      {
-        name: 'serial port',
-        run: async () => {
-          emulator?.stop();
-          await serial.close();
-        },
-      },
-      {
-        name: 'backend socket',
-        run: async () => {
-          clearInterval(stallTimer);
-          await backend.close();
-          spool.close();
-          // Nothing is lost: what the backend has not acknowledged stays in the spool and goes first next time.
-          const { unacknowledged } = spool.stats();
-          log[unacknowledged > 0 ? 'info' : 'debug'](
-            { dir: config.spoolDir, ...spool.stats() },
-            `${unacknowledged} unacknowledged reading${unacknowledged === 1 ? '' : 's'} kept in the spool`,
-          );
-        },
-      },
-    ],
-  });
-});
+  };
+}

@@ -1,8 +1,10 @@
 // The readings the backend has not acknowledged, as an index in memory: where each one's JSON is kept, which of
 // them the current socket has been sent, and the next frame within a byte and count budget. It touches no file:
-// the spool (reading-spool.ts) tells it what it wrote and hands it a function that reads those bytes back.
+// the spool (reading-spool.ts) tells it what it wrote and hands it a function that reads those bytes back. The
+// cursor's arithmetic is outbox-cursor.ts.
 import { readingsFrame, readingsRoom, type SeqRange } from '../lib/device-protocol.ts';
 import { runsOf } from '../lib/seq-ranges.ts';
+import { frameEnd, inFlight, live, unsent, type Block, type Cursor } from './outbox-cursor.ts';
 
 interface OutboxOptions {
   /** The bytes from `start` to `end` of `block` (a spool segment), where `add` said readings are. */
@@ -51,64 +53,10 @@ export interface Outbox {
   next(limits: FrameLimits): Frame | undefined;
 }
 
-/** One session's readings in one spool segment, in ascending `seq`. */
-interface Block {
-  id: number;
-  session: string;
-  seqs: number[];
-  /** Where each reading's JSON starts, and its length. */
-  offsets: number[];
-  lengths: number[];
-  /** Readings before this index are forgotten. */
-  head: number;
-}
-
-/** The last reading sent on the current socket. */
-interface Cursor {
-  block: number;
-  index: number;
-}
-
-const live = (b: Block) => b.seqs.length - b.head;
-
 export function createOutbox({ read }: OutboxOptions): Outbox {
   let blocks: Block[] = [];
   let size = 0;
   let sent: Cursor | undefined;
-
-  /** Where the first unsent reading is, if any. */
-  function unsent(): { block: Block; index: number } | undefined {
-    for (const block of blocks) {
-      if (sent && block.id < sent.block) continue;
-      const index = sent && block.id === sent.block ? Math.max(sent.index + 1, block.head) : block.head;
-      if (index < block.seqs.length) return { block, index };
-    }
-    return undefined;
-  }
-
-  /** Unacknowledged readings the current socket has been sent. */
-  function inFlight(): number {
-    if (!sent) return 0;
-    let count = 0;
-    for (const b of blocks) {
-      if (b.id < sent.block) count += live(b);
-      else if (b.id === sent.block) count += Math.max(0, Math.min(sent.index + 1, b.seqs.length) - b.head);
-    }
-    return count;
-  }
-
-  /** How many readings from `index` on go in one frame: within the count, and the bytes (one at least). */
-  function frameEnd(block: Block, index: number, maxCount: number, room: number): number {
-    let end = index;
-    let bytes = 0;
-    while (end < block.seqs.length && end - index < maxCount) {
-      const add = block.lengths[end]! + (end > index ? 1 : 0); // a comma before each but the first
-      if (end > index && bytes + add > room) break;
-      bytes += add;
-      end += 1;
-    }
-    return end;
-  }
 
   return {
     get size() {
@@ -162,11 +110,11 @@ export function createOutbox({ read }: OutboxOptions): Outbox {
       sent = undefined;
     },
     hasNext(limits) {
-      return unsent() !== undefined && inFlight() < limits.inFlightMax;
+      return unsent(blocks, sent) !== undefined && inFlight(blocks, sent) < limits.inFlightMax;
     },
     next({ deviceId, maxBytes, inFlightMax }) {
-      const at = unsent();
-      const maxCount = inFlightMax - inFlight();
+      const at = unsent(blocks, sent);
+      const maxCount = inFlightMax - inFlight(blocks, sent);
       if (!at || maxCount < 1) return undefined;
       const { block, index } = at;
       // The backlog rides in the frame, so its digits take from the readings' room.

@@ -5,6 +5,7 @@ import type { Logger } from '../lib/logger.ts';
 import { createSummedWarning } from '../lib/summed-warning.ts';
 import { createLineSplitter } from './line-splitter.ts';
 import { createBackoff, type Backoff } from '../lib/backoff.ts';
+import { watchDevice } from './device-watch.ts';
 
 /** A real port, or the emulator's mock port: both are serialport streams, so both take the same path. */
 export type Port = SerialPort | SerialPortMock;
@@ -36,8 +37,7 @@ interface SerialLinkOptions {
   backoff?: Backoff;
   /**
    * Names the device now at `path` (undefined when there is none). While the port is open it is asked every
-   * `watchMs`: serialport treats a 0-byte read as "try again" and spins on it, and a hung-up tty (pty far end
-   * gone, some USB unplugs) answers every read with 0 bytes, so a vanished device can otherwise go unnoticed.
+   * `watchMs`, so that a vanished or replaced device is noticed (device-watch.ts says why serialport alone misses it).
    */
   identify?: (path: string) => string | undefined;
   watchMs?: number;
@@ -65,15 +65,12 @@ export function createSerialLink({
 }: SerialLinkOptions): SerialLink {
   let current: Port | undefined;
   let retryTimer: NodeJS.Timeout | undefined;
-  let watchTimer: NodeJS.Timeout | undefined;
+  /** Stops the identity watch of the port now open. */
+  let stopWatch: (() => void) | undefined;
   let closing = false;
   /** Set when an open port is lost, so the reopen can say how long it was away. */
   let downSince: number | undefined;
-  const overlong = createSummedWarning(
-    log,
-    (n) => `dropped ${n} serial line${n === 1 ? '' : 's'} longer than ${maxLineBytes} bytes`,
-    { intervalMs: warnIntervalMs },
-  );
+  const overlong = overlongLines({ log, maxLineBytes, intervalMs: warnIntervalMs, onOverlong });
 
   function retry(reason: string) {
     const delayMs = backoff.next();
@@ -90,22 +87,11 @@ export function createSerialLink({
   function lose(port: Port, reason: string) {
     if (current !== port) return;
     current = undefined;
-    clearInterval(watchTimer);
+    stopWatch?.();
     downSince = performance.now();
     onState('disconnected', reason);
     if (!closing) retry(reason);
     if (port.isOpen) port.close(() => {}); // closing the descriptor also ends serialport's spinning read
-  }
-
-  function watch(port: Port) {
-    if (!identify) return;
-    const openedAs = identify(path);
-    clearInterval(watchTimer);
-    watchTimer = setInterval(function checkDevice() {
-      const now = identify(path);
-      if (now !== openedAs) lose(port, now === undefined ? `${path} is gone` : `${path} is now another device`);
-    }, watchMs);
-    watchTimer.unref();
   }
 
   function attempt() {
@@ -113,14 +99,7 @@ export function createSerialLink({
     if (closing) return;
     const port = createPort();
     current = port;
-    const splitter = createLineSplitter({
-      maxBytes: maxLineBytes,
-      onLine,
-      onOverlong: (start) => {
-        overlong.note({ limit: maxLineBytes, start: start.toString('utf8') });
-        onOverlong?.();
-      },
-    });
+    const splitter = createLineSplitter({ maxBytes: maxLineBytes, onLine, onOverlong: overlong.note });
     port.on('data', (chunk: Buffer) => splitter.push(chunk));
     // Without a listener an 'error' event would crash the process; close/open callbacks carry the real news.
     port.on('error', (error) => log.debug({ path, err: error }, 'serial port error'));
@@ -141,7 +120,8 @@ export function createSerialLink({
       }
       const attempts = backoff.attempts;
       backoff.reset();
-      watch(port);
+      stopWatch?.();
+      stopWatch = identify && watchDevice({ path, identify, watchMs, onChange: (reason) => lose(port, reason) });
       onState(openState, `${path} open`);
       const downMs = downSince === undefined ? undefined : Math.round(performance.now() - downSince);
       downSince = undefined;
@@ -157,7 +137,7 @@ export function createSerialLink({
     async close() {
       closing = true;
       clearTimeout(retryTimer);
-      clearInterval(watchTimer);
+      stopWatch?.();
       overlong.flush();
       const port = current;
       // Forgotten first, so that the port's own 'close' event (which may come after the callback) reports nothing:
@@ -166,5 +146,31 @@ export function createSerialLink({
       if (port?.isOpen) await new Promise<void>((resolve) => port.close(() => resolve()));
       onState('disconnected');
     },
+  };
+}
+
+/** Over-long lines dropped: the first warned at once, the rest summed per interval, each counted by `onOverlong`. */
+function overlongLines({
+  log,
+  maxLineBytes,
+  intervalMs,
+  onOverlong,
+}: {
+  log: Logger;
+  maxLineBytes: number;
+  intervalMs: number;
+  onOverlong: (() => void) | undefined;
+}) {
+  const warning = createSummedWarning(
+    log,
+    (n) => `dropped ${n} serial line${n === 1 ? '' : 's'} longer than ${maxLineBytes} bytes`,
+    { intervalMs },
+  );
+  return {
+    note(start: Buffer) {
+      warning.note({ limit: maxLineBytes, start: start.toString('utf8') });
+      onOverlong?.();
+    },
+    flush: () => warning.flush(),
   };
 }

@@ -18,10 +18,7 @@ const KNOWN_LONG = new Set([
   'backend/device-socket.ts createDeviceSocket',
   'backend/reading-writer.ts createReadingWriter',
   'device/backend-link.ts createBackendLink',
-  'device/main.ts main',
-  'device/outbox.ts createOutbox',
   'device/reading-spool.ts openReadingSpool',
-  'device/serial-link.ts createSerialLink',
 ]);
 
 const shipped = (folder: string) =>
