@@ -8,4 +8,6 @@ export interface MutationModule {
 
 export const MODULES: MutationModule[] = [
   { module: 'device/line-splitter.ts', tests: ['device/line-splitter.test.ts'] },
+  { module: 'smoke/trailer/line.ts', tests: ['smoke/trailer/line.test.ts', 'smoke/trailer/check.test.ts'] },
+  { module: 'lib/health-judge.ts', tests: ['lib/health-judge.test.ts'] },
 ];
