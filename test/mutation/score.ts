@@ -22,11 +22,10 @@ export function scoreOf(results: readonly MutantResult[]): Score {
   const timedOut = count('Timeout');
   const undetected = results.filter((r) => r.status === 'Survived' || r.status === 'NoCoverage');
   const valid = killed + timedOut + undetected.length;
-  const survivors = undetected.map(
-    (r) =>
-      `\`${relative(projectRoot, r.fileName)}:${r.location.start.line}:${r.location.start.column + 1}\` ${r.mutatorName} → ` +
-      `\`${(r.replacement ?? '').replace(/\s+/g, ' ').slice(0, 60)}\``,
-  );
+  const survivors = undetected.map((r) => {
+    const where = `${relative(projectRoot, r.fileName)}:${r.location.start.line}:${r.location.start.column + 1}`;
+    return `\`${where}\` ${r.mutatorName} → \`${(r.replacement ?? '').replace(/\s+/g, ' ').slice(0, 60)}\``;
+  });
   return {
     valid,
     killed,
