@@ -250,4 +250,116 @@ test('liveness: the release that answered, and a reason when it is not the one e
   assert.not.ok(wrongAndOld.live);
 });
 
+test('liveness: the timestamp must be ISO 8601, even where Date.parse would read it', () => {
+  for (const timestamp of [
+    '2025-01-02T03:04Z',
+    '2025-01-02T03:04:05Z',
+    '2025-01-02T03:04:05.1+01:00',
+    '2025-01-02T03:04:05-0130',
+  ])
+    assert.equal(judgeHealth(res(200, { ...health, timestamp })), [], timestamp);
+  for (const timestamp of [
+    'Thu, 02 Jan 2025 03:04:05 GMT',
+    '2025-01-02',
+    '2025-01-02 03:04:05Z',
+    '2025-01-02T03:04:05+1:00',
+  ])
+    assert.equal(judgeHealth(res(200, { ...health, timestamp })), [
+      `wrong body: timestamp is ${JSON.stringify(timestamp)} (string), expected an ISO 8601 date-time string`,
+    ]);
+  assert.equal(judgeHealth(res(200, { ...health, timestamp: ['2025-01-02T03:04:05Z'] })), [
+    'wrong body: timestamp is ["2025-01-02T03:04:05Z"] (array), expected an ISO 8601 date-time string',
+  ]);
+});
+
+test('liveness: a JSON scalar is not an object, a missing content-type is named, and a bad body is cut at 80', () => {
+  assert.equal(judgeHealth(res(200, '3')), ['body is JSON but not an object: "3"']);
+  assert.equal(judgeLiveness({ status: 200, statusText: 'OK', headers: {}, body: 'nope' }).reasons, [
+    'body is not JSON (no content-type): "nope"',
+  ]);
+  assert.equal(judgeHealth(res(500, '  a \n\n b ', 'text/plain')), ['HTTP 500 Internal Server Error', 'body: "a b"']);
+  assert.equal(judgeHealth(res(500, 'x'.repeat(80), 'text/plain'))[1], `body: "${'x'.repeat(80)}"`);
+  assert.equal(judgeHealth(res(500, 'x'.repeat(81), 'text/plain'))[1], `body: "${'x'.repeat(80)}…"`);
+  assert.equal(judgeHealth(res(200, { ...health, status: 's'.repeat(38) })), [
+    `wrong body: status is "${'s'.repeat(38)}" (string), expected "ok"`,
+  ]);
+  assert.equal(judgeHealth(res(200, { ...health, status: 's'.repeat(39) })), [
+    `wrong body: status is "${'s'.repeat(39)}… (string), expected "ok"`,
+  ]);
+});
+
+test('an empty or blank non-200 body adds no body line; a status without a reason phrase is just its number', () => {
+  assert.equal(judgeHealth(res(500, '', 'text/plain')), ['HTTP 500 Internal Server Error']);
+  assert.equal(judgeReady(res(503, ' \n', 'text/plain')), ['HTTP 503 Service Unavailable']);
+  assert.equal(judgeHealth(res(502, '', 'text/plain')), ['HTTP 502']);
+  assert.equal(judgeLiveness(res(500, 'boom', 'text/plain'), { expectVersion: 'v2' }).reasons, [
+    'HTTP 500 Internal Server Error',
+    'body: "boom"',
+  ]);
+});
+
+test('readiness: a body that is not a JSON object fails with what was received, and no checks', () => {
+  assert.equal(judgeReadiness(res(200, '<html>', 'text/html')), {
+    state: 'failing',
+    reasons: ['body is not JSON (text/html): "<html>"'],
+    checks: {},
+    judged: {},
+  });
+});
+
+test('readiness: checks null, missing or an array is no checks object, with or without required checks', () => {
+  assert.equal(judgeReadiness(res(200, { status: 'ready', checks: null }), REQUIRED_CHECKS.backend), {
+    state: 'failing',
+    reasons: ['wrong body: checks is null (null), expected an object'],
+    checks: {},
+    judged: {},
+  });
+  assert.equal(judgeReadiness(res(200, { status: 'ready' }), REQUIRED_CHECKS.backend).reasons, [
+    'wrong body: checks is missing, expected an object',
+  ]);
+  assert.equal(judgeReadiness(res(200, { status: 'ready', checks: ['database'] }), REQUIRED_CHECKS.backend).reasons, [
+    'wrong body: checks is ["database"] (array), expected an object',
+  ]);
+  assert.equal(judgeReadiness(res(503, { status: 'not_ready', checks: null })), {
+    state: 'not_ready',
+    reasons: ['HTTP 503 Service Unavailable'],
+    checks: {},
+    judged: {},
+  });
+  assert.equal(judgeReady(res(503, { status: 'shutting_down', checks: {} })), ['HTTP 503 Service Unavailable']);
+  assert.equal(judgeReady(res(503, { status: 'not_ready', checks: { database: { state: 'down' } } })), [
+    'HTTP 503 Service Unavailable',
+    'checks: database={"state":"down"}',
+  ]);
+  assert.equal(judgeReadiness(res(503, { status: 'not_ready', checks: { database: 'up' }, details: null })).judged, {
+    database: { ok: true, since: null, reason: null },
+  });
+});
+
+test('readiness: each state the known-good list knows is fine, and nothing else', () => {
+  for (const state of ['connected', 'emulator', 'ok', 'ready', 'up', 'open', 'healthy', 'writable']) {
+    assert.equal(judgeReadiness(res(200, { status: 'ready', checks: { database: state } })).judged, {
+      database: { ok: true, since: null, reason: null },
+    });
+    assert.equal(failingChecks({ database: state }), [], state);
+  }
+  assert.equal(failingChecks({ database: 'OK', other: 1 }), [
+    ['database', 'OK'],
+    ['other', 1],
+  ]);
+});
+
+test('liveness: a long or numeric release that answered is shown cut, or typed', () => {
+  const long = 'a b'.repeat(30);
+  assert.equal(judgeLiveness(res(200, { ...health, version: long.slice(0, 60) }), { expectVersion: 'v2' }).reasons, [
+    `answered by release "${long.slice(0, 60)}", expected v2`,
+  ]);
+  assert.equal(judgeLiveness(res(200, { ...health, version: `${long}x` }), { expectVersion: 'v2' }).reasons, [
+    `answered by release "${long.slice(0, 60)}…", expected v2`,
+  ]);
+  assert.equal(judgeLiveness(res(200, { ...health, version: 1234567 }), { expectVersion: '1234567' }).reasons, [
+    'answered by release 1234567 (number), expected 1234567',
+  ]);
+});
+
 test.run();

@@ -7,9 +7,19 @@ import { sameRelease } from './release-id.ts';
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
 // Only for a body without the service's own judgement (`details`, docs/contract.md#readiness-details): check values
 // that mean "this dependency is fine" in services that do not say; any other value is shown as a failing check.
-const GOOD_CHECKS = new Set(['connected', 'emulator', 'ok', 'ready', 'up', 'open', 'healthy', 'writable']);
+// Sets of unknown: a value that is not a string is simply not in them.
+const GOOD_CHECKS: ReadonlySet<unknown> = new Set([
+  'connected',
+  'emulator',
+  'ok',
+  'ready',
+  'up',
+  'open',
+  'healthy',
+  'writable',
+]);
 // What a 503 may report; anything else (or a 200 that is not "ready") is no readiness answer at all.
-const NOT_READY_STATES = new Set(['not_ready', 'shutting_down']);
+const NOT_READY_STATES: ReadonlySet<unknown> = new Set(['not_ready', 'shutting_down']);
 // RFC 8259 §8.1: a parser may ignore a byte order mark at the start of a JSON text (JSON.parse does not).
 const BOM = '\uFEFF';
 
@@ -87,20 +97,18 @@ export function judgeLiveness(res: Answer, { expectVersion }: { expectVersion?: 
 /** `required`: checks the body must list (REQUIRED_CHECKS of the service probed); a missing one is a reason. */
 export function judgeReadiness(res: Answer, required: readonly string[] = []): Readiness {
   const parsed = _parseObject(res);
-  const checks = typeof parsed === 'string' ? {} : _checks(parsed);
-  const judged = typeof parsed === 'string' ? {} : judgeChecks(checks, parsed.details);
-  const status = typeof parsed === 'string' ? undefined : parsed.status;
+  if (typeof parsed === 'string') {
+    const reasons = res.status === 200 ? [parsed] : [_statusLine(res), ..._bodyExcerpt(res)];
+    return { state: 'failing', reasons, checks: {}, judged: {} };
+  }
+  const checks = _checks(parsed);
+  const judged = judgeChecks(checks, parsed.details);
   const verdict = (state: ReadinessState, reasons: string[]): Readiness => ({ state, reasons, checks, judged });
   if (res.status !== 200) {
-    const missing = typeof parsed === 'string' ? [] : _missingChecks(parsed, required);
-    const details = typeof parsed === 'string' ? _bodyExcerpt(res) : [...missing, ..._checksLine(parsed)];
-    const state =
-      res.status === 503 && typeof status === 'string' && NOT_READY_STATES.has(status)
-        ? (status as ReadinessState)
-        : 'failing';
-    return verdict(state, [_statusLine(res), ...details]);
+    const details = [..._missingChecks(parsed, required), ..._checksLine(parsed)];
+    const notReady = res.status === 503 && NOT_READY_STATES.has(parsed.status);
+    return verdict(notReady ? (parsed.status as ReadinessState) : 'failing', [_statusLine(res), ...details]);
   }
-  if (typeof parsed === 'string') return verdict('failing', [parsed]);
   const wrong = [_expectValue(parsed, 'status', 'ready'), _expectChecks(parsed)].filter((x): x is string => x !== null);
   wrong.push(..._missingChecks(parsed, required));
   if (wrong.length === 0) return verdict('ready', []);
@@ -115,10 +123,11 @@ export function judgeChecks(checks: Record<string, unknown>, details: unknown): 
   const given = _isObject(details) ? details : {};
   const judged: Record<string, JudgedCheck> = {};
   for (const [name, state] of Object.entries(checks)) {
-    const detail = Object.hasOwn(given, name) && _isObject(given[name]) ? given[name] : undefined;
+    // Optional chaining reads a missing, inherited or non-object entry as no `ok`, `since` or `reason`.
+    const detail = given[name] as Body | null | undefined;
     const own = typeof detail?.ok === 'boolean' ? detail.ok : undefined;
     judged[name] = {
-      ok: own ?? (typeof state === 'string' && GOOD_CHECKS.has(state)),
+      ok: own ?? GOOD_CHECKS.has(state),
       since: typeof detail?.since === 'string' ? detail.since : null,
       reason: typeof detail?.reason === 'string' ? detail.reason : null,
     };
@@ -146,7 +155,7 @@ function _expectValue(body: Body, key: string, expected: string): string | null 
 
 function _expectType(body: Body, key: string, type: 'number' | 'string'): string | null {
   const value = body[key];
-  const ok = type === 'number' ? typeof value === 'number' && Number.isFinite(value) : typeof value === 'string';
+  const ok = type === 'number' ? Number.isFinite(value) : typeof value === 'string';
   return ok ? null : `${key} is ${_show(value)}, expected a ${type}`;
 }
 
@@ -174,9 +183,7 @@ function _missingChecks(body: Body, required: readonly string[]): string[] {
  * service's own judgement, as the smoke's result carries it), or, without it, those the known-good list does not know.
  */
 export const failingChecks = (checks: Record<string, unknown>, failing?: readonly string[] | null) =>
-  Object.entries(checks).filter(([name, v]) =>
-    failing ? failing.includes(name) : !(typeof v === 'string' && GOOD_CHECKS.has(v)),
-  );
+  Object.entries(checks).filter(([name, v]) => (failing ? failing.includes(name) : !GOOD_CHECKS.has(v)));
 
 function _checks(body: Body): Record<string, string> {
   const checks: Record<string, string> = {};
@@ -193,7 +200,7 @@ function _checksLine(body: Body): string[] {
   const entries = Object.entries(checks as Record<string, unknown>);
   if (entries.length === 0) return [];
   const judged = judgeChecks(checks as Record<string, unknown>, body.details);
-  const failing = entries.filter(([name]) => judged[name]?.ok === false);
+  const failing = entries.filter(([name]) => judged[name]!.ok === false);
   const shown = (failing.length ? failing : entries).map(([k, v]) => `${k}=${typeof v === 'string' ? v : _json(v)}`);
   return [`checks: ${shown.join(', ')}`];
 }

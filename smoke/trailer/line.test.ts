@@ -2,7 +2,15 @@
 // more, and the anchors that keep text before or after a PASS from passing as one.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { boundDetail, formatTrailer, MAX_DETAIL, parseTrailer, passDetail, passProblem } from './line.ts';
+import {
+  BLOCKED_LABEL,
+  boundDetail,
+  formatTrailer,
+  MAX_DETAIL,
+  parseTrailer,
+  passDetail,
+  passProblem,
+} from './line.ts';
 
 const TREE = '4b825dc642cb';
 const pass = (what: string) => passProblem(parseTrailer(`smoke: PASS — ${what}`)!);
@@ -60,6 +68,33 @@ test('the detail is one line of at most 300 characters, the tree kept, never emp
   assert.is(formatTrailer({ verdict: 'FAIL', detail: 'a\n  b\r\nc' }), 'smoke: FAIL — a b c');
   assert.is(parseTrailer('smoke: FAIL — '), undefined, 'an empty detail is not a trailer');
   assert.is(parseTrailer('smoke: FAIL —  x'), undefined, 'nor one that starts with a space');
+});
+
+test('a PASS of no probes, or with a retry count outside 1..n, is not one the trailer writes', () => {
+  assert.match(pass(`tree ${TREE}: 0/0 probes against docker compose`)!, /must read/);
+  assert.is(
+    pass(`tree ${TREE}: 3/3 probes against docker compose, 0 after a retry`),
+    '"0 after a retry" is not between 1 and the 3 probes',
+  );
+  assert.is(
+    pass(`tree ${TREE}: 3/3 probes against docker compose, 4 after a retry`),
+    '"4 after a retry" is not between 1 and the 3 probes',
+  );
+  assert.is(pass(`tree ${TREE}: 3/3 probes against docker compose, 1 after a retry`), undefined);
+  assert.is(pass(`tree ${TREE} (parent passed): 3/3 probes against docker compose`), 'a PASS carries no baseline');
+});
+
+test('a tree without a baseline reads back with no baseline key at all', () => {
+  assert.equal(parseTrailer(`smoke: PASS — tree ${TREE}: 3/3 probes against docker compose`), {
+    verdict: 'PASS',
+    detail: `tree ${TREE}: 3/3 probes against docker compose`,
+    tree: TREE,
+    what: '3/3 probes against docker compose',
+  });
+});
+
+test('the label a FAIL puts on an issue is the one the specification fixes', () => {
+  assert.is(BLOCKED_LABEL, 'ralph:blocked');
 });
 
 test.run();

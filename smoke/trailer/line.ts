@@ -17,11 +17,10 @@ export const BLOCKED_LABEL = 'ralph:blocked';
 /** A well-formed trailer line; the detail is free text but not empty. */
 export const TRAILER_LINE = /^smoke: (PASS|FAIL|SKIPPED) \u2014 (\S.*)$/;
 
-/** A short tree name: the first 12 hex digits of the tree object's name (`git write-tree`). */
-export const SHORT_TREE = /^[0-9a-f]{12}$/;
-
 // `tree 4b825dc642cb: …` or `tree 4b825dc642cb (parent passed): …`; the baseline holds no parenthesis of its own.
-const BOUND = /^tree ([0-9a-f]{12})(?: \(([^()]+)\))?: (\S.*)$/;
+// The tree is the first 12 hex digits of the tree object's name (`git write-tree`). No `$`: the detail TRAILER_LINE
+// gives is one line, so `.*` always runs to its end.
+const BOUND = /^tree ([0-9a-f]{12})(?: \(([^()]+)\))?: (\S.*)/;
 
 /** PASS is only ever claimed for the compose target, with every probe passing; `k after a retry` when any retried. */
 export const PASS_DETAIL = /^(\d+)\/(\d+) probes against (docker|podman) compose(?:, (\d+) after a retry)?$/;
@@ -78,7 +77,9 @@ export function passProblem(parsed: ParsedTrailer): string | undefined {
   const counts = PASS_DETAIL.exec(parsed.what);
   if (!counts || counts[1] !== counts[2] || Number(counts[1]) === 0)
     return 'the detail must read "tree <12 hex>: <n>/<n> probes against docker compose"';
-  if (counts[4] !== undefined && (Number(counts[4]) === 0 || Number(counts[4]) > Number(counts[1])))
+  // Without `after a retry` this is NaN, which neither comparison accepts.
+  const retried = Number(counts[4]);
+  if (retried === 0 || retried > Number(counts[1]))
     return `"${counts[4]} after a retry" is not between 1 and the ${counts[1]} probes`;
   return undefined;
 }

@@ -12,4 +12,6 @@ export const MODULES: MutationModule[] = [
   { module: 'backend/ack-marks.ts', tests: ['backend/ack-marks.test.ts'] },
   { module: 'lib/seq-ranges.ts', tests: ['lib/seq-ranges.test.ts'] },
   { module: 'device/loss-ledger.ts', tests: ['device/loss-ledger.test.ts'] },
+  { module: 'smoke/trailer/line.ts', tests: ['smoke/trailer/line.test.ts', 'smoke/trailer/check.test.ts'] },
+  { module: 'lib/health-judge.ts', tests: ['lib/health-judge.test.ts'] },
 ];

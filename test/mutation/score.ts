@@ -1,6 +1,8 @@
 // A module's mutation score from StrykerJS's results: mutants killed (a test failed) or timed out (a test hung),
 // out of those that ran; a mutant that does not compile or run says nothing about the tests and is left out.
+import { relative } from 'node:path';
 import type { Stryker } from '@stryker-mutator/core';
+import { projectRoot } from '../../tools/project-root.ts';
 
 type MutantResult = Awaited<ReturnType<Stryker['runMutationTest']>>[number];
 
@@ -20,11 +22,10 @@ export function scoreOf(results: readonly MutantResult[]): Score {
   const timedOut = count('Timeout');
   const undetected = results.filter((r) => r.status === 'Survived' || r.status === 'NoCoverage');
   const valid = killed + timedOut + undetected.length;
-  const survivors = undetected.map(
-    (r) =>
-      `\`${r.fileName}:${r.location.start.line}:${r.location.start.column + 1}\` ${r.mutatorName} → ` +
-      `\`${(r.replacement ?? '').replace(/\s+/g, ' ').slice(0, 60)}\``,
-  );
+  const survivors = undetected.map((r) => {
+    const where = `${relative(projectRoot, r.fileName)}:${r.location.start.line}:${r.location.start.column + 1}`;
+    return `\`${where}\` ${r.mutatorName} → \`${(r.replacement ?? '').replace(/\s+/g, ' ').slice(0, 60)}\``;
+  });
   return {
     valid,
     killed,
