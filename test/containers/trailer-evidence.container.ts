@@ -56,7 +56,7 @@ test('a database the backend cannot reach: FAIL naming it and what the backend l
     `${line}\n${report}`,
   );
   assert.match(report, /^# smoke: FAIL \(1\/3 failed\)/);
-  assert.match(report, '- Checks: database = disconnected');
+  assert.match(report, '- Checks: `database = disconnected`');
   assert.match(report, '"checks":{"database":"disconnected"}');
   assert.match(report, 'Screenshot: `frontend-ok.png`');
   assert.match(report, `## Containers (compose project ${stack.project})`);

@@ -72,12 +72,15 @@ export async function repoOfWorkTree(workTree: string, prefix = 'work-tree-repo-
   const repo = await createRepo(prefix);
   const gitDir = join(repo.dir, '.git');
   const env = { ...repo.env, GIT_DIR: gitDir, GIT_WORK_TREE: workTree };
-  const run = await runCommand('git', ['add', '--all', '--', '.', ':(exclude)node_modules'], {
-    cwd: workTree,
-    env,
-    timeoutMs: 60_000,
-  });
-  if (run.code !== 0) throw new Error(`git add of ${workTree}: ${run.stderr.trim()}`);
+  // .gitignore keeps an installed node_modules out (naming it in a pathspec would make git refuse the add); a
+  // node_modules that is a link to an install elsewhere is not a directory to .gitignore, so it is dropped after.
+  for (const args of [
+    ['add', '--all', '--', '.'],
+    ['rm', '-r', '--cached', '--ignore-unmatch', '--quiet', '--', 'node_modules'],
+  ]) {
+    const run = await runCommand('git', args, { cwd: workTree, env, timeoutMs: 60_000 });
+    if (run.code !== 0) throw new Error(`git ${args[0]} of ${workTree}: ${run.stderr.trim()}`);
+  }
   const git = async (args: string[]) => {
     const done = await runCommand('git', args, { cwd: workTree, env, timeoutMs: 30_000 });
     if (done.code !== 0) throw new Error(`git ${args.join(' ')}: ${done.stderr.trim()}`);
