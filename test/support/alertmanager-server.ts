@@ -1,12 +1,13 @@
 // Runs the real Alertmanager (Debian package `prometheus-alertmanager`) on a free loopback port with a given
 // configuration, its data in a temporary folder and clustering off; its API answers what it holds and why.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { freePort } from '../../tools/free-port.ts';
-import { spawnProcess, type Spawned } from './spawn-process.ts';
-import { waitFor, withDeadline } from './deadline.ts';
+import type { Spawned } from './spawn-process.ts';
+import { startReadyBinary } from './ready-binary.ts';
+import { withDeadline } from './deadline.ts';
 
 /** One alert as /api/v2/alerts lists it. */
 export interface HeldAlert {
@@ -34,23 +35,7 @@ export async function startAlertmanager(config: object, port?: number): Promise<
     `--web.listen-address=127.0.0.1:${port}`,
     '--cluster.listen-address=', // no gossip port: one instance, nothing but loopback
   ];
-  const proc = spawnProcess('prometheus-alertmanager', args);
-  const stop = async () => {
-    await proc.stop(5000);
-    rmSync(dir, { recursive: true, force: true });
-  };
-  try {
-    await waitFor(
-      async () => {
-        if (proc.child.exitCode !== null) throw new Error(`alertmanager exited: ${proc.lines.slice(-5).join(' | ')}`);
-        return (await fetch(`${url}/-/ready`, { signal: AbortSignal.timeout(1000) })).status === 200;
-      },
-      { timeout: 30_000, interval: 100, what: `alertmanager ready on ${url}` },
-    );
-  } catch (error) {
-    await stop();
-    throw error;
-  }
+  const { proc, stop } = await startReadyBinary('prometheus-alertmanager', args, url, dir);
   return {
     url,
     process: proc,

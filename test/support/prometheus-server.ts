@@ -1,12 +1,13 @@
 // Runs the real Prometheus (Debian package `prometheus`) on a free loopback port, scraping the given services every
 // second, with its data in a temporary folder; its HTTP API answers the tests' queries.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { freePort } from '../../tools/free-port.ts';
-import { spawnProcess, type Spawned } from './spawn-process.ts';
-import { waitFor, withDeadline } from './deadline.ts';
+import type { Spawned } from './spawn-process.ts';
+import { startReadyBinary } from './ready-binary.ts';
+import { withDeadline } from './deadline.ts';
 
 export interface VectorSample {
   metric: Record<string, string>;
@@ -58,23 +59,7 @@ export async function startPrometheus({
     // Firing alerts are sent again every second, not every minute: a test sees deliveries (and failed ones) soon.
     ...(alertmanagers ? ['--rules.alert.resend-delay=1s'] : []),
   ];
-  const proc = spawnProcess('prometheus', args);
-  const stop = async () => {
-    await proc.stop(5000);
-    rmSync(dir, { recursive: true, force: true });
-  };
-  try {
-    await waitFor(
-      async () => {
-        if (proc.child.exitCode !== null) throw new Error(`prometheus exited: ${proc.lines.slice(-5).join(' | ')}`);
-        return (await fetch(`${url}/-/ready`, { signal: AbortSignal.timeout(1000) })).status === 200;
-      },
-      { timeout: 30_000, interval: 100, what: `prometheus ready on ${url}` },
-    );
-  } catch (error) {
-    await stop();
-    throw error;
-  }
+  const { proc, stop } = await startReadyBinary('prometheus', args, url, dir);
   return {
     url,
     process: proc,
