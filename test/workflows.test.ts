@@ -72,7 +72,9 @@ test.after.each(async () => {
 
 /** Runs a step's shell as GitHub does (bash -e), in `cwd`, and returns its exit code and output. */
 async function runStep(step: WorkflowStep, cwd: string, env: Record<string, string>, limitMs = 20_000) {
-  const proc = spawnProcess('bash', ['-e', '-c', step.run ?? ''], { cwd, env: { ...process.env, ...env } });
+  // npm's "new version available" notice would land among the step's lines on a machine that is not CI.
+  const quiet = { npm_config_update_notifier: 'false' };
+  const proc = spawnProcess('bash', ['-e', '-c', step.run ?? ''], { cwd, env: { ...process.env, ...quiet, ...env } });
   await withDeadline(new Promise((resolve) => proc.child.once('close', resolve)), limitMs, `step "${step.name}"`);
   return { code: await proc.exited, lines: proc.lines };
 }
