@@ -34,7 +34,8 @@ const html = (c: Context, body: string, status: 200 | 401 | 413) =>
 export function needsTlsLine(httpsPort: number | undefined): string {
   if (httpsPort === undefined)
     return 'Sign-in needs HTTPS, and this frontend serves none: set HTTPS_PORT, TLS_CERT_FILE and TLS_KEY_FILE.\n';
-  return `Sign-in needs HTTPS: open https:// on port ${httpsPort} of this host; over plain HTTP a token could be read.\n`;
+  const why = 'over plain HTTP a token could be read';
+  return `Sign-in needs HTTPS: open https:// on port ${httpsPort} of this host; ${why}.\n`;
 }
 
 /** `httpsPort`: where this frontend serves HTTPS as the browser sees it, once listening; undefined when nowhere. */

@@ -128,7 +128,8 @@ test('HTTPS_PORT without the TLS files, or already in use: one line naming HTTPS
   const noTls = await expectRefusal('frontend/main.ts', { env: { HTTPS_PORT: '0' } }, 'frontend: HTTPS_PORT');
   assert.is(
     noTls.line,
-    'frontend: HTTPS_PORT is set but TLS_CERT_FILE and TLS_KEY_FILE are not: set both to serve HTTPS, or unset HTTPS_PORT',
+    'frontend: HTTPS_PORT is set but TLS_CERT_FILE and TLS_KEY_FILE are not: ' +
+      'set both to serve HTTPS, or unset HTTPS_PORT',
   );
   const ca = createTestCa();
   try {

@@ -149,7 +149,7 @@ test("a stranger on the plain port sees the services' health and no fleet", asyn
   await strangerSeesHealthOnly(plain);
 });
 
-test('on the plain port sign-in is refused in one line naming the HTTPS port; X-Forwarded-Proto is not believed', async () => {
+test('plain port: sign-in refused in one line naming the HTTPS port; X-Forwarded-Proto not believed', async () => {
   problems = [];
   const page = await openWatchedPage(launched.browser, problems);
   const res = await page.goto(`${plain}/sign-in`, { waitUntil: 'load' });
