@@ -18,7 +18,11 @@ const overlay = parse(read('deploy/swarm/frontend-https.yaml')) as {
   services: Record<string, Service>;
   secrets: Record<string, { file: string }>;
 };
-const RESET = [{ tag: '!reset', resolve: () => null }];
+// Compose's `!reset`, read as the value it resets to (as test/compose.test.ts does).
+const RESET = [
+  { tag: '!reset', resolve: () => null },
+  { tag: '!reset', collection: 'seq' as const, resolve: (seq: unknown) => seq },
+];
 const cloud = parse(read('compose.cloud.yaml'), { customTags: RESET }) as { services: Record<string, Service> };
 const HTTPS_SETTINGS = ['HTTPS_PORT', 'TLS_CERT_FILE', 'TLS_KEY_FILE'];
 
