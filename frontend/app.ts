@@ -24,6 +24,8 @@ export interface FrontendDeps {
   /** Sent as `Authorization: Bearer` when reading the backend's device data (BACKEND_READ_TOKEN_FILE). */
   backendReadToken?: string;
   log: LogLine;
+  /** Where this frontend serves HTTPS as the browser sees it, once listening: named when sign-in is refused. */
+  httpsPort?: () => number | undefined;
   publicDir?: string;
 }
 
@@ -39,7 +41,8 @@ const hiddenReadings = (): ReadingsStatus => ({
 });
 
 export function createApp(deps: FrontendDeps): Hono {
-  const { version, backendUrl, deviceUrl, timeoutMs, access, backendReadToken, log, publicDir = PUBLIC_DIR } = deps;
+  const { version, backendUrl, deviceUrl, timeoutMs, access, backendReadToken, log, httpsPort } = deps;
+  const { publicDir = PUBLIC_DIR } = deps;
   const collector = createStatusCollector({ version, backendUrl, deviceUrl, timeoutMs, backendReadToken });
   const app = new Hono();
 
@@ -67,7 +70,7 @@ export function createApp(deps: FrontendDeps): Hono {
   // A form posted from another site (Origin not this one) is refused, on top of the cookie's SameSite=Strict.
   app.use(csrf());
   app.use(staticFiles(loadStaticFiles(publicDir)));
-  const gate = operatorAccess(app, access);
+  const gate = operatorAccess(app, access, httpsPort);
 
   app.get('/status.json', async function statusJson(c) {
     const collected = await collector.collect();

@@ -6,6 +6,8 @@ import { configError } from '../test/support/config-error.ts';
 test('defaults: port 3000, every interface, backend :3001, device :3003, 1500 ms probes', () => {
   assert.equal(readConfig({}), {
     port: 3000,
+    httpsPort: undefined,
+    httpsPublishedPort: undefined,
     host: undefined,
     backendUrl: 'http://localhost:3001',
     deviceUrl: 'http://localhost:3003',
@@ -19,6 +21,8 @@ test('every setting is read', () => {
   const settings = readConfig(
     {
       PORT: '8080',
+      HTTPS_PORT: '8443',
+      HTTPS_PUBLISHED_PORT: '443',
       HOST: '127.0.0.1',
       BACKEND_URL: 'http://backend:3001',
       DEVICE_URL: 'https://device.example:8443/prefix',
@@ -34,6 +38,8 @@ test('every setting is read', () => {
   );
   assert.equal(settings, {
     port: 8080,
+    httpsPort: 8443,
+    httpsPublishedPort: 443,
     host: '127.0.0.1',
     backendUrl: 'http://backend:3001',
     deviceUrl: 'https://device.example:8443/prefix',
@@ -57,6 +63,8 @@ test('bad values are one-line ConfigErrors that name the variable and the value'
   const cases: [Record<string, string>, RegExp][] = [
     [{ PORT: 'http' }, /^PORT=http is not valid/],
     [{ PORT: '70000' }, /^PORT=70000 is not valid/],
+    [{ HTTPS_PORT: 'https' }, /^HTTPS_PORT=https is not valid/],
+    [{ HTTPS_PUBLISHED_PORT: '-1' }, /^HTTPS_PUBLISHED_PORT=-1 is not valid/],
     [{ BACKEND_URL: 'backend:3001' }, /^BACKEND_URL=backend:3001 is not valid: expected a http: or https: URL/],
     [{ DEVICE_URL: 'not a url' }, /^DEVICE_URL=not a url is not valid/],
     [{ STATUS_TIMEOUT_MS: '0' }, /^STATUS_TIMEOUT_MS=0 is not valid: expected a whole number from 50 to 60000/],

@@ -7,6 +7,10 @@ type Env = Record<string, string | undefined>;
 
 export interface FrontendConfig {
   port: number;
+  /** HTTPS_PORT: HTTPS beside the plain PORT (frontend/listeners.ts); undefined, none (or PORT itself is HTTPS). */
+  httpsPort?: number;
+  /** HTTPS_PUBLISHED_PORT: the HTTPS port as the browser sees it (443 → a container's 3443), named in refusals. */
+  httpsPublishedPort?: number;
   /** Undefined: every interface. */
   host?: string;
   backendUrl: string;
@@ -23,6 +27,8 @@ export function readConfig(env: Env, readFile?: ReadFile): FrontendConfig {
   const deviceDisabled = env.DEVICE_URL !== undefined && env.DEVICE_URL.trim() === '';
   return {
     port: readPort(env, 'PORT', 3000),
+    httpsPort: _optionalPort(env, 'HTTPS_PORT'),
+    httpsPublishedPort: _optionalPort(env, 'HTTPS_PUBLISHED_PORT'),
     host: readString(env, 'HOST'),
     backendUrl: readUrl(env, 'BACKEND_URL', 'http://localhost:3001'),
     deviceUrl: deviceDisabled ? undefined : readUrl(env, 'DEVICE_URL', 'http://localhost:3003'),
@@ -32,3 +38,6 @@ export function readConfig(env: Env, readFile?: ReadFile): FrontendConfig {
     backendReadToken: readToken(env, 'BACKEND_READ_TOKEN', readFile),
   };
 }
+
+const _optionalPort = (env: Env, name: string) =>
+  readString(env, name) === undefined ? undefined : readPort(env, name, 0);

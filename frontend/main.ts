@@ -1,11 +1,11 @@
 // Runs the frontend: reads its config, listens, and on SIGTERM/SIGINT stops accepting, drains and exits 0.
 import { fileURLToPath } from 'node:url';
 import { runMain } from '../lib/run-main.ts';
-import { startServer } from '../lib/serve.ts';
 import { readTlsFiles } from '../lib/tls-setting.ts';
 import { closeHttpServer, installGracefulShutdown, plainShutdownLog } from '../lib/shutdown.ts';
 import { createApp } from './app.ts';
 import { readConfig } from './config.ts';
+import { planListeners, startListeners } from './listeners.ts';
 import type { OperatorAccess } from './operator-access.ts';
 import { redactUrl } from '../lib/redact-url.ts';
 import { checkoutCommit, readReleaseId } from '../lib/release-id.ts';
@@ -13,15 +13,20 @@ import { checkoutCommit, readReleaseId } from '../lib/release-id.ts';
 runMain(
   'frontend',
   async function main() {
-    const { port, host, backendUrl, deviceUrl, timeoutMs, access, backendReadToken } = readConfig(process.env);
+    const config = readConfig(process.env);
+    const { host, backendUrl, deviceUrl, timeoutMs, access, backendReadToken } = config;
     const version = readReleaseId(process.env, () => checkoutCommit(fileURLToPath(new URL('.', import.meta.url))));
-    const tls = readTlsFiles(process.env);
+    const plan = planListeners(config.port, config.httpsPort, readTlsFiles(process.env));
     const log = (line: string) => console.log(line);
-    const app = createApp({ version, backendUrl, deviceUrl, timeoutMs, access, backendReadToken, log });
-    const server = await startServer({ fetch: app.fetch, port, host, tls });
-    const { port: actual } = server.address() as { port: number };
+    let httpsActual: number | undefined;
+    const httpsPort = () => config.httpsPublishedPort ?? httpsActual;
+    const app = createApp({ version, backendUrl, deviceUrl, timeoutMs, access, backendReadToken, log, httpsPort });
+    const servers = await startListeners(app.fetch, host, plan);
+    const ports = servers.map((server) => (server.address() as { port: number }).port);
+    if (plan.length === 2) httpsActual = ports[1];
+    const listening = plan.length === 2 ? `port ${ports[0]}, HTTPS on port ${ports[1]}` : `port ${ports[0]}`;
     console.log(
-      `frontend listening on ${host ?? 'all interfaces'} port ${actual}${tls ? ' over HTTPS' : ''}; ` +
+      `frontend listening on ${host ?? 'all interfaces'} ${listening}${plan[0]!.tls ? ' over HTTPS' : ''}; ` +
         `backend ${redactUrl(backendUrl)}, ` +
         `device ${deviceUrl ? redactUrl(deviceUrl) : 'not monitored (DEVICE_URL is empty)'}; ` +
         `release ${version}; ` +
@@ -33,7 +38,8 @@ runMain(
       log: plainShutdownLog('frontend'),
       delayMs: 0,
       timeoutMs: timeoutMs * 2 + 5000,
-      steps: [{ name: 'http server', run: () => closeHttpServer(server) }],
+      // Both ports drain at once: a request on one waits on nothing on the other.
+      steps: [{ name: 'http server', run: () => Promise.all(servers.map((server) => closeHttpServer(server))) }],
     });
   },
   { jsonLog: false },

@@ -93,10 +93,13 @@ test('an operator signed in over TLS sees the fleet; the cookie is HttpOnly, Sec
   for (const attribute of ['HttpOnly', 'Secure', 'SameSite=Strict', 'Path=/'])
     assert.ok(setCookie.includes(attribute), setCookie);
   assert.not.ok(setCookie.includes(OPERATOR), 'the cookie is not the token');
-  const doc = (await (
-    await a.request('/status.json', { headers: { cookie: setCookie.split(';')[0]! } })
-  ).json()) as StatusDocument;
+  const cookie = setCookie.split(';')[0]!;
+  const doc = (await (await a.request('/status.json', { headers: { cookie } }, TLS)).json()) as StatusDocument;
   assert.is(doc.operator, true);
+  // The same cookie on a plain-HTTP connection gets the stranger's view: the fleet never travels in the clear.
+  const plain = (await (await a.request('/status.json', { headers: { cookie } })).json()) as StatusDocument;
+  assert.is(plain.operator, false);
+  assert.equal(plain.readings.devices, []);
   assert.equal(
     doc.readings.devices.map((d) => d.deviceId),
     ['boiler-7'],
@@ -112,22 +115,48 @@ test('a wrong or rotated-out token gets 401 and no cookie; a forged cookie sees 
   }
   const cookie = await signIn(app({ tokens: [OPERATOR] }));
   const rotated = app({ tokens: ['a-newer-operator-token-000000000'] });
-  const doc = (await (await rotated.request('/status.json', { headers: { cookie } })).json()) as StatusDocument;
+  const doc = (await (await rotated.request('/status.json', { headers: { cookie } }, TLS)).json()) as StatusDocument;
   assert.is(doc.operator, false);
   const forged = `${SESSION_COOKIE}=${Date.now() + 1e9}.AAAA`;
   assert.is(
-    ((await (await app().request('/status.json', { headers: { cookie: forged } })).json()) as StatusDocument).operator,
+    ((await (await app().request('/status.json', { headers: { cookie: forged } }, TLS)).json()) as StatusDocument)
+      .operator,
     false,
   );
 });
 
-test('over plain HTTP the form is not shown and a posted token is refused unread (403)', async () => {
+test('over plain HTTP the form is not shown and a posted token is refused unread: 403, one line', async () => {
   const page = await app().request('/sign-in');
   assert.is(page.status, 403);
-  const html = await page.text();
-  assert.match(html, /Sign-in needs HTTPS/);
-  assert.not.match(html, /<input/);
+  assert.is(
+    await page.text(),
+    'Sign-in needs HTTPS, and this frontend serves none: set HTTPS_PORT, TLS_CERT_FILE and TLS_KEY_FILE.\n',
+  );
   const post = await app().request('http://status.example/sign-in', form(OPERATOR, 'http://status.example'));
+  assert.is(post.status, 403);
+  assert.is(post.headers.get('set-cookie'), null);
+});
+
+test("the refusal names the HTTPS port; X-Forwarded-Proto, anyone's to send on port 80, changes nothing", async () => {
+  const a = createApp({
+    version: 'rel-7',
+    backendUrl: backend.url,
+    timeoutMs: 1000,
+    access: { tokens: [OPERATOR] },
+    log: () => {},
+    httpsPort: () => 443,
+  });
+  const forwarded = { 'x-forwarded-proto': 'https', 'x-forwarded-ssl': 'on', forwarded: 'proto=https' };
+  const page = await a.request('http://status.example/sign-in', { headers: forwarded });
+  assert.is(page.status, 403);
+  const line = await page.text();
+  assert.match(line, /^Sign-in needs HTTPS: open https:\/\/ on port 443 of this host[^\n]*\n$/);
+  assert.not.match(line, /<input/);
+  const posted = form(OPERATOR, 'http://status.example');
+  const post = await a.request('http://status.example/sign-in', {
+    ...posted,
+    headers: { ...posted.headers, ...forwarded },
+  });
   assert.is(post.status, 403);
   assert.is(post.headers.get('set-cookie'), null);
 });

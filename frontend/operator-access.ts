@@ -24,24 +24,45 @@ function overTls(c: Context): boolean {
   return env?.incoming?.socket?.encrypted === true;
 }
 
-const html = (c: Context, body: string, status: 200 | 401 | 403 | 413) =>
+const html = (c: Context, body: string, status: 200 | 401 | 413) =>
   c.html(body, status, { 'Cache-Control': 'no-store' });
 
-export function operatorAccess(app: Hono, access: OperatorAccess): OperatorGate {
+/**
+ * The refusal over plain HTTP, one line naming where HTTPS is. Judged by the socket alone: an X-Forwarded-Proto
+ * header is anyone's to send on port 80, so it is never read.
+ */
+export function needsTlsLine(httpsPort: number | undefined): string {
+  if (httpsPort === undefined)
+    return 'Sign-in needs HTTPS, and this frontend serves none: set HTTPS_PORT, TLS_CERT_FILE and TLS_KEY_FILE.\n';
+  const why = 'over plain HTTP a token could be read';
+  return `Sign-in needs HTTPS: open https:// on port ${httpsPort} of this host; ${why}.\n`;
+}
+
+/** `httpsPort`: where this frontend serves HTTPS as the browser sees it, once listening; undefined when nowhere. */
+export function operatorAccess(
+  app: Hono,
+  access: OperatorAccess,
+  httpsPort: () => number | undefined = () => undefined,
+): OperatorGate {
   const sessions = access === 'open' ? undefined : createOperatorSessions({ tokens: access.tokens });
-  const isOperator = (c: Context) => sessions === undefined || sessions.verify(getCookie(c, SESSION_COOKIE));
+  // Only over TLS: a cookie sent on plain HTTP (a client that ignores Secure, or a browser that trusts localhost)
+  // would have the fleet travel back in the clear.
+  const isOperator = (c: Context) =>
+    sessions === undefined || (overTls(c) && sessions.verify(getCookie(c, SESSION_COOKIE)));
+
+  const needsTls = (c: Context) => c.text(needsTlsLine(httpsPort()), 403, { 'Cache-Control': 'no-store' });
 
   app.get('/sign-in', function signInForm(c) {
     if (sessions === undefined) return html(c, signInPage('open'), 200);
     if (isOperator(c)) return html(c, signInPage('signed-in'), 200);
     // The form is not even shown over plain HTTP, so nobody types a token into it there.
-    if (!overTls(c)) return html(c, signInPage('needs-tls'), 403);
+    if (!overTls(c)) return needsTls(c);
     return html(c, signInPage('form'), 200);
   });
 
   app.post('/sign-in', async function signIn(c) {
     if (sessions === undefined) return c.redirect('/', 303);
-    if (!overTls(c)) return html(c, signInPage('needs-tls'), 403);
+    if (!overTls(c)) return needsTls(c);
     if (Number(c.req.header('content-length') ?? 0) > MAX_FORM_BYTES) return html(c, signInPage('wrong'), 413);
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
     const token = typeof form.token === 'string' ? form.token.trim() : '';

@@ -1,13 +1,10 @@
 // The operator's sign-in page: one form posting the token, or a line saying why there is none. Static text only.
 
-export type SignInState = 'form' | 'wrong' | 'needs-tls' | 'signed-in' | 'open';
+export type SignInState = 'form' | 'wrong' | 'signed-in' | 'open';
 
 const MESSAGES: Record<SignInState, string> = {
   form: 'Operators see the fleet and its readings. Paste an operator token (one line of OPERATOR_TOKENS_FILE).',
   wrong: 'That is not an operator token. Paste a line of OPERATOR_TOKENS_FILE.',
-  'needs-tls':
-    'Sign-in needs HTTPS: this page came over plain HTTP, where a token could be read on the way. ' +
-    'Open it with https:// (the frontend serves HTTPS when TLS_CERT_FILE and TLS_KEY_FILE are set).',
   'signed-in': 'You are signed in as an operator: the status page shows the fleet and its readings.',
   open: 'Local mode (NODE_ENV=local): everyone sees the fleet and its readings; there is nothing to sign in to.',
 };

@@ -284,7 +284,7 @@ test("each device service keeps its spool in a named volume of its own, at the i
 
 test(
   'local ports on loopback only (3000/3001/3003 unless FRONTEND_PORT/BACKEND_PORT/DEVICE_PORT say otherwise); ' +
-    'the cloud override publishes the lb’s HTTPS 8443 (not the backend) and frontend 80',
+    'the cloud override publishes the lb’s HTTPS 8443 (not the backend), frontend 80 and its HTTPS on 443',
   () => {
     // The management port (/metrics) on loopback too, at a free port unless BACKEND_METRICS_PORT names one.
     assert.equal(service('backend').ports, [
@@ -298,7 +298,10 @@ test(
     // The backend publishes only compose.yaml's loopback port, for the runner-local post-deploy smoke.
     assert.is(cloud.services.backend?.ports, undefined);
     assert.equal(cloud.services.lb?.ports, ['${PUBLIC_BACKEND_PORT:-8443}:8443']);
-    assert.equal(cloud.services.frontend?.ports, ['${PUBLIC_FRONTEND_PORT:-80}:3000']);
+    assert.equal(cloud.services.frontend?.ports, [
+      '${PUBLIC_FRONTEND_PORT:-80}:3000',
+      '${PUBLIC_FRONTEND_HTTPS_PORT:-443}:3443',
+    ]);
   },
 );
 
@@ -314,6 +317,10 @@ test('the cloud override passes every token and the TLS key as secret files, non
     frontend: {
       BACKEND_READ_TOKEN_FILE: '/run/secrets/backend-read-token',
       OPERATOR_TOKENS_FILE: '/run/secrets/operator-tokens',
+      HTTPS_PORT: '3443',
+      HTTPS_PUBLISHED_PORT: '${PUBLIC_FRONTEND_HTTPS_PORT:-443}',
+      TLS_CERT_FILE: '/run/secrets/frontend-tls.pem',
+      TLS_KEY_FILE: '/run/secrets/frontend-tls.pem.key',
     },
     lb: { LB_TLS_CERT: '/run/secrets/backend-tls.pem' },
   };
@@ -322,7 +329,8 @@ test('the cloud override passes every token and the TLS key as secret files, non
     assert.equal(service.environment, env, name);
     const targets = service.secrets.map((secret) => secret.target);
     for (const path of Object.values(env))
-      if (path) assert.ok(targets.includes(path.replace('/run/secrets/', '')), `${name}: ${path}`);
+      if (path?.startsWith('/run/secrets/'))
+        assert.ok(targets.includes(path.replace('/run/secrets/', '')), `${name}: ${path}`);
   }
   for (const secret of Object.values(cloud.secrets)) assert.match(secret.file, /^\$\{SECRETS_DIR:\?[^}]*\}\//);
 });

@@ -8,6 +8,7 @@ import { waitFor } from './support/deadline.ts';
 import { expectRefusal } from './support/refused-start.ts';
 import { listen } from './support/listen.ts';
 import type { Server } from 'node:http';
+import { createTestCa } from './support/test-ca.ts';
 
 test.after.each(stopAll);
 
@@ -121,6 +122,31 @@ test('a port already in use: one line naming it, exit 1', async () => {
   // Plain console output: no JSON fatal line from the frontend (expectRefusal checks stdout stays empty).
   const { line } = await expectRefusal('frontend/main.ts', { port: first.port }, 'frontend: 127.0.0.1');
   assert.is(line, `frontend: 127.0.0.1 port ${first.port} is already in use: stop the other process or set PORT`);
+});
+
+test('HTTPS_PORT without the TLS files, or already in use: one line naming HTTPS_PORT, exit 1', async () => {
+  const noTls = await expectRefusal('frontend/main.ts', { env: { HTTPS_PORT: '0' } }, 'frontend: HTTPS_PORT');
+  assert.is(
+    noTls.line,
+    'frontend: HTTPS_PORT is set but TLS_CERT_FILE and TLS_KEY_FILE are not: ' +
+      'set both to serve HTTPS, or unset HTTPS_PORT',
+  );
+  const ca = createTestCa();
+  try {
+    const { certFile, keyFile } = ca.issue('frontend');
+    const first = await spawnService('frontend/main.ts', {
+      env: { BACKEND_URL: await closedPortUrl() },
+      waitPath: '/',
+    });
+    const env = { HTTPS_PORT: String(first.port), TLS_CERT_FILE: certFile, TLS_KEY_FILE: keyFile };
+    const { line } = await expectRefusal('frontend/main.ts', { env }, 'frontend: 127.0.0.1');
+    assert.is(
+      line,
+      `frontend: 127.0.0.1 port ${first.port} is already in use: stop the other process or set HTTPS_PORT`,
+    );
+  } finally {
+    ca.remove();
+  }
 });
 
 test.run();

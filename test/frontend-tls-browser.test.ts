@@ -1,5 +1,6 @@
-// The status page over HTTPS in real Chromium, with a CA made by openssl: a stranger sees the services' health and
-// no device, no reading, in the DOM or in any response; an operator who signs in with a token sees the fleet.
+// The status page in real Chromium, plain on PORT and HTTPS on HTTPS_PORT with a CA made by openssl, as the cloud
+// deployment runs it: a stranger sees the services' health and no device, no reading, in the DOM or in any
+// response, on either port; sign-in is refused on the plain port; an operator who signs in over HTTPS sees the fleet.
 import { createHash, X509Certificate } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,6 +16,7 @@ import { stopAll } from './support/spawn-process.ts';
 import { createTestCa, type TestCa } from './support/test-ca.ts';
 import { openWatchedPage } from './support/watched-page.ts';
 import { waitFor } from './support/deadline.ts';
+import { freePort } from '../tools/free-port.ts';
 
 const OPERATOR = 'operator-token-browser-0123456789';
 const READ_TOKEN = 'frontend-read-token-0123456789abcdef';
@@ -27,6 +29,9 @@ let backend: Listening;
 let frontend: Service;
 let launched: LaunchedBrowser;
 let base: string;
+/** The same frontend's plain-HTTP port: what a stranger gets on port 80. */
+let plain: string;
+let httpsPort: number;
 let problems: string[];
 
 /** Chromium trusts exactly this certificate's key (the test CA's server key), and no other unknown one. */
@@ -60,8 +65,10 @@ test.before(async () => {
       .writeHead(body ? 200 : 401, { 'content-type': 'application/json' })
       .end(JSON.stringify(body ?? { error: 'no' }));
   });
+  httpsPort = await freePort();
   frontend = await spawnService('frontend/main.ts', {
     env: {
+      HTTPS_PORT: String(httpsPort),
       BACKEND_URL: backend.url,
       DEVICE_URL: '',
       TLS_CERT_FILE: cert.certFile,
@@ -72,7 +79,8 @@ test.before(async () => {
     },
     waitPath: false,
   });
-  base = `https://localhost:${frontend.port}`;
+  base = `https://localhost:${httpsPort}`;
+  plain = `http://localhost:${frontend.port}`;
   launched = await launchBrowser({ extraArgs: [`--ignore-certificate-errors-spki-list=${spkiHash(cert.cert)}`] });
   await waitFor(() => frontend.lines.some((line) => line.includes('listening')), {
     timeout: 15000,
@@ -104,12 +112,14 @@ const boardText = (page: Page) =>
     document.querySelector('#board')?.getAttribute('data-checked-at') ? document.body.innerText : '',
   );
 
-test("a stranger over HTTPS sees the services' health and no fleet, in the DOM or any response", async () => {
+/** A stranger's visit to `origin`: the services' health on the board, no device and no reading anywhere. */
+async function strangerSeesHealthOnly(origin: string) {
   problems = [];
   const page = await openWatchedPage(launched.browser, problems);
   const bodies = recordBodies(page);
-  const res = await page.goto(`${base}/`, { waitUntil: 'load' });
-  assert.is(res?.status(), 200);
+  const res = await page.goto(`${origin}/`, { waitUntil: 'load' });
+  // 304: the browser revalidated the page it loaded in an earlier test (static files carry an ETag).
+  assert.ok([200, 304].includes(res?.status() ?? 0), `status ${res?.status()}`);
   await page.waitForFunction(() => !!document.querySelector('#board')?.getAttribute('data-checked-at'), {
     timeout: 10000,
   });
@@ -129,6 +139,41 @@ test("a stranger over HTTPS sees the services' health and no fleet, in the DOM o
   );
   assert.equal(problems, []);
   await page.close();
+}
+
+test("a stranger over HTTPS sees the services' health and no fleet, in the DOM or any response", async () => {
+  await strangerSeesHealthOnly(base);
+});
+
+test("a stranger on the plain port sees the services' health and no fleet", async () => {
+  await strangerSeesHealthOnly(plain);
+});
+
+test('plain port: sign-in refused in one line naming the HTTPS port; X-Forwarded-Proto not believed', async () => {
+  problems = [];
+  const page = await openWatchedPage(launched.browser, problems);
+  const res = await page.goto(`${plain}/sign-in`, { waitUntil: 'load' });
+  assert.is(res?.status(), 403);
+  const line = await res!.text();
+  assert.match(line, new RegExp(`^Sign-in needs HTTPS: open https:// on port ${httpsPort} of this host[^\\n]*\\n$`));
+  assert.is(await page.$('#token'), null);
+  await page.close();
+  // What a client on port 80 could claim about a proxy in front: a right token, "https" in every header.
+  const posted = await fetch(`${plain}/sign-in`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      origin: plain,
+      'x-forwarded-proto': 'https',
+      forwarded: 'proto=https',
+    },
+    body: new URLSearchParams({ token: OPERATOR }).toString(),
+    redirect: 'manual',
+    signal: AbortSignal.timeout(10_000),
+  });
+  assert.is(posted.status, 403);
+  assert.is(posted.headers.get('set-cookie'), null);
+  assert.match(await posted.text(), new RegExp(`on port ${httpsPort} `));
 });
 
 test('an operator signs in with a token over HTTPS and sees the fleet', async () => {
@@ -145,6 +190,10 @@ test('an operator signs in with a token over HTTPS and sees the fleet', async ()
   await page.waitForFunction((id) => document.body.innerText.includes(id), { timeout: 10000 }, SECRET_DEVICE);
   assert.equal(problems, []);
   await page.close();
+});
+
+test("the signed-in operator's browser on the plain port still gets the stranger's view", async () => {
+  await strangerSeesHealthOnly(plain);
 });
 
 test("the smoke's operator sign-in: the LOAD tab signs in with the token and loads the operator view", async () => {

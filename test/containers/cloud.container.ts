@@ -1,25 +1,34 @@
-// compose.yaml + compose.cloud.yaml with secrets: the public backend port (8443, here a free one) is the load
-// balancer's HTTPS only, with a certificate from a CA made with openssl; the device list needs a read token through
-// it; `docker inspect` shows no token; every service's health check stays healthy; the loopback ports of
-// compose.yaml stay for the runner-local smoke; the frontend's public port serves the page, the fleet hidden.
+// compose.yaml + compose.cloud.yaml with secrets and the device profile: the public backend port (8443, here a free
+// one) is the load balancer's HTTPS only, with a certificate from a CA made with openssl; the device's readings,
+// sent with its token from a secret file, are stored and read back through it with a read token; `docker inspect`
+// shows no token and no key; every service's health check stays healthy; the loopback ports of compose.yaml stay for
+// the runner-local smoke; the frontend's public port serves the page, the fleet hidden, and refuses sign-in, which
+// works on its HTTPS port (443, here a free one).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { ComposeStack, status } from './support/compose-stack.ts';
-import { READ_TOKEN, writeDeploySecrets } from './support/deploy-secrets.ts';
+import { OPERATOR_TOKEN, READ_TOKEN, writeDeploySecrets } from './support/deploy-secrets.ts';
 import { httpsGet } from '../support/https-get.ts';
+import { waitFor } from '../support/deadline.ts';
+import { freePort } from '../../tools/free-port.ts';
 
 const test = suite('cloud ports');
 const secrets = writeDeploySecrets('cloud');
+// A port named up front, not 0: the frontend names it when it refuses a sign-in on the plain port.
+const frontendHttpsPort = await freePort('0.0.0.0');
 const stack = new ComposeStack(import.meta.filename, ['compose.yaml', 'compose.cloud.yaml'], {
   SECRETS_DIR: secrets.dir,
+  PUBLIC_FRONTEND_HTTPS_PORT: String(frontendHttpsPort),
 });
 const ca = readFileSync(secrets.caFile, 'utf8');
+/** The emulator's readings, under compose.yaml's DEVICE_ID. */
+const DEVICE_ID = 'device';
 
 test.before(async () => {
   await stack.down();
-  await stack.build(['swarm']);
-  await stack.up();
+  await stack.build(['swarm', 'device']);
+  await stack.up(['device']);
 });
 test.after(async () => {
   await stack.down();
@@ -62,8 +71,30 @@ test('through the public port, the device list answers 401 without the read toke
   assert.is(reader.status, 200);
 });
 
+test("the device's readings are stored and read back through the public port with a read token", async () => {
+  const url = `https://127.0.0.1:${await publicPort('lb', 8443)}/api/readings?deviceId=${DEVICE_ID}&limit=5`;
+  const stranger = await httpsGet(url, { ca });
+  assert.is(stranger.status, 401);
+  assert.not.match(stranger.body, /readings/);
+  const headers = { authorization: `Bearer ${READ_TOKEN}` };
+  // The emulator sends a line a second; the first reaches the database once the device's socket is up.
+  const readings = await waitFor(
+    async () => {
+      const answer = await httpsGet(url, { ca, headers });
+      assert.is(answer.status, 200, answer.body);
+      const { readings } = JSON.parse(answer.body) as { readings: { deviceId: string; seq: number }[] };
+      return readings.length > 0 ? readings : undefined;
+    },
+    { timeout: 30_000, interval: 500, what: `readings of ${DEVICE_ID} through the load balancer` },
+  );
+  assert.ok(
+    readings.every((reading) => reading.deviceId === DEVICE_ID),
+    JSON.stringify(readings),
+  );
+});
+
 test('`docker inspect` of every container shows no token and no key; every one is healthy', async () => {
-  for (const service of ['database', 'backend', 'frontend', 'lb']) {
+  for (const service of ['database', 'backend', 'frontend', 'lb', 'device']) {
     const id = await stack.container(service);
     const inspected = await stack.docker(['inspect', id]);
     assert.is(inspected.code, 0);
@@ -80,6 +111,39 @@ test("the runner-local ports stay, and the frontend's public port serves the pag
   assert.match(await page.text(), /<html/i);
   const document = (await (await fetch(`http://127.0.0.1:${port}/status.json`)).json()) as { operator: boolean };
   assert.is(document.operator, false);
+});
+
+test("sign-in on the frontend's plain port: 403, one line naming the public HTTPS port", async () => {
+  const plain = `http://127.0.0.1:${await publicPort('frontend', 3000)}`;
+  const refused = await fetch(`${plain}/sign-in`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: plain, 'x-forwarded-proto': 'https' },
+    body: new URLSearchParams({ token: OPERATOR_TOKEN }).toString(),
+    redirect: 'manual',
+    signal: AbortSignal.timeout(5000),
+  });
+  assert.is(refused.status, 403);
+  assert.is(refused.headers.get('set-cookie'), null);
+  assert.match(await refused.text(), new RegExp(`^Sign-in needs HTTPS: open https:// on port ${frontendHttpsPort} `));
+});
+
+test("the frontend's HTTPS port (443 in production): the page, and an operator's sign-in shows the fleet", async () => {
+  assert.is(await publicPort('frontend', 3443), frontendHttpsPort);
+  const base = `https://127.0.0.1:${frontendHttpsPort}`;
+  assert.is((await httpsGet(`${base}/`, { ca })).status, 200);
+  const signIn = await httpsGet(`${base}/sign-in`, {
+    ca,
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base },
+    body: new URLSearchParams({ token: OPERATOR_TOKEN }).toString(),
+  });
+  assert.is(signIn.status, 303, signIn.body);
+  const cookie = String(signIn.headers['set-cookie']?.[0] ?? '').split(';')[0]!;
+  assert.match(cookie, /^__Host-operator=/);
+  const document = JSON.parse((await httpsGet(`${base}/status.json`, { ca, headers: { cookie } })).body) as {
+    operator: boolean;
+  };
+  assert.is(document.operator, true);
 });
 
 test.run();

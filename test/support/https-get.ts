@@ -13,13 +13,18 @@ export interface HttpsGetOptions {
   ca: string;
   headers?: Record<string, string>;
   method?: string;
+  /** Sent as the request body (a form's fields, say). */
+  body?: string;
   /** Offer at most this TLS version (to check that older ones are refused). */
   maxVersion?: SecureVersion;
   timeout?: number;
 }
 
 /** Rejects on any failure to get an answer (a refused handshake, an untrusted certificate, the deadline). */
-export function httpsGet(url: string, { ca, headers, method = 'GET', maxVersion, timeout = 5000 }: HttpsGetOptions) {
+export function httpsGet(
+  url: string,
+  { ca, headers, method = 'GET', body: payload, maxVersion, timeout = 5000 }: HttpsGetOptions,
+) {
   return new Promise<HttpsAnswer>((resolve, reject) => {
     const req = request(
       url,
@@ -34,6 +39,6 @@ export function httpsGet(url: string, { ca, headers, method = 'GET', maxVersion,
     );
     req.on('timeout', () => req.destroy(new Error(`${method} ${url}: no answer within ${timeout} ms`)));
     req.on('error', reject);
-    req.end();
+    req.end(payload);
   });
 }

@@ -34,6 +34,7 @@ export class ComposeStack {
       DEVICE_PORT: '0',
       PUBLIC_FRONTEND_PORT: '0',
       PUBLIC_BACKEND_PORT: '0',
+      PUBLIC_FRONTEND_HTTPS_PORT: '0',
       ...env,
     };
   }

@@ -1,7 +1,8 @@
 // SECRETS_DIR for a deployment test (compose.cloud.yaml, deploy/swarm/stack.yaml): the tokens below and the load
-// balancer's certificate for localhost and 127.0.0.1, from a CA made with openssl here (its caFile is what an HTTPS
-// client of port 8443 trusts). The files are world-readable: compose bind-mounts them into containers whose users
-// are not the file's owner, and Swarm copies them into secrets mounted 0444.
+// balancer's and the frontend's certificates for localhost and 127.0.0.1, from a CA made with openssl here (its
+// caFile is what an HTTPS client of port 8443 or the frontend's HTTPS port trusts). The files are world-readable:
+// compose bind-mounts them into containers whose users are not the file's owner, and Swarm copies them into
+// secrets mounted 0444.
 import { chmodSync, copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTestCa, type TestCa } from '../../support/test-ca.ts';
@@ -31,13 +32,16 @@ export function writeDeploySecrets(label: string): DeploySecrets {
   for (const [name, text] of Object.entries(files)) writeFileSync(join(ca.dir, name), text);
   copyFileSync(certFile, join(ca.dir, 'backend-tls.pem'));
   copyFileSync(keyFile, join(ca.dir, 'backend-tls.pem.key'));
-  for (const name of [...Object.keys(files), 'backend-tls.pem', 'backend-tls.pem.key'])
-    chmodSync(join(ca.dir, name), 0o644);
-  const keyBody = key.split('\n')[1] ?? key;
+  const frontend = ca.issue('frontend', ['localhost', '127.0.0.1']);
+  copyFileSync(frontend.certFile, join(ca.dir, 'frontend-tls.pem'));
+  copyFileSync(frontend.keyFile, join(ca.dir, 'frontend-tls.pem.key'));
+  const pems = ['backend-tls.pem', 'backend-tls.pem.key', 'frontend-tls.pem', 'frontend-tls.pem.key'];
+  for (const name of [...Object.keys(files), ...pems]) chmodSync(join(ca.dir, name), 0o644);
+  const keyBody = (pem: string) => pem.split('\n')[1] ?? pem;
   return {
     dir: ca.dir,
     caFile: ca.caFile,
-    secrets: [DEVICE_TOKEN, READ_TOKEN, OPERATOR_TOKEN, keyBody],
+    secrets: [DEVICE_TOKEN, READ_TOKEN, OPERATOR_TOKEN, keyBody(key), keyBody(frontend.key)],
     remove: () => ca.remove(),
   };
 }
