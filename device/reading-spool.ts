@@ -110,30 +110,18 @@ export function openReadingSpool(options: ReadingSpoolOptions): ReadingSpool {
     if (closed) return undefined;
     lastSeq += 1;
     const reading: Reading = { seq: lastSeq, timestamp: timestamp.toISOString(), value };
-    const { line, jsonOffset, jsonBytes } = encodeReadingRecord(session, reading);
-    const offset = writes.attempt(() => files.append(line), { seq: reading.seq });
-    if (offset === undefined) {
-      counts.unwritten += 1;
-      losses.add(session, 'unwritten', [[reading.seq, reading.seq]]);
-      history.unwritten(session, reading.seq);
-      return undefined;
-    }
-    history.written(session);
-    outbox.add(files.activeId, session, reading.seq, offset + jsonOffset, jsonBytes);
-    return reading;
+    if (appendReading(session, reading, parts)) return reading;
+    counts.unwritten += 1;
+    return undefined;
   }
 
   function ack(message: AckMessage): number {
     if (closed) return 0;
-    const forgotten = acknowledge(message, parts);
-    counts.refused += forgotten.refused.length;
-    if (forgotten.refused.length > 0) {
-      warnings.refused.note(
-        { session: message.session, seqs: forgotten.refused.slice(0, 20) },
-        forgotten.refused.length,
-      );
-    }
-    return forgotten.forgotten;
+    const { forgotten, refused } = acknowledge(message, parts);
+    counts.refused += refused.length;
+    if (refused.length > 0)
+      warnings.refused.note({ session: message.session, seqs: refused.slice(0, 20) }, refused.length);
+    return forgotten;
   }
 
   return {
@@ -167,6 +155,21 @@ interface SpoolParts {
   history: SpoolHistory;
   files: SpoolFiles;
   writes: WriteState;
+}
+
+/** Appends a reading's record and indexes it; a failed write declares its number unwritten. Whether it went in. */
+function appendReading(session: string, reading: Reading, parts: SpoolParts): boolean {
+  const { outbox, losses, history, files, writes } = parts;
+  const { line, jsonOffset, jsonBytes } = encodeReadingRecord(session, reading);
+  const offset = writes.attempt(() => files.append(line), { seq: reading.seq });
+  if (offset === undefined) {
+    losses.add(session, 'unwritten', [[reading.seq, reading.seq]]);
+    history.unwritten(session, reading.seq);
+    return false;
+  }
+  history.written(session);
+  outbox.add(files.activeId, session, reading.seq, offset + jsonOffset, jsonBytes);
+  return true;
 }
 
 /** Forgets what an ack passes, writes its record, then removes the segments it emptied; what it forgot. */

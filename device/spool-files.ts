@@ -67,9 +67,12 @@ export function openSpoolFiles(found: SpoolSegment[], options: SpoolFilesOptions
     compact();
   }
 
-  /** Makes room for `bytes` more: a full spool gives up its oldest segment, unacknowledged readings and all. */
+  /**
+   * Makes room for `bytes` more: a full spool gives up its oldest segment, unacknowledged readings and all. A segment
+   * removed with its directory still reads from its open file; new records go to a new one.
+   */
   function makeRoom(bytes: number) {
-    if (rollsFirst(active.bytes, bytes, segmentBytes)) roll();
+    if (!active.linked || rollsFirst(active.bytes, bytes, segmentBytes)) roll();
     const state = () => ({
       ...{ spoolBytes, activeBytes: active.bytes, activeHasReadings },
       activeIsOldest: segments[0] === active,
@@ -87,12 +90,6 @@ export function openSpoolFiles(found: SpoolSegment[], options: SpoolFilesOptions
     return offset;
   }
 
-  /** A record goes to a linked segment with room; removed with its directory, the open file still reads. */
-  function prepare(line: Buffer) {
-    if (!active.linked) roll();
-    makeRoom(line.length);
-  }
-
   return {
     get bytes() {
       return spoolBytes;
@@ -102,13 +99,13 @@ export function openSpoolFiles(found: SpoolSegment[], options: SpoolFilesOptions
     },
     read: (id, start, end) => segments.find((s) => s.id === id)!.read(start, end),
     append(line) {
-      prepare(line);
+      makeRoom(line.length);
       const offset = write(line);
       activeHasReadings = true;
       return offset;
     },
     appendRecord(line) {
-      prepare(line);
+      makeRoom(line.length);
       return write(line);
     },
     compact,
