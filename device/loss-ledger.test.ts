@@ -71,6 +71,24 @@ test('exactly LOST_RANGES_MAX ranges make one message, twice as many two: never 
   }
 });
 
+test('pending lists every declaration not yet acknowledged past, sent or not, and marks none sent', () => {
+  const ledger = createLossLedger();
+  ledger.add('s1', 'evicted', [[1, 10]]);
+  ledger.add('s1', 'unwritten', [[12, 12]]);
+  assert.is(ledger.unsent().length, 2);
+  ledger.forget('s1', 5);
+  const pending = ledger.pending();
+  assert.equal(pending, [
+    { session: 's1', reason: 'evicted', ranges: [[6, 10]] },
+    { session: 's1', reason: 'unwritten', ranges: [[12, 12]] },
+  ]);
+  pending[0]!.ranges.push([20, 20]);
+  assert.is(ledger.size, 6, 'a copy: changing it changes nothing');
+  ledger.add('s2', 'evicted', [[1, 1]]);
+  ledger.pending();
+  assert.equal(ledger.unsent(), [{ session: 's2', reason: 'evicted', ranges: [[1, 1]] }], 'still unsent');
+});
+
 test('adding no ranges declares nothing, and does not declare again what this socket has heard', () => {
   const ledger = createLossLedger();
   ledger.add('s', 'evicted', []);

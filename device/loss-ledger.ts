@@ -20,6 +20,8 @@ export interface LossLedger {
   forget(session: string, seq: number): void;
   /** A new socket: everything pending is declared again. */
   rewind(): void;
+  /** Every declaration not yet acknowledged past, sent or not (what the spool writes again when it moves them). */
+  pending(): LossDeclaration[];
   /** The declarations this socket has not been sent, at most LOST_RANGES_MAX ranges each; they count as sent. */
   unsent(): LossDeclaration[];
 }
@@ -53,6 +55,9 @@ export function createLossLedger(): LossLedger {
         );
         if (entry.ranges.length === 0) entries.delete(k);
       }
+    },
+    pending() {
+      return [...entries.values()].map(({ session, reason, ranges }) => ({ session, reason, ranges: [...ranges] }));
     },
     rewind() {
       for (const entry of entries.values()) entry.sent = false;

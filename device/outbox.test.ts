@@ -98,10 +98,12 @@ test('forget: a prefix of one session, refused ones named; drop takes a block wi
   assert.equal(outbox.forget('zzz', 99), { forgotten: 0, refused: [] }, 'foreign');
   assert.equal([outbox.live(1), outbox.live(2), outbox.live(3), outbox.live(7)], [0, 2, 2, 0]);
   assert.equal(outbox.oldest(), { session: 'a', seq: 5 });
+  assert.equal([...outbox.sessions()], ['a', 'b']);
   assert.equal(outbox.drop(2), { session: 'a', ranges: [[5, 6]] });
   assert.is(outbox.drop(2), undefined, 'gone');
   assert.equal([outbox.size, outbox.oldest()], [2, { session: 'b', seq: 1 }]);
   assert.equal(frames(outbox), [['b1', 'b2']]);
+  assert.equal([...outbox.sessions()], ['b'], 'a session with nothing unacknowledged left');
 });
 
 test('each frame reports the backlog as the outbox counts it when the frame is built', () => {

@@ -43,6 +43,8 @@ export interface Outbox {
   live(block: number): number;
   /** Forgets `block` and whatever it holds; returns the unacknowledged readings that went with it. */
   drop(block: number): { session: string; ranges: SeqRange[] } | undefined;
+  /** The sessions with unacknowledged readings. */
+  sessions(): Set<string>;
   /** The oldest unacknowledged reading. */
   oldest(): { session: string; seq: number } | undefined;
   /** A new socket: nothing is in flight, and sending starts again from the oldest unacknowledged reading. */
@@ -101,6 +103,9 @@ export function createOutbox({ read }: OutboxOptions): Outbox {
       blocks = blocks.filter((b) => b !== block);
       size -= live(block);
       return { session: block.session, ranges: runsOf(block.seqs.slice(block.head)) };
+    },
+    sessions() {
+      return new Set(blocks.filter((b) => live(b) > 0).map((b) => b.session));
     },
     oldest() {
       const b = blocks.find((block) => live(block) > 0);

@@ -433,6 +433,42 @@ test('a restart declares the gaps an earlier session left past its last ack: evi
   assert.equal(second.losses.unsent(), [{ session: 's1', reason: 'unwritten', ranges: [[skipped, skipped]] }]);
 });
 
+test('an ack whose record went with an evicted segment still holds after a restart: never declared lost', (ctx) => {
+  const first = open(ctx, 's1', { maxBytes: 8 * 1024, segmentBytes: 1024, warnIntervalMs: 60_000 });
+  fill(first, 1, 20);
+  first.ack({ type: 'ack', session: 's1', seq: 20 });
+  // The spool fills while nothing more is acknowledged: the segment holding the ack record is evicted.
+  fill(first, 21, 300);
+  const oldest = all(first)[0]![1];
+  assert.ok(oldest > 40, `evicted up to ${oldest - 1}`);
+  assert.equal(first.losses.unsent(), [{ session: 's1', reason: 'evicted', ranges: [[21, oldest - 1]] }]);
+  first.close();
+  const second = open(ctx, 's2');
+  assert.equal(second.losses.unsent(), [{ session: 's1', reason: 'evicted', ranges: [[21, oldest - 1]] }]);
+  assert.is(second.size, 300 - oldest + 1);
+});
+
+test('readings never written at the end of a session are declared after the restart, once', (ctx) => {
+  const first = open(ctx, 's1', { warnIntervalMs: 60_000 });
+  fill(first, 1, 3);
+  first.ack({ type: 'ack', session: 's1', seq: 3 });
+  rmSync(ctx.dir, { recursive: true });
+  writeFileSync(ctx.dir, 'a file where the directory was');
+  assert.is(first.push('v4'), undefined);
+  assert.is(first.push('v5'), undefined);
+  rmSync(ctx.dir); // the file system is back, and the device stops before another reading is written
+  first.close();
+  const second = open(ctx, 's2');
+  assert.equal(second.losses.unsent(), [{ session: 's1', reason: 'unwritten', ranges: [[4, 5]] }]);
+  assert.is(second.size, 0);
+  second.close();
+  const third = open(ctx, 's3');
+  assert.equal(third.losses.unsent(), [{ session: 's1', reason: 'unwritten', ranges: [[4, 5]] }], 'until acked');
+  third.ack({ type: 'ack', session: 's1', seq: 5 });
+  third.close();
+  assert.equal(open(ctx, 's4').losses.unsent(), [], 'acknowledged past: nothing left to declare');
+});
+
 test('a spool directory locked by another live process is refused; a dead one’s lock is taken over', async (ctx) => {
   const other = spawn('sleep', ['30']);
   try {

@@ -9,19 +9,19 @@
 // Every number the spool gives a reading ends stored or declared lost: a reading it could not write, or one a full
 // spool evicted, goes into the loss ledger (loss-ledger.ts) with its reason until an ack passes it. After a restart
 // the gaps of earlier sessions are found again by the replay (spool-replay.ts).
-import { makeDirectory } from './make-directory.ts';
 import type { AckMessage, Reading } from '../lib/device-protocol.ts';
 import { rangesSize } from '../lib/seq-ranges.ts';
-import { createLossLedger, type LossLedger } from './loss-ledger.ts';
-import { ConfigError } from '../lib/config-error.ts';
 import type { Logger } from '../lib/logger.ts';
 import { createSummedWarning } from '../lib/summed-warning.ts';
+import { createLossLedger, type LossLedger } from './loss-ledger.ts';
 import { createOutbox, type Outbox } from './outbox.ts';
 import { rememberDeviceId } from './spool-device-id.ts';
-import { lockSpool, type SpoolLock } from './spool-lock.ts';
-import { replaySpool } from './spool-replay.ts';
-import { encodeAck, encodeReadingRecord } from './spool-record.ts';
-import { createSegment, type SpoolSegment } from './spool-segment.ts';
+import { openSpoolFiles, type SpoolFiles } from './spool-files.ts';
+import { createSpoolHistory, type HistoryRecord, type SpoolHistory } from './spool-history.ts';
+import { openSpoolDir } from './spool-open.ts';
+import { encodeAck, encodeLost, encodeReadingRecord } from './spool-record.ts';
+import { segmentBytesFor } from './spool-room.ts';
+import { createWriteState, type SpoolState, type WriteState } from './spool-state.ts';
 
 export interface ReadingSpoolOptions {
   /** DEVICE_SPOOL_DIR: created if missing. */
@@ -43,8 +43,6 @@ export interface ReadingSpoolOptions {
   /** The spool's state, with why when it is not writable (the readiness check's reason). */
   onState?: (state: SpoolState, reason?: string) => void;
 }
-
-type SpoolState = 'writable' | 'unwritable';
 
 /** What the liveness body reports as `readings`. */
 export interface ReadingStats {
@@ -80,186 +78,150 @@ export interface ReadingSpool {
 }
 
 export function openReadingSpool(options: ReadingSpoolOptions): ReadingSpool {
-  const { dir, session, maxBytes, log, syncIntervalMs = 1000, warnIntervalMs = 5000, onState } = options;
-  const segmentBytes = options.segmentBytes ?? Math.min(4 << 20, Math.max(64 << 10, Math.floor(maxBytes / 16)));
+  const { dir, session, maxBytes, log, syncIntervalMs = 1000, warnIntervalMs = 5000 } = options;
   const warnings = spoolWarnings(log, { dir, maxBytes, intervalMs: warnIntervalMs });
-
-  const outbox = createOutbox({ read: (id, start, end) => segments.find((s) => s.id === id)!.read(start, end) });
+  const outbox = createOutbox({ read: (id, start, end) => files.read(id, start, end) });
   const losses = createLossLedger();
-  const { segments, active: first, lock } = openFiles(options, outbox, losses);
-  let active = first;
-  let state: SpoolState = 'writable';
-  let unwritten = 0;
-  let spoolBytes = segments.reduce((sum, s) => sum + s.bytes, 0);
-  let dropped = 0;
-  let refused = 0;
+  const history = createSpoolHistory();
+  const { segments, lock } = openSpoolDir(options, { outbox, losses, history });
+  const counts = { dropped: 0, unwritten: 0, refused: 0 };
+  const writes = createWriteState({ failed: (f) => warnings.unwritten.note({ ...f, dir }), onState: options.onState });
   let lastSeq = 0;
   let closed = false;
-  let syncTimer: NodeJS.Timeout | undefined;
-  compact();
-
-  function removeOldest() {
-    const oldest = segments.shift()!;
-    spoolBytes -= oldest.bytes;
-    oldest.remove();
-    const gone = outbox.drop(oldest.id);
-    if (!gone) return 0;
-    losses.add(gone.session, 'evicted', gone.ranges);
-    return rangesSize(gone.ranges);
-  }
-
-  /** Deletes the oldest segments once nothing in them is unacknowledged (never one whose acks an older needs). */
-  function compact() {
-    while (segments.length > 1 && segments[0] !== active && outbox.live(segments[0]!.id) === 0) removeOldest();
-  }
-
-  function roll() {
-    active.sync();
-    active = newSegment(active.id + 1);
-    segments.push(active);
-    compact();
-  }
-
-  /** A new segment; a spool directory removed while running is made again (with its lock and device files). */
-  function newSegment(id: number): SpoolSegment {
-    return createSegmentIn(dir, id, function recreate() {
+  const files: SpoolFiles = openSpoolFiles(segments, {
+    ...{ dir, maxBytes, syncIntervalMs, log },
+    segmentBytes: options.segmentBytes ?? segmentBytesFor(maxBytes),
+    live: (id) => outbox.live(id),
+    retiring: (id, carry) =>
+      retireSegment(id, { ...parts, carry }, function evicted(lost) {
+        counts.dropped += lost;
+        warnings.full.note({ droppedTotal: counts.dropped, oldestKeptSeq: outbox.oldest()?.seq }, lost);
+      }),
+    recreated() {
       lock.renew();
       rememberDeviceId(dir, options.deviceId, 0, log);
       warnings.recreated.note({ dir });
-    });
+    },
+  });
+  const parts: SpoolParts = { outbox, losses, history, files, writes };
+  files.compact();
+
+  function push(value: string, timestamp = new Date()): Reading | undefined {
+    if (closed) return undefined;
+    lastSeq += 1;
+    const reading: Reading = { seq: lastSeq, timestamp: timestamp.toISOString(), value };
+    if (appendReading(session, reading, parts)) return reading;
+    counts.unwritten += 1;
+    return undefined;
   }
 
-  /** Appends a record, saying so when the spool turns unwritable or writable again; undefined when it failed. */
-  function write(line: Buffer, what: Record<string, unknown>): number | undefined {
-    try {
-      const offset = append(line);
-      setState('writable');
-      return offset;
-    } catch (error) {
-      const { code, message } = error as NodeJS.ErrnoException;
-      warnings.unwritten.note({ err: message, code, dir, ...what });
-      setState('unwritable', `${code ?? 'error'}: ${message}`);
-      return undefined;
-    }
-  }
-
-  function setState(next: SpoolState, reason?: string) {
-    if (next === state) return;
-    state = next;
-    onState?.(next, reason);
-  }
-
-  /** Makes room for `bytes` more: a full spool gives up its oldest segment, unacknowledged readings and all. */
-  function makeRoom(bytes: number) {
-    if (active.bytes > 0 && active.bytes + bytes > segmentBytes) roll();
-    while (spoolBytes + bytes > maxBytes) {
-      if (segments[0] === active) {
-        if (active.bytes === 0) return; // nothing left to give up (a record over maxBytes)
-        roll();
-        continue;
-      }
-      const lost = removeOldest();
-      if (lost > 0) {
-        dropped += lost;
-        warnings.full.note({ droppedTotal: dropped, oldestKeptSeq: outbox.oldest()?.seq }, lost);
-      }
-    }
-  }
-
-  function append(line: Buffer): number {
-    // Removed with its directory: what it holds still goes out from the open file, new records go to a new one.
-    if (!active.linked) roll();
-    makeRoom(line.length);
-    const offset = active.append(line);
-    spoolBytes += line.length;
-    syncTimer ??= setTimeout(function syncSpool() {
-      syncTimer = undefined;
-      try {
-        active.sync();
-      } catch (error) {
-        log.warn({ err: (error as Error).message, dir }, 'could not sync the spool');
-      }
-    }, syncIntervalMs).unref();
-    return offset;
+  function ack(message: AckMessage): number {
+    if (closed) return 0;
+    const { forgotten, refused } = acknowledge(message, parts);
+    counts.refused += refused.length;
+    if (refused.length > 0)
+      warnings.refused.note({ session: message.session, seqs: refused.slice(0, 20) }, refused.length);
+    return forgotten;
   }
 
   return {
     session,
     outbox,
     losses,
-    push(value, timestamp = new Date()) {
-      if (closed) return undefined;
-      lastSeq += 1;
-      const reading: Reading = { seq: lastSeq, timestamp: timestamp.toISOString(), value };
-      const { line, jsonOffset, jsonBytes } = encodeReadingRecord(session, reading);
-      const offset = write(line, { seq: reading.seq });
-      if (offset === undefined) {
-        unwritten += 1;
-        losses.add(session, 'unwritten', [[reading.seq, reading.seq]]);
-        return undefined;
-      }
-      outbox.add(active.id, session, reading.seq, offset + jsonOffset, jsonBytes);
-      return reading;
-    },
-    ack({ session: ackSession, seq, refused: refusedSeqs }) {
-      if (closed) return 0;
-      const declared = losses.size;
-      losses.forget(ackSession, seq);
-      const forgotten = outbox.forget(ackSession, seq, refusedSeqs && new Set(refusedSeqs));
-      if (forgotten.forgotten === 0 && losses.size === declared) return 0;
-      compact();
-      refused += forgotten.refused.length;
-      if (forgotten.refused.length > 0) {
-        warnings.refused.note({ session: ackSession, seqs: forgotten.refused.slice(0, 20) }, forgotten.refused.length);
-      }
-      // A missing ack record is noticed only by a restart: it resends these, and the backend ignores them.
-      write(encodeAck(ackSession, seq), { ack: seq });
-      return forgotten.forgotten;
-    },
-    stats: () => ({ unacknowledged: outbox.size, spoolBytes, dropped, unwritten, refused, declaredLost: losses.size }),
+    push,
+    ack,
+    stats: () => ({ unacknowledged: outbox.size, spoolBytes: files.bytes, ...counts, declaredLost: losses.size }),
     get size() {
       return outbox.size;
     },
     close() {
       if (closed) return;
       closed = true;
-      clearTimeout(syncTimer);
+      recordUnshown(parts);
       for (const warning of Object.values(warnings)) warning.flush();
       try {
-        active.sync();
+        files.close();
       } finally {
-        for (const s of segments) s.close();
         lock.release();
       }
     },
   };
 }
 
-/** The lock, the previous sessions' segments replayed into `outbox`, then a segment of this session's own. */
-function openFiles({ dir, deviceId, log }: ReadingSpoolOptions, outbox: Outbox, losses: LossLedger) {
-  let segments: SpoolSegment[] = [];
-  let lock: SpoolLock | undefined;
-  try {
-    makeDirectory(dir);
-    lock = lockSpool(dir);
-    segments = replaySpool(dir, outbox, log, losses);
-    rememberDeviceId(dir, deviceId, outbox.size, log);
-    const active = createSegment(dir, (segments.at(-1)?.id ?? 0) + 1);
-    segments.push(active);
-    return { segments, active, lock };
-  } catch (error) {
-    for (const s of segments) s.close();
-    lock?.release();
-    // In use by another process: its own one line. A file system's refusal is a setting to fix (one line, exit 1);
-    // anything else is a bug and keeps its stack.
-    if (error instanceof ConfigError || !(error as NodeJS.ErrnoException).code) throw error;
-    const { message } = error as Error;
-    throw new ConfigError(
-      `DEVICE_SPOOL_DIR=${dir} cannot be used: ${message} (it must be a directory this user can write)`,
-      { cause: error },
-    );
-  }
+/** The spool's parts the functions below work on. */
+interface SpoolParts {
+  outbox: Outbox;
+  losses: LossLedger;
+  history: SpoolHistory;
+  files: SpoolFiles;
+  writes: WriteState;
 }
+
+/** Appends a reading's record and indexes it; a failed write declares its number unwritten. Whether it went in. */
+function appendReading(session: string, reading: Reading, parts: SpoolParts): boolean {
+  const { outbox, losses, history, files, writes } = parts;
+  const { line, jsonOffset, jsonBytes } = encodeReadingRecord(session, reading);
+  const offset = writes.attempt(() => files.append(line), { seq: reading.seq });
+  if (offset === undefined) {
+    losses.add(session, 'unwritten', [[reading.seq, reading.seq]]);
+    history.unwritten(session, reading.seq);
+    return false;
+  }
+  history.written(session);
+  outbox.add(files.activeId, session, reading.seq, offset + jsonOffset, jsonBytes);
+  return true;
+}
+
+/** Forgets what an ack passes, writes its record, then removes the segments it emptied; what it forgot. */
+function acknowledge({ session, seq, refused }: AckMessage, parts: SpoolParts) {
+  const { outbox, losses, files } = parts;
+  const declared = losses.size;
+  losses.forget(session, seq);
+  const forgotten = outbox.forget(session, seq, refused && new Set(refused));
+  if (forgotten.forgotten === 0 && losses.size === declared) return forgotten;
+  // The ack record goes before the segments it empties: a restart between the two must not find their readings gone
+  // with no ack passing them. A missing ack record is noticed only by a restart: it resends these, and the backend
+  // ignores them.
+  recordUnshown(parts);
+  record({ type: 'ack', session, seq }, { ack: seq }, parts);
+  files.compact();
+  return forgotten;
+}
+
+/** A segment goes: what it held unacknowledged is evicted, and its ack and lost records are written again first. */
+function retireSegment(
+  id: number,
+  parts: SpoolParts & { carry: (line: Buffer) => number },
+  evicted: (lost: number) => void,
+) {
+  const { outbox, losses, history, files, carry } = parts;
+  const gone = outbox.drop(id);
+  const lost = gone ? rangesSize(gone.ranges) : 0;
+  if (gone && lost > 0) {
+    losses.add(gone.session, 'evicted', gone.ranges);
+    evicted(lost);
+  }
+  for (const entry of history.carry(id, outbox.sessions(), losses.pending())) {
+    carry(encodeHistory(entry));
+    history.wrote(files.activeId, entry);
+  }
+  history.removed(id);
+}
+
+/** An ack or lost record, kept in the history once written. */
+function record(entry: HistoryRecord, what: Record<string, unknown>, { files, history, writes }: SpoolParts) {
+  if (writes.attempt(() => files.appendRecord(encodeHistory(entry)), what) === undefined) return;
+  history.wrote(files.activeId, entry);
+}
+
+/** Readings never written that no later reading on disk shows: a lost record, so that a restart declares them. */
+function recordUnshown(parts: SpoolParts) {
+  for (const entry of parts.history.unrecorded()) record(entry, { lost: entry.type === 'lost' && entry.ranges }, parts);
+}
+
+/** An ack or lost record's line (spool-record.ts). */
+const encodeHistory = (entry: HistoryRecord) =>
+  entry.type === 'ack' ? encodeAck(entry.session, entry.seq) : encodeLost(entry.session, entry.reason, entry.ranges);
 
 /** The spool's warnings, each the first at once and then summed per interval. */
 function spoolWarnings(
@@ -274,16 +236,4 @@ function spoolWarnings(
     recreated: summed((n) => `spool directory ${dir} was removed: made it again (${n} time${plural(n)})`),
     refused: summed((n) => `the backend refused ${n} reading${plural(n)}: dropped`),
   };
-}
-
-/** A new segment in `dir`; where `dir` is gone (removed while running), it is made again and `recreated` called. */
-function createSegmentIn(dir: string, id: number, recreated: () => void): SpoolSegment {
-  try {
-    return createSegment(dir, id);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    makeDirectory(dir);
-    recreated();
-    return createSegment(dir, id);
-  }
 }

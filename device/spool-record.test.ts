@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { crc32 } from 'node:zlib';
-import { decodeRecord, encodeAck, encodeReadingRecord } from './spool-record.ts';
+import { decodeRecord, encodeAck, encodeLost, encodeReadingRecord } from './spool-record.ts';
 
 const strip = (line: Buffer) => line.subarray(0, line.length - 1); // without its \n
 
@@ -20,6 +20,34 @@ test('an ack is one checksummed line', () => {
   assert.match(line.toString(), /^[0-9a-f]{8} \{"type":"ack","session":"s-1","seq":42\}\n$/);
   assert.equal(decodeRecord(strip(line)), { type: 'ack', session: 's-1', seq: 42 });
 });
+
+test('a lost record is one checksummed line, read back as written; a malformed one is not believed', () => {
+  const line = encodeLost('s-1', 'unwritten', [
+    [4, 5],
+    [9, 9],
+  ]);
+  assert.match(line.toString(), /^[0-9a-f]{8} \{"type":"lost","session":"s-1","reason":"unwritten","ranges":/);
+  assert.equal(decodeRecord(strip(line)), {
+    type: 'lost',
+    session: 's-1',
+    reason: 'unwritten',
+    ranges: [
+      [4, 5],
+      [9, 9],
+    ],
+  });
+  const bad = reencode;
+  assert.is(bad({ type: 'lost', session: 's', reason: 'stolen', ranges: [[1, 1]] }), undefined, 'reason');
+  assert.is(bad({ type: 'lost', session: 's', reason: 'evicted', ranges: [] }), undefined, 'no ranges');
+  assert.is(bad({ type: 'lost', session: 's', reason: 'evicted', ranges: [[3, 2]] }), undefined, 'backwards');
+  assert.is(bad({ type: 'lost', session: 's', reason: 'evicted', ranges: [[0, 2]] }), undefined, 'seq 0');
+});
+
+/** A checksummed line of any JSON, decoded: what a record of another shape reads as. */
+function reencode(body: object) {
+  const json = JSON.stringify(body);
+  return decodeRecord(Buffer.from(`${crc32(json).toString(16).padStart(8, '0')} ${json}`));
+}
 
 test('a torn, altered or foreign line is not believed', () => {
   const { line } = encodeReadingRecord('s-1', { seq: 1, timestamp: 't', value: 'v' });

@@ -1,17 +1,25 @@
 // Start-up of the spool: reads every segment a previous process left, oldest first, into the outbox (readings minus
 // acknowledgements, per session, in order), skipping what is torn or damaged with one warning. The numbers an
 // earlier session skipped past its last ack go into the loss ledger: before its first kept reading `evicted` (a full
-// spool drops the oldest segment), between two kept readings `unwritten` (a write that failed, or a damaged record).
+// spool drops the oldest segment), between two kept readings `unwritten` (a write that failed, or a damaged record);
+// what `lost` records say is declared with the reason they give (a record's reason wins over a guess). Ack and lost
+// records go into the spool's history (spool-history.ts), which writes them again before their segment goes.
 import type { Logger } from '../lib/logger.ts';
-import type { SeqRange } from '../lib/device-protocol.ts';
-import { subtractRanges } from '../lib/seq-ranges.ts';
+import type { LossReason, SeqRange } from '../lib/device-protocol.ts';
+import { addRange, subtractRanges } from '../lib/seq-ranges.ts';
 import type { LossLedger } from './loss-ledger.ts';
+import type { SpoolHistory } from './spool-history.ts';
 import type { Outbox } from './outbox.ts';
 import { decodeRecord } from './spool-record.ts';
 import { listSegments, openSegment, type SpoolSegment } from './spool-segment.ts';
 
 /** The segments of `dir` that hold anything, opened for reading; their unacknowledged readings are in `outbox`. */
-export function replaySpool(dir: string, outbox: Outbox, log: Logger, losses?: LossLedger): SpoolSegment[] {
+export function replaySpool(
+  dir: string,
+  outbox: Outbox,
+  log: Logger,
+  { losses, history }: { losses?: LossLedger; history?: SpoolHistory } = {},
+): SpoolSegment[] {
   const segments: SpoolSegment[] = [];
   let skipped = 0;
   let torn = 0;
@@ -36,6 +44,12 @@ export function replaySpool(dir: string, outbox: Outbox, log: Logger, losses?: L
         if (record?.type === 'ack') {
           outbox.forget(record.session, record.seq);
           gaps.acked(record.session, record.seq);
+          history?.wrote(id, record);
+          continue;
+        }
+        if (record?.type === 'lost') {
+          gaps.lost(record.session, record.reason, record.ranges);
+          history?.wrote(id, record);
           continue;
         }
         // A reading must belong to the segment's one session and come after that session's last one.
@@ -71,26 +85,40 @@ export function replaySpool(dir: string, outbox: Outbox, log: Logger, losses?: L
   return segments;
 }
 
-/** Per session: the numbers skipped before the first kept reading and between kept readings, and the last ack. */
+/** Per session: the numbers skipped before the first kept reading and between kept readings, the lost records, and
+ * the last ack. */
 function createGaps() {
-  const sessions = new Map<string, { leading?: SeqRange; inner: SeqRange[]; acked: number }>();
-  const of = (session: string) => sessions.get(session) ?? sessions.set(session, { inner: [], acked: 0 }).get(session)!;
+  type Gaps = { leading?: SeqRange; inner: SeqRange[]; recorded: Record<LossReason, SeqRange[]>; acked: number };
+  const sessions = new Map<string, Gaps>();
+  const of = (session: string) =>
+    sessions.get(session) ??
+    sessions.set(session, { inner: [], recorded: { evicted: [], unwritten: [] }, acked: 0 }).get(session)!;
+  const join = (...lists: SeqRange[][]) => lists.flat().reduce<SeqRange[]>((out, r) => addRange(out, r), []);
   return {
     read(session: string, seq: number, last: number | undefined) {
       const gaps = of(session);
       if (last === undefined && seq > 1) gaps.leading = [1, seq - 1];
       else if (last !== undefined && seq > last + 1) gaps.inner.push([last + 1, seq - 1]);
     },
+    lost(session: string, reason: LossReason, ranges: SeqRange[]) {
+      const gaps = of(session);
+      gaps.recorded[reason] = join(gaps.recorded[reason], ranges);
+    },
     acked(session: string, seq: number) {
       const gaps = of(session);
       gaps.acked = Math.max(gaps.acked, seq);
     },
-    /** What lies past each session's last ack: lost, never to be sent. */
+    /** What lies past each session's last ack: lost, never to be sent; a number recorded unwritten is not evicted. */
     declare(losses: LossLedger) {
-      for (const [session, { leading, inner, acked }] of sessions) {
+      for (const [session, { leading, inner, recorded, acked }] of sessions) {
         const past = (ranges: SeqRange[]) => subtractRanges(ranges, acked > 0 ? [[1, acked]] : []);
-        losses.add(session, 'evicted', past(leading ? [leading] : []));
-        losses.add(session, 'unwritten', past(inner));
+        const unwritten = past(join(inner, recorded.unwritten));
+        losses.add(
+          session,
+          'evicted',
+          subtractRanges(past(join(leading ? [leading] : [], recorded.evicted)), unwritten),
+        );
+        losses.add(session, 'unwritten', unwritten);
       }
     },
   };

@@ -17,8 +17,6 @@ const KNOWN_LONG = new Set([
   'backend/device-hub.ts createDeviceHub',
   'backend/device-socket.ts createDeviceSocket',
   'backend/reading-writer.ts createReadingWriter',
-  'device/backend-link.ts createBackendLink',
-  'device/reading-spool.ts openReadingSpool',
 ]);
 
 const shipped = (folder: string) =>

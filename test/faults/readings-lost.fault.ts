@@ -2,9 +2,11 @@
 // (1 MiB spool) reads a socat pty and sends to a real backend on the stand-in (a process). Three paths: the backend
 // killed while far more lines arrive than the spool holds (the oldest are evicted), the device killed and restarted
 // in the middle of that outage, then the spool directory replaced by a file (writes fail with ENOTDIR) and freed
-// again. After each recovery the device's backlog reaches 0 within RECOVERY_BOUND_MS, and at the end, per session,
-// the stored seqs and the declared lost ranges together are 1..last, the lost counted once, and the sessions' last
-// seqs add up to the lines written.
+// again, once while lines keep coming and once at the very end of a session (freed, then the device stopped and
+// restarted before another line is written, the backend away meanwhile: only the spool's lost record tells). After
+// each recovery the device's backlog reaches 0 within RECOVERY_BOUND_MS, and at the end, per session, the stored
+// seqs and the declared lost ranges together are 1..last, the lost counted once, and the sessions' last seqs add up
+// to the lines written.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,6 +27,8 @@ const SPOOL_BYTES = 1024 * 1024;
 /** Lines written during the outage: a record takes about 110 bytes, so this is about twice what the spool holds. */
 const OUTAGE_LINES = 18_000;
 const UNWRITTEN_LINES = 40;
+/** Lines the spool could not write just before the device stops. */
+const TAIL_LINES = 7;
 /**
  * From the backend's return (or the spool freed) to a backlog of 0: the device reconnects within its 2 s backoff,
  * declares its losses first, and a full spool (about 9,000 readings) drains at frame pace in well under a second of
@@ -91,6 +95,19 @@ async function write(count: number) {
   });
 }
 
+/** Replaces the spool directory by a file and writes `count` lines, which the device counts unwritten. */
+async function spoolReplacedByFile(count: number) {
+  rmSync(spoolDir, { recursive: true });
+  writeFileSync(spoolDir, 'a file where the spool directory was');
+  const before = (await readings()).unwritten;
+  for (let i = 0; i < count; i++) writer.burst(1);
+  await waitFor(async () => (await readings()).unwritten === before + count, {
+    timeout: 10_000,
+    what: `${count} lines counted unwritten`,
+  });
+  assert.is((await getJson(`${device().url}/api/ready`)).checks.spool, 'unwritable');
+}
+
 /** Waits until the device holds nothing unacknowledged and declares nothing; returns how long that took. */
 async function drained(what: string): Promise<number> {
   const since = performance.now();
@@ -139,18 +156,24 @@ test('an outage longer than the spool, with a device restart in the middle: drai
 });
 
 test('a spool write that fails (the directory replaced by a file), then succeeds: drained, not wedged', async () => {
-  rmSync(spoolDir, { recursive: true });
-  writeFileSync(spoolDir, 'a file where the spool directory was');
-  const before = (await readings()).unwritten;
-  for (let i = 0; i < UNWRITTEN_LINES; i++) writer.burst(1);
-  await waitFor(async () => (await readings()).unwritten === before + UNWRITTEN_LINES, {
-    timeout: 10_000,
-    what: `${UNWRITTEN_LINES} lines counted unwritten`,
-  });
-  assert.is((await getJson(`${device().url}/api/ready`)).checks.spool, 'unwritable');
+  await spoolReplacedByFile(UNWRITTEN_LINES);
   rmSync(spoolDir);
   await write(100);
   const took = await drained('the spool was freed');
+  assert.ok(took < RECOVERY_BOUND_MS * MARGIN, `${Math.round(took)} ms to 0 unacknowledged`);
+});
+
+test('lines never written at the end of a session (the device stopped first): declared after the restart', async () => {
+  // The backend is away, so the socket cannot declare them before the device stops.
+  backend().signal('SIGKILL');
+  await backend().waitExit(5000);
+  await spoolReplacedByFile(TAIL_LINES);
+  rmSync(spoolDir); // free again, but no line comes before the device stops
+  device().signal('SIGTERM');
+  assert.is(await device().waitExit(10_000), 0);
+  await startBackend(backend().port);
+  await startDevice(device().port);
+  const took = await drained('the restart after an unwritten end');
   assert.ok(took < RECOVERY_BOUND_MS * MARGIN, `${Math.round(took)} ms to 0 unacknowledged`);
 });
 
@@ -175,7 +198,8 @@ test('every seq of every session is stored or declared lost, and the lost are co
         if (!of(session).stored.has(seq)) of(session).lost.add(seq);
       }
     }
-    assert.is(sessions.size, 2, 'two device sessions');
+    // The third session (after the unwritten end) reads nothing: it only declares the second's last lines.
+    assert.is(sessions.size, 2, 'two device sessions with readings');
     let lastSeqs = 0;
     let lostSeqs = 0;
     for (const [session, { stored: kept, lost }] of sessions) {
@@ -190,7 +214,7 @@ test('every seq of every session is stored or declared lost, and the lost are co
     assert.is(counted, lostSeqs, 'each lost reading counted once');
     assert.is(summary?.readingsLost, counted, 'the device summary counts them');
     assert.ok(evicted > OUTAGE_LINES / 4, `${evicted} evicted`);
-    assert.is(unwritten, UNWRITTEN_LINES);
+    assert.is(unwritten, UNWRITTEN_LINES + TAIL_LINES);
     console.log(
       `    ${writer.written.length} lines: ${stored.length} stored, ${evicted} evicted, ${unwritten} unwritten`,
     );
