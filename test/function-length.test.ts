@@ -16,7 +16,6 @@ const MAX_LINES = 100;
 const KNOWN_LONG = new Set([
   'backend/device-hub.ts createDeviceHub',
   'backend/device-socket.ts createDeviceSocket',
-  'backend/reading-writer.ts createReadingWriter',
   'device/backend-link.ts createBackendLink',
   'device/reading-spool.ts openReadingSpool',
 ]);
