@@ -12,8 +12,11 @@ export interface HeldItem {
   /** Undefined: refused, or a lost range. */
   doc: ReadingDocument | undefined;
   bytes: number;
-  /** A range declared lost: from `seq` to `through`. */
-  lost?: { through: number; reason: LossReason };
+  /**
+   * A range declared lost: from `seq` to `through`. `ranges` is what of it is left to record, fixed the first time
+   * the batch is written (a retry records the same, whatever the marks say by then).
+   */
+  lost?: { through: number; reason: LossReason; ranges?: SeqRange[] };
 }
 
 export interface HeldReadings {

@@ -414,4 +414,23 @@ test('each write starts in a turn of its own: not in the accept, nor where the l
   assert.equal(seqs(calls[1]), ['s1:2']);
 });
 
+test('a declared range counts nothing at or below the ack mark as lost: a refusal in it is no loss', async () => {
+  const lost: string[] = [];
+  const { writer, calls, acks, losses } = setup({ onLost: (reason, n) => lost.push(`${reason} ${n}`) });
+  writer.accept('s1', [...readings(1), { seq: 2, timestamp: 'never', value: 'bad clock' }, ...readings(3)]);
+  calls[0]!.resolve();
+  await tick();
+  assert.equal(acks, [{ type: 'ack', session: 's1', seq: 3, refused: [2] }]);
+  // The device never saw that ack (its socket went), lost 1..5 from its spool, and says so.
+  writer.declare('s1', 'evicted', [[1, 5]]);
+  await tick();
+  assert.equal(losses, ['dev-1/s1:evicted [[4,5]]'], 'only what lies past the mark is recorded');
+  assert.equal(lost, ['evicted 2']);
+  assert.equal(acks.at(-1), { type: 'ack', session: 's1', seq: 5 });
+  writer.declare('s1', 'evicted', [[2, 3]]);
+  await tick();
+  assert.equal(losses.length, 1, 'a range wholly at or below the mark records nothing');
+  assert.equal(acks.at(-1), { type: 'ack', session: 's1', seq: 5 });
+});
+
 test.run();

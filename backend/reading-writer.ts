@@ -10,8 +10,8 @@
 // fails, its batch goes back to the front of the queue and is retried with backoff, and nothing is acknowledged
 // meanwhile. Past the bound on what it holds (held-readings.ts) the writer drops its copies and has the socket closed
 // with 1013: the device still has them and resends after it reconnects. A range the device declares lost goes through
-// the same queue: recorded (after the readings written before it, so that those count as stored) and then
-// acknowledged past.
+// the same queue: recorded (after the readings written before it, so that those count as stored; what lies at or
+// below the socket's ack mark is no loss) and then acknowledged past.
 import { setImmediate as nextTurnOf } from 'node:timers/promises';
 import {
   DEVICE_UNACKED_IN_FLIGHT,
@@ -217,11 +217,17 @@ function learnMarks({ deviceId, store, lastAcked, marks }: WriterIo, batch: Held
   return lookups.length > 0 ? Promise.all(lookups).then(() => {}) : undefined;
 }
 
-/** Records the batch's lost ranges (after its readings were written, so that those count as stored). */
-async function recordLosses({ deviceId, store, onLost }: WriterIo, batch: HeldItem[]) {
+/**
+ * Records the batch's lost ranges (after its readings were written, so that those count as stored), less what lies
+ * at or below the socket's mark: those readings are stored, refused or recorded lost already. What is left to record
+ * is fixed the first time, so that a retry records the same.
+ */
+async function recordLosses({ deviceId, store, marks, onLost }: WriterIo, batch: HeldItem[]) {
   for (const { session, seq, lost } of batch) {
     if (!lost) continue;
-    const recorded = await store.recordLosses(deviceId, session, lost.reason, [[seq, lost.through]]);
+    lost.ranges ??= marks.beyond(session, [seq, lost.through]);
+    if (lost.ranges.length === 0) continue;
+    const recorded = await store.recordLosses(deviceId, session, lost.reason, lost.ranges);
     if (recorded > 0) onLost?.(lost.reason, recorded);
   }
 }
