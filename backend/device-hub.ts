@@ -13,6 +13,8 @@ import { createUpgradeGate, type UpgradeGateEnv } from './device-upgrade-gate.ts
 import { createDeviceSocket, type DeviceRegistry, type DeviceSocketOptions } from './device-socket.ts';
 import { createDeviceBindings, presenceOf, type DeviceBindings, type DeviceRecord } from './device-bindings.ts';
 import { createDeviceWarnings } from './device-warnings.ts';
+import { createFrameSlices } from './frame-slices.ts';
+import type { FrameQueueOptions } from './frame-queue.ts';
 import type { ReadingStore } from './reading-store.ts';
 import { createReadingWriter, type ReadingWriterOptions } from './reading-writer.ts';
 import { createHeldBudget } from './held-budget.ts';
@@ -51,6 +53,8 @@ export interface DeviceHubOptions {
   sendBufferMax?: number;
   /** Bytes of readings all sockets may hold together while they wait to be stored. */
   heldBytesMax?: number;
+  /** How frames are handled: a slice's milliseconds, the frames a socket may have waiting before it is paused. */
+  frames?: Pick<FrameQueueOptions, 'sliceMs' | 'pauseAt'>;
   /** Per-socket writer settings (tests shorten the backoff). */
   writer?: Pick<ReadingWriterOptions, 'heldMax' | 'backoff' | 'onRefused' | 'onLost'>;
   /**
@@ -98,6 +102,7 @@ export function createDeviceHub(options: DeviceHubOptions): DeviceHub {
     helloTimeoutMs,
     rate,
     sendBufferMax,
+    frames: createFrameSlices(options.frames),
     writer(deviceId, send, overflow) {
       const shared = { store, lastAcked, log, budget, warnings: warnings.writer };
       return createReadingWriter({ deviceId, ...shared, ...options.writer, send, overflow });
