@@ -197,4 +197,15 @@ test('two ranges overtaken at once: the one that reaches further decides where t
   assert.is(marks.waiting(), 0);
 });
 
+test('beyond: a declared range less what lies at or below the mark, refusals included; a new session all of it', () => {
+  const marks = createAckMarks();
+  assert.equal(marks.settle([...readings(1, 1), { session: 's', seq: 2, refused: true }, ...readings(3, 3)]), [
+    { type: 'ack', session: 's', seq: 3, refused: [2] },
+  ]);
+  assert.equal(marks.beyond('s', [1, 5]), [[4, 5]]);
+  assert.equal(marks.beyond('s', [2, 3]), []);
+  assert.equal(marks.beyond('s', [4, 4]), [[4, 4]]);
+  assert.equal(marks.beyond('t', [1, 5]), [[1, 5]]);
+});
+
 test.run();

@@ -5,7 +5,7 @@
 // earlier past a gap) follow on from it, seq by seq. Readings past a gap are stored but wait, as numbers only, until
 // the gap is filled; readings at or below the mark (a resend, a frame that goes back) change nothing. A range the
 // device declared lost fills a gap like the readings it stands for: the mark jumps to its end.
-import type { AckMessage } from '../lib/device-protocol.ts';
+import type { AckMessage, SeqRange } from '../lib/device-protocol.ts';
 
 /** A reading of a written batch: `refused` when the backend would not store it as given. */
 export interface Settled {
@@ -25,6 +25,11 @@ export interface AckMarks {
   settle(batch: readonly Settled[]): AckMessage[];
   /** Readings written past a gap, waiting for it to fill. */
   waiting(): number;
+  /**
+   * What of `[from, to]` lies past the session's mark: at or below it every reading is stored, refused or recorded
+   * lost already, so a declared range counts none of those as lost.
+   */
+  beyond(session: string, [from, to]: SeqRange): SeqRange[];
 }
 
 interface Mark {
@@ -82,6 +87,10 @@ export function createAckMarks(): AckMarks {
       return acks;
     },
     waiting: () => waiting,
+    beyond(session, [from, to]) {
+      const start = Math.max(from, (marks.get(session)?.through ?? 0) + 1);
+      return start <= to ? [[start, to]] : [];
+    },
   };
 }
 

@@ -40,15 +40,12 @@ async function startHub(options: Partial<DeviceHubOptions> = {}) {
     databaseName: 'app',
     devices,
   });
-  const server = await startServer({
-    fetch: app.fetch,
-    port: 0,
-    host: '127.0.0.1',
-    websocket: new WebSocketServer({ noServer: true }),
-  });
+  const websocket = new WebSocketServer({ noServer: true });
+  const server = await startServer({ fetch: app.fetch, port: 0, host: '127.0.0.1', websocket });
   return {
     sink,
     devices,
+    websocket,
     port: (server.address() as { port: number }).port,
     async close() {
       await devices.closeAll();
@@ -162,6 +159,53 @@ test('the backlog of the latest hello or frame goes out with each beat, and with
     assert.equal([closed.deviceId, closed.backlog], ['dev-b', 0], 'a frame without a backlog keeps the last one');
   } finally {
     ws.terminate();
+    await close();
+  }
+});
+
+test('a burst is handled in full and in order, a frame a turn; the socket paused while behind', async () => {
+  const stored: number[] = [];
+  const pausedAtInsert: boolean[] = [];
+  let server: WebSocket | undefined;
+  const { sink, port, websocket, close } = await startHub({
+    frames: { sliceMs: 0, pauseAt: 4 },
+    store: {
+      insert: async (docs) => {
+        pausedAtInsert.push(server!.isPaused);
+        stored.push(...docs.map((doc) => doc.seq));
+        return { inserted: docs.length, duplicates: [] };
+      },
+      settled: async () => true,
+      refusedThrough: async () => {},
+      recordLosses: async () => 0,
+    },
+  });
+  websocket.on('connection', (ws: WebSocket) => (server = ws));
+  try {
+    const socket = await rawUpgrade(port, TOKEN);
+    const at = '2026-01-01T00:00:00.000Z';
+    const frames = Array.from({ length: 60 }, (_, i) =>
+      readingsFrame(
+        { deviceId: 'burst', session: 's' },
+        [1, 2, 3].map((k) => encodeReading({ seq: i * 3 + k, timestamp: at, value: `v${i * 3 + k}` })),
+      ),
+    );
+    // One write: the whole burst reaches the backend together, as a backlog does after an outage.
+    socket.write(Buffer.concat([helloFrame('burst', 's'), ...frames].map((text) => frame(OPCODE.text, text))));
+    await waitFor(() => stored.length === 180, { timeout: 5000, what: 'the 180 readings stored' });
+    assert.equal(
+      stored,
+      Array.from({ length: 180 }, (_, i) => i + 1),
+      'every reading, in order',
+    );
+    assert.ok(pausedAtInsert[0], 'paused while frames of the burst were waiting');
+    await waitFor(() => server!.isPaused === false, { timeout: 5000, what: 'the socket resumed' });
+    // What a device sends before it closes is still handled: a malformed last frame is counted.
+    // Ended, not destroyed: a reset could discard what the backend has not read yet.
+    socket.end(frame(OPCODE.text, '{"type":"nonsense"}'));
+    await waitFor(() => sink.find('malformed device message').length === 1, { timeout: 5000, what: 'the warning' });
+    socket.destroy();
+  } finally {
     await close();
   }
 });

@@ -1,6 +1,6 @@
 // The backend end of the device socket: lets only our devices in, binds each socket to the one device its token
-// may speak for, bounds what each socket may cost, and hands its readings to its writer (reading-writer.ts), which
-// stores them in MongoDB and only then acknowledges them.
+// may speak for (device-bindings.ts), bounds what each socket may cost, and hands its readings to its writer
+// (reading-writer.ts), which stores them in MongoDB and only then acknowledges them.
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { upgradeWebSocket } from '@hono/node-server';
@@ -8,26 +8,17 @@ import type { MiddlewareHandler } from 'hono';
 import type { WSContext } from 'hono/ws';
 import type { WebSocket } from 'ws';
 import type { Logger } from '../lib/logger.ts';
-import { CLOSE_TRY_AGAIN_LATER, DEVICE_MESSAGE_RATE } from '../lib/device-protocol.ts';
-import { createSummedWarning } from '../lib/summed-warning.ts';
+import { DEVICE_MESSAGE_RATE } from '../lib/device-protocol.ts';
 import { createUpgradeGate, type UpgradeGateEnv } from './device-upgrade-gate.ts';
-import { CLOSE_POLICY, createDeviceSocket, type DeviceRegistry, type DeviceSocketOptions } from './device-socket.ts';
+import { createDeviceSocket, type DeviceRegistry, type DeviceSocketOptions } from './device-socket.ts';
+import { createDeviceBindings, presenceOf, type DeviceBindings, type DeviceRecord } from './device-bindings.ts';
+import { createDeviceWarnings } from './device-warnings.ts';
+import { createFrameSlices } from './frame-slices.ts';
+import type { FrameQueueOptions } from './frame-queue.ts';
 import type { ReadingStore } from './reading-store.ts';
 import { createReadingWriter, type ReadingWriterOptions } from './reading-writer.ts';
 import { createHeldBudget } from './held-budget.ts';
 import { PRESENCE_BEAT_MS, type PresenceState } from './device-summary.ts';
-
-/** A device whose socket this process holds; the readings themselves, and every replica's view, are in the database. */
-interface DeviceRecord {
-  deviceId: string;
-  /** The session its latest hello named. */
-  session: string;
-  socket: WSContext;
-  /** This socket's id in the `devices` collection, so that closing an older socket never disconnects a newer one. */
-  connection: string;
-  /** The unacknowledged readings its latest hello or frame reported; null until one does (an older device). */
-  backlog: number | null;
-}
 
 export interface DeviceHub {
   /** Device sockets open now, including those not yet past hello. */
@@ -62,6 +53,8 @@ export interface DeviceHubOptions {
   sendBufferMax?: number;
   /** Bytes of readings all sockets may hold together while they wait to be stored. */
   heldBytesMax?: number;
+  /** How frames are handled: a slice's milliseconds, the frames a socket may have waiting before it is paused. */
+  frames?: Pick<FrameQueueOptions, 'sliceMs' | 'pauseAt'>;
   /** Per-socket writer settings (tests shorten the backoff). */
   writer?: Pick<ReadingWriterOptions, 'heldMax' | 'backoff' | 'onRefused' | 'onLost'>;
   /**
@@ -80,109 +73,40 @@ export function createDeviceHub(options: DeviceHubOptions): DeviceHub {
   const { log, store, token, tokens, open = false, socketsMax = 1000, helloTimeoutMs = 5000 } = options;
   const { rate = DEVICE_MESSAGE_RATE, sendBufferMax = 64 * 1024, heldBytesMax = 256 * 1024 * 1024 } = options;
   const { presence, replica = `${hostname()}:${process.pid}`, beatMs = PRESENCE_BEAT_MS } = options;
-  const devices = new Map<string, DeviceRecord>();
+  const bindings = createDeviceBindings<WSContext>(tokens, randomUUID);
   const sockets = new Set<WebSocket>();
   const gate = createUpgradeGate({ log, token, tokens, open, socketsMax });
   const budget = createHeldBudget(heldBytesMax);
-  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-  const malformed = createSummedWarning(log, (n) => `ignored ${plural(n, 'malformed device message')}`);
-  const silent = createSummedWarning(
-    log,
-    (n) =>
-      `closed ${plural(n, 'device socket')} that sent no hello within ${helloTimeoutMs / 1000} s (${CLOSE_POLICY})`,
-  );
-  const impostor = createSummedWarning(
-    log,
-    (n) =>
-      `closed ${plural(n, 'device socket')} whose hello named a device its token may not speak for (${CLOSE_POLICY})`,
-  );
-  const warnings = {
-    refused: createSummedWarning(
-      log,
-      (n) => `refused ${plural(n, 'reading')} the backend cannot store as given (acknowledged as refused)`,
-    ),
-    failed: createSummedWarning(
-      log,
-      (n) => `${plural(n, 'write')} of readings failed; holding them unacknowledged and retrying`,
-    ),
-    dropped: createSummedWarning(
-      log,
-      (n) =>
-        `dropped the readings held for ${plural(n, 'device socket')} over the bound and closed ` +
-        `${n === 1 ? 'it' : 'them'} with ${CLOSE_TRY_AGAIN_LATER} (the devices resend them)`,
-    ),
-  };
-
-  const presenceFailed = createSummedWarning(
-    log,
-    (n) => `${plural(n, 'write')} of device presence failed (the device list may show stale connection states)`,
-  );
-  const state = (record: DeviceRecord, connected: boolean): PresenceState => ({
-    deviceId: record.deviceId,
-    session: record.session,
-    connected,
-    replica,
-    connection: record.connection,
-    backlog: record.backlog,
-    at: new Date(),
-  });
+  const warnings = createDeviceWarnings(log, helloTimeoutMs);
+  const state = (record: DeviceRecord<WSContext>, connected: boolean) =>
+    presenceOf(record, connected, replica, new Date());
+  /** Tells the `devices` collection; a failure is summed, and the next beat tells it again. */
   function tell(states: PresenceState[]) {
-    if (!presence || states.length === 0) return;
-    presence(states).catch((error: Error) => presenceFailed.note({ devices: states.length, reason: error.message }));
+    if (!presence || states.length === 0) return Promise.resolve();
+    return presence(states).catch((error: Error) =>
+      warnings.presenceFailed.note({ devices: states.length, reason: error.message }),
+    );
   }
   const beat = presence
-    ? setInterval(() => tell([...devices.values()].map((record) => state(record, true))), beatMs).unref()
+    ? setInterval(() => void tell(bindings.held().map((record) => state(record, true))), beatMs).unref()
     : undefined;
 
-  const registry: DeviceRegistry = {
-    refusal(hello, identity) {
-      if (identity.deviceId !== undefined && identity.deviceId !== hello.deviceId) return 'token of another device';
-      if (identity.deviceId === undefined && tokens?.has(hello.deviceId)) return 'device has its own token';
-      return undefined;
-    },
-    bind(hello, ws) {
-      const { deviceId, session, backlog = null } = hello;
-      const record: DeviceRecord = { deviceId, session, socket: ws, connection: randomUUID(), backlog };
-      devices.set(hello.deviceId, record);
-      tell([state(record, true)]);
-      log.info({ deviceId: record.deviceId, session: hello.session }, 'device connected');
-      return record;
-    },
-    touch(device, ws, session, backlog) {
-      const record = devices.get(device.deviceId);
-      if (record?.socket !== ws) {
-        // The same device again on this socket after a newer socket had taken over.
-        const { deviceId } = device;
-        registry.bind({ type: 'hello', deviceId, session: session ?? record?.session ?? '', backlog }, ws);
-        return;
-      }
-      // Kept in memory only: the next heartbeat (or the close) writes it, which bounds how stale the list is.
-      if (backlog !== undefined) record.backlog = backlog;
-      if (session !== undefined && session !== record.session) {
-        record.session = session;
-        tell([state(record, true)]);
-      }
-    },
-    release(device, ws, code) {
-      const record = devices.get(device.deviceId);
-      if (record?.socket !== ws) return;
-      devices.delete(device.deviceId);
-      tell([state(record, false)]);
-      log.info({ deviceId: record.deviceId, code }, 'device disconnected');
-    },
-  };
+  const registry = registryOf(bindings, log, (record, connected) => void tell([state(record, connected)]));
   // The writers' marks, kept across a device's reconnects to this process (reading-writer.ts says why).
   const lastAcked = new Map<string, { session: string; seq: number }>();
   const socketOptions: DeviceSocketOptions = {
     log,
     registry,
-    warnings: { malformed, silent, impostor },
+    warnings: warnings.socket,
     sockets,
     helloTimeoutMs,
     rate,
     sendBufferMax,
-    writer: (deviceId, send, overflow) =>
-      createReadingWriter({ deviceId, store, lastAcked, log, budget, warnings, ...options.writer, send, overflow }),
+    frames: createFrameSlices(options.frames),
+    writer(deviceId, send, overflow) {
+      const shared = { store, lastAcked, log, budget, warnings: warnings.writer };
+      return createReadingWriter({ deviceId, ...shared, ...options.writer, send, overflow });
+    },
   };
 
   return {
@@ -193,17 +117,46 @@ export function createDeviceHub(options: DeviceHubOptions): DeviceHub {
     socketsOpen: () => sockets.size,
     async closeAll() {
       clearInterval(beat);
-      const held = [...devices.values()];
       // Forgotten first: the sockets' close events then write nothing more.
-      devices.clear();
+      const held = bindings.clear();
       for (const ws of sockets) ws.close(CLOSE_GOING_AWAY, 'server shutting down');
-      if (presence && held.length > 0) {
-        await presence(held.map((record) => state(record, false))).catch((error: Error) =>
-          presenceFailed.note({ devices: held.length, reason: error.message }),
-        );
-      }
-      for (const warning of [malformed, silent, impostor, presenceFailed, ...Object.values(warnings)]) warning.flush();
+      await tell(held.map((record) => state(record, false)));
+      warnings.flush();
       gate.flush();
     },
   };
+}
+
+/**
+ * The registry the sockets use: `bindings`' decisions, each change told (`told`: to the `devices` collection) and
+ * each connect and disconnect logged.
+ */
+function registryOf(
+  bindings: DeviceBindings<WSContext>,
+  log: Logger,
+  told: (record: DeviceRecord<WSContext>, connected: boolean) => void,
+): DeviceRegistry {
+  const registry: DeviceRegistry = {
+    refusal: bindings.refusal,
+    bind(hello, ws) {
+      const record = bindings.bind(hello, ws);
+      told(record, true);
+      log.info({ deviceId: record.deviceId, session: hello.session }, 'device connected');
+      return record;
+    },
+    touch({ deviceId }, ws, session, backlog) {
+      const change = bindings.touch(deviceId, ws, session, backlog);
+      // The same device again on this socket after a newer socket had taken over.
+      const newer = () => bindings.get(deviceId)?.session ?? '';
+      if (change === 'rebind') registry.bind({ type: 'hello', deviceId, session: session ?? newer(), backlog }, ws);
+      else if (change === 'session') told(bindings.get(deviceId)!, true);
+    },
+    release({ deviceId }, ws, code) {
+      const record = bindings.release(deviceId, ws);
+      if (!record) return;
+      told(record, false);
+      log.info({ deviceId, code }, 'device disconnected');
+    },
+  };
+  return registry;
 }

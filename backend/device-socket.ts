@@ -1,21 +1,17 @@
 // One device socket's life on the backend: a hello within the deadline that binds it to one device, then that
 // device's frames handed to its writer and the writer's acks sent back, all under a message rate and a bound on
-// what the peer leaves unread, and one `end()` whichever way the socket goes.
+// what the peer leaves unread, and one `end()` whichever way the socket goes. A frame is counted against the rate
+// when it comes and handled in a later slice (frame-slices.ts); what each means is device-dispatch.ts's decision.
 import type { WSContext, WSEvents } from 'hono/ws';
 import type { WebSocket } from 'ws';
 import type { Logger } from '../lib/logger.ts';
-import {
-  CLOSE_TRY_AGAIN_LATER,
-  checkDeviceMessage,
-  readingsOf,
-  type AckMessage,
-  type DeviceMessage,
-  type HelloMessage,
-} from '../lib/device-protocol.ts';
+import { CLOSE_TRY_AGAIN_LATER, type AckMessage, type HelloMessage } from '../lib/device-protocol.ts';
 import type { SummedWarning } from '../lib/summed-warning.ts';
 import { createTokenBucket } from '../lib/token-bucket.ts';
 import type { DeviceIdentity } from './device-auth.ts';
 import type { ReadingWriter } from './reading-writer.ts';
+import { dispatch, type Dispatch } from './device-dispatch.ts';
+import type { FrameOwner, FrameSlices } from './frame-slices.ts';
 
 export const CLOSE_POLICY = 1008;
 // A hostile peer may never answer our close frame; ws would wait 30 s for it.
@@ -59,24 +55,27 @@ export interface DeviceSocketOptions {
   helloTimeoutMs: number;
   rate: { perSecond: number; burst: number };
   sendBufferMax: number;
+  /** Where frames wait to be handled: one for all the hub's sockets, so that a slice is the process's. */
+  frames: FrameSlices<unknown>;
 }
 
 /** The events of one socket from `remoteAddress`, whose token speaks for `identity`. */
 export function createDeviceSocket(options: DeviceSocketOptions, remoteAddress: string, identity: DeviceIdentity) {
-  const { log, registry, warnings, sockets, helloTimeoutMs, rate, sendBufferMax } = options;
-  let device: BoundDevice | undefined;
-  let writer: ReadingWriter | undefined;
+  const { log, registry, warnings, sockets, helloTimeoutMs, rate, sendBufferMax, frames } = options;
+  let messages: DeviceMessages | undefined;
   let ending = false;
   let helloTimer: NodeJS.Timeout | undefined;
+  let owner: FrameOwner<unknown> | undefined;
   const bucket = createTokenBucket(rate);
-  const raw = (ws: WSContext) => ws.raw as WebSocket;
+  const who = () => ({ remoteAddress, deviceId: messages?.device()?.deviceId });
 
   /** Stops everything this socket does; closes it with `close` (terminated if the peer does not answer). */
   function end(ws: WSContext, close?: { code: number; reason: string }) {
     if (ending) return;
     ending = true;
     clearTimeout(helloTimer);
-    writer?.close();
+    messages?.stop();
+    if (owner) frames.drop(owner);
     if (!close) return raw(ws).terminate();
     ws.close(close.code, close.reason);
     setTimeout(() => raw(ws).terminate(), CLOSE_GRACE_MS).unref();
@@ -85,7 +84,7 @@ export function createDeviceSocket(options: DeviceSocketOptions, remoteAddress: 
   function withinRate(ws: WSContext): boolean {
     if (bucket.take()) return true;
     log.warn(
-      { remoteAddress, deviceId: device?.deviceId, perSecond: rate.perSecond, burst: rate.burst },
+      { ...who(), perSecond: rate.perSecond, burst: rate.burst },
       `closed a device socket over its message rate (${rate.perSecond}/s, burst ${rate.burst}) with ${CLOSE_POLICY}`,
     );
     end(ws, { code: CLOSE_POLICY, reason: 'message rate exceeded' });
@@ -95,54 +94,28 @@ export function createDeviceSocket(options: DeviceSocketOptions, remoteAddress: 
   function checkSendBuffer(ws: WSContext) {
     const buffered = raw(ws).bufferedAmount;
     if (buffered <= sendBufferMax || ending) return;
-    log.warn(
-      { remoteAddress, deviceId: device?.deviceId, buffered },
-      `dropped a device socket that stopped reading (${buffered} bytes unsent)`,
-    );
+    log.warn({ ...who(), buffered }, `dropped a device socket that stopped reading (${buffered} bytes unsent)`);
     end(ws);
-  }
-  function hello(message: HelloMessage, ws: WSContext): BoundDevice | undefined {
-    const refused = registry.refusal(message, identity);
-    if (refused) {
-      warnings.impostor.note({
-        remoteAddress,
-        tokenDevice: identity.deviceId ?? '(shared token)',
-        claimed: message.deviceId,
-      });
-      end(ws, { code: CLOSE_POLICY, reason: refused });
-      return undefined;
-    }
-    clearTimeout(helloTimer);
-    const bound = registry.bind(message, ws);
-    writer = options.writer(
-      bound.deviceId,
-      (ack) => {
-        if (ending) return;
-        ws.send(JSON.stringify(ack));
-        checkSendBuffer(ws);
-      },
-      () => end(ws, { code: CLOSE_TRY_AGAIN_LATER, reason: 'too many readings held; resend later' }),
-    );
-    return bound;
-  }
-  /** A message after the hello: more of the same device, or the socket is closed. */
-  function bound(message: DeviceMessage, ws: WSContext, to: BoundDevice) {
-    if (message.deviceId !== to.deviceId) {
-      log.warn(
-        { remoteAddress, deviceId: to.deviceId, claimed: message.deviceId },
-        `closed a device socket that named a second device (${CLOSE_POLICY})`,
-      );
-      end(ws, { code: CLOSE_POLICY, reason: 'one device per socket' });
-      return;
-    }
-    registry.touch(to, ws, message.type === 'hello' ? message.session : undefined, message.backlog);
-    if (message.type === 'lost') writer!.declare(message.session, message.reason, message.ranges);
-    else if (message.type !== 'hello') writer!.accept(message.session, readingsOf(message));
   }
 
   const events: WSEvents = {
     onOpen(_event, ws) {
       sockets.add(raw(ws));
+      const socket = {
+        ws,
+        remoteAddress,
+        identity,
+        end: (close?: { code: number; reason: string }) => end(ws, close),
+        sent: () => checkSendBuffer(ws),
+      };
+      messages = createDeviceMessages(options, socket, () => clearTimeout(helloTimer));
+      owner = {
+        handle(data) {
+          if (!ending) messages!.act(dispatch(data, messages!.device()?.deviceId));
+        },
+        pause: () => raw(ws).pause(),
+        resume: () => raw(ws).resume(),
+      };
       helloTimer = setTimeout(() => {
         warnings.silent.note({ remoteAddress });
         end(ws, { code: CLOSE_POLICY, reason: 'no hello' });
@@ -153,37 +126,100 @@ export function createDeviceSocket(options: DeviceSocketOptions, remoteAddress: 
       });
     },
     onMessage(event, ws) {
-      if (ending || !withinRate(ws)) return;
-      const checked = typeof event.data === 'string' ? checkDeviceMessage(event.data) : { reason: 'binary' };
-      if ('reason' in checked) {
-        const sample = typeof event.data === 'string' ? event.data.slice(0, 100) : '<binary>';
-        warnings.malformed.note({ remoteAddress, deviceId: device?.deviceId, reason: checked.reason, sample });
-        return;
-      }
-      const { message } = checked;
-      if (device) return bound(message, ws, device);
-      if (message.type === 'hello') {
-        device = hello(message, ws);
-        return;
-      }
-      log.warn(
-        { remoteAddress, type: message.type },
-        `closed a device socket whose first message was not hello (${CLOSE_POLICY})`,
-      );
-      end(ws, { code: CLOSE_POLICY, reason: 'hello first' });
+      if (!ending && withinRate(ws)) frames.push(owner!, event.data);
     },
     onClose(event, ws) {
+      // What the device sent before it closed is still handled, before the socket lets its device go.
+      if (owner) frames.flush(owner);
       end(ws);
       sockets.delete(raw(ws));
+      const device = messages?.device();
       if (device) registry.release(device, ws, event.code);
     },
     onError(event) {
       const error = (event as ErrorEvent).error as Error | undefined;
-      log.warn(
-        { remoteAddress, deviceId: device?.deviceId, err: error?.message },
-        `device socket error: ${error?.message}`,
-      );
+      log.warn({ ...who(), err: error?.message }, `device socket error: ${error?.message}`);
     },
   };
   return events;
+}
+
+const raw = (ws: WSContext) => ws.raw as WebSocket;
+
+/** What the messages of a socket need of it. */
+interface SocketSide {
+  ws: WSContext;
+  remoteAddress: string;
+  identity: DeviceIdentity;
+  /** Ends the socket (closed with `close`, or terminated). */
+  end(close?: { code: number; reason: string }): void;
+  /** Something was sent: the socket checks what the peer leaves unread. */
+  sent(): void;
+}
+
+/** A socket's messages once they are decided (device-dispatch.ts): its device, once bound, and that device's writer. */
+interface DeviceMessages {
+  act(decision: Dispatch): void;
+  device(): BoundDevice | undefined;
+  /** The socket ends: its writer stops. */
+  stop(): void;
+}
+
+function createDeviceMessages(options: DeviceSocketOptions, socket: SocketSide, bound: () => void): DeviceMessages {
+  const { log, registry, warnings } = options;
+  const { ws, remoteAddress, identity, end } = socket;
+  let device: BoundDevice | undefined;
+  let writer: ReadingWriter | undefined;
+  let stopped = false;
+
+  function hello(message: HelloMessage) {
+    const refused = registry.refusal(message, identity);
+    if (refused) {
+      const tokenDevice = identity.deviceId ?? '(shared token)';
+      warnings.impostor.note({ remoteAddress, tokenDevice, claimed: message.deviceId });
+      return end({ code: CLOSE_POLICY, reason: refused });
+    }
+    bound();
+    device = registry.bind(message, ws);
+    const send = (ack: AckMessage) => {
+      if (stopped) return;
+      ws.send(JSON.stringify(ack));
+      socket.sent();
+    };
+    writer = options.writer(device.deviceId, send, () =>
+      end({ code: CLOSE_TRY_AGAIN_LATER, reason: 'too many readings held; resend later' }),
+    );
+  }
+
+  return {
+    act(decision) {
+      const deviceId = device?.deviceId;
+      if (decision.kind === 'malformed') {
+        const { reason, sample } = decision;
+        return warnings.malformed.note({ remoteAddress, deviceId, reason, sample });
+      }
+      if (decision.kind === 'hello') return hello(decision.message);
+      if (decision.kind === 'bound') {
+        registry.touch(device!, ws, decision.session, decision.backlog);
+        if (decision.lost) writer!.declare(decision.lost.session, decision.lost.reason, decision.lost.ranges);
+        if (decision.readings) writer!.accept(decision.readings.session, decision.readings.readings);
+        return;
+      }
+      const [fields, why, reason] =
+        decision.kind === 'hello-first'
+          ? [{ remoteAddress, type: decision.type }, 'whose first message was not hello', 'hello first']
+          : [
+              { remoteAddress, deviceId, claimed: decision.claimed },
+              'that named a second device',
+              'one device per socket',
+            ];
+      log.warn(fields, `closed a device socket ${why} (${CLOSE_POLICY})`);
+      end({ code: CLOSE_POLICY, reason });
+    },
+    device: () => device,
+    stop() {
+      stopped = true;
+      writer?.close();
+    },
+  };
 }

@@ -1,9 +1,10 @@
 // The `losses` collection: the sequence ranges each device declared lost (evicted from its spool, never written),
 // one document per range first declared, so that a declaration repeated on a new socket is counted once, and a
-// range's count is what of it the backend never stored.
+// range's count is what of it the backend never stored. What lies at or below the device's refusal mark is settled
+// (stored or refused), and no part of a new range: a refused reading is not stored, and not lost either.
 import type { AnyBulkWriteOperation, BulkWriteOptions, Collection, Db, IndexDescription } from 'mongodb';
 import type { LossReason, SeqRange } from '../lib/device-protocol.ts';
-import { rangesSize, subtractRanges } from '../lib/seq-ranges.ts';
+import { addRange, rangesSize, subtractRanges } from '../lib/seq-ranges.ts';
 import { DEVICES_COLLECTION, lostUpdate, type DeviceSummaryDocument } from './device-summary.ts';
 import { READINGS_COLLECTION } from './reading-document.ts';
 
@@ -46,11 +47,15 @@ export async function recordLosses(
   ranges: readonly SeqRange[],
 ): Promise<number> {
   const losses: Collection<LossDocument> = db.collection(LOSSES_COLLECTION);
-  const known = await losses.find({ deviceId, session }, { sort: { from: 1 }, ...bounds }).toArray();
-  const fresh = subtractRanges(
-    ranges,
-    known.map(({ from, to }): SeqRange => [from, to]),
-  );
+  const summaries: Collection<DeviceSummaryDocument> = db.collection(DEVICES_COLLECTION);
+  const refusal = { _id: deviceId, 'refusedThrough.session': session };
+  const [known, [summary]] = await Promise.all([
+    losses.find({ deviceId, session }, { sort: { from: 1 }, ...bounds }).toArray(),
+    summaries.find(refusal, { limit: 1, ...bounds }).toArray(),
+  ]);
+  const recorded = known.map(({ from, to }): SeqRange => [from, to]);
+  const mark = summary?.refusedThrough?.seq ?? 0;
+  const fresh = subtractRanges(ranges, mark > 0 ? addRange(recorded, [1, mark]) : recorded);
   if (fresh.length === 0) return 0;
   const declaredAt = new Date();
   const docs: LossDocument[] = [];
@@ -70,7 +75,6 @@ export async function recordLosses(
   const ops: AnyBulkWriteOperation<LossDocument>[] = docs.map((doc) => ({ insertOne: { document: doc } }));
   await losses.bulkWrite(ops, { ...writeOptions, ordered: true });
   if (total > 0) {
-    const summaries: Collection<DeviceSummaryDocument> = db.collection(DEVICES_COLLECTION);
     await summaries.bulkWrite([lostUpdate(deviceId, total, declaredAt)], { ...writeOptions, ordered: true });
   }
   return total;

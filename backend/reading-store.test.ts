@@ -158,6 +158,19 @@ test('recordLosses: counts what was never stored, once however often declared; s
   assert.equal(attention.devices[0]?.deviceId, 'dev-1', 'it lost readings lately: it needs attention');
 });
 
+test('recordLosses: what lies at or below the refusal mark is no loss: a refused reading is not counted', async () => {
+  const { store } = setup();
+  await store.insert([doc(1)]);
+  await store.refusedThrough('dev-1', 's1', 3); // 2 and 3 were refused, and the ack said so
+  assert.is(await store.recordLosses('dev-1', 's1', 'evicted', [[1, 5]]), 2, 'only 4 and 5');
+  assert.is(await store.recordLosses('dev-1', 's2', 'evicted', [[1, 2]]), 2, 'the mark is of s1 alone');
+  const { devices } = await store.devices({ limit: 10 });
+  assert.equal(
+    devices.map((d) => [d.deviceId, d.readingsStored, d.readingsLost]),
+    [['dev-1', 1, 4]],
+  );
+});
+
 test('readings: newest received first, then seq, whatever the device clock says; before a time or seq', async () => {
   const { store } = setup();
   const received = (ms: number) => new Date(T0 + 1_000_000 + ms);

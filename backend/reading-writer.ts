@@ -1,15 +1,18 @@
 // One device socket's way from readings received to readings acknowledged: check, batch, write, ack, in order.
 //
 // One write is in flight per socket; what arrives meanwhile waits and goes into the next write together, so a
-// backlog drains at database speed (a round trip per batch, not per reading). Once MongoDB acknowledged a write,
-// each session in the batch gets one cumulative ack (refused readings named in it) up to where every reading of it is
-// known stored or refused (ack-marks.ts): a session's first frame on a socket that does not start at seq 1 costs one
-// lookup of the reading before it, readings past a gap wait unacknowledged until it is filled, and an ack ending on
-// a refusal is recorded first (a lookup could not find a refused reading). When a write fails, its batch
-// goes back to the front of the queue and is retried with backoff, and nothing is acknowledged meanwhile. Past the
-// bound on what it holds the writer drops its copies and has the socket closed with 1013: the device still has
-// them and resends after it reconnects. A range the device declares lost goes through the same queue: recorded
-// (after the readings written before it, so that those count as stored) and then acknowledged past.
+// backlog drains at database speed (a round trip per batch, not per reading). Each write starts in an event-loop turn
+// of its own, so that a frame handled in a slice (frame-queue.ts) never pays for an insert. Once MongoDB acknowledged
+// a write, each session in the batch gets one cumulative ack (refused readings named in it) up to where every reading
+// of it is known stored or refused (ack-marks.ts): a session's first frame on a socket that does not start at seq 1
+// costs one lookup of the reading before it (session-starts.ts), readings past a gap wait unacknowledged until it is
+// filled, and an ack ending on a refusal is recorded first (a lookup could not find a refused reading). When a write
+// fails, its batch goes back to the front of the queue and is retried with backoff, and nothing is acknowledged
+// meanwhile. Past the bound on what it holds (held-readings.ts) the writer drops its copies and has the socket closed
+// with 1013: the device still has them and resends after it reconnects. A range the device declares lost goes through
+// the same queue: recorded (after the readings written before it, so that those count as stored; what lies at or
+// below the socket's ack mark is no loss) and then acknowledged past.
+import { setImmediate as nextTurnOf } from 'node:timers/promises';
 import {
   DEVICE_UNACKED_IN_FLIGHT,
   type AckMessage,
@@ -22,9 +25,11 @@ import type { Logger } from '../lib/logger.ts';
 import type { SummedWarning } from '../lib/summed-warning.ts';
 import type { HeldBudget } from './held-budget.ts';
 import type { InsertResult, ReadingStore } from './reading-store.ts';
-import { createAckMarks } from './ack-marks.ts';
+import { createAckMarks, type AckMarks } from './ack-marks.ts';
+import { createHeldReadings, lostItems, readingItems, type HeldItem, type HeldReadings } from './held-readings.ts';
+import { sessionStarts } from './session-starts.ts';
 import { createReceiptClock } from './receipt-clock.ts';
-import { toDocument, type ReadingDocument, type RefusalCode } from './reading-document.ts';
+import type { ReadingDocument, RefusalCode } from './reading-document.ts';
 
 /** Shared by every socket's writer, so a thousand devices' troubles are a few lines, not thousands. */
 interface WriterWarnings {
@@ -55,6 +60,11 @@ export interface ReadingWriterOptions {
   onRefused?: (reason: RefusalCode | 'over_bound', count: number) => void;
   /** Told the readings newly recorded lost (declared, and not stored), by the device's reason, for metrics. */
   onLost?: (reason: LossReason, count: number) => void;
+  /**
+   * Waited for before each write, so that it starts in a turn of its own (by default the next turn, setImmediate);
+   * undefined: at once (the unit tests, which settle each call by hand).
+   */
+  nextTurn?: () => Promise<unknown> | undefined;
 }
 
 export interface ReadingWriter {
@@ -69,190 +79,185 @@ export interface ReadingWriter {
   close(): void;
 }
 
-interface Item {
-  session: string;
-  seq: number;
-  /** Undefined: refused, or a lost range. */
-  doc: ReadingDocument | undefined;
-  bytes: number;
-  /** A range declared lost: from `seq` to `through`. */
-  lost?: { through: number; reason: LossReason };
-}
-
-export function createReadingWriter({
-  deviceId,
-  store,
-  lastAcked = new Map(),
-  send,
-  overflow,
-  warnings,
-  log,
-  budget,
-  heldMax = 2 * DEVICE_UNACKED_IN_FLIGHT,
-  backoff = { initialMs: 100, maxMs: 2000 },
-  onRefused,
-  onLost,
-}: ReadingWriterOptions): ReadingWriter {
-  let queue: Item[] = [];
-  let held = 0;
-  let heldBytes = 0;
+export function createReadingWriter(options: ReadingWriterOptions): ReadingWriter {
+  const { deviceId, store, lastAcked = new Map(), send, overflow, warnings, log, onRefused } = options;
+  const { heldMax = 2 * DEVICE_UNACKED_IN_FLIGHT, backoff = { initialMs: 100, maxMs: 2000 } } = options;
+  const { nextTurn = () => nextTurnOf() } = options;
+  const held = createHeldReadings(options.budget, heldMax);
   let writing = false;
-  let retry: NodeJS.Timeout | undefined;
-  // Jittered, so that sockets that failed together do not all retry in the same instant.
-  const retryDelays = createBackoff(backoff);
+  const retry = createRetryTimer(backoff, () => void pump());
   let closed = false;
   const marks = createAckMarks();
   const receipt = createReceiptClock();
-
-  function release(items: Item[]) {
-    const bytes = items.reduce((sum, item) => sum + item.bytes, 0);
-    held -= items.length;
-    heldBytes -= bytes;
-    budget.give(bytes);
-  }
+  const io: WriterIo = { deviceId, store, lastAcked, marks, held, log, onLost: options.onLost };
 
   function stop() {
     closed = true;
-    clearTimeout(retry);
-    budget.give(heldBytes);
-    queue = [];
-    held = 0;
-    heldBytes = 0;
+    retry.cancel();
+    held.clear();
   }
 
   async function pump(): Promise<void> {
-    if (closed || writing || retry || queue.length === 0) return;
+    if (closed || writing || retry.pending() || held.queued === 0) return;
     writing = true;
-    const batch = queue;
-    queue = [];
-    const docs = batch.flatMap((item) => (item.doc ? [item.doc] : []));
+    const batch = held.take();
     try {
-      const learning = learnMarks(batch);
-      if (learning) await learning;
-      const result: InsertResult = docs.length > 0 ? await store.insert(docs) : { inserted: 0, duplicates: [] };
-      // The write happened whether or not its socket is still open: the log says what the database now holds.
-      logStored(batch, docs, result);
-      await recordLosses(batch);
-      if (closed) return;
-      const waiting = marks.waiting();
-      const acks = marks.settle(
-        batch.map(({ session, seq, doc, lost }) => ({
-          session,
-          seq,
-          refused: !doc && !lost,
-          lostThrough: lost?.through,
-        })),
-      );
-      held += marks.waiting() - waiting;
-      // An ack ending on a refusal is recorded before it is sent: no stored reading could tell a lookup where it ended.
-      const endings = acks.filter((ack) => ack.refused?.includes(ack.seq));
-      if (endings.length > 0) {
-        await Promise.all(endings.map((ack) => store.refusedThrough(deviceId, ack.session, ack.seq)));
-        if (closed) return;
-      }
-      retryDelays.reset();
-      release(batch);
-      for (const ack of acks) {
-        lastAcked.set(deviceId, { session: ack.session, seq: ack.seq });
-        send(ack);
-      }
+      await write(batch);
     } catch (error) {
       if (closed) return;
-      queue = batch.concat(queue);
-      warnings.failed.note({ deviceId, held, reason: (error as Error).message });
-      retry = setTimeout(() => {
-        retry = undefined;
-        void pump();
-      }, retryDelays.next());
-      retry.unref();
+      // Back to the front of the queue, tried again after a backoff; nothing is acked meanwhile.
+      held.putBack(batch);
+      warnings.failed.note({ deviceId, held: held.held, reason: (error as Error).message });
+      retry.schedule();
     } finally {
       writing = false;
     }
     void pump(); // what arrived during the write
   }
 
-  /**
-   * Where each session new to this socket starts: at 0 if its first reading is seq 1, else at what this process last
-   * acknowledged for it or, if that is short of the reading before the first, at that reading if it is settled.
-   * Undefined when nothing needs asking; a failed lookup fails the batch like a failed write.
-   */
-  function learnMarks(batch: Item[]): Promise<void> | undefined {
-    const firsts = new Map<string, number>();
-    for (const { session, seq } of batch) {
-      if (marks.through(session) === undefined) firsts.set(session, Math.min(seq, firsts.get(session) ?? seq));
-    }
-    const lookups: Promise<void>[] = [];
-    for (const [session, first] of firsts) {
-      const last = lastAcked.get(deviceId);
-      const known = last?.session === session ? last.seq : 0;
-      if (known >= first - 1) marks.start(session, known);
-      else
-        lookups.push(
-          store.settled(deviceId, session, first - 1).then((s) => marks.start(session, s ? first - 1 : known)),
-        );
-    }
-    return lookups.length > 0 ? Promise.all(lookups).then(() => {}) : undefined;
-  }
-
-  /** Records the batch's lost ranges (after its readings were written, so that those count as stored). */
-  async function recordLosses(batch: Item[]) {
-    for (const { session, seq, lost } of batch) {
-      if (!lost) continue;
-      const recorded = await store.recordLosses(deviceId, session, lost.reason, [[seq, lost.through]]);
-      if (recorded > 0) onLost?.(lost.reason, recorded);
+  /** Writes `batch` in a turn of its own, then sends its acks; throws when any step failed. */
+  async function write(batch: HeldItem[]) {
+    const turn = nextTurn();
+    if (turn) await turn;
+    if (closed) return;
+    const acks = await storeBatch(io, batch, () => closed);
+    if (!acks) return;
+    retry.succeeded();
+    held.release(batch);
+    for (const ack of acks) {
+      lastAcked.set(deviceId, { session: ack.session, seq: ack.seq });
+      send(ack);
     }
   }
 
   /** Queues `items` unless that passes a bound (then drops everything and has the socket closed). */
-  function enqueue(items: Item[]) {
-    const bytes = items.reduce((sum, item) => sum + item.bytes, 0);
-    const why =
-      held + items.length > heldMax
-        ? `over ${heldMax} readings held`
-        : !budget.take(bytes)
-          ? `the readings held for all sockets would pass ${budget.max} bytes`
-          : undefined;
+  function enqueue(items: HeldItem[]) {
+    const why = held.add(items);
     if (why) {
-      warnings.dropped.note({ deviceId, held: held + items.length, why });
-      onRefused?.('over_bound', held + items.length);
+      warnings.dropped.note({ deviceId, held: held.held + items.length, why });
+      onRefused?.('over_bound', held.held + items.length);
       stop();
       overflow(why);
       return;
     }
-    queue.push(...items);
-    held += items.length;
-    heldBytes += bytes;
     void pump();
-  }
-
-  function logStored(batch: Item[], docs: ReadingDocument[], { inserted, duplicates }: InsertResult) {
-    if (!log.isLevelEnabled('debug')) return;
-    const resent = new Set(duplicates);
-    const readings = docs.filter((_, i) => !resent.has(i)).map(({ session, seq, value }) => ({ session, seq, value }));
-    const refused = batch.filter((item) => !item.doc && !item.lost).length;
-    log.debug({ deviceId, inserted, duplicates: duplicates.length, refused, readings }, 'readings stored');
   }
 
   return {
     accept(session, readings, receivedAt = receipt()) {
       if (closed) return;
-      const items = readings.map((reading): Item => {
-        const checked = toDocument(deviceId, session, reading, receivedAt);
-        if ('refused' in checked) {
-          warnings.refused.note({ deviceId, session, seq: reading.seq, reason: checked.refused });
-          onRefused?.(checked.code, 1);
-          return { session, seq: reading.seq, doc: undefined, bytes: checked.bytes };
-        }
-        return { session, seq: reading.seq, doc: checked.doc, bytes: checked.bytes };
-      });
-      enqueue(items);
-    },
-    declare(session, reason, ranges) {
-      if (closed) return;
       enqueue(
-        ranges.map(([from, to]) => ({ session, seq: from, doc: undefined, bytes: 64, lost: { through: to, reason } })),
+        readingItems(deviceId, session, readings, receivedAt, (seq, { refused, code }) => {
+          warnings.refused.note({ deviceId, session, seq, reason: refused });
+          onRefused?.(code, 1);
+        }),
       );
     },
+    declare(session, reason, ranges) {
+      if (!closed) enqueue(lostItems(session, reason, ranges));
+    },
     close: stop,
+  };
+}
+
+/** What the writer's I/O helpers share. */
+interface WriterIo {
+  deviceId: string;
+  store: ReadingWriterOptions['store'];
+  lastAcked: Map<string, { session: string; seq: number }>;
+  marks: AckMarks;
+  held: HeldReadings;
+  log: Logger;
+  onLost: ReadingWriterOptions['onLost'];
+}
+
+/**
+ * Stores `batch`: starts its new sessions' marks, inserts its readings, records its lost ranges, settles the marks
+ * and records an ack ending on a refusal. Its acks, or undefined when the socket closed meanwhile.
+ */
+async function storeBatch(io: WriterIo, batch: HeldItem[], closed: () => boolean): Promise<AckMessage[] | undefined> {
+  const { deviceId, store, marks, held } = io;
+  const learning = learnMarks(io, batch);
+  if (learning) await learning;
+  const docs = batch.flatMap((item) => (item.doc ? [item.doc] : []));
+  const result: InsertResult = docs.length > 0 ? await store.insert(docs) : { inserted: 0, duplicates: [] };
+  // The write happened whether or not its socket is still open: the log says what the database now holds.
+  logStored(io, batch, docs, result);
+  await recordLosses(io, batch);
+  if (closed()) return undefined;
+  const waiting = marks.waiting();
+  const acks = marks.settle(batch.map(settledOf));
+  held.waiting(marks.waiting() - waiting);
+  // An ack ending on a refusal is recorded before it is sent: no stored reading could tell a lookup where it ended.
+  const endings = acks.filter((ack) => ack.refused?.includes(ack.seq));
+  if (endings.length > 0) {
+    await Promise.all(endings.map((ack) => store.refusedThrough(deviceId, ack.session, ack.seq)));
+    if (closed()) return undefined;
+  }
+  return acks;
+}
+
+const settledOf = ({ session, seq, doc, lost }: HeldItem) => ({
+  session,
+  seq,
+  refused: !doc && !lost,
+  lostThrough: lost?.through,
+});
+
+/**
+ * Starts the marks of the sessions new to this socket (session-starts.ts): undefined when nothing needs asking; a
+ * failed lookup fails the batch like a failed write.
+ */
+function learnMarks({ deviceId, store, lastAcked, marks }: WriterIo, batch: HeldItem[]): Promise<void> | undefined {
+  const lookups: Promise<void>[] = [];
+  for (const { session, known, lookup } of sessionStarts(batch, marks.through, lastAcked.get(deviceId))) {
+    if (lookup === undefined) marks.start(session, known);
+    else lookups.push(store.settled(deviceId, session, lookup).then((s) => marks.start(session, s ? lookup : known)));
+  }
+  return lookups.length > 0 ? Promise.all(lookups).then(() => {}) : undefined;
+}
+
+/**
+ * Records the batch's lost ranges (after its readings were written, so that those count as stored), less what lies
+ * at or below the socket's mark: those readings are stored, refused or recorded lost already. What is left to record
+ * is fixed the first time, so that a retry records the same.
+ */
+async function recordLosses({ deviceId, store, marks, onLost }: WriterIo, batch: HeldItem[]) {
+  for (const { session, seq, lost } of batch) {
+    if (!lost) continue;
+    lost.ranges ??= marks.beyond(session, [seq, lost.through]);
+    if (lost.ranges.length === 0) continue;
+    const recorded = await store.recordLosses(deviceId, session, lost.reason, lost.ranges);
+    if (recorded > 0) onLost?.(lost.reason, recorded);
+  }
+}
+
+function logStored({ deviceId, log }: WriterIo, batch: HeldItem[], docs: ReadingDocument[], result: InsertResult) {
+  if (!log.isLevelEnabled('debug')) return;
+  const resent = new Set(result.duplicates);
+  const readings = docs.filter((_, i) => !resent.has(i)).map(({ session, seq, value }) => ({ session, seq, value }));
+  const refused = batch.filter((item) => !item.doc && !item.lost).length;
+  log.debug(
+    { deviceId, inserted: result.inserted, duplicates: result.duplicates.length, refused, readings },
+    'readings stored',
+  );
+}
+
+/** The retry after a failed write: one timer at a time, its delay growing until a write succeeds. */
+function createRetryTimer(backoff: { initialMs: number; maxMs: number }, run: () => void) {
+  // Jittered, so that sockets that failed together do not all retry in the same instant.
+  const delays = createBackoff(backoff);
+  let timer: NodeJS.Timeout | undefined;
+  return {
+    pending: () => timer !== undefined,
+    schedule() {
+      timer = setTimeout(() => {
+        timer = undefined;
+        run();
+      }, delays.next());
+      timer.unref();
+    },
+    succeeded: () => delays.reset(),
+    cancel: () => clearTimeout(timer),
   };
 }
