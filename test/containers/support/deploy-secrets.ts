@@ -1,6 +1,7 @@
 // SECRETS_DIR for a deployment test (compose.cloud.yaml, deploy/swarm/stack.yaml): the tokens below and the load
 // balancer's certificate for localhost and 127.0.0.1, from a CA made with openssl here (its caFile is what an HTTPS
-// client of port 8443 trusts). The files are world-readable: compose bind-mounts them into containers whose users
+// client of port 8443 trusts); and, for deploy/swarm/internal-tls.yaml, the replicas' certificate for `backend` from
+// a second, internal CA. The files are world-readable: compose bind-mounts them into containers whose users
 // are not the file's owner, and Swarm copies them into secrets mounted 0444.
 import { chmodSync, copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,6 +10,14 @@ import { createTestCa, type TestCa } from '../../support/test-ca.ts';
 export const DEVICE_TOKEN = 'deploy-test-device-token-0123456789';
 export const READ_TOKEN = 'deploy-test-read-token-0123456789ab';
 export const OPERATOR_TOKEN = 'deploy-test-operator-token-01234567';
+
+const TLS_FILES = [
+  'backend-tls.pem',
+  'backend-tls.pem.key',
+  'internal-ca.pem',
+  'internal-tls.pem',
+  'internal-tls.pem.key',
+];
 
 export interface DeploySecrets {
   /** The folder to pass as SECRETS_DIR. */
@@ -31,13 +40,20 @@ export function writeDeploySecrets(label: string): DeploySecrets {
   for (const [name, text] of Object.entries(files)) writeFileSync(join(ca.dir, name), text);
   copyFileSync(certFile, join(ca.dir, 'backend-tls.pem'));
   copyFileSync(keyFile, join(ca.dir, 'backend-tls.pem.key'));
-  for (const name of [...Object.keys(files), 'backend-tls.pem', 'backend-tls.pem.key'])
-    chmodSync(join(ca.dir, name), 0o644);
-  const keyBody = key.split('\n')[1] ?? key;
+  const internal = createTestCa(`${label} internal CA`);
+  const replica = internal.issue('replica', ['backend']);
+  copyFileSync(internal.caFile, join(ca.dir, 'internal-ca.pem'));
+  copyFileSync(replica.certFile, join(ca.dir, 'internal-tls.pem'));
+  copyFileSync(replica.keyFile, join(ca.dir, 'internal-tls.pem.key'));
+  for (const name of [...Object.keys(files), ...TLS_FILES]) chmodSync(join(ca.dir, name), 0o644);
+  const keyBody = (pem: string) => pem.split('\n')[1] ?? pem;
   return {
     dir: ca.dir,
     caFile: ca.caFile,
-    secrets: [DEVICE_TOKEN, READ_TOKEN, OPERATOR_TOKEN, keyBody],
-    remove: () => ca.remove(),
+    secrets: [DEVICE_TOKEN, READ_TOKEN, OPERATOR_TOKEN, keyBody(key), keyBody(replica.key)],
+    remove: () => {
+      ca.remove();
+      internal.remove();
+    },
   };
 }
