@@ -1,8 +1,8 @@
 // deploy/swarm/internal-tls.yaml on a real single-node swarm: the backend replicas serve HTTPS only, with the internal
 // certificate from their Docker secrets, and HAProxy verifies it and still routes on readiness. Readings and health
 // answer through the published 8443 from both replicas; a replica reached over plain HTTP on the stack's network
-// answers nothing, over HTTPS it proves the name `backend` against the internal CA; the device connects through it;
-// a draining replica stops getting requests and none fails.
+// answers nothing, over HTTPS it proves the name `backend` against the internal CA; the frontend and the device
+// reach the lb over TLS too (https://lb:3443); a draining replica stops getting requests and none fails.
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { CONVERGE_MS, INTERNAL_TLS, swarmSuite } from './support/swarm-suite.ts';
@@ -27,6 +27,9 @@ async function replicaAddresses(): Promise<string[]> {
     tasks.map(async (task) => (await dockerOk(['inspect', '--format', format, task.container])).trim()),
   );
 }
+
+/** BACKEND_URL from a service's environment list. */
+const findUrl = (env: string[]) => env.find((line) => line.startsWith('BACKEND_URL='))?.slice('BACKEND_URL='.length);
 
 /** curl run inside the lb's container (on the stack's network): its exit code and the status it printed. */
 async function curlFromLb(args: string[]): Promise<{ code: number; status: string }> {
@@ -87,7 +90,24 @@ swarmTest(
   },
 );
 
-swarmTest('the device connects with its token through the load balancer to a TLS replica', async () => {
+swarmTest('the frontend reads the backend through the lb over TLS (https://lb:3443, the internal CA)', async () => {
+  const frontend = await stack.url('frontend', 3000);
+  const document = (await (await fetch(`${frontend}/status.json`)).json()) as {
+    services: { backend: { liveness: string; readiness: string; problem: string | null } };
+  };
+  const backend = document.services.backend;
+  assert.equal([backend.liveness, backend.readiness], ['ok', 'ready'], String(backend.problem));
+  assert.is(
+    await stack.inspect<string[]>('frontend', '.Spec.TaskTemplate.ContainerSpec.Env').then(findUrl),
+    'https://lb:3443',
+  );
+});
+
+swarmTest('the device connects with its token over TLS through the load balancer to a TLS replica', async () => {
+  assert.is(
+    await stack.inspect<string[]>('device', '.Spec.TaskTemplate.ContainerSpec.Env').then(findUrl),
+    'https://lb:3443',
+  );
   const device = await stack.url('device', 3003);
   const ready = await waitFor(
     async () => {

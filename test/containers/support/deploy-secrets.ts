@@ -1,7 +1,7 @@
 // SECRETS_DIR for a deployment test (compose.cloud.yaml, deploy/swarm/stack.yaml): the tokens below and the load
 // balancer's certificate for localhost and 127.0.0.1, from a CA made with openssl here (its caFile is what an HTTPS
 // client of port 8443 trusts); and, for deploy/swarm/internal-tls.yaml, the replicas' certificate for `backend` from
-// a second, internal CA. The files are world-readable: compose bind-mounts them into containers whose users
+// a second, internal CA, and the lb's certificate for `lb` from it. The files are world-readable: compose bind-mounts them into containers whose users
 // are not the file's owner, and Swarm copies them into secrets mounted 0444.
 import { chmodSync, copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,6 +17,8 @@ const TLS_FILES = [
   'internal-ca.pem',
   'internal-tls.pem',
   'internal-tls.pem.key',
+  'internal-lb.pem',
+  'internal-lb.pem.key',
 ];
 
 export interface DeploySecrets {
@@ -45,12 +47,15 @@ export function writeDeploySecrets(label: string): DeploySecrets {
   copyFileSync(internal.caFile, join(ca.dir, 'internal-ca.pem'));
   copyFileSync(replica.certFile, join(ca.dir, 'internal-tls.pem'));
   copyFileSync(replica.keyFile, join(ca.dir, 'internal-tls.pem.key'));
+  const lb = internal.issue('lb', ['lb']);
+  copyFileSync(lb.certFile, join(ca.dir, 'internal-lb.pem'));
+  copyFileSync(lb.keyFile, join(ca.dir, 'internal-lb.pem.key'));
   for (const name of [...Object.keys(files), ...TLS_FILES]) chmodSync(join(ca.dir, name), 0o644);
   const keyBody = (pem: string) => pem.split('\n')[1] ?? pem;
   return {
     dir: ca.dir,
     caFile: ca.caFile,
-    secrets: [DEVICE_TOKEN, READ_TOKEN, OPERATOR_TOKEN, keyBody(key), keyBody(replica.key)],
+    secrets: [DEVICE_TOKEN, READ_TOKEN, OPERATOR_TOKEN, keyBody(key), keyBody(replica.key), keyBody(lb.key)],
     remove: () => {
       ca.remove();
       internal.remove();
