@@ -1,8 +1,8 @@
 // SECRETS_DIR for a deployment test (compose.cloud.yaml, deploy/swarm/stack.yaml): the tokens below and the load
 // balancer's certificate for localhost and 127.0.0.1, from a CA made with openssl here (its caFile is what an HTTPS
-// client of port 8443 trusts); and, for deploy/swarm/internal-tls.yaml, the replicas' certificate for `backend` from
-// a second, internal CA, and the lb's certificate for `lb` from it. The files are world-readable: compose bind-mounts them into containers whose users
-// are not the file's owner, and Swarm copies them into secrets mounted 0444.
+// client of port 8443 trusts); and, for deploy/swarm/internal-tls.yaml, the replicas' certificate for `backend` and
+// the lb's for `lb` from a second, internal CA. The files are world-readable: compose bind-mounts them into
+// containers whose users are not the file's owner, and Swarm copies them into secrets mounted 0444.
 import { chmodSync, copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTestCa, type TestCa } from '../../support/test-ca.ts';
