@@ -141,4 +141,34 @@ test('the lb checks /api/ready on every replica it finds through Swarm’s DNS, 
   assert.match(haproxy, /use_backend device-sockets if \{ path \/api\/device\/socket \}/);
 });
 
+test('internal-tls.yaml: replicas serve TLS from secrets, both lb pools verify them, clients use the lb’s TLS', () => {
+  const overlay = parse(read('deploy/swarm/internal-tls.yaml')) as { services: Record<string, Partial<Service>> };
+  const env = (name: string) => overlay.services[name]!.environment!;
+  assert.equal(env('backend'), {
+    TLS_CERT_FILE: '/run/secrets/internal-tls.pem',
+    TLS_KEY_FILE: '/run/secrets/internal-tls.pem.key',
+  });
+  assert.is(env('lb').LB_BACKEND_CA, '/run/secrets/internal-ca.pem');
+  assert.equal([env('frontend').BACKEND_URL, env('device').BACKEND_URL], ['https://lb:3443', 'https://lb:3443']);
+  assert.is(env('device').BACKEND_CA_FILE, '/run/secrets/internal-ca.pem');
+  assert.is(env('frontend').NODE_EXTRA_CA_CERTS, '/run/secrets/internal-ca.pem');
+  // Every secret mounted is named by a setting, but a key, which the lb and Node find beside its certificate.
+  for (const [name, service] of Object.entries(overlay.services))
+    for (const { target } of service.secrets ?? [])
+      assert.ok(
+        Object.values(env(name)).includes(`/run/secrets/${target}`) || target.endsWith('.key'),
+        `${name}: ${target}`,
+      );
+  const verify = new RegExp(
+    String.raw`^\.if defined\(LB_BACKEND_CA\)\n\s+default-server ssl verify required ` +
+      String.raw`ca-file "\$\{LB_BACKEND_CA\}" verifyhost backend\n\.endif$`,
+    'm',
+  );
+  for (const pool of haproxy.split(/^backend /m).slice(1)) assert.match(pool, verify);
+  assert.match(
+    haproxy,
+    /^\.if defined\(LB_INTERNAL_CERT\)\n.*\n\s+bind :3443 ssl crt "\$\{LB_INTERNAL_CERT\}" ssl-min-ver TLSv1\.2/m,
+  );
+});
+
 test.run();

@@ -7,7 +7,8 @@ import { CONVERGE_MS, swarmSuite } from './support/swarm-suite.ts';
 import { request } from 'node:http';
 import { waitFor } from '../support/deadline.ts';
 import { docker, dockerOk } from './support/swarm.ts';
-import { createRequestLoop, describeFailures, failures } from './support/request-loop.ts';
+import { describeFailures, failures } from './support/request-loop.ts';
+import { drainOneReplica } from './support/drain-replica.ts';
 import { readFileSync } from 'node:fs';
 import { httpsGet } from '../support/https-get.ts';
 import { READ_TOKEN } from './support/deploy-secrets.ts';
@@ -129,29 +130,7 @@ swarmTest(
   `a replica draining on SIGTERM gets no request within ${LB_BOUND_MS} ms, and no request fails; ` +
     'Swarm starts a new one',
   async () => {
-    const [victim] = await stack.running('backend');
-    const address = (
-      await dockerOk([
-        'inspect',
-        '--format',
-        '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}',
-        victim!.container,
-      ])
-    ).trim();
-    const loop = createRequestLoop(await stack.url('lb', 3001), ['/api/ready', '/api/health']);
-    await waitFor(() => loop.answers.some((answer) => answer.address === address), {
-      timeout: 10_000,
-      what: 'an answer from the replica about to be stopped',
-    });
-    const signalledAt = Date.now();
-    await dockerOk(['kill', '-s', 'TERM', victim!.container]);
-    // Its drain (SHUTDOWN_DELAY_MS 3000) ends with its exit; Swarm then starts a replacement.
-    await waitFor(async () => !(await stack.running('backend')).some((task) => task.id === victim!.id), {
-      timeout: 20_000,
-      interval: 200,
-      what: 'the drained task to end',
-    });
-    const answers = await loop.stop();
+    const { answers, address, signalledAt } = await drainOneReplica(stack);
     assert.is(failures(answers).length, 0, describeFailures(answers));
     const late = answers.filter((answer) => answer.address === address && answer.sentAt > signalledAt + LB_BOUND_MS);
     assert.is(late.length, 0, `${late.length} requests sent after the bound reached the draining replica`);

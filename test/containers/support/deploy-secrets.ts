@@ -1,8 +1,9 @@
 // SECRETS_DIR for a deployment test (compose.cloud.yaml, deploy/swarm/stack.yaml): the tokens below and the load
 // balancer's and the frontend's certificates for localhost and 127.0.0.1, from a CA made with openssl here (its
-// caFile is what an HTTPS client of port 8443 or the frontend's HTTPS port trusts). The files are world-readable:
-// compose bind-mounts them into containers whose users are not the file's owner, and Swarm copies them into
-// secrets mounted 0444.
+// caFile is what an HTTPS client of port 8443 or the frontend's HTTPS port trusts); and, for
+// deploy/swarm/internal-tls.yaml, the replicas' certificate for `backend` and the lb's for `lb` from a second,
+// internal CA. The files are world-readable: compose bind-mounts them into containers whose users are not the
+// file's owner, and Swarm copies them into secrets mounted 0444.
 import { chmodSync, copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTestCa, type TestCa } from '../../support/test-ca.ts';
@@ -10,6 +11,18 @@ import { createTestCa, type TestCa } from '../../support/test-ca.ts';
 export const DEVICE_TOKEN = 'deploy-test-device-token-0123456789';
 export const READ_TOKEN = 'deploy-test-read-token-0123456789ab';
 export const OPERATOR_TOKEN = 'deploy-test-operator-token-01234567';
+
+const TLS_FILES = [
+  'backend-tls.pem',
+  'backend-tls.pem.key',
+  'frontend-tls.pem',
+  'frontend-tls.pem.key',
+  'internal-ca.pem',
+  'internal-tls.pem',
+  'internal-tls.pem.key',
+  'internal-lb.pem',
+  'internal-lb.pem.key',
+];
 
 export interface DeploySecrets {
   /** The folder to pass as SECRETS_DIR. */
@@ -35,13 +48,31 @@ export function writeDeploySecrets(label: string): DeploySecrets {
   const frontend = ca.issue('frontend', ['localhost', '127.0.0.1']);
   copyFileSync(frontend.certFile, join(ca.dir, 'frontend-tls.pem'));
   copyFileSync(frontend.keyFile, join(ca.dir, 'frontend-tls.pem.key'));
-  const pems = ['backend-tls.pem', 'backend-tls.pem.key', 'frontend-tls.pem', 'frontend-tls.pem.key'];
-  for (const name of [...Object.keys(files), ...pems]) chmodSync(join(ca.dir, name), 0o644);
+  const internal = createTestCa(`${label} internal CA`);
+  const replica = internal.issue('replica', ['backend']);
+  copyFileSync(internal.caFile, join(ca.dir, 'internal-ca.pem'));
+  copyFileSync(replica.certFile, join(ca.dir, 'internal-tls.pem'));
+  copyFileSync(replica.keyFile, join(ca.dir, 'internal-tls.pem.key'));
+  const lb = internal.issue('lb', ['lb']);
+  copyFileSync(lb.certFile, join(ca.dir, 'internal-lb.pem'));
+  copyFileSync(lb.keyFile, join(ca.dir, 'internal-lb.pem.key'));
+  for (const name of [...Object.keys(files), ...TLS_FILES]) chmodSync(join(ca.dir, name), 0o644);
   const keyBody = (pem: string) => pem.split('\n')[1] ?? pem;
   return {
     dir: ca.dir,
     caFile: ca.caFile,
-    secrets: [DEVICE_TOKEN, READ_TOKEN, OPERATOR_TOKEN, keyBody(key), keyBody(frontend.key)],
-    remove: () => ca.remove(),
+    secrets: [
+      DEVICE_TOKEN,
+      READ_TOKEN,
+      OPERATOR_TOKEN,
+      keyBody(key),
+      keyBody(frontend.key),
+      keyBody(replica.key),
+      keyBody(lb.key),
+    ],
+    remove: () => {
+      ca.remove();
+      internal.remove();
+    },
   };
 }

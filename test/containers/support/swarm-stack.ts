@@ -36,8 +36,11 @@ export interface UpdateStatus {
   Message?: string;
 }
 
-/** A stack named after the test file and the pid, e.g. `shk-swarmheal-4242`; `env` adds to the deploy's. */
-export function createSwarmStack(file: string, env: Record<string, string> = {}) {
+/**
+ * A stack named after the test file and the pid, e.g. `shk-swarmheal-4242`; `env` adds to the deploy's, `overlays`
+ * are compose files deployed on top of the stack's (e.g. deploy/swarm/internal-tls.yaml), relative to the root.
+ */
+export function createSwarmStack(file: string, env: Record<string, string> = {}, overlays: string[] = []) {
   const name = `shk-${basename(file)
     .replace(/\.container\.ts$/, '')
     .replace(/[^a-z0-9]/g, '')}-${process.pid}`;
@@ -92,6 +95,7 @@ export function createSwarmStack(file: string, env: Record<string, string> = {})
         `${root}/${STACK_FILE}`,
         '-c',
         `${root}/${PLAIN_PORT_FILE}`,
+        ...overlays.flatMap((overlay) => ['-c', `${root}/${overlay}`]),
         name,
       ],
       120_000,

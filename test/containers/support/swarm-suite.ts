@@ -5,17 +5,32 @@ import { acquireSwarm } from './swarm.ts';
 import { createSwarmStack } from './swarm-stack.ts';
 
 export const CONVERGE_MS = 90_000;
+/** TLS from the load balancer to the replicas, as an operator adds it (docs/access.md#tls-inside-the-swarm-stack). */
+export const INTERNAL_TLS = 'deploy/swarm/internal-tls.yaml';
 
-/** `beforeRemove` undoes what a test may have left (a frozen container) before the stack goes. */
+/**
+ * SWARM_INTERNAL_TLS=1 deploys every swarm test's stack with INTERNAL_TLS too: how the self-healing, update and
+ * rollback tests were measured with it on.
+ */
+const everywhere = process.env.SWARM_INTERNAL_TLS === '1' ? [INTERNAL_TLS] : [];
+
+interface SuiteOptions {
+  env?: Record<string, string>;
+  /** Compose files deployed on top of the stack's. */
+  overlays?: string[];
+  /** Undoes what a test may have left (a frozen container) before the stack goes. */
+  beforeRemove?: () => Promise<void>;
+}
+
 export async function swarmSuite(
   name: string,
   file: string,
-  { env = {}, beforeRemove }: { env?: Record<string, string>; beforeRemove?: () => Promise<void> } = {},
+  { env = {}, overlays = [], beforeRemove }: SuiteOptions = {},
 ) {
   const test = suite(name);
   const access = await acquireSwarm();
   if (!access.ok) console.log(`skipped: ${access.reason}`);
-  const stack = createSwarmStack(file, env);
+  const stack = createSwarmStack(file, env, [...new Set([...overlays, ...everywhere])]);
   test.before(async () => {
     if (!access.ok) return;
     await stack.build();
