@@ -13,14 +13,13 @@ const doc = (deviceId: string, seq: number, receivedMs: number): ReadingDocument
   receivedAt: new Date(receivedMs),
 });
 
+type Update = { updateOne: { filter: { _id: string }; update: { $set?: { lastReading?: { seq: number } } } } };
+
 /** The latest reading each update makes, by device: `deviceId seq`. */
 const latest = (docs: ReadingDocument[], duplicates: number[] = []) =>
-  storedUpdates(docs, duplicates).flatMap((op) => {
-    const set = 'updateOne' in op ? (op.updateOne.update as { $set?: { lastReading: { seq: number } } }).$set : {};
-    return set?.lastReading
-      ? [`${(op as { updateOne: { filter: { _id: string } } }).updateOne.filter._id} ${set.lastReading.seq}`]
-      : [];
-  });
+  (storedUpdates(docs, duplicates) as Update[]).flatMap(({ updateOne: { filter, update } }) =>
+    update.$set?.lastReading ? [`${filter._id} ${update.$set.lastReading.seq}`] : [],
+  );
 
 test('the newest is the one received last, then the highest seq, whatever the order in the batch', () => {
   assert.equal(latest([doc('a', 7, 2000), doc('a', 9, 1000), doc('a', 8, 2000), doc('b', 1, 5)]), ['a 8', 'b 1']);
