@@ -24,6 +24,7 @@ import type { ReadingsQuery } from './readings-query.ts';
 import { DEVICES_COLLECTION, refusedUpdates, storedUpdates, type DeviceSummaryDocument } from './device-summary.ts';
 import { createDeviceListStore, type DeviceListStore } from './device-list-store.ts';
 import { createStoreGuard, type Bounds } from './store-guard.ts';
+import { createTurnBudget } from '../lib/turn-budget.ts';
 
 export { READINGS_COLLECTION };
 
@@ -101,6 +102,9 @@ export function createReadingStore({
   const guard = createStoreGuard({ isConnected, uri, queryTimeoutMs, writeDeadlineMs });
   const writeConcern = { w: 'majority' as const, j: true, wtimeoutMS: writeTimeoutMs };
   const ensureIndexes = createIndexing(db, guard);
+  // Serializing a batch is the backend's heaviest synchronous work: one batch per loop turn, so that 500 sockets'
+  // writes landing together do not hold /api/ready (or a device's frame) back for all of them at once.
+  const serializing = createTurnBudget();
 
   async function newest(deviceId: string, options: Bounds): Promise<ReadingDocument | undefined> {
     const [doc] = await collection.find({ deviceId }, { sort: NEWEST_FIRST, limit: 1, ...options }).toArray();
@@ -127,6 +131,7 @@ export function createReadingStore({
 
     async insert(docs) {
       await ensureIndexes();
+      await serializing.turn();
       const result = await insertReadings(docs);
       // The devices' summaries, with a deadline of their own (the readings' may have passed while their answer was
       // read). A failure fails the batch, which is written again: its readings then count as resent, so a device's
