@@ -77,9 +77,9 @@ export function createMemory(): Memory {
     const keys: Array<[string, string]> = [];
     for (const index of collection.indexes) {
       if (!index.unique) continue;
-      const keyValue = keyOf(index, doc);
-      const key = canonical(keyValue);
+      const key = canonicalAt(index, doc);
       if (collection.keys.get(index.name)!.has(key)) {
+        const keyValue = keyOf(index, doc);
         const errmsg = duplicateMessage(collection.ns, index, keyValue);
         return { code: 11000, errmsg, keyPattern: index.key, keyValue };
       }
@@ -98,9 +98,7 @@ export function createMemory(): Memory {
 
   /** `doc`'s keys in every unique index, duplicates or not (for taking it out). */
   function keysHeld(collection: StoredCollection, doc: Document): Array<[string, string]> {
-    return collection.indexes
-      .filter((index) => index.unique)
-      .map((index) => [index.name, canonical(keyOf(index, doc))]);
+    return collection.indexes.filter((index) => index.unique).map((index) => [index.name, canonicalAt(index, doc)]);
   }
 
   return {
@@ -234,6 +232,13 @@ function keyOf(index: IndexSpec, doc: Document): Document {
 function canonical(key: Document): string {
   let text = '';
   for (const value of Object.values(key)) text += `${canonicalValue(value)},`;
+  return text;
+}
+
+/** canonical(keyOf(index, doc)), without the key document in between: an insert makes one per unique index. */
+function canonicalAt(index: IndexSpec, doc: Document): string {
+  let text = '';
+  for (const path in index.key) text += `${canonicalValue(valueAt(doc, path) ?? null)},`;
   return text;
 }
 
