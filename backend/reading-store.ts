@@ -87,6 +87,11 @@ export interface ReadingStoreOptions {
 
 const NEWEST_FIRST = { receivedAt: -1, seq: -1 } as const;
 
+// Serializing a batch is the backend's heaviest synchronous work: one batch per loop turn (the loop is the
+// process's, so one budget for every store), so that 500 sockets' writes landing together do not hold /api/ready
+// (or a device's frame) back for all of them at once.
+const serializing = createTurnBudget();
+
 export function createReadingStore({
   client,
   databaseName,
@@ -102,9 +107,6 @@ export function createReadingStore({
   const guard = createStoreGuard({ isConnected, uri, queryTimeoutMs, writeDeadlineMs });
   const writeConcern = { w: 'majority' as const, j: true, wtimeoutMS: writeTimeoutMs };
   const ensureIndexes = createIndexing(db, guard);
-  // Serializing a batch is the backend's heaviest synchronous work: one batch per loop turn, so that 500 sockets'
-  // writes landing together do not hold /api/ready (or a device's frame) back for all of them at once.
-  const serializing = createTurnBudget();
 
   async function newest(deviceId: string, options: Bounds): Promise<ReadingDocument | undefined> {
     const [doc] = await collection.find({ deviceId }, { sort: NEWEST_FIRST, limit: 1, ...options }).toArray();
@@ -131,8 +133,7 @@ export function createReadingStore({
 
     async insert(docs) {
       await ensureIndexes();
-      await serializing.turn();
-      const result = await insertReadings(docs);
+      const result = await serializing.turn().then(() => insertReadings(docs));
       // The devices' summaries, with a deadline of their own (the readings' may have passed while their answer was
       // read). A failure fails the batch, which is written again: its readings then count as resent, so a device's
       // readingsStored may fall short by that batch, and its latest reading lag until the next (backend/README.md).

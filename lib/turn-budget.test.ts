@@ -13,7 +13,7 @@ test('room: as many pieces as allowed per turn', () => {
   assert.ok(hasRoom(1, 2));
 });
 
-test('pieces asked for at once start in turns of their own, the work queued by one running before the next', async () => {
+test('pieces asked for at once start in turns of their own, work queued by one running before the next', async () => {
   const budget = createTurnBudget();
   const events: string[] = [];
   const pieces = [1, 2, 3].map((n) =>
