@@ -2,6 +2,7 @@
 import { MongoClient, type MongoClientOptions } from 'mongodb';
 import type { Logger } from '../lib/logger.ts';
 import { redactUrl, scrubSecrets } from '../lib/redact-url.ts';
+import { heardFrom, isLateReply, isSilent, silentMs, startSilence, ticked } from './database-silence.ts';
 
 export type DatabaseState = 'connected' | 'disconnected';
 
@@ -16,7 +17,10 @@ export interface DatabaseMonitorOptions {
    * staleness bound bring that under 2 s.
    */
   heartbeatMs?: number;
-  /** With no successful heartbeat for this long the database counts as gone, even if no socket has failed. */
+  /**
+   * With no reply from the server (heartbeat or command) for this long the database counts as gone, even if no
+   * socket has failed. Time the backend's own event loop was blocked is not counted (database-silence.ts).
+   */
   staleAfterMs?: number;
   /** Pause between connection attempts while the database is unreachable at boot. */
   retryMs?: number;
@@ -44,10 +48,11 @@ export function createDatabaseMonitor({
     connectTimeoutMS: 2000,
     serverSelectionTimeoutMS: 2000,
     appName: 'service-health-kit-backend',
+    // Command events tell the watchdog the server answered while its heartbeats are late (database-silence.ts).
+    monitorCommands: true,
     ...driverOptions,
   });
   let state: DatabaseState = 'disconnected';
-  let lastHeartbeat = 0;
   let closed = false;
 
   const setState = (next: DatabaseState, reason: string) => {
@@ -55,31 +60,21 @@ export function createDatabaseMonitor({
     state = next;
     onState(next, scrubSecrets(reason, uri));
   };
+  const watchdog = watchSilence(client, staleAfterMs, setState);
 
-  client.on('serverHeartbeatSucceeded', () => {
-    lastHeartbeat = performance.now();
-    setState('connected', 'heartbeat succeeded');
-  });
+  client.on('serverHeartbeatSucceeded', () => setState('connected', 'heartbeat succeeded'));
+  // A heartbeat the driver timed out only says the reply was late: the watchdog's silence rule judges it.
   client.on('serverHeartbeatFailed', (event) => {
+    if (isLateReply(event.failure)) return;
     setState('disconnected', `heartbeat failed: ${event.failure?.message ?? 'unknown error'}`);
   });
   client.on('serverDescriptionChanged', (event) => {
-    if (event.newDescription.type === 'Unknown') {
-      setState('disconnected', `server is unknown: ${event.newDescription.error?.message ?? 'no answer'}`);
+    const { type, error } = event.newDescription;
+    if (type === 'Unknown' && !isLateReply(error)) {
+      setState('disconnected', `server is unknown: ${error?.message ?? 'no answer'}`);
     }
   });
   client.on('topologyClosed', () => setState('disconnected', 'client closed'));
-
-  // A SIGSTOPped server keeps its sockets open and simply stops answering: only the silence tells.
-  const watchdog = setInterval(
-    () => {
-      if (state === 'connected' && performance.now() - lastHeartbeat > staleAfterMs) {
-        setState('disconnected', `no heartbeat for ${staleAfterMs} ms`);
-      }
-    },
-    Math.min(100, staleAfterMs / 4),
-  );
-  watchdog.unref();
 
   // The driver gives up on connect() when no server is found in time; keep trying until it works.
   void (async function connectUntilClosed() {
@@ -111,4 +106,29 @@ export function createDatabaseMonitor({
       await client.close();
     },
   };
+}
+
+/**
+ * A SIGSTOPped server keeps its sockets open and simply stops answering: only the silence tells. Every reply
+ * (heartbeat or command) is a sign of life; the watchdog's own lateness is the loop's lag, not the server's.
+ */
+function watchSilence(
+  client: MongoClient,
+  staleAfterMs: number,
+  setState: (next: DatabaseState, reason: string) => void,
+): NodeJS.Timeout {
+  const intervalMs = Math.min(100, staleAfterMs / 4);
+  let silence = startSilence(performance.now());
+  const alive = () => void (silence = heardFrom(silence, performance.now()));
+  client.on('serverHeartbeatSucceeded', alive);
+  client.on('commandSucceeded', alive);
+  const watchdog = setInterval(function judgeSilence() {
+    const now = performance.now();
+    silence = ticked(silence, now, intervalMs);
+    if (isSilent(silence, now, staleAfterMs)) {
+      setState('disconnected', `no reply for ${Math.round(silentMs(silence, now))} ms (bound ${staleAfterMs} ms)`);
+    }
+  }, intervalMs);
+  watchdog.unref();
+  return watchdog;
 }

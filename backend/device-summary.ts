@@ -88,6 +88,12 @@ function latestKey(doc: Pick<ReadingDocument, 'receivedAt' | 'seq'>): string {
   return `${doc.receivedAt.toISOString()}|${String(doc.seq).padStart(16, '0')}`;
 }
 
+/** latestKey(a) > latestKey(b), without making the keys: a batch compares every reading it holds. */
+function isLater(a: ReadingDocument, b: ReadingDocument): boolean {
+  const at = a.receivedAt.getTime() - b.receivedAt.getTime();
+  return at > 0 || (at === 0 && a.seq > b.seq);
+}
+
 /**
  * After a batch of readings was written (`duplicates`: positions of those stored before): count each device's new
  * ones, and make the newest of its new ones its latest reading unless a newer one is there already (a filter on
@@ -101,7 +107,7 @@ export function storedUpdates(docs: ReadingDocument[], duplicates: readonly numb
     const seen = byDevice.get(doc.deviceId) ?? { inserted: 0, newest: undefined };
     if (!resent.has(i)) {
       seen.inserted += 1;
-      if (!seen.newest || latestKey(doc) > latestKey(seen.newest)) seen.newest = doc;
+      if (!seen.newest || isLater(doc, seen.newest)) seen.newest = doc;
     }
     byDevice.set(doc.deviceId, seen);
   });

@@ -24,6 +24,7 @@ import type { ReadingsQuery } from './readings-query.ts';
 import { DEVICES_COLLECTION, refusedUpdates, storedUpdates, type DeviceSummaryDocument } from './device-summary.ts';
 import { createDeviceListStore, type DeviceListStore } from './device-list-store.ts';
 import { createStoreGuard, type Bounds } from './store-guard.ts';
+import { createTurnBudget } from '../lib/turn-budget.ts';
 
 export { READINGS_COLLECTION };
 
@@ -86,6 +87,11 @@ export interface ReadingStoreOptions {
 
 const NEWEST_FIRST = { receivedAt: -1, seq: -1 } as const;
 
+// Serializing a batch is the backend's heaviest synchronous work: one batch per loop turn (the loop is the
+// process's, so one budget for every store), so that 500 sockets' writes landing together do not hold /api/ready
+// (or a device's frame) back for all of them at once.
+const serializing = createTurnBudget();
+
 export function createReadingStore({
   client,
   databaseName,
@@ -127,7 +133,7 @@ export function createReadingStore({
 
     async insert(docs) {
       await ensureIndexes();
-      const result = await insertReadings(docs);
+      const result = await serializing.turn().then(() => insertReadings(docs));
       // The devices' summaries, with a deadline of their own (the readings' may have passed while their answer was
       // read). A failure fails the batch, which is written again: its readings then count as resent, so a device's
       // readingsStored may fall short by that batch, and its latest reading lag until the next (backend/README.md).

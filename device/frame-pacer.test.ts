@@ -2,13 +2,20 @@
 // nothing passes the in-flight bound.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { encodeReading } from '../lib/device-protocol.ts';
+import {
+  DEVICE_MESSAGE_RATE,
+  DEVICE_PING_INTERVAL_MS,
+  encodeReading,
+  paceUnder,
+  type Pace,
+} from '../lib/device-protocol.ts';
+import { createTokenBucket } from '../lib/token-bucket.ts';
 import { createOutbox } from './outbox.ts';
 import { createLossLedger } from './loss-ledger.ts';
 import { createFramePacer, type Paced } from './frame-pacer.ts';
 
 /** A spool of `count` readings of session `s` and a pacer over it on a fake clock. */
-function setup({ count = 10, inFlightMax = 100, burst = 5, perSecond = 10 } = {}) {
+function setup({ count = 10, inFlightMax = 100, burst = 5, perSecond = 10, shippedPace = false } = {}) {
   const json = Array.from({ length: count }, (_, i) => encodeReading({ seq: i + 1, timestamp: 't', value: 'v' }));
   const bytes = Buffer.from(json.join(''));
   const outbox = createOutbox({ read: (_block, start, end) => bytes.subarray(start, end) });
@@ -28,7 +35,8 @@ function setup({ count = 10, inFlightMax = 100, burst = 5, perSecond = 10 } = {}
   };
   let t = 0;
   const limits = { deviceId: 'dev', maxBytes: 160, inFlightMax };
-  const pacer = createFramePacer({ spool, limits, pace: { perSecond, burst }, now: () => t });
+  const pace = shippedPace ? undefined : { perSecond, burst };
+  const pacer = createFramePacer({ spool, limits, ...(pace ? { pace } : {}), now: () => t });
   return { pacer, outbox, losses, advance: (ms: number) => (t += ms) };
 }
 
@@ -82,6 +90,55 @@ test('after an ack a hello reports the new backlog once, when a token is spare',
   outbox.forget('s', 3);
   assert.equal(JSON.parse(pacer.backlogHello()!), { type: 'hello', deviceId: 'dev', session: 's', backlog: 0 });
   assert.is(pacer.backlogHello(), undefined, 'said once');
+});
+
+const RUN_MS = 20_000;
+
+/** Send times (ms) of every message a greedy link sends over RUN_MS: the pacer's, and a ping every interval. */
+function sendTimes(pace?: Pace): number[] {
+  const { pacer, advance } = setup({ count: 60_000, inFlightMax: 1e9, shippedPace: !pace, ...pace });
+  const times = [0]; // the hello
+  pacer.open();
+  for (let t = 0; t <= RUN_MS; t++, advance(1)) {
+    for (let paced = pacer.next(); paced && 'text' in paced; paced = pacer.next()) times.push(t);
+    if (t % DEVICE_PING_INTERVAL_MS === 0) times.push(t);
+  }
+  return times;
+}
+
+/** Messages the backend's per-socket limit refuses when each is held back until the next multiple of jitter + phase. */
+function refusedWhenBunched(times: number[], jitterMs: number, phase: number): number {
+  let now = 0;
+  const bucket = createTokenBucket({ ...DEVICE_MESSAGE_RATE, now: () => now });
+  let refused = 0;
+  for (const sent of times) {
+    now = Math.ceil((sent - phase) / jitterMs) * jitterMs + phase;
+    if (!bucket.take()) refused++;
+  }
+  return refused;
+}
+
+const PHASES = Array.from({ length: 1000 }, (_, i) => i);
+
+test('the shipped pace: frames and pings bunched by a second of jitter stay under the backend limit', () => {
+  const times = sendTimes();
+  assert.ok(times.length > (RUN_MS / 1000) * 45, `only ${times.length} messages: the sender was not greedy`);
+  assert.equal(
+    PHASES.map((phase) => refusedWhenBunched(times, 1000, phase)),
+    PHASES.map(() => 0),
+  );
+});
+
+test('the pace is as fast as it may be: one more a second, or two more in the burst, trips the limit', () => {
+  const shipped = paceUnder(DEVICE_MESSAGE_RATE);
+  for (const faster of [
+    { ...shipped, perSecond: shipped.perSecond + 1 },
+    { ...shipped, burst: shipped.burst + 2 },
+  ]) {
+    const times = sendTimes(faster);
+    const refused = Math.max(...PHASES.map((phase) => refusedWhenBunched(times, 1000, phase)));
+    assert.ok(refused > 0, `${JSON.stringify(faster)} never tripped the limit`);
+  }
 });
 
 test.run();

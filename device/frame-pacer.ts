@@ -1,7 +1,7 @@
 // What the backend link sends next on a socket, and when: the hello first (with the backlog), then the declared
 // losses, then frames of readings, one per token of a bucket under the backend's message rate and no more than the
 // in-flight bound ahead of the last ack. Pure: the link does the socket I/O and the timers.
-import { helloFrame, lostFrame } from '../lib/device-protocol.ts';
+import { DEVICE_MESSAGE_RATE, helloFrame, lostFrame, paceUnder, type Pace } from '../lib/device-protocol.ts';
 import { createTokenBucket } from '../lib/token-bucket.ts';
 import type { LossDeclaration, LossLedger } from './loss-ledger.ts';
 import type { FrameLimits, Outbox } from './outbox.ts';
@@ -17,7 +17,10 @@ export interface PacedSpool {
 export interface FramePacerOptions {
   spool: PacedSpool;
   limits: FrameLimits;
-  pace: { perSecond: number; burst: number };
+  /** The send pace; by default the backend's message rate less this link's pings (`paceUnder`). */
+  pace?: Pace;
+  /** How often the link pings, which the default pace leaves room for. */
+  pingIntervalMs?: number;
   now?: () => number;
 }
 
@@ -36,7 +39,8 @@ export interface FramePacer {
   backlogHello(): string | undefined;
 }
 
-export function createFramePacer({ spool, limits, pace, now }: FramePacerOptions): FramePacer {
+export function createFramePacer({ spool, limits, pace, pingIntervalMs, now }: FramePacerOptions): FramePacer {
+  pace ??= paceUnder(DEVICE_MESSAGE_RATE, pingIntervalMs === undefined ? {} : { pingIntervalMs });
   const bucket = createTokenBucket({ ...pace, ...(now ? { now } : {}) });
   // The backlog the backend last heard from this socket: each hello and frame carries it.
   let reported: number | undefined;

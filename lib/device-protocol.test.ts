@@ -19,6 +19,7 @@ import {
   DEVICE_MAX_PAYLOAD,
   DEVICE_MESSAGE_RATE,
   DEVICE_SEND_PACE,
+  paceUnder,
   DEVICE_SOCKET_PATH,
   DEVICE_VALUE_MAX_BYTES,
 } from './device-protocol.ts';
@@ -329,9 +330,18 @@ test('the limits both ends share are the documented ones, and the device paces i
   assert.is(DEVICE_MAX_PAYLOAD, 64 * 1024);
   assert.is(DEVICE_VALUE_MAX_BYTES, 8 * 1024);
   assert.equal(DEVICE_MESSAGE_RATE, { perSecond: 50, burst: 200 });
-  assert.equal(DEVICE_SEND_PACE, { perSecond: 45, burst: 150 });
+  assert.equal(DEVICE_SEND_PACE, { perSecond: 49, burst: 150 });
   assert.ok(DEVICE_SEND_PACE.perSecond < DEVICE_MESSAGE_RATE.perSecond, 'sustained pace under the rate limit');
   assert.ok(DEVICE_SEND_PACE.burst < DEVICE_MESSAGE_RATE.burst, 'burst under the burst limit');
+});
+
+test('paceUnder leaves room for the pings and for a jitter window of frames and pings', () => {
+  const limit = { perSecond: 50, burst: 200 };
+  assert.equal(paceUnder(limit), { perSecond: 49, burst: 150 });
+  assert.equal(paceUnder(limit, { pingIntervalMs: 250 }), { perSecond: 46, burst: 150 });
+  assert.equal(paceUnder(limit, { jitterMs: 0 }), { perSecond: 49, burst: 200 });
+  assert.throws(() => paceUnder({ perSecond: 1, burst: 200 }), /no pace fits under 1\/s, burst 200/);
+  assert.throws(() => paceUnder({ perSecond: 50, burst: 40 }), /no pace fits/);
 });
 
 test.run();

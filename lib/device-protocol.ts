@@ -34,11 +34,40 @@ export const DEVICE_MAX_PAYLOAD = 64 * 1024;
 /** Messages (and pings) a socket may send: beyond this token bucket the backend closes it with 1008. */
 export const DEVICE_MESSAGE_RATE = { perSecond: 50, burst: 200 };
 
+/** How often the device's link pings the backend (each ping costs a token of DEVICE_MESSAGE_RATE there). */
+export const DEVICE_PING_INTERVAL_MS = 1000;
+
+/** Messages sent this far apart may still arrive together (a stalled route, a retransmission). */
+export const DEVICE_ARRIVAL_JITTER_MS = 1000;
+
+export interface Pace {
+  perSecond: number;
+  burst: number;
+}
+
 /**
- * Frames (each many readings) the device service sends at most: under the backend's limit with room for its pings
- * and network jitter.
+ * The pace a sender keeps so that the backend's per-socket `limit` never trips: its rate is the limit's less the
+ * link's pings; its burst is the limit's less what may arrive bunched with it (the frames and pings sent over one
+ * `jitterMs`). Throws when nothing is left for frames.
  */
-export const DEVICE_SEND_PACE = { perSecond: 45, burst: 150 };
+export function paceUnder(
+  limit: Pace,
+  { pingIntervalMs = DEVICE_PING_INTERVAL_MS, jitterMs = DEVICE_ARRIVAL_JITTER_MS } = {},
+): Pace {
+  const perSecond = limit.perSecond - Math.ceil(1000 / pingIntervalMs);
+  const bunched = Math.ceil((perSecond * jitterMs) / 1000) + Math.ceil(jitterMs / pingIntervalMs);
+  const burst = limit.burst - bunched;
+  if (perSecond < 1 || burst < 1) {
+    throw new RangeError(
+      `no pace fits under ${limit.perSecond}/s, burst ${limit.burst} with a ping every ${pingIntervalMs} ms ` +
+        `and ${jitterMs} ms of jitter`,
+    );
+  }
+  return { perSecond, burst };
+}
+
+/** Frames (each many readings, hellos and declarations too) the device service sends at most, pinging as shipped. */
+export const DEVICE_SEND_PACE = paceUnder(DEVICE_MESSAGE_RATE);
 
 /**
  * The longest `deviceId` and `session` (characters): every stored reading carries both, and a query names the

@@ -69,28 +69,36 @@ export function createMemory(): Memory {
     return { collection, created: true };
   }
 
-  /** The refusal for the first unique index `doc` would duplicate a key of, or undefined. */
-  function duplicate(collection: StoredCollection, doc: Document): Refusal | undefined {
+  /**
+   * `doc`'s key in each unique index, or the refusal for the first one it would duplicate. The keys are made once
+   * and kept for `keep()`: making them is most of what an insert costs here.
+   */
+  function keysOf(collection: StoredCollection, doc: Document): Array<[string, string]> | Refusal {
+    const keys: Array<[string, string]> = [];
     for (const index of collection.indexes) {
       if (!index.unique) continue;
-      const keyValue = keyOf(index, doc);
-      if (collection.keys.get(index.name)!.has(canonical(keyValue))) {
+      const key = canonicalAt(index, doc);
+      if (collection.keys.get(index.name)!.has(key)) {
+        const keyValue = keyOf(index, doc);
         const errmsg = duplicateMessage(collection.ns, index, keyValue);
         return { code: 11000, errmsg, keyPattern: index.key, keyValue };
       }
+      keys.push([index.name, key]);
     }
-    return undefined;
+    return keys;
   }
 
-  /** Adds (or takes out) `doc`'s keys in every unique index. */
-  function keep(collection: StoredCollection, doc: Document, present: boolean): void {
-    for (const index of collection.indexes) {
-      if (!index.unique) continue;
-      const keys = collection.keys.get(index.name)!;
-      const key = canonical(keyOf(index, doc));
-      if (present) keys.set(key, doc);
-      else keys.delete(key);
+  /** Adds (or takes out) `doc`'s `keys` in their unique indexes. */
+  function keep(collection: StoredCollection, doc: Document, keys: Array<[string, string]>, present: boolean): void {
+    for (const [name, key] of keys) {
+      if (present) collection.keys.get(name)!.set(key, doc);
+      else collection.keys.get(name)!.delete(key);
     }
+  }
+
+  /** `doc`'s keys in every unique index, duplicates or not (for taking it out). */
+  function keysHeld(collection: StoredCollection, doc: Document): Array<[string, string]> {
+    return collection.indexes.filter((index) => index.unique).map((index) => [index.name, canonicalAt(index, doc)]);
   }
 
   return {
@@ -104,13 +112,13 @@ export function createMemory(): Memory {
         // mongod stores _id as the first field, and makes one when the client sent none (the driver sends one, last).
         const { _id = new ObjectId(), ...fields } = given;
         const doc = { _id, ...fields };
-        const clash = duplicate(collection, doc);
-        if (clash) {
-          writeErrors.push({ index: position, ...clash });
+        const keys = keysOf(collection, doc);
+        if (!Array.isArray(keys)) {
+          writeErrors.push({ index: position, ...keys });
           if (ordered) break;
           continue;
         }
-        keep(collection, doc, true);
+        keep(collection, doc, keys, true);
         collection.docs.push(doc);
         n += 1;
       }
@@ -136,18 +144,23 @@ export function createMemory(): Memory {
       const { collection } = ensure(db, name);
       const at = collection.docs.indexOf(current);
       if (at < 0) throw new Error('replace: the document is not stored in this collection');
-      keep(collection, current, false);
-      const clash = duplicate(collection, next);
-      keep(collection, clash ? current : next, true);
-      if (!clash) collection.docs[at] = next;
-      return clash;
+      const held = keysHeld(collection, current);
+      keep(collection, current, held, false);
+      const keys = keysOf(collection, next);
+      if (!Array.isArray(keys)) {
+        keep(collection, current, held, true);
+        return keys;
+      }
+      keep(collection, next, keys, true);
+      collection.docs[at] = next;
+      return undefined;
     },
 
     remove(db, name, doc) {
       const collection = collections.get(`${db}.${name}`);
       const at = collection ? collection.docs.indexOf(doc) : -1;
       if (at < 0) return;
-      keep(collection!, doc, false);
+      keep(collection!, doc, keysHeld(collection!, doc), false);
       collection!.docs.splice(at, 1);
     },
 
@@ -214,17 +227,28 @@ function keyOf(index: IndexSpec, doc: Document): Document {
   return key;
 }
 
-// Numbers compare by value whatever their BSON type (1 and 1.0 are the same key), as in mongod's indexes.
+// Numbers compare by value whatever their BSON type (1 and 1.0 are the same key), as in mongod's indexes. Each value
+// is written self-delimited (a JSON string, `rank:text`, or a JSON array), so distinct keys never join the same.
 function canonical(key: Document): string {
-  return JSON.stringify(
-    Object.values(key).map((value) => {
-      const rank = typeRank(value);
-      if (rank === 3) return [rank, Number(value)];
-      if (value instanceof Date) return [rank, value.getTime()];
-      if (value instanceof ObjectId) return [rank, value.toHexString()];
-      return [rank, value];
-    }),
-  );
+  let text = '';
+  for (const value of Object.values(key)) text += `${canonicalValue(value)},`;
+  return text;
+}
+
+/** canonical(keyOf(index, doc)), without the key document in between: an insert makes one per unique index. */
+function canonicalAt(index: IndexSpec, doc: Document): string {
+  let text = '';
+  for (const path in index.key) text += `${canonicalValue(valueAt(doc, path) ?? null)},`;
+  return text;
+}
+
+function canonicalValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  const rank = typeRank(value);
+  if (rank === 3) return `${rank}:${Number(value)}`;
+  if (value instanceof Date) return `${rank}:${value.getTime()}`;
+  if (value instanceof ObjectId) return `${rank}:${value.toHexString()}`;
+  return JSON.stringify([rank, value]);
 }
 
 function sameKey(a: Document, b: Document): boolean {

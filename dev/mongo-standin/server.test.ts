@@ -436,7 +436,7 @@ for (const flag of ['--help', '-h']) {
   test(`CLI: ${flag} prints the usage on stdout and exits 0`, async () => {
     const proc = cli(flag);
     assert.is(await proc.waitExit(15000), 0);
-    assert.is(proc.stdout[0], 'usage: mongo-standin [--port N] [--host H] [--report-streams]');
+    assert.is(proc.stdout[0], 'usage: mongo-standin [--port N] [--host H] [--report-streams] [--hello-delay-ms N]');
     assert.match(proc.stdout.join('\n'), /--port N .*\n.*--host H /);
     assert.equal(proc.stderr.filter(Boolean), []);
   });
@@ -470,6 +470,16 @@ test('CLI: a bad --port is one line on stderr and exit 1, read as the services r
     const value = args.length === 1 ? '' : args[1];
     assert.equal(proc.stderr.filter(Boolean), [
       `mongo stand-in: --port must be an integer from 0 to 65535, got "${value}"`,
+    ]);
+  }
+});
+
+test('CLI: a bad --hello-delay-ms is one line on stderr and exit 1', async () => {
+  for (const value of ['-1', '1.5', '0x10', '']) {
+    const proc = cli(`--hello-delay-ms=${value}`);
+    assert.is(await proc.waitExit(15000), 1, value);
+    assert.equal(proc.stderr.filter(Boolean), [
+      `mongo stand-in: --hello-delay-ms must be a whole number of milliseconds, got "${value}"`,
     ]);
   }
 });

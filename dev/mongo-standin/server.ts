@@ -78,6 +78,11 @@ export interface MongoStandinOptions {
   onStream?: (change: { connectionId: number; open: boolean }) => void;
   /** Told every command as it arrives (after OP_MSG sections are merged in), before it is answered. */
   onCommand?: (command: Document) => void;
+  /**
+   * Answers each awaited hello (the driver's monitor) this much later than asked, while every other command is
+   * answered as usual: a mongod so busy that its monitoring replies come late, yet alive.
+   */
+  helloDelayMs?: number;
 }
 
 let nextResponseId = 1;
@@ -87,6 +92,7 @@ export async function startMongoStandin({
   host = '127.0.0.1',
   onStream,
   onCommand,
+  helloDelayMs = 0,
 }: MongoStandinOptions = {}): Promise<MongoStandin> {
   // A fresh processId per start, as mongod does per process: the driver treats a change as a restart.
   const topologyVersion = { processId: new ObjectId(), counter: Long.fromNumber(0) };
@@ -178,12 +184,12 @@ export async function startMongoStandin({
           whenAwake(() => {
             if (conn.socket.destroyed) return;
             respondTo = send(conn, { ...request, requestId: respondTo }, helloReply(conn, command, name), stream);
-            if (stream) tick(waitMs);
+            if (stream) tick(waitMs + helloDelayMs);
           }),
         delay,
       );
     };
-    tick(current ? waitMs : 0);
+    tick(current ? waitMs + helloDelayMs : 0);
   }
 
   /** Writes one reply in the request's protocol and returns its requestID (the next streamed reply answers it). */

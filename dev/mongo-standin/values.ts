@@ -91,6 +91,7 @@ export function getter(path: string): (doc: Document) => unknown {
 
 /** The value at a dotted path (`a.b`), or undefined. */
 export function valueAt(doc: Document, path: string): unknown {
+  if (!path.includes('.')) return doc[path]; // most paths: no array to split per document
   let value: unknown = doc;
   for (const part of path.split('.')) {
     if (typeof value !== 'object' || value === null) return undefined;

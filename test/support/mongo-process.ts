@@ -13,8 +13,13 @@ export interface MongoProcess extends Spawned {
   streaming(options?: { timeout?: number }): Promise<void>;
 }
 
-export async function startMongoProcess(port: number, database = 'app'): Promise<MongoProcess> {
-  const args = ['--import', 'tsx', 'dev/mongo-standin.ts', '--port', String(port), '--report-streams'];
+/** `extraArgs` go to the stand-in's command line, e.g. `['--hello-delay-ms', '1500']`. */
+export async function startMongoProcess(
+  port: number,
+  database = 'app',
+  extraArgs: string[] = [],
+): Promise<MongoProcess> {
+  const args = ['--import', 'tsx', 'dev/mongo-standin.ts', '--port', String(port), '--report-streams', ...extraArgs];
   const proc = spawnProcess(process.execPath, args, { cwd: root });
   try {
     await waitFor(
