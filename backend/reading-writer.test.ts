@@ -68,8 +68,6 @@ function setup(options: Partial<ReadingWriterOptions> = {}) {
     log: sink.log,
     budget,
     backoff: { initialMs: 5, maxMs: 20 },
-    // Each call at once, so that a test sees it the moment it is made; the turn of its own has a test of its own.
-    nextTurn: () => undefined,
     ...options,
   });
   return { writer, calls, lookups, refusals, refusalsFail, losses, lossesFail, acks, overflows, sink, budget };
@@ -397,21 +395,6 @@ test('at debug level, one line per write lists what it stored anew (not the rese
       ],
     },
   );
-});
-
-test('each write starts in a turn of its own: not in the accept, nor where the last write ended', async () => {
-  const { writer, calls, acks } = setup({ nextTurn: undefined });
-  writer.accept('s1', readings(1));
-  assert.is(calls.length, 0, 'no insert inside the turn that handled the frame');
-  await tick();
-  assert.is(calls.length, 1);
-  writer.accept('s1', readings(2));
-  calls[0]!.resolve();
-  for (let i = 0; i < 10; i++) await Promise.resolve();
-  assert.equal(acks, [{ type: 'ack', session: 's1', seq: 1 }]);
-  assert.is(calls.length, 1, 'the next insert waits for a turn of its own');
-  await tick();
-  assert.equal(seqs(calls[1]), ['s1:2']);
 });
 
 test('a declared range counts nothing at or below the ack mark as lost: a refusal in it is no loss', async () => {

@@ -12,7 +12,6 @@
 // with 1013: the device still has them and resends after it reconnects. A range the device declares lost goes through
 // the same queue: recorded (after the readings written before it, so that those count as stored; what lies at or
 // below the socket's ack mark is no loss) and then acknowledged past.
-import { setImmediate as nextTurnOf } from 'node:timers/promises';
 import {
   DEVICE_UNACKED_IN_FLIGHT,
   type AckMessage,
@@ -60,11 +59,6 @@ export interface ReadingWriterOptions {
   onRefused?: (reason: RefusalCode | 'over_bound', count: number) => void;
   /** Told the readings newly recorded lost (declared, and not stored), by the device's reason, for metrics. */
   onLost?: (reason: LossReason, count: number) => void;
-  /**
-   * Waited for before each write, so that it starts in a turn of its own (by default the next turn, setImmediate);
-   * undefined: at once (the unit tests, which settle each call by hand).
-   */
-  nextTurn?: () => Promise<unknown> | undefined;
 }
 
 export interface ReadingWriter {
@@ -82,7 +76,6 @@ export interface ReadingWriter {
 export function createReadingWriter(options: ReadingWriterOptions): ReadingWriter {
   const { deviceId, store, lastAcked = new Map(), send, overflow, warnings, log, onRefused } = options;
   const { heldMax = 2 * DEVICE_UNACKED_IN_FLIGHT, backoff = { initialMs: 100, maxMs: 2000 } } = options;
-  const { nextTurn = () => nextTurnOf() } = options;
   const held = createHeldReadings(options.budget, heldMax);
   let writing = false;
   const retry = createRetryTimer(backoff, () => void pump());
@@ -115,11 +108,8 @@ export function createReadingWriter(options: ReadingWriterOptions): ReadingWrite
     void pump(); // what arrived during the write
   }
 
-  /** Writes `batch` in a turn of its own, then sends its acks; throws when any step failed. */
+  /** Writes `batch`, then sends its acks; throws when any step failed. The store paces writes (lib/turn-budget.ts). */
   async function write(batch: HeldItem[]) {
-    const turn = nextTurn();
-    if (turn) await turn;
-    if (closed) return;
     const acks = await storeBatch(io, batch, () => closed);
     if (!acks) return;
     retry.succeeded();
