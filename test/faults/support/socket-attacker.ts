@@ -194,7 +194,11 @@ const scenarios: Record<string, () => Promise<Record<string, unknown>>> = {
       await sleep(25);
     }
     const stillOpen = !closed;
-    socket.destroy();
+    // Closing with the acks still unread would reset the connection (RST), and the backend's kernel may drop the
+    // last readings before the backend reads them: read the acks away, then end cleanly and wait for the close.
+    socket.resume();
+    socket.end();
+    if (!closed) await new Promise((resolve) => socket.once('close', resolve));
     return { sent, stillOpen };
   },
 };
