@@ -229,7 +229,7 @@ test('failingChecks: the names the service flags when given, else the known-good
   assert.equal(failingChecks(checks, null), [['database', 'degraded']]);
 });
 
-test('liveness: the release that answered, and its own line when it is not the one expected; live says liveness', () => {
+test('liveness: the release that answered, and its own line when it is not the one expected; live is liveness', () => {
   const sha = '0123456789abcdef0123456789abcdef01234567';
   const answered = res(200, { ...health, version: '0123456789ab' });
   const release = (answer: HttpResponse) => judgeLiveness(answer, { expectVersion: 'v2' }).release;
