@@ -39,12 +39,12 @@ function fakeStore(down = { now: false }) {
     async devices(query) {
       asked.push(query);
       if (down.now) throw new DatabaseUnavailableError('timeout', 'the database did not answer within 2000 ms');
-      const { seq, timestamp, value } = READING;
+      const { seq, timestamp, value, receivedAt } = READING;
       const device = {
         deviceId: 'dev-1',
         session: 's1',
         connected: false,
-        lastReading: { seq, timestamp, value },
+        lastReading: { seq, timestamp, value, receivedAt },
         readingsStored: 7,
         readingsLost: 0,
         backlog: null,
@@ -148,7 +148,12 @@ test('GET /api/devices: a page of the devices from the database, never cached; n
         deviceId: 'dev-1',
         session: 's1',
         connected: false,
-        lastReading: { seq: 7, timestamp: '2026-01-01T00:00:07.000Z', value: 'v7' },
+        lastReading: {
+          seq: 7,
+          timestamp: '2026-01-01T00:00:07.000Z',
+          value: 'v7',
+          receivedAt: '2026-01-01T00:00:07.100Z',
+        },
         readingsStored: 7,
         readingsLost: 0,
         backlog: null,
