@@ -14,8 +14,9 @@ const mode = args[0] !== undefined && args[0] in SUFFIXES ? args[0] : undefined;
 const suffix = mode ? SUFFIXES[mode]! : '.test.ts';
 const filter = (mode ? args[1] : args[0]) ?? '';
 const FILE_DEADLINE_MS = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 240_000);
-// Past its deadline a file gets SIGTERM, and this long to stop what it started before SIGKILL.
-const KILL_GRACE_MS = 5000;
+// Past its deadline a file gets SIGTERM, and this long to stop what it started before SIGKILL: a container test
+// takes down its compose project or Swarm stack (their clean-ups wait up to a minute for the Engine).
+const KILL_GRACE_MS = mode === 'containers' ? 90_000 : 5000;
 // Plain test files run two at a time (each is its own process on free ports and temporary files); the fault suite
 // measures time and the container tests share one Engine, so those run one at a time.
 const CONCURRENCY = mode ? 1 : Number(process.env.TEST_CONCURRENCY ?? 2);

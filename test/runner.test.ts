@@ -1,11 +1,15 @@
 // The test runner's deadline: a test file that hangs is stopped, and so is everything it started.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { spawnProcess, stopAll } from './support/spawn-process.ts';
 
 const FIXTURE = 'test/fixtures/runner/hangs-with-children.ts';
 let leftover: number[] = [];
+const scratch = mkdtempSync(join(tmpdir(), 'runner-test-'));
+const cleanedUp = join(scratch, 'cleaned-up');
 
 /** A process is gone when it no longer exists, or is a zombie waiting only to be reaped. */
 function running(pid: number): boolean {
@@ -18,6 +22,7 @@ function running(pid: number): boolean {
 
 test.after(async () => {
   await stopAll();
+  rmSync(scratch, { recursive: true, force: true });
   // On a runner that leaves them behind, this test fails; it must not also leave them on the machine.
   for (const pid of leftover) {
     try {
@@ -28,9 +33,9 @@ test.after(async () => {
   }
 });
 
-test('a test file past its deadline leaves none of the processes it started running', async () => {
+test('a test file past its deadline leaves none of the processes it started running, and cleans up', async () => {
   const runner = spawnProcess(process.execPath, ['--import', 'tsx', 'test/run.ts', FIXTURE], {
-    env: { ...process.env, TEST_FILE_TIMEOUT_MS: '3000', TEST_CONCURRENCY: '1' },
+    env: { ...process.env, TEST_FILE_TIMEOUT_MS: '3000', TEST_CONCURRENCY: '1', CLEANED_UP_FILE: cleanedUp },
   });
   const code = await runner.waitExit(60_000);
   const output = runner.lines.join('\n');
@@ -44,6 +49,10 @@ test('a test file past its deadline leaves none of the processes it started runn
   assert.is(code, 1, 'a file past its deadline fails the run');
   assert.match(output, `✘ ${FIXTURE}: killed after 3000 ms`);
   assert.equal(pids.filter(running), [], 'children still running after the runner ended');
+  assert.ok(
+    existsSync(cleanedUp) && readFileSync(cleanedUp, 'utf8') === 'cleaned up',
+    'the clean-up it registered ran',
+  );
 });
 
 test.run();
