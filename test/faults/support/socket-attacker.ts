@@ -198,6 +198,7 @@ const scenarios: Record<string, () => Promise<Record<string, unknown>>> = {
     const stillOpen = !closed;
     // A backend drops the readings it has not stored yet when their socket closes (a device resends them; this
     // client would not): read the acks at last, and close once the last reading is acknowledged.
+    process.stderr.write(`sent ${sent} readings; waiting for their ack\n`);
     if (!closed) await withDeadline(acknowledged(socket, sent), 30_000, `the ack of reading ${sent}`);
     socket.end();
     if (!closed) await new Promise((resolve) => socket.once('close', resolve));
