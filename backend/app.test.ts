@@ -39,12 +39,12 @@ function fakeStore(down = { now: false }) {
     async devices(query) {
       asked.push(query);
       if (down.now) throw new DatabaseUnavailableError('timeout', 'the database did not answer within 2000 ms');
-      const { seq, timestamp, value } = READING;
+      const { seq, timestamp, value, receivedAt } = READING;
       const device = {
         deviceId: 'dev-1',
         session: 's1',
         connected: false,
-        lastReading: { seq, timestamp, value },
+        lastReading: { seq, timestamp, value, receivedAt },
         readingsStored: 7,
         readingsLost: 0,
         backlog: null,
@@ -148,7 +148,12 @@ test('GET /api/devices: a page of the devices from the database, never cached; n
         deviceId: 'dev-1',
         session: 's1',
         connected: false,
-        lastReading: { seq: 7, timestamp: '2026-01-01T00:00:07.000Z', value: 'v7' },
+        lastReading: {
+          seq: 7,
+          timestamp: '2026-01-01T00:00:07.000Z',
+          value: 'v7',
+          receivedAt: '2026-01-01T00:00:07.100Z',
+        },
         readingsStored: 7,
         readingsLost: 0,
         backlog: null,
@@ -190,11 +195,11 @@ test('GET /api/readings: the query as the store gets it; defaults: limit 100, no
   assert.is(res.headers.get('cache-control'), 'no-store');
   assert.equal(await res.json(), { readings: [READING] });
   res = await app.request('/api/readings?deviceId=dev-1&limit=1000&before=42', authorized);
-  res = await app.request('/api/readings?deviceId=dev%201&limit=1&before=2026-01-01T00:00:00%2B01:00', authorized);
+  res = await app.request('/api/readings?deviceId=dev%2E1&limit=1&before=2026-01-01T00:00:00%2B01:00', authorized);
   assert.equal(asked, [
     { deviceId: 'dev-1', limit: 100 },
     { deviceId: 'dev-1', limit: 1000, before: { seq: 42 } },
-    { deviceId: 'dev 1', limit: 1, before: { time: new Date('2025-12-31T23:00:00Z') } },
+    { deviceId: 'dev.1', limit: 1, before: { time: new Date('2025-12-31T23:00:00Z') } },
   ]);
 });
 
@@ -232,6 +237,11 @@ test('GET /api/readings: a bad query value is a 400 with one line naming it; the
     ['', 'deviceId is required, e.g. /api/readings?deviceId=dev-1'],
     ['?deviceId=', 'deviceId is required, e.g. /api/readings?deviceId=dev-1'],
     [`?deviceId=${'d'.repeat(10 * 1024)}`, 'deviceId is longer than 256 characters (10240)'],
+    [
+      '?deviceId=K%C3%BCche%201',
+      `deviceId must be letters, digits, '.', '_' and '-', 1 to 256 characters, got "Küche 1"`,
+    ],
+    ['?deviceId=dev%0A1', `deviceId must be letters, digits, '.', '_' and '-', 1 to 256 characters, got "dev\\n1"`],
   ] as Array<[string, string]>) {
     const res = await app.request(`/api/readings${query}`, authorized);
     assert.is(res.status, 400, query.slice(0, 30));

@@ -56,7 +56,8 @@ export interface DeviceView {
   deviceId: string;
   session: string | null;
   connected: boolean;
-  lastReading: { seq: number; timestamp: string; value: string } | null;
+  /** `receivedAt`: when the backend received it, what "latest" is ordered by (then `seq`), across devices too. */
+  lastReading: { seq: number; timestamp: string; value: string; receivedAt: string } | null;
   readingsStored: number;
   /** Readings the device declared lost (evicted from its spool, never written) that were never stored. */
   readingsLost: number;
@@ -82,6 +83,9 @@ const EMPTY = {
 function onInsert(...taken: string[]) {
   return Object.fromEntries(Object.entries(EMPTY).filter(([field]) => !taken.includes(field)));
 }
+
+/** The time of receipt `latestKey` starts with: the latest reading's, kept there since it was first stored. */
+const receivedAtOf = (key: string) => key.slice(0, key.indexOf('|'));
 
 /** The latest reading is the one received last (docs/contract.md, Device readings); in one frame, the highest seq. */
 function latestKey(doc: Pick<ReadingDocument, 'receivedAt' | 'seq'>): string {
@@ -200,7 +204,12 @@ export function toDeviceView(doc: DeviceSummaryDocument, now: number): DeviceVie
     // While connected, the session its hello named; else that of its newest reading.
     session: (connected ? doc.session : last?.session) ?? doc.session ?? last?.session ?? null,
     connected,
-    lastReading: last && { seq: last.seq, timestamp: new Date(last.timestamp).toISOString(), value: last.value },
+    lastReading: last && {
+      seq: last.seq,
+      timestamp: new Date(last.timestamp).toISOString(),
+      value: last.value,
+      receivedAt: receivedAtOf(doc.latestKey),
+    },
     readingsStored: doc.readingsStored ?? 0,
     readingsLost: doc.readingsLost ?? 0,
     backlog: doc.backlog ?? null,

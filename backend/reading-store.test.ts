@@ -212,7 +212,12 @@ test('readings: newest received first, then seq, whatever the device clock says;
   assert.equal(await store.readings({ deviceId: 'nobody', limit: 10, before: { seq: 3 } }), []);
   // The device list agrees: the latest is the one received last, a day behind on the device's clock or not.
   const listed = (await store.devices({ limit: 10 })).devices.find((d) => d.deviceId === 'dev-1')!;
-  assert.equal(listed.lastReading, { seq: 5, timestamp: dayBack(5).toISOString(), value: 'v5' });
+  assert.equal(listed.lastReading, {
+    seq: 5,
+    timestamp: dayBack(5).toISOString(),
+    value: 'v5',
+    receivedAt: received(20_000).toISOString(),
+  });
 });
 
 test('devices: two commands a page at any fleet size; by id, all counted; latest never steps back', async () => {
@@ -244,7 +249,12 @@ test('devices: two commands a page at any fleet size; by id, all counted; latest
       deviceId: 'dev-12-0000',
       session: 's1',
       connected: false,
-      lastReading: { seq: 2, timestamp: doc(2).timestamp.toISOString(), value: 'v2' },
+      lastReading: {
+        seq: 2,
+        timestamp: doc(2).timestamp.toISOString(),
+        value: 'v2',
+        receivedAt: doc(2).receivedAt.toISOString(),
+      },
       readingsStored: 2,
       backlog: null,
       lastSeenAt: null,

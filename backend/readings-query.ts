@@ -1,5 +1,5 @@
 // Reads GET /api/readings' query string into a ReadingsQuery, or one line saying what is wrong with it (a 400).
-import { DEVICE_ID_MAX_LENGTH } from '../lib/device-protocol.ts';
+import { DEVICE_ID_MAX_LENGTH, DEVICE_ID_RULE, isDeviceId } from '../lib/device-protocol.ts';
 import { parseIsoTime } from './iso-time.ts';
 
 export interface ReadingsQuery {
@@ -26,6 +26,8 @@ export function parseReadingsQuery(params: URLSearchParams): ReadingsQuery | { e
   if (deviceId.length > DEVICE_ID_MAX_LENGTH) {
     return { error: `deviceId is longer than ${DEVICE_ID_MAX_LENGTH} characters (${deviceId.length})` };
   }
+  // The hello's rule: an id no device can have is a mistake to name, not an unknown device to answer [] for.
+  if (!isDeviceId(deviceId)) return { error: `deviceId must be ${DEVICE_ID_RULE}, got ${quote(deviceId)}` };
   const limitText = params.get('limit');
   const limit = limitText === null ? READINGS_LIMIT_DEFAULT : /^\d{1,7}$/.test(limitText) ? Number(limitText) : NaN;
   if (!(limit >= 1 && limit <= READINGS_LIMIT_MAX)) {

@@ -3,12 +3,13 @@ import * as assert from 'uvu/assert';
 import { createApp, defineDeviceChecks } from './app.ts';
 import { createReadiness } from '../lib/readiness.ts';
 import { createLogSink } from '../test/support/log-sink.ts';
+import { emptyReadingStats } from '../test/support/reading-stats.ts';
 
 function setup(environment = 'production') {
   const readiness = createReadiness();
   const checks = defineDeviceChecks(readiness);
   const sink = createLogSink();
-  const backlog = { unacknowledged: 0, spoolBytes: 0, dropped: 0, unwritten: 0, refused: 0, declaredLost: 0 };
+  const backlog = emptyReadingStats();
   const readings = { stats: () => ({ ...backlog }) };
   const app = createApp({ readiness, environment, version: 'rel-7', log: sink.log, readings });
   return { app, readiness, sink, backlog, ...checks };
@@ -139,14 +140,7 @@ test('request log lines carry req; unknown paths are a JSON 404', async () => {
 test('liveness reports the spool backlog as readings, and follows it', async () => {
   const { app, backlog } = setup();
   const reported = async () => (await (await app.request('/api/health')).json()).readings;
-  assert.equal(await reported(), {
-    unacknowledged: 0,
-    spoolBytes: 0,
-    dropped: 0,
-    unwritten: 0,
-    refused: 0,
-    declaredLost: 0,
-  });
+  assert.equal(await reported(), emptyReadingStats());
   const later = { unacknowledged: 12, spoolBytes: 3456, dropped: 7, unwritten: 2, refused: 1, declaredLost: 9 };
   Object.assign(backlog, later);
   assert.equal(await reported(), later);

@@ -2,19 +2,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Registry } from 'prom-client';
 import { createDeviceMetrics } from './device-metrics.ts';
-import type { ReadingStats } from './reading-spool.ts';
+import { emptyReadingStats } from '../test/support/reading-stats.ts';
 
 function setup() {
   const registry = new Registry();
   let t = 1000;
-  const stats: ReadingStats = {
-    unacknowledged: 0,
-    spoolBytes: 0,
-    dropped: 0,
-    unwritten: 0,
-    refused: 0,
-    declaredLost: 0,
-  };
+  const stats = emptyReadingStats();
   const metrics = createDeviceMetrics({ registry, stats: () => stats, now: () => t });
   const lines = async () => (await registry.metrics()).split('\n');
   return { metrics, stats, lines, advance: (ms: number) => (t += ms) };

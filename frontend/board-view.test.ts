@@ -49,7 +49,12 @@ const doc = (over: Partial<StatusDocument> = {}): StatusDocument => ({
       {
         deviceId: 'emulator-1',
         connected: true,
-        lastReading: { seq: 42, timestamp: '2026-01-01T10:00:07.000Z', value: '21.5 C' },
+        lastReading: {
+          seq: 42,
+          timestamp: '2026-01-01T10:00:07.000Z',
+          receivedAt: '2026-01-01T10:00:07.000Z',
+          value: '21.5 C',
+        },
         readingsStored: 42,
         readingsLost: 0,
         backlog: 0,
@@ -57,7 +62,10 @@ const doc = (over: Partial<StatusDocument> = {}): StatusDocument => ({
         recent: {
           available: true,
           problem: null,
-          series: { name: null, points: [{ timestamp: '2026-01-01T10:00:07.000Z', number: 21.5 }] },
+          series: {
+            name: null,
+            points: [{ timestamp: '2026-01-01T10:00:07.000Z', receivedAt: '2026-01-01T10:00:07.000Z', number: 21.5 }],
+          },
         },
       },
     ],
@@ -66,6 +74,7 @@ const doc = (over: Partial<StatusDocument> = {}): StatusDocument => ({
       connected: true,
       seq: 42,
       timestamp: '2026-01-01T10:00:07.000Z',
+      receivedAt: '2026-01-01T10:00:07.000Z',
       value: '21.5 C',
     },
   },

@@ -3,6 +3,7 @@
 // readings. A missing list is not an error page, and one device's failure is that device's alone.
 import { asObject } from './as-object.ts';
 import { probe } from './probe.ts';
+import { byReceipt, receivedAtOf } from './receipt-order.ts';
 import { readRecent } from './recent-readings.ts';
 import { endpointUrl } from '../lib/endpoint-url.ts';
 import { servedListMaxBytes, shortenValue } from './reading-value.ts';
@@ -45,11 +46,11 @@ export async function readDevices(
       device.recent = await readRecent(backendUrl, device.deviceId, timeoutMs, headers);
     }),
   );
+  // Received last, as the backend orders each device's own: no device's clock makes its reading the latest.
   let latest: ReadingsStatus['latest'] = null;
   for (const { deviceId, connected, lastReading } of devices) {
-    if (lastReading && (!latest || Date.parse(lastReading.timestamp) > Date.parse(latest.timestamp))) {
+    if (lastReading && (!latest || byReceipt(lastReading, latest) > 0))
       latest = { deviceId, connected, ...lastReading };
-    }
   }
   return {
     available: true,
@@ -111,5 +112,11 @@ function toReading(value: unknown): DeviceReading | null {
   const reading = asObject(value);
   if (!reading || !Number.isSafeInteger(reading.seq) || typeof reading.timestamp !== 'string') return null;
   if (Number.isNaN(Date.parse(reading.timestamp)) || typeof reading.value !== 'string') return null;
-  return { seq: reading.seq as number, timestamp: reading.timestamp, ...shortenValue(reading.value) };
+  const timestamp = reading.timestamp;
+  return {
+    seq: reading.seq as number,
+    timestamp,
+    receivedAt: receivedAtOf({ ...reading, timestamp }),
+    ...shortenValue(reading.value),
+  };
 }

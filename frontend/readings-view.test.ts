@@ -8,7 +8,7 @@ const CHECKED_AT = '2026-01-01T10:01:00.000Z';
 const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 10, 0, s)).toISOString();
 const series = (numbers: (number | null)[], name: string | null = 'temperature_c', step = 1): ReadingSeries => ({
   name,
-  points: numbers.map((number, i) => ({ timestamp: at(i * step), number })),
+  points: numbers.map((number, i) => ({ timestamp: at(i * step), receivedAt: at(i * step), number })),
 });
 
 /** The path's points as numbers, per subpath. */
@@ -41,6 +41,18 @@ test('a chart: the line spans the box left to right, the highest number at the t
   assert.is(chart.label, 'temperature_c from 1 min 0 s ago to just now (4 readings): latest 20.5, min 20.0, max 22.0');
 });
 
+test('the time axis is the time of receipt: a device clock gone back does not fold the line over itself', () => {
+  // Received 20 s apart; the device's clock went back a day between the second and the third.
+  const stamped = ['2026-01-01T10:00:00.000Z', '2026-01-01T10:00:20.000Z', '2025-12-31T10:00:40.000Z'];
+  const points = [1, 2, 3].map((number, i) => ({ timestamp: stamped[i]!, receivedAt: at(i * 20), number }));
+  const chart = describeChart({ name: null, points }, CHECKED_AT)!;
+  assert.equal(
+    subpaths(chart.line)[0]!.map(([x]) => x),
+    [0, CHART.width / 2, CHART.width],
+  );
+  assert.equal([chart.from, chart.to, chart.latest], ['1 min 0 s ago', '20 s ago', '3']);
+});
+
 test('gaps: readings without a number break the line; a lone number between gaps is a dot', () => {
   const chart = describeChart(series([1, 2, null, 3, null, 4, 5]), CHECKED_AT)!;
   const subs = subpaths(chart.line);
@@ -57,7 +69,10 @@ test('a flat series sits in the middle; a single reading has one time, not a spa
   const flat = describeChart(series([21, 21, 21]), CHECKED_AT)!;
   assert.ok(subpaths(flat.line)[0]!.every(([, y]) => y === CHART.height / 2));
   assert.equal([flat.min, flat.max], ['21', '21']);
-  const one = describeChart({ name: null, points: [{ timestamp: at(30), number: 7.5 }] }, CHECKED_AT)!;
+  const one = describeChart(
+    { name: null, points: [{ timestamp: at(30), receivedAt: at(30), number: 7.5 }] },
+    CHECKED_AT,
+  )!;
   assert.is(one.line, `M${CHART.width / 2} ${CHART.height / 2}h0`);
   assert.is(one.from, null);
   assert.is(one.to, '30 s ago');
@@ -73,7 +88,7 @@ const recent = (s: ReadingSeries): RecentReadings => ({ available: true, problem
 const device = (deviceId: string, over: Partial<FleetDevice> = {}): FleetDevice => ({
   deviceId,
   connected: true,
-  lastReading: { seq: 7, timestamp: at(50), value: 'temperature_c=21.00' },
+  lastReading: { seq: 7, timestamp: at(50), receivedAt: at(50), value: 'temperature_c=21.00' },
   readingsStored: 1500,
   readingsLost: 0,
   backlog: 0,
@@ -167,7 +182,10 @@ test('needs attention: backlog, lost readings, silence, lost connection; a devic
   const evicted = device('evicted', { readingsLost: 3242 });
   const never = device('never', { lastSeenAt: null, lastReading: null });
   const fine = device('fine');
-  const byReading = device('by reading', { lastSeenAt: null, lastReading: { seq: 1, timestamp: at(0), value: 'x' } });
+  const byReading = device('by reading', {
+    lastSeenAt: null,
+    lastReading: { seq: 1, timestamp: at(0), receivedAt: at(0), value: 'x' },
+  });
   const panel = describeReadings(doc([fine], 1, [held, lost, evicted, silent, fine, never, byReading]));
   assert.equal(panel.attention, {
     items: [

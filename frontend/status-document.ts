@@ -49,6 +49,8 @@ export interface DeviceReading {
   seq: number;
   /** ISO 8601 time the device read the line. */
   timestamp: string;
+  /** ISO 8601 time the backend received it, what "latest" is ordered by (`timestamp` when the backend did not say). */
+  receivedAt: string;
   /** The line, cut to SHOWN_VALUE_MAX characters and `…` when longer (frontend/reading-value.ts). */
   value: string;
   /** The value's length in characters when it was cut; absent when `value` is whole. */
@@ -58,6 +60,8 @@ export interface DeviceReading {
 export interface SeriesPoint {
   /** ISO 8601 time the device read the line. */
   timestamp: string;
+  /** ISO 8601 time the backend received it (`timestamp` when it did not say): the chart's time axis. */
+  receivedAt: string;
   /** The number the value carries (`temperature_c=21.00` → 21); null when it carries none of the series' name. */
   number: number | null;
 }
@@ -65,7 +69,7 @@ export interface SeriesPoint {
 export interface ReadingSeries {
   /** What the numbers are (`temperature_c`), from the newest reading with a number; null for bare numbers. */
   name: string | null;
-  /** Oldest first. */
+  /** In the order the backend received them, oldest first (receivedAt, then seq). */
   points: SeriesPoint[];
 }
 

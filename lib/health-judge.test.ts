@@ -88,7 +88,13 @@ test('readiness: a 200 that is not "ready" or lacks checks fails', () => {
 
 test('liveness: live exactly when there is no reason, with the parsed body for its details', () => {
   const detail = { ...health, database: { status: 'connected', name: 'app' } };
-  assert.equal(judgeLiveness(res(200, detail)), { live: true, reasons: [], body: detail, version: null });
+  assert.equal(judgeLiveness(res(200, detail)), {
+    live: true,
+    reasons: [],
+    release: null,
+    body: detail,
+    version: null,
+  });
   const failing = judgeLiveness(res(500, { error: 'boom' }));
   assert.is(failing.live, false);
   assert.equal(failing.body, { error: 'boom' });
@@ -223,30 +229,26 @@ test('failingChecks: the names the service flags when given, else the known-good
   assert.equal(failingChecks(checks, null), [['database', 'degraded']]);
 });
 
-test('liveness: the release that answered, and a reason when it is not the one expected', () => {
+test('liveness: the release that answered, and its own line when it is not the one expected; live is liveness', () => {
   const sha = '0123456789abcdef0123456789abcdef01234567';
   const answered = res(200, { ...health, version: '0123456789ab' });
+  const release = (answer: HttpResponse) => judgeLiveness(answer, { expectVersion: 'v2' }).release;
   assert.is(judgeLiveness(answered).version, '0123456789ab');
-  assert.equal(judgeLiveness(answered).reasons, [], 'no expectation: any release passes');
-  assert.equal(judgeLiveness(answered, { expectVersion: sha }).reasons, [], 'a commit matches its abbreviation');
-  assert.equal(judgeLiveness(answered, { expectVersion: 'v2' }).reasons, [
-    'answered by release 0123456789ab, expected v2',
-  ]);
-  assert.equal(judgeLiveness(res(200, health), { expectVersion: 'v2' }).reasons, [
-    'answered by no release (the body has no version), expected v2',
-  ]);
+  assert.is(judgeLiveness(answered).release, null, 'no expectation: any release passes');
+  assert.is(judgeLiveness(answered, { expectVersion: sha }).release, null, 'a commit matches its abbreviation');
+  const old = judgeLiveness(answered, { expectVersion: 'v2' });
+  assert.equal(
+    { live: old.live, reasons: old.reasons, release: old.release },
+    { live: true, reasons: [], release: 'answered by release 0123456789ab, expected v2' },
+    'an old release is alive: live and its reasons agree, the release is named apart',
+  );
+  assert.is(release(res(200, health)), 'answered by no release (the body has no version), expected v2');
   assert.is(judgeLiveness(res(200, health)).version, null);
-  assert.equal(judgeLiveness(res(200, { ...health, version: 'a b\nc' }), { expectVersion: 'v2' }).reasons, [
-    'answered by release "a b\\nc", expected v2',
-  ]);
-  assert.equal(judgeLiveness(res(200, { ...health, version: 7 }), { expectVersion: 'v2' }).reasons, [
-    'answered by release 7 (number), expected v2',
-  ]);
+  assert.is(release(res(200, { ...health, version: 'a b\nc' })), 'answered by release "a b\\nc", expected v2');
+  assert.is(release(res(200, { ...health, version: 7 })), 'answered by release 7 (number), expected v2');
   const wrongAndOld = judgeLiveness(res(200, { ...health, uptime: 'x', version: 'v1' }), { expectVersion: 'v2' });
-  assert.equal(wrongAndOld.reasons, [
-    'wrong body: uptime is "x" (string), expected a number',
-    'answered by release v1, expected v2',
-  ]);
+  assert.equal(wrongAndOld.reasons, ['wrong body: uptime is "x" (string), expected a number']);
+  assert.is(wrongAndOld.release, 'answered by release v1, expected v2');
   assert.not.ok(wrongAndOld.live);
 });
 
@@ -296,6 +298,11 @@ test('an empty or blank non-200 body adds no body line; a status without a reaso
     'HTTP 500 Internal Server Error',
     'body: "boom"',
   ]);
+  assert.is(
+    judgeLiveness(res(500, 'boom', 'text/plain'), { expectVersion: 'v2' }).release,
+    null,
+    'no body, no release',
+  );
 });
 
 test('readiness: a body that is not a JSON object fails with what was received, and no checks', () => {
@@ -351,15 +358,11 @@ test('readiness: each state the known-good list knows is fine, and nothing else'
 
 test('liveness: a long or numeric release that answered is shown cut, or typed', () => {
   const long = 'a b'.repeat(30);
-  assert.equal(judgeLiveness(res(200, { ...health, version: long.slice(0, 60) }), { expectVersion: 'v2' }).reasons, [
-    `answered by release "${long.slice(0, 60)}", expected v2`,
-  ]);
-  assert.equal(judgeLiveness(res(200, { ...health, version: `${long}x` }), { expectVersion: 'v2' }).reasons, [
-    `answered by release "${long.slice(0, 60)}…", expected v2`,
-  ]);
-  assert.equal(judgeLiveness(res(200, { ...health, version: 1234567 }), { expectVersion: '1234567' }).reasons, [
-    'answered by release 1234567 (number), expected 1234567',
-  ]);
+  const release = (version: unknown, expectVersion = 'v2') =>
+    judgeLiveness(res(200, { ...health, version }), { expectVersion }).release;
+  assert.is(release(long.slice(0, 60)), `answered by release "${long.slice(0, 60)}", expected v2`);
+  assert.is(release(`${long}x`), `answered by release "${long.slice(0, 60)}…", expected v2`);
+  assert.is(release(1234567, '1234567'), 'answered by release 1234567 (number), expected 1234567');
 });
 
 test.run();

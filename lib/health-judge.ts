@@ -40,6 +40,11 @@ export interface Liveness {
   live: boolean;
   /** Why it is not live, one line each; empty when it is. */
   reasons: string[];
+  /**
+   * `answered by release X, expected Y` when `expectVersion` was given and another release (or none) answered, else
+   * null. Apart from `live`: an old release still answering is alive, and still not the deploy that was asked for.
+   */
+  release: string | null;
   /** The parsed body when it is a JSON object (the frontend shows its uptime, environment and database). */
   body: Body | undefined;
   /** The release that answered (the body's `version`), or null when it reports none. */
@@ -76,13 +81,8 @@ export function judgeLiveness(res: Answer, { expectVersion }: { expectVersion?: 
   const parsed = _parseObject(res);
   const body = typeof parsed === 'string' ? undefined : parsed;
   const version = typeof body?.version === 'string' ? body.version : null;
-  const result = (reasons: string[]): Liveness => ({
-    live: reasons.length === 0,
-    reasons:
-      expectVersion === undefined || body === undefined ? reasons : [...reasons, ..._release(body, expectVersion)],
-    body,
-    version,
-  });
+  const release = expectVersion === undefined || body === undefined ? null : _release(body, expectVersion);
+  const result = (reasons: string[]): Liveness => ({ live: reasons.length === 0, reasons, release, body, version });
   if (res.status !== 200) return result([_statusLine(res), ..._bodyExcerpt(res)]);
   if (typeof parsed === 'string') return result([parsed]);
   const wrong = [
@@ -205,15 +205,15 @@ function _checksLine(body: Body): string[] {
   return [`checks: ${shown.join(', ')}`];
 }
 
-/** `answered by release X, expected Y`, or nothing when the release that answered is the one expected. */
-function _release(body: Body, expected: string): string[] {
+/** `answered by release X, expected Y`, or null when the release that answered is the one expected. */
+function _release(body: Body, expected: string): string | null {
   const version = body.version;
-  if (typeof version === 'string' && sameRelease(version, expected)) return [];
-  if (version === undefined) return [`answered by no release (the body has no version), expected ${expected}`];
+  if (typeof version === 'string' && sameRelease(version, expected)) return null;
+  if (version === undefined) return `answered by no release (the body has no version), expected ${expected}`;
   // A version with spaces or control characters is quoted, so the reason stays one line and unambiguous.
   const plain = typeof version === 'string' && /^[\x21-\x7e]{1,60}$/.test(version);
   const shown = plain ? version : typeof version === 'string' ? _json(_excerptOf(version, 60)) : _show(version);
-  return [`answered by release ${shown}, expected ${expected}`];
+  return `answered by release ${shown}, expected ${expected}`;
 }
 
 const _isObject = (value: unknown): value is Body =>

@@ -41,7 +41,8 @@ export async function httpProbe(
     kind === 'HEALTH'
       ? judgeLiveness(got, expectVersion === null ? {} : { expectVersion })
       : judgeReadiness(got, REQUIRED_CHECKS[service]);
-  const reasons = judged.reasons;
+  // A live answer from another release still fails HEALTH: the deploy asked for did not answer.
+  const reasons = 'release' in judged && judged.release !== null ? [...judged.reasons, judged.release] : judged.reasons;
   const found =
     'checks' in judged
       ? Object.keys(judged.checks).length > 0

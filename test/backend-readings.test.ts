@@ -203,12 +203,14 @@ test('what is stored survives a backend restart: /api/devices and /api/readings 
   const second = await startBackend();
   const { status, body } = await get(second, '/api/devices');
   assert.is(status, 200);
+  const [newest] = (await get(second, '/api/readings?deviceId=dev-1&limit=1')).body.readings;
   assert.equal(body.devices, [
     {
       deviceId: 'dev-1',
       session: 's2',
       connected: false,
-      lastReading: { seq: 3, timestamp: LATER, value: 'line 3' },
+      // Its time of receipt as the readings list gives it: the order "latest" follows.
+      lastReading: { seq: 3, timestamp: LATER, value: 'line 3', receivedAt: newest.receivedAt },
       readingsStored: 8,
       readingsLost: 0,
       backlog: null,
@@ -254,7 +256,8 @@ test('a device clock gone back or ahead neither pins nor hides its newest: lates
     const { body: read } = await get(backend, '/api/readings?deviceId=dev-1&limit=1');
     const [first] = read.readings;
     shown.push(`${listed.devices[0].lastReading.timestamp}#${listed.devices[0].lastReading.seq} ${first.session}`);
-    assert.equal(listed.devices[0].lastReading, { seq: 3, timestamp, value: 'line 3' }, `after ${session}`);
+    const receivedAt = first.receivedAt;
+    assert.equal(listed.devices[0].lastReading, { seq: 3, timestamp, value: 'line 3', receivedAt }, `after ${session}`);
     assert.equal([first.session, first.seq, first.timestamp], [session, 3, timestamp], `after ${session}`);
   }
   assert.equal(shown, [`${iso(240_000)}#3 ahead`, `${iso(-DAY)}#3 behind`, `${iso(0)}#3 right`]);

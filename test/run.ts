@@ -1,8 +1,8 @@
 // Runs every test file in its own process with a deadline, then prints the plain totals line CI reads.
-// Usage: node --import tsx test/run.ts [faults|containers] [filter]
+// Usage: node --import tsx test/run.ts [faults|containers] [filter | path/to/one-file.ts]
 // Plain runs take *.test.ts; `faults` takes the fault suite (*.fault.ts), `containers` the tests against a
 // Docker Engine (*.container.ts, test/containers/), which need `eval "$(bash scripts/container-engine.sh)"` first.
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { withDeadline } from '../lib/with-deadline.ts';
 import { startProcess } from '../tools/child-process.ts';
@@ -14,6 +14,9 @@ const mode = args[0] !== undefined && args[0] in SUFFIXES ? args[0] : undefined;
 const suffix = mode ? SUFFIXES[mode]! : '.test.ts';
 const filter = (mode ? args[1] : args[0]) ?? '';
 const FILE_DEADLINE_MS = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 240_000);
+// Past its deadline a file gets SIGTERM, and this long to stop what it started before SIGKILL: a container test
+// takes down its compose project or Swarm stack (their clean-ups wait up to a minute for the Engine).
+const KILL_GRACE_MS = mode === 'containers' ? 90_000 : 5000;
 // Plain test files run two at a time (each is its own process on free ports and temporary files); the fault suite
 // measures time and the container tests share one Engine, so those run one at a time.
 const CONCURRENCY = mode ? 1 : Number(process.env.TEST_CONCURRENCY ?? 2);
@@ -21,6 +24,7 @@ if (!Number.isInteger(CONCURRENCY) || CONCURRENCY < 1) {
   console.log(`TEST_CONCURRENCY=${process.env.TEST_CONCURRENCY} is not valid: expected a whole number, at least 1`);
   process.exit(2);
 }
+const EXIT_ON_SIGTERM = './test/support/exit-on-sigterm.ts';
 const SKIP_DIRS = new Set(['node_modules', '.git', 'dist', 'smoke-artifacts']);
 
 function findTests(dir: string, found: string[] = []): string[] {
@@ -44,8 +48,9 @@ async function runFile(file: string): Promise<FileResult> {
   const started = Date.now();
   let output = '';
   if (CONCURRENCY === 1) console.log(`\n# ${file}`);
-  // Its own process group, so the deadline also stops whatever the test file started.
-  const child = startProcess(process.execPath, ['--import', 'tsx', file], {
+  // Its own process group, so the deadline also stops whatever the test file started in it; the groups it started
+  // (spawn helpers detach their children) are stopped by the file itself on SIGTERM (exit-on-sigterm.ts).
+  const child = startProcess(process.execPath, ['--import', 'tsx', '--import', EXIT_ON_SIGTERM, file], {
     cwd: root,
     env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
     group: true,
@@ -57,8 +62,7 @@ async function runFile(file: string): Promise<FileResult> {
   let timedOut = false;
   const { code } = await withDeadline(child.closed, FILE_DEADLINE_MS, file).catch(() => {
     timedOut = true;
-    child.signal('SIGKILL');
-    return child.closed;
+    return child.stop(KILL_GRACE_MS).then(() => child.closed);
   });
   // uvu prints "Total: N" and "Passed: N" once per process.
   const total = Number(/Total:\s+(\d+)/.exec(output)?.[1] ?? NaN);
@@ -76,7 +80,11 @@ async function runFile(file: string): Promise<FileResult> {
   return { file, passed, failed, ms };
 }
 
-const files = findTests(root).filter((f) => f.includes(filter));
+// A path to one file runs that file whatever its name (how test/runner.test.ts runs its hanging fixture).
+const files =
+  filter.endsWith('.ts') && existsSync(join(root, filter))
+    ? [filter]
+    : findTests(root).filter((f) => f.includes(filter));
 if (files.length === 0) {
   console.log(`no test files match "${filter}"`);
   console.log('0 passed, 1 failed');

@@ -39,6 +39,21 @@ export interface ChildHandle {
   stop(graceMs: number): Promise<ProcessExit>;
 }
 
+// Groups started here and not yet exited: a process that ends (or is told to end) takes them with it, since a
+// group of its own is out of reach of any signal sent to ours.
+const liveGroups = new Set<number>();
+process.on('exit', () => {
+  for (const pid of liveGroups) killGroup(pid, 'SIGKILL');
+});
+
+function killGroup(pid: number, signal: NodeJS.Signals) {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    /* already gone */
+  }
+}
+
 export function startProcess(
   command: string,
   args: string[],
@@ -46,6 +61,11 @@ export function startProcess(
 ): ChildHandle {
   const child = spawn(command, args, { env, cwd, shell: false, detached: group, stdio: ['ignore', 'pipe', 'pipe'] });
   let exit: ProcessExit | undefined;
+  if (group && child.pid) {
+    const pid = child.pid;
+    liveGroups.add(pid);
+    child.on('exit', () => liveGroups.delete(pid));
+  }
   child.stdout.on('data', (chunk: Buffer) => onOutput?.(chunk, 'stdout'));
   child.stderr.on('data', (chunk: Buffer) => onOutput?.(chunk, 'stderr'));
   // A child that cannot start emits 'error' and may or may not emit 'exit'/'close' after it: first one wins.

@@ -79,7 +79,7 @@ function describeDevice(device, checkedAt) {
 }
 
 /**
- * The chart of one series, or null when no point carries a number. x is time (oldest to newest point), y runs from
+ * The chart of one series, or null when no point carries a number. x is time of receipt (oldest to newest), y runs from
  * the lowest number (bottom) to the highest (top); readings without a number break the line.
  * @param {import('../status-document.ts').ReadingSeries} series
  */
@@ -89,13 +89,14 @@ export function describeChart(series, checkedAt) {
   const numbers = numbered.map((p) => p.number);
   const min = Math.min(...numbers);
   const max = Math.max(...numbers);
-  const times = series.points.map((p) => Date.parse(p.timestamp));
+  // Time of receipt, the order the points come in: a device clock gone back cannot fold the line over itself.
+  const times = series.points.map((p) => Date.parse(p.receivedAt));
   const first = Math.min(...times);
   const last = Math.max(...times);
   const { width, height, pad } = CHART;
   const x = (t) => (last === first ? width / 2 : ((t - first) / (last - first)) * width);
   const y = (n) => (max === min ? height / 2 : pad + ((max - n) / (max - min)) * (height - 2 * pad));
-  const at = (p) => `${round(x(Date.parse(p.timestamp)))} ${round(y(p.number))}`;
+  const at = (p) => `${round(x(Date.parse(p.receivedAt)))} ${round(y(p.number))}`;
 
   // One subpath per unbroken run; a run of one point is a dot (a zero-length line with round caps).
   const runs = [];

@@ -8,6 +8,7 @@ import { MongoClient } from 'mongodb';
 import { runCommand } from '../../tools/child-process.ts';
 import { waitFor } from '../support/deadline.ts';
 import { root } from '../support/spawn-service.ts';
+import { onTerminate } from '../support/on-terminate.ts';
 
 const test = suite('MongoDB subset on the database image');
 const IMAGE = process.env.MONGO_IMAGE || 'mongo:8.0';
@@ -25,6 +26,7 @@ const docker = (args: string[], timeoutMs = 120_000) =>
 
 test.before(async () => {
   await docker(['rm', '-f', NAME]);
+  onTerminate(() => docker(['rm', '-f', NAME])); // the `after` hook's removal, for a file stopped at its deadline
   const run = await docker(['run', '-d', '--rm', '--name', NAME, '-p', '127.0.0.1:0:27017', IMAGE], 600_000);
   assert.is(run.code, 0, `docker run ${IMAGE}: ${run.stderr}`);
   const port = await docker(['port', NAME, '27017/tcp']);

@@ -7,21 +7,14 @@
 // pauses while no device process runs (nothing would read the pty), so nothing is written then.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { spawnService, type Service } from '../support/spawn-service.ts';
-import { startMongoProcess, type MongoProcess } from '../support/mongo-process.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
-import { ptyDir, removePtyDir, startPtyPair, type PtyPair } from '../support/pty-pair.ts';
 import { jsonLines, storedInDatabase, type Stored } from '../support/device-services.ts';
 import { sleep, waitFor } from '../support/deadline.ts';
 import { stopAll } from '../support/spawn-process.ts';
-import { freePort } from '../../tools/free-port.ts';
-import { createLineWriter, type LineWriter } from './support/line-writer.ts';
 import { countReadings, type ReadingCounts } from './support/stored-readings.ts';
 import { spoolValues } from './support/spool-values.ts';
 import { errorOutput } from './support/service-health.ts';
+import { getJson, startReadingsRig, type ReadingsRig } from './support/readings-rig.ts';
 
 const LINE_EVERY_MS = 25;
 const HUNG_MS = 4000;
@@ -37,14 +30,8 @@ const MARGIN = 1.6;
 const DEVICE_ID = 'counted';
 
 const test = suite('readings counted end to end');
-let db: MongoProcess;
+let rig: ReadingsRig;
 let proxy: TcpProxy;
-let pty: PtyPair;
-let ptys: string;
-let spoolDir: string;
-let writer: LineWriter;
-const backends: Service[] = [];
-const devices: Service[] = [];
 /** Each fault's end, as the device's clock reads it (the same machine's): what was read before it, acked after. */
 const recoveries: Array<{ what: string; at: number }> = [];
 /** Lines written while no device process ran, and what each killed device held unacknowledged. */
@@ -57,65 +44,39 @@ let writingMs = 0;
 let writingSince: number | undefined;
 const startWriting = () => {
   writingSince = performance.now();
-  writer.start(LINE_EVERY_MS);
+  rig.writer.start(LINE_EVERY_MS);
 };
 const stopWriting = () => {
-  writer.stop();
+  rig.writer.stop();
   if (writingSince !== undefined) writingMs += performance.now() - writingSince;
   writingSince = undefined;
 };
 let stored: Stored[] = [];
 
-const backend = () => backends.at(-1)!;
-const device = () => devices.at(-1)!;
-
-async function startBackend(port?: number) {
-  const env = { MONGODB_URI: `mongodb://127.0.0.1:${proxy.port}/app` };
-  backends.push(await spawnService('backend/main.ts', { env, port }));
-}
-
-async function startDevice(port?: number) {
-  const env = {
-    SERIAL_PATH: pty.devicePath,
-    BACKEND_URL: backend().url,
-    DEVICE_SPOOL_DIR: spoolDir,
-    DEVICE_ID,
-    LOG_LEVEL: 'debug', // one `readings acknowledged` line per ack: when each reading was known stored
-  };
-  devices.push(await spawnService('device/main.ts', { env, port }));
-  await waitFor(async () => (await getJson(`${device().url}/api/ready`)).checks.serial === 'connected', {
-    timeout: 10_000,
-    what: 'the restarted device reading the pty',
-  });
-}
-
-async function getJson(url: string): Promise<Record<string, any>> {
-  const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
-  return (await res.json()) as Record<string, any>;
-}
-
-const unacknowledged = async () => (await getJson(`${device().url}/api/health`)).readings.unacknowledged as number;
+const backend = () => rig.backend();
+const device = () => rig.device();
+const unacknowledged = async () => (await rig.readings()).unacknowledged;
 
 async function killBackend() {
   backend().signal('SIGKILL');
   await backend().waitExit(5000);
 }
 
-const restartBackend = () => startBackend(backend().port);
+const restartBackend = () => rig.startBackend(backend().port);
 
 /** Pauses the writer, waits until the device has every line written in its spool, SIGKILLs it and restarts it. */
 async function killAndRestartDevice() {
   stopWriting();
-  const last = writer.written.at(-1)!;
-  await waitFor(() => spoolValues(spoolDir).has(last), { timeout: 5000, what: `${last} in the device's spool` });
+  const last = rig.writer.written.at(-1)!;
+  await waitFor(() => spoolValues(rig.spoolDir).has(last), { timeout: 5000, what: `${last} in the device's spool` });
   heldAtKill.push(await unacknowledged());
-  const writtenAtKill = writer.written.length;
+  const writtenAtKill = rig.writer.written.length;
   device().signal('SIGKILL');
   await device().waitExit(5000);
-  await startDevice(device().port);
+  await rig.startDevice(device().port);
   const start = jsonLines(device()).find((line) => line.msg === 'device service listening');
   foundAtStart.push(start?.spool.unacknowledged);
-  writtenWhileDown += writer.written.length - writtenAtKill;
+  writtenWhileDown += rig.writer.written.length - writtenAtKill;
   startWriting();
 }
 
@@ -142,36 +103,36 @@ async function recovered(what: string) {
 }
 
 test.before(async () => {
-  db = await startMongoProcess(await freePort());
-  proxy = await startTcpProxy(db.port);
-  ptys = ptyDir();
-  pty = await startPtyPair(ptys);
-  spoolDir = mkdtempSync(join(tmpdir(), 'readings-end-to-end-spool-'));
-  await startBackend();
-  await startDevice();
+  rig = await startReadingsRig({
+    deviceId: DEVICE_ID,
+    prefix: 'line',
+    // Through a proxy, so that a run can cut the backend's link to the database.
+    mongoUri: async (db) => {
+      proxy = await startTcpProxy(db.port);
+      return `mongodb://127.0.0.1:${proxy.port}/app`;
+    },
+    deviceEnv: { LOG_LEVEL: 'debug' }, // one `readings acknowledged` line per ack: when each reading was known stored
+  });
+  await rig.startBackend();
+  await rig.startDevice();
   await waitFor(async () => (await getJson(`${device().url}/api/ready`)).status === 'ready', {
     timeout: 10_000,
     what: 'device ready',
   });
-  writer = createLineWriter(() => pty, 'line');
   startWriting();
 });
 
 test.after(async () => {
-  writer?.stop();
-  db?.signal('SIGCONT');
-  await stopAll();
+  await rig?.stop();
   await proxy?.close();
-  await pty?.stop();
-  if (ptys) removePtyDir(ptys);
-  if (spoolDir) rmSync(spoolDir, { recursive: true, force: true });
+  await stopAll();
 });
 
 test('faults in turn: database hung, backend killed, link cut, device killed holding readings', async () => {
   await sleep(1000);
-  db.signal('SIGSTOP');
+  rig.db.signal('SIGSTOP');
   await sleep(HUNG_MS);
-  db.signal('SIGCONT');
+  rig.db.signal('SIGCONT');
   await recovered('database hung');
 
   await killBackend();
@@ -183,30 +144,30 @@ test('faults in turn: database hung, backend killed, link cut, device killed hol
   proxy.heal();
   await recovered('link cut');
 
-  db.signal('SIGSTOP');
+  rig.db.signal('SIGSTOP');
   await sleep(1500); // readings pile up unacknowledged
   await killAndRestartDevice();
   await sleep(1000);
-  db.signal('SIGCONT');
+  rig.db.signal('SIGCONT');
   await recovered('device killed (database hung)');
 });
 
 test('faults overlapping: backend killed while the database hangs; everything at once', async () => {
-  db.signal('SIGSTOP');
+  rig.db.signal('SIGSTOP');
   await sleep(1500);
   await killBackend();
   await restartBackend(); // starts against a hung database
   await sleep(1500);
-  db.signal('SIGCONT');
+  rig.db.signal('SIGCONT');
   await recovered('backend killed (database hung)');
 
-  db.signal('SIGSTOP');
+  rig.db.signal('SIGSTOP');
   await sleep(1000);
   proxy.cut();
   await killBackend();
   await killAndRestartDevice(); // against no backend: it keeps its readings and retries
   await restartBackend();
-  db.signal('SIGCONT'); // still cut off
+  rig.db.signal('SIGCONT'); // still cut off
   await sleep(1500);
   proxy.heal();
   await recovered('all at once (database hung, link cut, backend and device killed)');
@@ -214,13 +175,13 @@ test('faults overlapping: backend killed while the database hangs; everything at
 
 test('every line written stored exactly once, in order per session; none written with no device', async () => {
   stopWriting();
-  const written = writer.written;
-  await waitFor(async () => (await storedInDatabase(`mongodb://127.0.0.1:${db.port}`)).length >= written.length, {
+  const written = rig.writer.written;
+  await waitFor(async () => (await storedInDatabase(`mongodb://127.0.0.1:${rig.db.port}`)).length >= written.length, {
     timeout: 30_000,
     what: `${written.length} readings stored`,
   }).catch(() => {}); // countReadings below names what is missing
   await waitFor(async () => (await unacknowledged()) === 0, { timeout: 10_000, what: 'nothing left unacknowledged' });
-  stored = await storedInDatabase(`mongodb://127.0.0.1:${db.port}`, DEVICE_ID);
+  stored = await storedInDatabase(`mongodb://127.0.0.1:${rig.db.port}`, DEVICE_ID);
   counts = countReadings(stored, written);
   console.log(
     `    measured: readings written ${counts.written}, stored ${counts.stored}, duplicated ${counts.duplicated}, ` +
@@ -241,7 +202,7 @@ test('every line written stored exactly once, in order per session; none written
 });
 
 test(`every line read before a fault ended acknowledged within ${RECOVERY_BOUND_MS} ms × ${MARGIN} of its end`, () => {
-  const acks = devices
+  const acks = rig.devices
     .flatMap((d) => jsonLines(d))
     .filter((line) => line.msg === 'readings acknowledged')
     .map(({ time, session, seq }) => ({ time: time as number, session: session as string, seq: seq as number }))

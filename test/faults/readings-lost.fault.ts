@@ -9,17 +9,11 @@
 // to the lines written.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync, writeFileSync } from 'node:fs';
 import { MongoClient } from 'mongodb';
-import { spawnService, type Service } from '../support/spawn-service.ts';
-import { startMongoProcess, type MongoProcess } from '../support/mongo-process.ts';
-import { ptyDir, removePtyDir, startPtyPair, type PtyPair } from '../support/pty-pair.ts';
 import { sleep, waitFor } from '../support/deadline.ts';
 import { stopAll } from '../support/spawn-process.ts';
-import { freePort } from '../../tools/free-port.ts';
-import { createLineWriter, type LineWriter } from './support/line-writer.ts';
+import { getJson, startReadingsRig, type ReadingsRig } from './support/readings-rig.ts';
 import { spoolValues } from './support/spool-values.ts';
 
 const DEVICE_ID = 'lossy';
@@ -38,58 +32,21 @@ const RECOVERY_BOUND_MS = 5000;
 const MARGIN = 1.6;
 
 const test = suite('readings lost, declared and acknowledged past');
-let db: MongoProcess;
-let pty: PtyPair;
-let ptys: string;
-let spoolDir: string;
-let writer: LineWriter;
-const backends: Service[] = [];
-const devices: Service[] = [];
-const backend = () => backends.at(-1)!;
-const device = () => devices.at(-1)!;
-
-async function startBackend(port?: number) {
-  backends.push(await spawnService('backend/main.ts', { env: { MONGODB_URI: db.uri }, port }));
-}
-
-async function startDevice(port?: number) {
-  const env = {
-    SERIAL_PATH: pty.devicePath,
-    BACKEND_URL: backend().url,
-    DEVICE_SPOOL_DIR: spoolDir,
-    DEVICE_SPOOL_MAX_BYTES: String(SPOOL_BYTES),
-    DEVICE_ID,
-  };
-  devices.push(await spawnService('device/main.ts', { env, port }));
-  await waitFor(async () => (await getJson(`${device().url}/api/ready`)).checks.serial === 'connected', {
-    timeout: 10_000,
-    what: 'the device reading the pty',
-  });
-}
-
-async function getJson(url: string): Promise<Record<string, any>> {
-  const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
-  return (await res.json()) as Record<string, any>;
-}
-
-const readings = async () =>
-  (await getJson(`${device().url}/api/health`)).readings as {
-    unwritten: number;
-    dropped: number;
-    unacknowledged: number;
-    declaredLost: number;
-  };
+let rig: ReadingsRig;
+const backend = () => rig.backend();
+const device = () => rig.device();
+const readings = () => rig.readings();
 
 /** Writes `count` lines in bursts the device keeps up with, then waits until the last is read. */
 async function write(count: number) {
   for (let left = count; left > 0; left -= 500) {
-    writer.burst(Math.min(500, left));
+    rig.writer.burst(Math.min(500, left));
     await sleep(20);
   }
-  const last = writer.written.at(-1)!;
+  const last = rig.writer.written.at(-1)!;
   const { unwritten } = await readings();
   // A line the spool could not write is not in it: then the count of unwritten ones says it was read.
-  await waitFor(async () => spoolValues(spoolDir).has(last) || (await readings()).unwritten > unwritten, {
+  await waitFor(async () => spoolValues(rig.spoolDir).has(last) || (await readings()).unwritten > unwritten, {
     timeout: 20_000,
     what: `${last} read by the device`,
   });
@@ -97,10 +54,10 @@ async function write(count: number) {
 
 /** Replaces the spool directory by a file and writes `count` lines, which the device counts unwritten. */
 async function spoolReplacedByFile(count: number) {
-  rmSync(spoolDir, { recursive: true });
-  writeFileSync(spoolDir, 'a file where the spool directory was');
+  rmSync(rig.spoolDir, { recursive: true });
+  writeFileSync(rig.spoolDir, 'a file where the spool directory was');
   const before = (await readings()).unwritten;
-  for (let i = 0; i < count; i++) writer.burst(1);
+  for (let i = 0; i < count; i++) rig.writer.burst(1);
   await waitFor(async () => (await readings()).unwritten === before + count, {
     timeout: 10_000,
     what: `${count} lines counted unwritten`,
@@ -122,20 +79,18 @@ async function drained(what: string): Promise<number> {
 }
 
 test.before(async () => {
-  db = await startMongoProcess(await freePort());
-  ptys = ptyDir();
-  pty = await startPtyPair(ptys);
-  spoolDir = mkdtempSync(join(tmpdir(), 'readings-lost-spool-'));
-  await startBackend();
-  await startDevice();
-  writer = createLineWriter(() => pty, 'lost');
+  rig = await startReadingsRig({
+    deviceId: DEVICE_ID,
+    prefix: 'lost',
+    deviceEnv: { DEVICE_SPOOL_MAX_BYTES: String(SPOOL_BYTES) },
+  });
+  await rig.startBackend();
+  await rig.startDevice();
 });
 
 test.after(async () => {
+  await rig?.stop();
   await stopAll();
-  await pty?.stop();
-  if (ptys) removePtyDir(ptys);
-  if (spoolDir) rmSync(spoolDir, { recursive: true, force: true });
 });
 
 test('an outage longer than the spool, with a device restart in the middle: drained, not wedged', async () => {
@@ -147,9 +102,9 @@ test('an outage longer than the spool, with a device restart in the middle: drai
   assert.ok((await readings()).dropped > 0, 'the spool evicted its oldest readings');
   device().signal('SIGKILL');
   await device().waitExit(5000);
-  await startDevice(device().port);
+  await rig.startDevice(device().port);
   await write(OUTAGE_LINES / 2);
-  await startBackend(backend().port);
+  await rig.startBackend(backend().port);
   const took = await drained('the backend came back');
   console.log(`    drained ${OUTAGE_LINES} lines' outage in ${Math.round(took)} ms (bound ${RECOVERY_BOUND_MS} ms)`);
   assert.ok(took < RECOVERY_BOUND_MS * MARGIN, `${Math.round(took)} ms to 0 unacknowledged`);
@@ -157,7 +112,7 @@ test('an outage longer than the spool, with a device restart in the middle: drai
 
 test('a spool write that fails (the directory replaced by a file), then succeeds: drained, not wedged', async () => {
   await spoolReplacedByFile(UNWRITTEN_LINES);
-  rmSync(spoolDir);
+  rmSync(rig.spoolDir);
   await write(100);
   const took = await drained('the spool was freed');
   assert.ok(took < RECOVERY_BOUND_MS * MARGIN, `${Math.round(took)} ms to 0 unacknowledged`);
@@ -168,17 +123,17 @@ test('lines never written at the end of a session (the device stopped first): de
   backend().signal('SIGKILL');
   await backend().waitExit(5000);
   await spoolReplacedByFile(TAIL_LINES);
-  rmSync(spoolDir); // free again, but no line comes before the device stops
+  rmSync(rig.spoolDir); // free again, but no line comes before the device stops
   device().signal('SIGTERM');
   assert.is(await device().waitExit(10_000), 0);
-  await startBackend(backend().port);
-  await startDevice(device().port);
+  await rig.startBackend(backend().port);
+  await rig.startDevice(device().port);
   const took = await drained('the restart after an unwritten end');
   assert.ok(took < RECOVERY_BOUND_MS * MARGIN, `${Math.round(took)} ms to 0 unacknowledged`);
 });
 
 test('every seq of every session is stored or declared lost, and the lost are counted once', async () => {
-  const client = new MongoClient(db.uri, { serverSelectionTimeoutMS: 2000 });
+  const client = new MongoClient(rig.db.uri, { serverSelectionTimeoutMS: 2000 });
   try {
     const app = client.db();
     const stored = await app.collection('readings').find({ deviceId: DEVICE_ID }).toArray();
@@ -209,14 +164,14 @@ test('every seq of every session is stored or declared lost, and the lost are co
       lastSeqs += last;
       lostSeqs += lost.size;
     }
-    assert.is(stored.length + lostSeqs, writer.written.length, 'stored + declared lost = lines read');
-    assert.is(lastSeqs, writer.written.length, 'one seq per line read');
+    assert.is(stored.length + lostSeqs, rig.writer.written.length, 'stored + declared lost = lines read');
+    assert.is(lastSeqs, rig.writer.written.length, 'one seq per line read');
     assert.is(counted, lostSeqs, 'each lost reading counted once');
     assert.is(summary?.readingsLost, counted, 'the device summary counts them');
     assert.ok(evicted > OUTAGE_LINES / 4, `${evicted} evicted`);
     assert.is(unwritten, UNWRITTEN_LINES + TAIL_LINES);
     console.log(
-      `    ${writer.written.length} lines: ${stored.length} stored, ${evicted} evicted, ${unwritten} unwritten`,
+      `    ${rig.writer.written.length} lines: ${stored.length} stored, ${evicted} evicted, ${unwritten} unwritten`,
     );
   } finally {
     await client.close();

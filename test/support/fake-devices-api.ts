@@ -41,7 +41,12 @@ export function fakeFleet(count: number, heardAt: Date, prefix = 'unit'): FakeFl
     deviceId: `${prefix}-${String(i + 1).padStart(5, '0')}`,
     session: 'session-1',
     connected: true,
-    lastReading: { seq: 10, timestamp: heardAt.toISOString(), value: `temperature_c=${(20 + (i % 7) / 4).toFixed(2)}` },
+    lastReading: {
+      seq: 10,
+      timestamp: heardAt.toISOString(),
+      value: `temperature_c=${(20 + (i % 7) / 4).toFixed(2)}`,
+      receivedAt: heardAt.toISOString(),
+    },
     readingsStored: 10,
     readingsLost: 0,
     backlog: 0,

@@ -3,6 +3,7 @@
 import { basename } from 'node:path';
 import { explain, runCommand, type CommandResult } from '../../../tools/child-process.ts';
 import { root } from '../../support/spawn-service.ts';
+import { onTerminate } from '../../support/on-terminate.ts';
 
 // Generous bounds for commands; what a test asserts is a bound of its own, named there.
 const BUILD_TIMEOUT_MS = 10 * 60_000;
@@ -20,6 +21,8 @@ export class ComposeStack {
   private readonly base: string[];
   /** The profiles `up` was given, so `down` removes their services too. */
   private profiles: string[] = [];
+  /** Unregisters the `down` a file stopped at its deadline runs (test/support/on-terminate.ts). */
+  private forget: (() => void) | undefined;
 
   /** `name` (a test file's name) and the pid make the project name; `files` are relative to the project root. */
   constructor(name: string, files: string[] = ['compose.yaml'], env: Record<string, string> = {}) {
@@ -59,6 +62,7 @@ export class ComposeStack {
   /** `up --build --wait`; a failure throws with the last log lines of each service that is not healthy. */
   async up(profiles: string[] = []): Promise<CommandResult> {
     this.profiles = profiles;
+    this.forget ??= onTerminate(() => this.down());
     const up = await this.compose(
       [...profileArgs(profiles), 'up', '--build', '--detach', '--wait', '--wait-timeout', String(WAIT_TIMEOUT_S)],
       BUILD_TIMEOUT_MS,
@@ -156,6 +160,8 @@ export class ComposeStack {
 
   /** Containers, networks, volumes, and the images this project built (their layers stay in the build cache). */
   down(): Promise<CommandResult> {
+    this.forget?.();
+    this.forget = undefined;
     return this.compose([
       ...profileArgs(this.profiles),
       'down',

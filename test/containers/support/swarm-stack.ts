@@ -4,6 +4,7 @@ import { basename } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { root } from '../../support/spawn-service.ts';
 import { waitFor } from '../../support/deadline.ts';
+import { onTerminate } from '../../support/on-terminate.ts';
 import { docker, dockerOk } from './swarm.ts';
 import { writeDeploySecrets } from './deploy-secrets.ts';
 import { freePort } from '../../../tools/free-port.ts';
@@ -80,7 +81,14 @@ export function createSwarmStack(file: string, env: Record<string, string> = {},
   }
 
   /** `docker stack deploy`; its output, for the no-op check. */
+  /** Unregisters the removal a file stopped at its deadline runs (test/support/on-terminate.ts). */
+  let forget: (() => void) | undefined;
+
   async function deploy(extra: Record<string, string> = {}): Promise<string> {
+    forget ??= onTerminate(async () => {
+      await remove();
+      await removeVolumes();
+    });
     // The lb's two host ports must differ to be kept apart when the files merge (Swarm keys ports by the published
     // one): the HTTPS one on a free port found here, the plain one (the fixture's 0) left to the engine.
     if (deployEnv.BACKEND_PORT === '0') deployEnv.BACKEND_PORT = String(await freePort());
@@ -177,6 +185,8 @@ export function createSwarmStack(file: string, env: Record<string, string> = {},
 
   /** `docker stack rm`, then waits until its services and its network are gone (the command returns before). */
   async function remove(): Promise<void> {
+    forget?.();
+    forget = undefined;
     await docker(['stack', 'rm', name]);
     await waitFor(
       async () => {

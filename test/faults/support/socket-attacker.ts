@@ -2,10 +2,12 @@
 // measurements. Usage: node --import tsx socket-attacker.ts <scenario> <backend url> [count]; the token the
 // authenticated scenarios use comes from ATTACK_TOKEN. Prints one JSON line with what it saw, then exits.
 import { request } from 'node:http';
+import type { Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
 import { DEVICE_SOCKET_PATH } from '../../../lib/device-protocol.ts';
 import { frame, OPCODE, rawUpgrade } from '../../support/raw-device-socket.ts';
+import { withDeadline } from '../../../lib/with-deadline.ts';
 
 const [scenario, baseUrl, countArg] = process.argv.slice(2);
 const token = process.env.ATTACK_TOKEN ?? '';
@@ -194,10 +196,33 @@ const scenarios: Record<string, () => Promise<Record<string, unknown>>> = {
       await sleep(25);
     }
     const stillOpen = !closed;
-    socket.destroy();
+    // A backend drops the readings it has not stored yet when their socket closes (a device resends them; this
+    // client would not): read the acks at last, and close once the last reading is acknowledged.
+    process.stderr.write(`sent ${sent} readings; waiting for their ack\n`);
+    if (!closed) await withDeadline(acknowledged(socket, sent), 30_000, `the ack of reading ${sent}`);
+    socket.end();
+    if (!closed) await new Promise((resolve) => socket.once('close', resolve));
     return { sent, stillOpen };
   },
 };
+
+/**
+ * Reads the paused socket's frames from the backend until an ack reaches `seq` (acks are cumulative), or it closes.
+ * Its frames are unmasked text: the `"seq":N` of each ack can be read off the bytes without parsing the framing.
+ */
+function acknowledged(socket: Socket, seq: number): Promise<void> {
+  return new Promise((resolve) => {
+    let tail = '';
+    socket.on('data', (chunk: Buffer) => {
+      const text = tail + chunk.toString('latin1');
+      const seen = [...text.matchAll(/"seq":(\d+)/g)].map((m) => Number(m[1]));
+      if (seen.some((n) => n >= seq)) resolve();
+      tail = text.slice(-32); // an ack split across two chunks
+    });
+    socket.once('close', () => resolve());
+    socket.resume();
+  });
+}
 
 const run = scenarios[scenario ?? ''];
 if (!run) {
