@@ -388,13 +388,15 @@ test('a write answered while this process was paused past the deadline counts as
       databaseName: 'app',
       isConnected: () => true,
       uri,
-      writeDeadlineMs: 200,
+      // Long enough for an ordinary round trip (and the summary's write after the insert) on a loaded machine,
+      // and well inside the pause below, so the deadline surely passes while the process is paused.
+      writeDeadlineMs: 1000,
     });
     await store.insert([doc(1)]);
     // Once the insert is on the wire, a pause past the deadline (SIGSTOP, a long GC); the answer arrives meanwhile.
     client.once('commandStarted', () =>
       setImmediate(() => {
-        const until = performance.now() + 1500;
+        const until = performance.now() + 3000;
         while (performance.now() < until);
       }),
     );
