@@ -4,6 +4,7 @@ import { Hono, type Context } from 'hono';
 import type { Readiness, ReadinessSnapshot } from './readiness.ts';
 import { readinessAnswers, type ReadinessAnswer, type ReadinessAnswers } from './readiness-answers.ts';
 import { HEALTH_JSON, readinessForm } from './readiness-request.ts';
+import { isoNow } from './iso-now.ts';
 
 export interface HealthRoutesOptions {
   readiness: Readiness;
@@ -51,8 +52,7 @@ export function createHealthRoutes({ readiness, environment, version, details }:
       detailsJson = inner ? `,${inner}` : '';
     }
     const body =
-      `{"status":"ok","timestamp":"${new Date().toISOString()}","uptime":${process.uptime()},` +
-      `${fixedJson}${detailsJson}}`;
+      `{"status":"ok","timestamp":"${isoNow()}","uptime":${process.uptime()},` + `${fixedJson}${detailsJson}}`;
     return new Response(body, { status: 200, headers: HEADERS });
   });
 
@@ -81,7 +81,7 @@ function answer(c: Context, found: ReadinessAnswer): Response {
   const q = url.indexOf('?');
   const form = readinessForm(q === -1 ? '' : url.slice(q + 1), acceptOf(c));
   if (form === 'json') {
-    const body = `{"status":"${found.status}","timestamp":"${new Date().toISOString()}"${found.jsonTail}`;
+    const body = `{"status":"${found.status}","timestamp":"${isoNow()}"${found.jsonTail}`;
     return new Response(body, { status: found.code, headers: HEADERS });
   }
   if (form === 'verbose') return new Response(found.verbose, { status: found.code, headers: TEXT_HEADERS });
