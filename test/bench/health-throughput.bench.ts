@@ -10,6 +10,7 @@ import { startMongoProcess } from '../support/mongo-process.ts';
 import { freePort } from '../../tools/free-port.ts';
 import { stopAll } from '../support/spawn-process.ts';
 import { waitFor } from '../support/deadline.ts';
+import { assertSameBodies } from './same-bodies.ts';
 
 type Measured = LoadResult & { cpuPerKilo: number };
 
@@ -27,6 +28,7 @@ const healthThroughput: Scenario = async ({ quick }) => {
       what: 'backend ready',
     });
     const bare = await spawnService('test/bench/fixtures/bare-health-server.ts', {});
+    await assertSameBodies(ours.url, bare.url, ['/api/health', '/api/ready']);
     const rows: BenchRow[] = [];
     const clients = [
       ['autocannon', load],
