@@ -42,7 +42,7 @@ export function afterFetch<T extends Hono<any, any, any>>(app: T, onServed: OnSe
 }
 
 /**
- * The path the app served, without the query. Node's raw request target is it when it is a plain path (cheaper
+ * The path the app served, without the query or fragment. Node's raw request target is it when it is a plain path (cheaper
  * than parsing a URL); an absolute-form target (`http://u:p@x/metrics`), dot segments (`/api/./health`) or
  * percent-escapes are served by Hono as the normalised path, so Hono's own getPath says which (never the raw
  * target, which may carry credentials and is chosen freely by the client).
@@ -50,8 +50,12 @@ export function afterFetch<T extends Hono<any, any, any>>(app: T, onServed: OnSe
 export function pathOf(request: Request, env: unknown): string {
   const raw = (env as { incoming?: { url?: string } } | undefined)?.incoming?.url;
   if (raw === undefined || raw[0] !== '/' || raw.includes('/.') || raw.includes('%')) return getPath(request);
-  const query = raw.indexOf('?');
-  return query === -1 ? raw : raw.slice(0, query);
+  // The path ends at the query or, as Hono's getPath has it, at a fragment (Node takes `#` in a request line).
+  for (let i = 1; i < raw.length; i++) {
+    const code = raw.charCodeAt(i);
+    if (code === 63 || code === 35) return raw.slice(0, i); // '?' or '#'
+  }
+  return raw;
 }
 
 /**
