@@ -42,10 +42,10 @@ export function afterFetch<T extends Hono<any, any, any>>(app: T, onServed: OnSe
 }
 
 /**
- * The path the app served, without the query or fragment. Node's raw request target is it when it is a plain path (cheaper
- * than parsing a URL); an absolute-form target (`http://u:p@x/metrics`), dot segments (`/api/./health`) or
- * percent-escapes are served by Hono as the normalised path, so Hono's own getPath says which (never the raw
- * target, which may carry credentials and is chosen freely by the client).
+ * The path the app served, without the query or fragment. Node's raw request target is it when it is a plain
+ * path (cheaper than parsing a URL); an absolute-form target (`http://u:p@x/metrics`), dot segments
+ * (`/api/./health`) or percent-escapes are served by Hono as the normalised path, so Hono's own getPath says which
+ * (never the raw target, which may carry credentials and is chosen freely by the client).
  */
 export function pathOf(request: Request, env: unknown): string {
   const raw = (env as { incoming?: { url?: string } } | undefined)?.incoming?.url;
