@@ -51,8 +51,7 @@ export function createHealthRoutes({ readiness, environment, version, details }:
       const inner = shown ? JSON.stringify(shown).slice(1, -1) : '';
       detailsJson = inner ? `,${inner}` : '';
     }
-    const body =
-      `{"status":"ok","timestamp":"${isoNow()}","uptime":${process.uptime()},` + `${fixedJson}${detailsJson}}`;
+    const body = `{"status":"ok","timestamp":"${isoNow()}","uptime":${process.uptime()},${fixedJson}${detailsJson}}`;
     return new Response(body, { status: 200, headers: HEADERS });
   });
 
