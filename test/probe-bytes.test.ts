@@ -13,7 +13,7 @@ import { createMetrics } from '../lib/metrics.ts';
 import { startServer } from '../lib/serve.ts';
 import { closeHttpServer } from '../lib/shutdown.ts';
 import { collectLines } from './support/log-sink.ts';
-import { withDeadline } from '../lib/with-deadline.ts';
+import { withDeadline } from './support/deadline.ts';
 
 // PROBE_BYTES_WRITE=1 records the copy anew: only when a change of what the probes say is meant.
 const RECORDED = fileURLToPath(new URL('fixtures/probe-bytes.txt', import.meta.url));

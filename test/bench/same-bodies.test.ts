@@ -11,6 +11,7 @@ import { closeHttpServer } from '../../lib/shutdown.ts';
 import { collectLines } from '../support/log-sink.ts';
 import { spawnService } from '../support/spawn-service.ts';
 import { stopAll } from '../support/spawn-process.ts';
+import { rejection } from '../support/deadline.ts';
 import { assertSameBodies, comparable } from './same-bodies.ts';
 
 const servers: Server[] = [];
@@ -48,12 +49,9 @@ test('a baseline with a shorter body is refused, naming both', async () => {
   });
   servers.push(short);
   const url = `http://127.0.0.1:${(short.address() as { port: number }).port}`;
-  const error = await assertSameBodies(ours, url, ['/api/ready']).then(
-    () => undefined,
-    (caught: Error) => caught,
-  );
-  assert.match(String(error?.message), /^\/api\/ready: the baseline does not answer as ours does: ours 200 /);
-  assert.match(String(error?.message), /baseline 200 application\/json \{"status":"ready"\}$/);
+  const error = await rejection(assertSameBodies(ours, url, ['/api/ready']));
+  assert.match(error.message, /^\/api\/ready: the baseline does not answer as ours does: ours 200 /);
+  assert.match(error.message, /baseline 200 application\/json \{"status":"ready"\}$/);
 });
 
 test.run();
