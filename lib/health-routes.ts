@@ -4,6 +4,7 @@ import { Hono, type Context } from 'hono';
 import type { Readiness, ReadinessSnapshot } from './readiness.ts';
 import { readinessAnswers, type ReadinessAnswer, type ReadinessAnswers } from './readiness-answers.ts';
 import { HEALTH_JSON, readinessForm } from './readiness-request.ts';
+import { isoNow } from './iso-now.ts';
 
 export interface HealthRoutesOptions {
   readiness: Readiness;
@@ -50,9 +51,7 @@ export function createHealthRoutes({ readiness, environment, version, details }:
       const inner = shown ? JSON.stringify(shown).slice(1, -1) : '';
       detailsJson = inner ? `,${inner}` : '';
     }
-    const body =
-      `{"status":"ok","timestamp":"${new Date().toISOString()}","uptime":${process.uptime()},` +
-      `${fixedJson}${detailsJson}}`;
+    const body = `{"status":"ok","timestamp":"${isoNow()}","uptime":${process.uptime()},${fixedJson}${detailsJson}}`;
     return new Response(body, { status: 200, headers: HEADERS });
   });
 
@@ -77,17 +76,27 @@ export function createHealthRoutes({ readiness, environment, version, details }:
 
 /** The form the request asks for; the default JSON unless `?verbose` or Accept names another. */
 function answer(c: Context, found: ReadinessAnswer): Response {
-  const url = c.req.url;
-  const q = url.indexOf('?');
-  const form = readinessForm(q === -1 ? '' : url.slice(q + 1), acceptOf(c));
+  const form = readinessForm(queryOf(c), acceptOf(c));
   if (form === 'json') {
-    const body = `{"status":"${found.status}","timestamp":"${new Date().toISOString()}"${found.jsonTail}`;
+    const body = `{"status":"${found.status}","timestamp":"${isoNow()}"${found.jsonTail}`;
     return new Response(body, { status: found.code, headers: HEADERS });
   }
   if (form === 'verbose') return new Response(found.verbose, { status: found.code, headers: TEXT_HEADERS });
   if (form === 'health+json')
     return new Response(found.healthJson, { status: found.code, headers: HEALTH_JSON_HEADERS });
   return new Response(JSON.stringify({ error: form.problem }), { status: 400, headers: HEADERS });
+}
+
+/**
+ * The query, without the `?`. A request target with no `?` has none, and then Hono's request object (`c.req`,
+ * built on first use) is not built to say so: most probes ask nothing. With one, Hono's URL says what it is.
+ */
+function queryOf(c: Context): string {
+  const target = (c.env as { incoming?: { url?: string } } | undefined)?.incoming?.url;
+  if (target !== undefined && !target.includes('?')) return '';
+  const url = c.req.url;
+  const q = url.indexOf('?');
+  return q === -1 ? '' : url.slice(q + 1);
 }
 
 /** From Node's raw headers when served by @hono/node-server: building a whole Headers object costs each probe. */

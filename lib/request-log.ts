@@ -1,7 +1,7 @@
 // Logs every HTTP request with `req`, status and response time; successful probes go at debug level.
 import type { Hono } from 'hono';
 import type { Logger } from './logger.ts';
-import { afterFetch, pathOf, wireStatus } from './after-fetch.ts';
+import { afterFetch } from './after-fetch.ts';
 
 // /metrics too: a scraper calls it every few seconds.
 const PROBE_PATHS = new Set(['/api/health', '/api/ready', '/metrics']);
@@ -16,9 +16,7 @@ export function logRequests<T extends Hono<any, any, any>>(
   const quiet = new Set(quietPaths);
   return afterFetch(app, logged);
 
-  function logged(request: Request, env: unknown, response: Response, started: number): Response {
-    const path = pathOf(request, env);
-    const status = wireStatus(request, env, response);
+  function logged(method: string, path: string, status: number, ms: number): void {
     // A per-check readiness probe (/api/ready/<check>) is a probe too.
     const probe = PROBE_PATHS.has(path) || path.startsWith('/api/ready/');
     // Orchestrators probe every few seconds: a passing probe is noise, a failing one is news.
@@ -26,13 +24,12 @@ export function logRequests<T extends Hono<any, any, any>>(
     if (log.isLevelEnabled(level)) {
       log[level](
         {
-          req: { method: request.method, url: path },
+          req: { method, url: path },
           res: { statusCode: status },
-          responseTime: Math.round((performance.now() - started) * 100) / 100,
+          responseTime: Math.round(ms * 100) / 100,
         },
         'request completed',
       );
     }
-    return response;
   }
 }

@@ -3,7 +3,7 @@ import type { Hono } from 'hono';
 import type { Registry } from 'prom-client';
 import { CountedHistogram, type Observe } from './counted-histogram.ts';
 import { METRICS_PATH } from './metrics-routes.ts';
-import { afterFetch, pathOf, wireStatus } from './after-fetch.ts';
+import { afterFetch } from './after-fetch.ts';
 
 /** The route label of a request no route matched: never the raw path, which a client chooses freely. */
 export const UNMATCHED_ROUTE = '(unmatched)';
@@ -25,29 +25,39 @@ export function measureRequests<T extends Hono<any, any, any>>(app: T, registry:
     buckets: BUCKETS,
     registers: [registry],
   });
-  const observers = new Map<string, Observe>();
+  // method → status → path → recorder: three lookups with the strings the request already has, where one key
+  // string built per request cost an allocation and a hash of a fresh string.
+  const observers = new Map<string, Map<number, Map<string, Observe>>>();
+  let cached = 0;
   let servesMetrics: boolean | undefined;
   return afterFetch(app, measured);
 
-  function measured(request: Request, env: unknown, response: Response, started: number): Response {
-    const seconds = (performance.now() - started) / 1000;
-    const path = pathOf(request, env);
+  function measured(method: string, path: string, status: number, ms: number): void {
     // A scrape is not counted; a /metrics the app does not serve (the public port outside local mode) is a 404
     // like any other path, counted as (unmatched).
     servesMetrics ??= routeOf(app, 'GET', METRICS_PATH) === METRICS_PATH;
-    if (path === METRICS_PATH && servesMetrics) return response;
-    const status = wireStatus(request, env, response);
-    const key = `${request.method} ${status} ${path}`;
-    let observe = observers.get(key);
+    if (path === METRICS_PATH && servesMetrics) return;
+    const byPath = observers.get(method)?.get(status);
+    let observe = byPath?.get(path);
     if (!observe) {
-      const route = routeOf(app, request.method, path);
-      const method = METHODS.has(request.method) ? request.method : 'other';
-      observe = histogram.series({ method, route, status: String(status) });
-      if (route === path && observers.size < CACHED_MAX) observers.set(key, observe);
+      const route = routeOf(app, method, path);
+      observe = histogram.series({ method: METHODS.has(method) ? method : 'other', route, status: String(status) });
+      if (route === path && cached < CACHED_MAX) {
+        cached += 1;
+        pathsOf(observers, method, status).set(path, observe);
+      }
     }
-    observe(seconds);
-    return response;
+    observe(ms / 1000);
   }
+}
+
+/** The recorders of one method and status, made on first use. */
+function pathsOf(observers: Map<string, Map<number, Map<string, Observe>>>, method: string, status: number) {
+  let byStatus = observers.get(method);
+  if (!byStatus) observers.set(method, (byStatus = new Map()));
+  let byPath = byStatus.get(status);
+  if (!byPath) byStatus.set(status, (byPath = new Map()));
+  return byPath;
 }
 
 /** The pattern of the route that answered (`/api/readings`, `/api/device/:id`), or UNMATCHED_ROUTE. */

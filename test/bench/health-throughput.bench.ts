@@ -9,6 +9,7 @@ import { startMongoProcess } from '../support/mongo-process.ts';
 import { freePort } from '../../tools/free-port.ts';
 import { stopAll } from '../support/spawn-process.ts';
 import { waitFor } from '../support/deadline.ts';
+import { assertSameBodies } from './same-bodies.ts';
 
 const healthThroughput: Scenario = async ({ quick }) => {
   const rounds = quick ? 2 : 5;
@@ -24,6 +25,7 @@ const healthThroughput: Scenario = async ({ quick }) => {
       what: 'backend ready',
     });
     const bare = await spawnService('test/bench/fixtures/bare-health-server.ts', {});
+    await assertSameBodies(ours.url, bare.url, ['/api/health', '/api/ready']);
     const rows: BenchRow[] = [];
     const clients = [
       ['autocannon', load],
