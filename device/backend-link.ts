@@ -4,7 +4,7 @@ import { rootCertificates } from 'node:tls';
 import WebSocket from 'ws';
 import {
   DEVICE_MAX_PAYLOAD,
-  DEVICE_PING_INTERVAL_MS,
+  DEVICE_SEND_PACE,
   DEVICE_UNACKED_IN_FLIGHT,
   parseAck,
   type AckMessage,
@@ -64,7 +64,7 @@ const FRAME_MARGIN = 1024;
 export function createBackendLink(options: BackendLinkOptions): BackendLink {
   const { url, deviceId, token, spool, onState, log } = options;
   const { backoff = createBackoff({ initialMs: 100, maxMs: 2000 }) } = options;
-  const { pingIntervalMs = DEVICE_PING_INTERVAL_MS, silenceLimitMs = 2500 } = options;
+  const { pingIntervalMs = 1000, silenceLimitMs = 2500 } = options;
   const { maxPayload = DEVICE_MAX_PAYLOAD, inFlightMax = DEVICE_UNACKED_IN_FLIGHT } = options;
   let socket: WebSocket | undefined;
   let retryTimer: NodeJS.Timeout | undefined;
@@ -73,8 +73,7 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
   // The backend closes a socket that sends faster than its limit, so a backlog after an outage goes out paced;
   // frames stay a margin under the backend's limit, for what a byte count might miss.
   const limits = { deviceId, maxBytes: maxPayload - FRAME_MARGIN, inFlightMax };
-  // The pace leaves room for this link's own pings under the backend's message rate.
-  const pacer = createFramePacer({ spool, limits, pace: options.pace, pingIntervalMs });
+  const pacer = createFramePacer({ spool, limits, pace: options.pace ?? DEVICE_SEND_PACE });
   const sender = createFrameSender(pacer, () => socket);
 
   function connect() {
