@@ -8,7 +8,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { WSContext } from 'hono/ws';
 import type { WebSocket } from 'ws';
 import type { Logger } from '../lib/logger.ts';
-import { DEVICE_MESSAGE_RATE } from '../lib/device-protocol.ts';
+import { CLOSE_GOING_AWAY, DEVICE_MESSAGE_RATE } from '../lib/device-protocol.ts';
 import { createUpgradeGate, type UpgradeGateEnv } from './device-upgrade-gate.ts';
 import { createDeviceSocket, type DeviceRegistry, type DeviceSocketOptions } from './device-socket.ts';
 import { createDeviceBindings, presenceOf, type DeviceBindings, type DeviceRecord } from './device-bindings.ts';
@@ -66,8 +66,6 @@ export interface DeviceHubOptions {
   replica?: string;
   beatMs?: number;
 }
-
-const CLOSE_GOING_AWAY = 1001;
 
 export function createDeviceHub(options: DeviceHubOptions): DeviceHub {
   const { log, store, token, tokens, open = false, socketsMax = 1000, helloTimeoutMs = 5000 } = options;

@@ -5,7 +5,7 @@
 import type { WSContext, WSEvents } from 'hono/ws';
 import type { WebSocket } from 'ws';
 import type { Logger } from '../lib/logger.ts';
-import { CLOSE_TRY_AGAIN_LATER, type AckMessage, type HelloMessage } from '../lib/device-protocol.ts';
+import { CLOSE_POLICY, CLOSE_TRY_AGAIN_LATER, type AckMessage, type HelloMessage } from '../lib/device-protocol.ts';
 import type { SummedWarning } from '../lib/summed-warning.ts';
 import { createTokenBucket } from '../lib/token-bucket.ts';
 import type { DeviceIdentity } from './device-auth.ts';
@@ -13,7 +13,6 @@ import type { ReadingWriter } from './reading-writer.ts';
 import { dispatch, type Dispatch } from './device-dispatch.ts';
 import type { FrameOwner, FrameSlices } from './frame-slices.ts';
 
-export const CLOSE_POLICY = 1008;
 // A hostile peer may never answer our close frame; ws would wait 30 s for it.
 const CLOSE_GRACE_MS = 1000;
 

@@ -1,9 +1,8 @@
 // The device hub's summed warnings, worded in one place: what its sockets and their writers ignore, close or drop,
 // each a line per interval however many devices it happens to (lib/summed-warning.ts).
-import { CLOSE_TRY_AGAIN_LATER } from '../lib/device-protocol.ts';
+import { CLOSE_POLICY, CLOSE_TRY_AGAIN_LATER } from '../lib/device-protocol.ts';
 import type { Logger } from '../lib/logger.ts';
 import { createSummedWarning, type SummedWarning } from '../lib/summed-warning.ts';
-import { CLOSE_POLICY } from './device-socket.ts';
 
 export interface DeviceWarnings {
   /** The sockets' own: a malformed message, no hello in time, a hello its token may not speak for. */

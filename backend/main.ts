@@ -2,7 +2,7 @@
 import { fileURLToPath } from 'node:url';
 import { WebSocketServer } from 'ws';
 import { createReadiness } from '../lib/readiness.ts';
-import { createLogger } from '../lib/logger.ts';
+import { createLogger, readLogDisplay } from '../lib/logger.ts';
 import { startServer } from '../lib/serve.ts';
 import { readTlsFiles } from '../lib/tls-setting.ts';
 import { closeHttpServer, installGracefulShutdown } from '../lib/shutdown.ts';
@@ -32,7 +32,7 @@ runMain('backend', async function main() {
   const metricsPort = metricsOn ? readMetricsPort(process.env, config.environment) : undefined;
   const { environment, port, host, deviceToken, deviceTokens } = config;
   const uri = config.mongodbUri;
-  const log = createLogger({ name: 'backend', environment, level: config.logLevel });
+  const log = createLogger({ name: 'backend', environment, level: config.logLevel, ...readLogDisplay(process.env) });
 
   const readiness = createReadiness();
   const setDatabase = readiness.define('database', { initial: 'disconnected', ready: ['connected'] });

@@ -1,5 +1,6 @@
 // What the backend reads from its MongoDB URI before connecting: whether the driver accepts it, and the database.
 import { MongoClient } from 'mongodb';
+import { safeDecode } from '../lib/safe-decode.ts';
 
 /**
  * Why the driver refuses the URI, in its words, or undefined when it accepts it. The client's constructor parses
@@ -21,12 +22,4 @@ export function driverRejection(uri: string): string | undefined {
 export function databaseName(uri: string): string {
   const path = /^mongodb(?:\+srv)?:\/\/[^/]*\/([^?]*)/i.exec(uri)?.[1];
   return path ? safeDecode(path) : 'test';
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
 }

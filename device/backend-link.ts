@@ -3,6 +3,7 @@
 import { rootCertificates } from 'node:tls';
 import WebSocket from 'ws';
 import {
+  CLOSE_GOING_AWAY,
   DEVICE_MAX_PAYLOAD,
   DEVICE_SEND_PACE,
   DEVICE_UNACKED_IN_FLIGHT,
@@ -57,7 +58,6 @@ export interface BackendLink {
   close(): Promise<void>;
 }
 
-const GOING_AWAY = 1001;
 /** Room left in each frame for what a byte count might miss; the frame's own bytes are counted exactly. */
 const FRAME_MARGIN = 1024;
 
@@ -201,7 +201,7 @@ async function closeGoingAway(ws: WebSocket): Promise<void> {
     return;
   }
   const closed = new Promise<void>((resolve) => ws.once('close', () => resolve()));
-  ws.close(GOING_AWAY, 'device service shutting down');
+  ws.close(CLOSE_GOING_AWAY, 'device service shutting down');
   const timer = setTimeout(() => ws.terminate(), 1000);
   await closed;
   clearTimeout(timer);

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { SerialPort } from 'serialport';
 import { createReadiness } from '../lib/readiness.ts';
 import { logReadinessChanges } from '../lib/readiness-log.ts';
-import { createLogger, type Logger } from '../lib/logger.ts';
+import { createLogger, readLogDisplay, type Logger } from '../lib/logger.ts';
 import { startServer } from '../lib/serve.ts';
 import { readTlsFiles } from '../lib/tls-setting.ts';
 import { closeHttpServer, installGracefulShutdown } from '../lib/shutdown.ts';
@@ -34,7 +34,8 @@ runMain('device', async function main() {
   const metricsOn = readMetricsEnabled(process.env);
   const tls = readTlsFiles(process.env);
   const metricsPort = metricsOn ? readMetricsPort(process.env, config.environment) : undefined;
-  const log = createLogger({ name: 'device', environment: config.environment, level: config.logLevel });
+  const display = readLogDisplay(process.env);
+  const log = createLogger({ name: 'device', environment: config.environment, level: config.logLevel, ...display });
 
   // The spool first: an unwritable DEVICE_SPOOL_DIR is a one-line exit like a bad setting. It holds what earlier
   // sessions left unacknowledged; this session's readings queue after those.

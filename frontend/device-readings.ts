@@ -1,7 +1,7 @@
 // Reads the backend's device list (GET /api/devices): the first page of the fleet, how many devices there are,
 // and the devices that need attention first; picks the latest reading and fetches the first few devices' recent
 // readings. A missing list is not an error page, and one device's failure is that device's alone.
-import { asObject } from './as-object.ts';
+import { asObject } from '../lib/json-object.ts';
 import { probe } from './probe.ts';
 import { byReceipt, receivedAtOf } from './receipt-order.ts';
 import { readRecent } from './recent-readings.ts';

@@ -1,5 +1,5 @@
 // Turns a device's recent readings (the backend's answer, newest first) into the series the page charts.
-import { asObject } from './as-object.ts';
+import { asObject } from '../lib/json-object.ts';
 import { parseReadingNumber } from './reading-number.ts';
 import { byReceipt, receivedAtOf } from './receipt-order.ts';
 import type { ReadingSeries } from './status-document.ts';

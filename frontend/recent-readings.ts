@@ -1,5 +1,5 @@
 // Asks the backend for one device's latest readings (GET /api/readings) and charts them; never throws.
-import { asObject } from './as-object.ts';
+import { asObject } from '../lib/json-object.ts';
 import { probe } from './probe.ts';
 import { buildSeries } from './reading-series.ts';
 import { endpointUrl } from '../lib/endpoint-url.ts';

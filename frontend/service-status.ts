@@ -1,6 +1,6 @@
 // Asks one service for its liveness and readiness at the same time and says, in one record, how it is doing.
 // The answers are judged by lib/health-judge.ts, as the smoke judges them: one verdict for one body.
-import { asObject } from './as-object.ts';
+import { asObject } from '../lib/json-object.ts';
 import { endpointUrl } from '../lib/endpoint-url.ts';
 import { judgeLiveness, judgeReadiness } from '../lib/health-judge.ts';
 import { httpGet, type HttpResult } from '../lib/http-get.ts';

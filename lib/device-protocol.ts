@@ -89,6 +89,12 @@ export const DEVICE_VALUE_MAX_BYTES = 8 * 1024;
 /** Readings the device sends ahead of the backend's last ack at most (the backend holds up to twice this). */
 export const DEVICE_UNACKED_IN_FLIGHT = 2000;
 
+/** Either side closes with this code when its process shuts down. */
+export const CLOSE_GOING_AWAY = 1001;
+
+/** The backend closes a socket with this code when the device broke a rule (no hello, a refused identity, its rate). */
+export const CLOSE_POLICY = 1008;
+
 /** The backend closes a socket with this code when it drops what it held for it: reconnect and resend. */
 export const CLOSE_TRY_AGAIN_LATER = 1013;
 

@@ -3,6 +3,7 @@
 // status page both judge through it, so a body one calls healthy the other never calls failing.
 import type { HttpResponse } from './http-get.ts';
 import { sameRelease } from './release-id.ts';
+import { isJsonObject } from './json-object.ts';
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
 // Only for a body without the service's own judgement (`details`, docs/contract.md#readiness-details): check values
@@ -120,7 +121,7 @@ export function judgeReadiness(res: Answer, required: readonly string[] = []): R
  * its good states), else by the known-good list: older services and others that send no details.
  */
 export function judgeChecks(checks: Record<string, unknown>, details: unknown): Record<string, JudgedCheck> {
-  const given = _isObject(details) ? details : {};
+  const given = isJsonObject(details) ? details : {};
   const judged: Record<string, JudgedCheck> = {};
   for (const [name, state] of Object.entries(checks)) {
     // Optional chaining reads a missing, inherited or non-object entry as no `ok`, `since` or `reason`.
@@ -167,7 +168,7 @@ function _expectIsoTime(body: Body, key: string): string | null {
 
 function _expectChecks(body: Body): string | null {
   const checks = body.checks;
-  if (typeof checks === 'object' && checks !== null && !Array.isArray(checks)) return null;
+  if (isJsonObject(checks)) return null;
   return `checks is ${_show(checks)}, expected an object`;
 }
 
@@ -216,8 +217,6 @@ function _release(body: Body, expected: string): string | null {
   return `answered by release ${shown}, expected ${expected}`;
 }
 
-const _isObject = (value: unknown): value is Body =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 const _excerptOf = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
 const _statusLine = (res: Answer) => `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`;
 const _bodyExcerpt = (res: Answer) => (res.body.trim() ? [`body: ${_excerpt(res.body)}`] : []);

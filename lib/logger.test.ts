@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Hono } from 'hono';
-import { createLogger } from './logger.ts';
+import { createLogger, readLogDisplay } from './logger.ts';
 import { logRequests } from './request-log.ts';
 import { ConfigError } from './config-error.ts';
 import { collectLines } from '../test/support/log-sink.ts';
@@ -43,13 +43,7 @@ test('an unknown NODE_ENV also logs JSON', () => {
 
 test('local mode is human-readable and coloured, not JSON', () => {
   const { stream, lines } = sink();
-  const saved = process.env.NO_COLOR;
-  delete process.env.NO_COLOR;
-  try {
-    createLogger({ name: 'device', environment: 'local', stream }).warn('serial port lost');
-  } finally {
-    if (saved !== undefined) process.env.NO_COLOR = saved;
-  }
+  createLogger({ name: 'device', environment: 'local', stream }).warn('serial port lost');
   const text = lines.join('\n');
   assert.match(text, 'serial port lost');
   assert.match(text, 'WARN');
@@ -57,38 +51,13 @@ test('local mode is human-readable and coloured, not JSON', () => {
   assert.throws(() => JSON.parse(lines[0]!));
 });
 
-/** Runs `body` with these environment variables set (undefined: unset), restoring them after. */
-function withEnv(vars: Record<string, string | undefined>, body: () => void) {
-  const saved = Object.fromEntries(Object.keys(vars).map((key) => [key, process.env[key]]));
-  const apply = (values: Record<string, string | undefined>) => {
-    for (const [key, value] of Object.entries(values)) {
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
-  };
-  apply(vars);
-  try {
-    body();
-  } finally {
-    apply(saved);
-  }
-}
-
 test('local mode with LOG_SINGLE_LINE=1 (inside npm start): each entry on one line, its fields included', () => {
   const multi = sink();
   const single = sink();
-  withEnv({ NO_COLOR: '1', LOG_SINGLE_LINE: undefined }, () =>
-    createLogger({ name: 'device', environment: 'local', stream: multi.stream }).info(
-      { port: 3003, host: 'all' },
-      'listening',
-    ),
-  );
-  withEnv({ NO_COLOR: '1', LOG_SINGLE_LINE: '1' }, () =>
-    createLogger({ name: 'device', environment: 'local', stream: single.stream }).info(
-      { port: 3003, host: 'all' },
-      'listening',
-    ),
-  );
+  const local = (env: NodeJS.ProcessEnv, stream: typeof multi.stream) =>
+    createLogger({ name: 'device', environment: 'local', stream, ...readLogDisplay(env) });
+  local({ NO_COLOR: '1' }, multi.stream).info({ port: 3003, host: 'all' }, 'listening');
+  local({ NO_COLOR: '1', LOG_SINGLE_LINE: '1' }, single.stream).info({ port: 3003, host: 'all' }, 'listening');
   assert.ok(multi.lines.length > 1, 'one line per field without it');
   assert.is(single.lines.length, 1, single.lines.join('\n'));
   assert.match(single.lines[0]!, /INFO \(device\/\d+\): listening \{"port":3003,"host":"all"\}$/);

@@ -15,9 +15,19 @@ export interface LoggerOptions {
   level?: string;
   /** Where lines go; stdout unless a test collects them. */
   stream?: DestinationStream;
+  /** Local mode only: colour the text (off with NO_COLOR). Defaults to true. */
+  color?: boolean;
+  /** Local mode only: each entry on one line (LOG_SINGLE_LINE=1). Defaults to false. */
+  singleLine?: boolean;
 }
 
-export function createLogger({ name, environment, level = 'info', stream }: LoggerOptions): Logger {
+/** How local mode's text looks, read from the environment a service's main.ts passes in. */
+export function readLogDisplay(env: NodeJS.ProcessEnv): Pick<LoggerOptions, 'color' | 'singleLine'> {
+  return { color: !env.NO_COLOR, singleLine: env.LOG_SINGLE_LINE === '1' };
+}
+
+export function createLogger(options: LoggerOptions): Logger {
+  const { name, environment, level = 'info', stream, color = true, singleLine = false } = options;
   if (!LEVELS.has(level)) {
     throw new ConfigError(`LOG_LEVEL=${level} is not valid: expected one of ${[...LEVELS].join(', ')}`);
   }
@@ -29,13 +39,12 @@ export function createLogger({ name, environment, level = 'info', stream }: Logg
     req: (req: unknown) =>
       req && typeof req === 'object' && 'url' in req ? { ...req, url: redact((req as { url: unknown }).url) } : req,
   };
-  const options = { name, level: level as LevelWithSilent, base: { pid: process.pid }, serializers };
+  const settings = { name, level: level as LevelWithSilent, base: { pid: process.pid }, serializers };
   if (environment === 'local') {
     // Synchronous in-process pretty printing: no worker thread, nothing lost at exit. LOG_SINGLE_LINE=1 (set
     // by `npm start`, which prefixes each line with the service's name) keeps each entry on one line.
-    const singleLine = process.env.LOG_SINGLE_LINE === '1';
-    return pino(options, pretty({ colorize: !process.env.NO_COLOR, singleLine, destination: stream ?? 1, sync: true }));
+    return pino(settings, pretty({ colorize: color, singleLine, destination: stream ?? 1, sync: true }));
   }
   // Synchronous stdout: the last lines before exit are neither lost nor reordered.
-  return pino(options, stream ?? destination({ dest: 1, sync: true }));
+  return pino(settings, stream ?? destination({ dest: 1, sync: true }));
 }

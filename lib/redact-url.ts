@@ -1,5 +1,6 @@
 // Hides the credentials a URL can carry before it is printed, logged or written: the userinfo's password and the
 // values of query (or fragment) parameters named like a secret. Every part of the project redacts through here.
+import { safeDecode } from './safe-decode.ts';
 
 const MASK = '***';
 
@@ -74,12 +75,4 @@ function hideUserinfo(_: string, scheme: string, userinfo: string): string {
 
 function hideParam(whole: string, separator: string, name: string): string {
   return SECRET_NAME.test(name) ? `${separator}${name}=${MASK}` : whole;
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
 }

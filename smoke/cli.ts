@@ -8,6 +8,7 @@ import { parseSmokeArgs, smokeArgs } from './config.ts';
 import { gaveNoAnswer } from './fs-answer.ts';
 import { commandName, smokeUsage } from './usage.ts';
 import { CLIError } from '../tools/cli-error.ts';
+import { SIGNAL_EXIT_CODES } from '../tools/signal-exit.ts';
 import { redactUrlsIn } from '../lib/redact-url.ts';
 import { stackLines } from './format.ts';
 import { terminalText } from './terminal-text.ts';
@@ -53,10 +54,7 @@ const state: SmokeState = {
 process.stdout.on('error', () => {});
 
 // Chromium runs in its own process group: close it before leaving on Ctrl+C or a CI cancel.
-for (const [signal, code] of [
-  ['SIGINT', 130],
-  ['SIGTERM', 143],
-] as const) {
+for (const [signal, code] of SIGNAL_EXIT_CODES) {
   process.once(signal, () => {
     state.io.err(`smoke: interrupted by ${signal}`);
     void closeBrowser(state).finally(() => process.exit(code));

@@ -1,6 +1,7 @@
 // The smoke's result as a file: what --json writes (SmokeResult, smoke/types.ts), and the one way a tool reads it
 // back. The reader checks the shape by hand, so a file the smoke did not write is a one-line problem, never a PASS.
 import { readFile } from 'node:fs/promises';
+import { isJsonObject } from '../lib/json-object.ts';
 import type { Kind, ProbeRecord, ProbeResult, SmokeResult, SmokeSummary, Target, SmokeVerdict } from './types.ts';
 
 const KINDS: readonly Kind[] = ['HEALTH', 'READY', 'LOAD'];
@@ -58,18 +59,15 @@ export async function readSmokeResult(file: string): Promise<ReadResult> {
   return { ok: true, result: value as SmokeResult };
 }
 
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 const isCount = (value: unknown) => Number.isSafeInteger(value) && (value as number) >= 0;
 const isStrings = (value: unknown) => Array.isArray(value) && value.every((item) => typeof item === 'string');
 const isStringMap = (value: unknown) =>
-  isObject(value) && Object.values(value).every((item) => typeof item === 'string');
+  isJsonObject(value) && Object.values(value).every((item) => typeof item === 'string');
 const show = (value: unknown) => (value === undefined ? 'missing' : JSON.stringify(value)?.slice(0, 40));
 
 /** The first way `value` differs from a SmokeResult, or undefined when it is one. */
 export function shapeProblem(value: unknown): string | undefined {
-  if (!isObject(value)) return `expected an object, found ${Array.isArray(value) ? 'an array' : show(value)}`;
+  if (!isJsonObject(value)) return `expected an object, found ${Array.isArray(value) ? 'an array' : show(value)}`;
   if (!VERDICTS.includes(value.result as SmokeVerdict)) return `result is ${show(value.result)}, expected PASS or FAIL`;
   for (const key of ['passed', 'failed', 'total', 'flaky', 'ms'] as const)
     if (!isCount(value[key])) return `${key} is ${show(value[key])}, expected a whole number`;
@@ -96,7 +94,7 @@ export function shapeProblem(value: unknown): string | undefined {
 }
 
 function probeProblem(probe: unknown): string | undefined {
-  if (!isObject(probe)) return `expected an object, found ${show(probe)}`;
+  if (!isJsonObject(probe)) return `expected an object, found ${show(probe)}`;
   if (!KINDS.includes(probe.kind as Kind)) return `kind is ${show(probe.kind)}, expected ${KINDS.join(', ')}`;
   if (!TARGETS.includes(probe.target as Target))
     return `target is ${show(probe.target)}, expected ${TARGETS.join(', ')}`;

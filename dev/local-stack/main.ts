@@ -8,6 +8,7 @@
 import { CLIError, EXIT_USAGE, pointToUsage } from '../../tools/cli-error.ts';
 import { ConfigError } from '../../lib/config-error.ts';
 import { parseCommandLine } from '../../tools/parse-command-line.ts';
+import { SIGNAL_EXIT_CODES } from '../../tools/signal-exit.ts';
 import { killGroupsNow } from './child.ts';
 import { readStackConfig } from './config.ts';
 import { EXIT_STACK, stackReport } from './error.ts';
@@ -62,10 +63,7 @@ async function stop(code: number, why?: string): Promise<never> {
   process.exit(code);
 }
 
-for (const [signal, code] of [
-  ['SIGINT', 130],
-  ['SIGTERM', 143],
-] as const) {
+for (const [signal, code] of SIGNAL_EXIT_CODES) {
   process.on(signal, () => {
     if (stopping) return;
     out(`stack: ${signal} received, stopping every child`);

@@ -4,6 +4,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isJsonObject } from '../../lib/json-object.ts';
 import { shapeProblem } from '../result.ts';
 import type { SmokeResult } from '../types.ts';
 import type { Git } from './tree.ts';
@@ -103,24 +104,20 @@ export function parseEvidence(text: string): ReadEvidence {
     : { found: true, evidence: value as SmokeEvidence };
 }
 
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 function evidenceProblem(value: unknown): string | undefined {
-  if (!isObject(value)) return 'expected an object';
+  if (!isJsonObject(value)) return 'expected an object';
   if (value.format !== EVIDENCE_FORMAT) return `format is ${JSON.stringify(value.format)}, expected ${EVIDENCE_FORMAT}`;
   if (typeof value.tree !== 'string' || !/^[0-9a-f]{40,64}$/.test(value.tree)) return 'tree is not an object name';
   if (value.verdict !== 'PASS' && value.verdict !== 'FAIL') return 'verdict is neither PASS nor FAIL';
   for (const key of ['trailer', 'runtime', 'at'] as const)
     if (typeof value[key] !== 'string') return `${key} is not a string`;
   if (value.composeConfig !== null && typeof value.composeConfig !== 'string') return 'composeConfig is not a string';
-  if (!isObject(value.images) || !Object.values(value.images).every((id) => typeof id === 'string'))
+  if (!isJsonObject(value.images) || !Object.values(value.images).every((id) => typeof id === 'string'))
     return 'images is not a map of image ids';
   if (value.smoke !== null) {
     const smoke = shapeProblem(value.smoke);
     if (smoke) return `smoke: ${smoke}`;
   }
-  if (value.baseline !== null && !isObject(value.baseline)) return 'baseline is not an object';
+  if (value.baseline !== null && !isJsonObject(value.baseline)) return 'baseline is not an object';
   return undefined;
 }

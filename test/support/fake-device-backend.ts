@@ -3,6 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
 import {
+  CLOSE_POLICY,
   DEVICE_MAX_PAYLOAD,
   DEVICE_SOCKET_PATH,
   parseDeviceMessage,
@@ -97,7 +98,7 @@ export async function startFakeBackend({ port = 0, rate }: FakeBackendOptions = 
         });
         ws.on('message', (data) => {
           if (bucket && !bucket.take()) {
-            ws.close(1008, 'message rate exceeded');
+            ws.close(CLOSE_POLICY, 'message rate exceeded');
             return;
           }
           const text = data.toString();
