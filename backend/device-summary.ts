@@ -38,6 +38,11 @@ export interface DeviceSummaryDocument {
    * readings collection cannot say so (a refused reading is not stored), and a device resends from the seq after it.
    */
   refusedThrough?: { session: string; seq: number };
+  /**
+   * The token of the last stored batch counted in `readingsStored`: a summary write sent again (its first outcome
+   * unknown, its reply lost) finds its own token and counts nothing twice.
+   */
+  countedBatch?: string;
 }
 
 /** What the replica holding a device's socket says of it. */
@@ -102,9 +107,11 @@ function isLater(a: ReadingDocument, b: ReadingDocument): boolean {
  * After a batch of readings was written (`duplicates`: positions of those stored before): count each device's new
  * ones, and make the newest of its new ones its latest reading unless a newer one is there already (a filter on
  * `latestKey`, so that neither a batch whose summary is written late nor another replica ever steps it back). A
- * resend is not new: it was received, and could be the latest, when it was first stored.
+ * resend is not new: it was received, and could be the latest, when it was first stored. The count is marked with
+ * `token`, one per batch: the same statements sent again count nothing twice, so a summary write whose outcome is
+ * unknown can be sent again as it was. Per device: the summary made if missing, the count, the latest.
  */
-export function storedUpdates(docs: ReadingDocument[], duplicates: readonly number[] = []): Op[] {
+export function storedUpdates(docs: ReadingDocument[], duplicates: readonly number[], token: string): Op[] {
   const resent = new Set(duplicates);
   const byDevice = new Map<string, { inserted: number; newest: ReadingDocument | undefined }>();
   docs.forEach((doc, i) => {
@@ -116,11 +123,12 @@ export function storedUpdates(docs: ReadingDocument[], duplicates: readonly numb
     byDevice.set(doc.deviceId, seen);
   });
   return [...byDevice].flatMap(([_id, { inserted, newest }]): Op[] => [
+    // The count cannot upsert: its filter misses a summary that holds the token, and the upsert would collide on _id.
+    { updateOne: { filter: { _id }, update: { $setOnInsert: onInsert() }, upsert: true } },
     {
       updateOne: {
-        filter: { _id },
-        update: { $inc: { readingsStored: inserted }, $setOnInsert: onInsert('readingsStored') },
-        upsert: true,
+        filter: { _id, countedBatch: { $ne: token } },
+        update: { $inc: { readingsStored: inserted }, $set: { countedBatch: token } },
       },
     },
     ...(newest ? [latestUpdate(newest)] : []),

@@ -5,7 +5,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { commandShape, mongoTarget, type MongoTarget } from '../test/support/mongo-target.ts';
-import { rejection, withDeadline } from '../test/support/deadline.ts';
+import { rejection, waitFor, withDeadline } from '../test/support/deadline.ts';
 import { startMongoProcess } from '../test/support/mongo-process.ts';
 import { freePort } from '../tools/free-port.ts';
 import { MongoClient } from 'mongodb';
@@ -102,6 +102,44 @@ test('insert: one unordered insert with majority and journaling; a resend makes 
     [doc(1), doc(2), doc(3), doc(4)],
   );
   assert.equal(Object.keys(stored[0]!), ['_id', 'deviceId', 'session', 'seq', 'timestamp', 'value', 'receivedAt']);
+});
+
+const storedCount = async (db: ReturnType<MongoClient['db']>) =>
+  (await db.collection<{ _id: string; readingsStored: number }>('devices').findOne({ _id: 'dev-1' }))?.readingsStored;
+
+test('a batch stored but not counted (its summary write refused) is counted once when written again', async () => {
+  let calls = 0;
+  let refuseCall = 0;
+  const { store, db } = setup({ connected: () => ++calls !== refuseCall });
+  await store.ensureIndexes();
+  refuseCall = calls + 2; // the readings' insert passes, the summary's write is refused
+  const failed = await rejection(store.insert([doc(1), doc(2), doc(3)]));
+  assert.instance(failed, DatabaseUnavailableError);
+  assert.is((await db.collection(READINGS_COLLECTION).find({}).toArray()).length, 3);
+  assert.is(await storedCount(db), undefined);
+  // The writer writes the batch again: every reading a duplicate, and the three counted, once.
+  assert.equal(await store.insert([doc(1), doc(2), doc(3)]), { inserted: 0, duplicates: [0, 1, 2] });
+  assert.is(await storedCount(db), 3);
+  await store.insert([doc(1), doc(4)]);
+  assert.is(await storedCount(db), 4);
+});
+
+test('a summary write applied after its reply was lost is not counted twice when sent again', async () => {
+  if (!target.standin) return; // only the stand-in can be hung in-process
+  const standin = target.standin;
+  const { store, db, client } = setup({ writeDeadlineMs: 400 });
+  await store.ensureIndexes();
+  // The summary's update reaches a hung database: its deadline passes, and it is applied on resume.
+  client.on('commandStarted', (event) => {
+    if (event.commandName === 'update' && event.command.update === 'devices') standin.hang();
+  });
+  const failed = await withDeadline(rejection(store.insert([doc(1), doc(2)])), 5000, 'an insert');
+  assert.is(failed.message, 'the database did not acknowledge the device summary within 400 ms');
+  client.removeAllListeners('commandStarted');
+  standin.resume();
+  await waitFor(async () => (await storedCount(db)) === 2, { what: 'the late summary applied' });
+  assert.equal(await store.insert([doc(1), doc(2)]), { inserted: 0, duplicates: [0, 1] });
+  assert.is(await storedCount(db), 2);
 });
 
 test('settled: that reading stored (one bounded find on the unique key), or a refusal mark at or past it', async () => {

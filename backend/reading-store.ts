@@ -10,6 +10,7 @@
 // newest by the backend's time of receipt, never by the device's clock (docs/contract.md#readings).
 import {
   MongoBulkWriteError,
+  ObjectId,
   type Abortable,
   type BulkWriteOptions,
   type Collection,
@@ -25,6 +26,7 @@ import { DEVICES_COLLECTION, refusedUpdates, storedUpdates, type DeviceSummaryDo
 import { createDeviceListStore, type DeviceListStore } from './device-list-store.ts';
 import { createStoreGuard, type Bounds } from './store-guard.ts';
 import { createTurnBudget } from '../lib/turn-budget.ts';
+import { createSummaryWrites } from './summary-writes.ts';
 
 export { READINGS_COLLECTION };
 
@@ -103,9 +105,10 @@ export function createReadingStore({
 }: ReadingStoreOptions): ReadingStore {
   const db = client.db(databaseName);
   const collection: Collection<ReadingDocument> = db.collection(READINGS_COLLECTION);
-  const summaries: Collection<DeviceSummaryDocument> = db.collection(DEVICES_COLLECTION);
+  const devices: Collection<DeviceSummaryDocument> = db.collection(DEVICES_COLLECTION);
   const guard = createStoreGuard({ isConnected, uri, queryTimeoutMs, writeDeadlineMs });
   const writeConcern = { w: 'majority' as const, j: true, wtimeoutMS: writeTimeoutMs };
+  const summaries = createSummaryWrites(devices, guard, writeConcern);
   const ensureIndexes = createIndexing(db, guard);
 
   async function newest(deviceId: string, options: Bounds): Promise<ReadingDocument | undefined> {
@@ -133,14 +136,12 @@ export function createReadingStore({
 
     async insert(docs) {
       await ensureIndexes();
+      await summaries.replay();
       const result = await serializing.turn().then(() => insertReadings(docs));
       // The devices' summaries, with a deadline of their own (the readings' may have passed while their answer was
-      // read). A failure fails the batch, which is written again: its readings then count as resent, so a device's
-      // readingsStored may fall short by that batch, and its latest reading lag until the next (backend/README.md).
-      await guard.write('device summary', async ({ signal }) => {
-        const options: BulkWriteOptions & Abortable = { ordered: true, writeConcern, signal };
-        await settledBy(summaries.bulkWrite(storedUpdates(docs, result.duplicates), options), signal);
-      });
+      // read). A failure fails the batch, which is written again as resends: the summary write is kept and sent
+      // again as it was (above) before any later insert, so those readings are counted once (backend/README.md).
+      await summaries.write(storedUpdates(docs, result.duplicates, new ObjectId().toHexString()));
       return result;
     },
 
@@ -149,7 +150,7 @@ export function createReadingStore({
         const refused = { _id: deviceId, 'refusedThrough.session': session, 'refusedThrough.seq': { $gte: seq } };
         const found = await Promise.all([
           collection.find({ deviceId, session, seq }, { limit: 1, ...bounds }).toArray(),
-          summaries.find(refused, { limit: 1, ...bounds }).toArray(),
+          devices.find(refused, { limit: 1, ...bounds }).toArray(),
         ]);
         return found.some((docs) => docs.length > 0) || (await declaredLost({ db, bounds }, deviceId, session, seq));
       }),
@@ -172,7 +173,7 @@ export function createReadingStore({
     refusedThrough: (deviceId, session, seq) =>
       guard.write('refusal mark', async ({ signal }) => {
         const options: BulkWriteOptions & Abortable = { ordered: true, writeConcern, signal };
-        await settledBy(summaries.bulkWrite(refusedUpdates(deviceId, session, seq), options), signal);
+        await settledBy(devices.bulkWrite(refusedUpdates(deviceId, session, seq), options), signal);
       }),
 
     readings: ({ deviceId, limit, before }) =>
