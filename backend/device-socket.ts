@@ -16,6 +16,12 @@ import type { FrameOwner, FrameSlices } from './frame-slices.ts';
 export const CLOSE_POLICY = 1008;
 // A hostile peer may never answer our close frame; ws would wait 30 s for it.
 const CLOSE_GRACE_MS = 1000;
+/**
+ * A busy backend reads a socket late (its frames wait in the kernel, or the socket is paused while they wait in the
+ * queue), so a device's ping can go unanswered for seconds: every socket also gets an unsolicited pong this often,
+ * well within the device's silence limit (2.5 s by default), so that a busy backend is not taken for a dead one.
+ */
+export const HEARTBEAT_PONG_MS = 500;
 
 /** A device as the registry holds it: which socket speaks for it now. */
 interface BoundDevice {
@@ -66,6 +72,7 @@ export function createDeviceSocket(options: DeviceSocketOptions, remoteAddress: 
   let ending = false;
   let hello: HelloDeadline | undefined;
   let owner: FrameOwner<unknown> | undefined;
+  let heartbeat: NodeJS.Timeout | undefined;
   const bucket = createTokenBucket(rate);
   const who = () => ({ remoteAddress, deviceId: messages?.device()?.deviceId });
 
@@ -74,6 +81,7 @@ export function createDeviceSocket(options: DeviceSocketOptions, remoteAddress: 
     if (ending) return;
     ending = true;
     hello?.stop();
+    clearInterval(heartbeat);
     messages?.stop();
     if (owner) frames.drop(owner);
     if (!close) return raw(ws).terminate();
@@ -119,6 +127,7 @@ export function createDeviceSocket(options: DeviceSocketOptions, remoteAddress: 
         if (!ending) messages!.act(dispatch(data, messages!.device()?.deviceId));
         hello!.handled(messages!.device() !== undefined);
       });
+      heartbeat = setInterval(() => raw(ws).pong(), HEARTBEAT_PONG_MS);
       // ws answers pings itself; they cost a pong each, so they count against the rate like messages.
       raw(ws).on('ping', () => {
         if (!ending && withinRate(ws)) checkSendBuffer(ws);
