@@ -208,4 +208,22 @@ test('beyond: a declared range less what lies at or below the mark, refusals inc
   assert.equal(marks.beyond('t', [1, 5]), [[1, 5]]);
 });
 
+test('beyond: a refusal waiting past a gap, and the refusals given, are left out of a declared range', () => {
+  const marks = createAckMarks();
+  marks.start('s1', 0);
+  marks.settle([
+    { session: 's1', seq: 3, refused: true },
+    { session: 's1', seq: 4, refused: false },
+  ]);
+  assert.equal(marks.beyond('s1', [1, 6]), [
+    [1, 2],
+    [4, 6],
+  ]);
+  assert.equal(marks.beyond('s1', [1, 6], [5]), [
+    [1, 2],
+    [4, 4],
+    [6, 6],
+  ]);
+});
+
 test.run();

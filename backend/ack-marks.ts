@@ -6,6 +6,7 @@
 // the gap is filled; readings at or below the mark (a resend, a frame that goes back) change nothing. A range the
 // device declared lost fills a gap like the readings it stands for: the mark jumps to its end.
 import type { AckMessage, SeqRange } from '../lib/device-protocol.ts';
+import { runsOf, subtractRanges } from '../lib/seq-ranges.ts';
 
 /** A reading of a written batch: `refused` when the backend would not store it as given. */
 export interface Settled {
@@ -26,10 +27,11 @@ export interface AckMarks {
   /** Readings written past a gap, waiting for it to fill. */
   waiting(): number;
   /**
-   * What of `[from, to]` lies past the session's mark: at or below it every reading is stored, refused or recorded
-   * lost already, so a declared range counts none of those as lost.
+   * What of `[from, to]` lies past the session's mark and is neither `refused` (a batch's refusals, not yet settled)
+   * nor a refusal waiting past a gap: at or below the mark every reading is stored, refused or recorded lost already,
+   * and a refused reading is not lost, so a declared range counts none of those as lost.
    */
-  beyond(session: string, [from, to]: SeqRange): SeqRange[];
+  beyond(session: string, [from, to]: SeqRange, refused?: readonly number[]): SeqRange[];
 }
 
 interface Mark {
@@ -87,9 +89,13 @@ export function createAckMarks(): AckMarks {
       return acks;
     },
     waiting: () => waiting,
-    beyond(session, [from, to]) {
-      const start = Math.max(from, (marks.get(session)?.through ?? 0) + 1);
-      return start <= to ? [[start, to]] : [];
+    beyond(session, [from, to], refused = []) {
+      const mark = marks.get(session);
+      const start = Math.max(from, (mark?.through ?? 0) + 1);
+      if (start > to) return [];
+      const waitingRefused = [...(mark?.ahead ?? [])].flatMap(([seq, entry]) => (entry.refused ? [seq] : []));
+      const settled = [...new Set([...waitingRefused, ...refused])].sort((a, b) => a - b);
+      return subtractRanges([[start, to]], runsOf(settled));
     },
   };
 }

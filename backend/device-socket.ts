@@ -15,6 +15,12 @@ import type { FrameOwner, FrameSlices } from './frame-slices.ts';
 
 // A hostile peer may never answer our close frame; ws would wait 30 s for it.
 const CLOSE_GRACE_MS = 1000;
+/**
+ * A busy backend reads a socket late (its frames wait in the kernel, or the socket is paused while they wait in the
+ * queue), so a device's ping can go unanswered for seconds: every socket also gets an unsolicited pong this often,
+ * well within the device's silence limit (2.5 s by default), so that a busy backend is not taken for a dead one.
+ */
+export const HEARTBEAT_PONG_MS = 500;
 
 /** A device as the registry holds it: which socket speaks for it now. */
 interface BoundDevice {
@@ -63,8 +69,9 @@ export function createDeviceSocket(options: DeviceSocketOptions, remoteAddress: 
   const { log, registry, warnings, sockets, helloTimeoutMs, rate, sendBufferMax, frames } = options;
   let messages: DeviceMessages | undefined;
   let ending = false;
-  let helloTimer: NodeJS.Timeout | undefined;
+  let hello: HelloDeadline | undefined;
   let owner: FrameOwner<unknown> | undefined;
+  let heartbeat: NodeJS.Timeout | undefined;
   const bucket = createTokenBucket(rate);
   const who = () => ({ remoteAddress, deviceId: messages?.device()?.deviceId });
 
@@ -72,12 +79,18 @@ export function createDeviceSocket(options: DeviceSocketOptions, remoteAddress: 
   function end(ws: WSContext, close?: { code: number; reason: string }) {
     if (ending) return;
     ending = true;
-    clearTimeout(helloTimer);
+    hello?.stop();
+    clearInterval(heartbeat);
     messages?.stop();
     if (owner) frames.drop(owner);
     if (!close) return raw(ws).terminate();
     ws.close(close.code, close.reason);
     setTimeout(() => raw(ws).terminate(), CLOSE_GRACE_MS).unref();
+  }
+  function noHello(ws: WSContext) {
+    if (ending) return;
+    warnings.silent.note({ remoteAddress });
+    end(ws, { code: CLOSE_POLICY, reason: 'no hello' });
   }
   /** False (and the socket closed) once the peer is over its rate. */
   function withinRate(ws: WSContext): boolean {
@@ -107,25 +120,22 @@ export function createDeviceSocket(options: DeviceSocketOptions, remoteAddress: 
         end: (close?: { code: number; reason: string }) => end(ws, close),
         sent: () => checkSendBuffer(ws),
       };
-      messages = createDeviceMessages(options, socket, () => clearTimeout(helloTimer));
-      owner = {
-        handle(data) {
-          if (!ending) messages!.act(dispatch(data, messages!.device()?.deviceId));
-        },
-        pause: () => raw(ws).pause(),
-        resume: () => raw(ws).resume(),
-      };
-      helloTimer = setTimeout(() => {
-        warnings.silent.note({ remoteAddress });
-        end(ws, { code: CLOSE_POLICY, reason: 'no hello' });
-      }, helloTimeoutMs);
+      messages = createDeviceMessages(options, socket, () => hello?.stop());
+      hello = createHelloDeadline(helloTimeoutMs, () => noHello(ws));
+      owner = pausingOwner(ws, (data) => {
+        if (!ending) messages!.act(dispatch(data, messages!.device()?.deviceId));
+        hello!.handled(messages!.device() !== undefined);
+      });
+      heartbeat = setInterval(() => raw(ws).pong(), HEARTBEAT_PONG_MS);
       // ws answers pings itself; they cost a pong each, so they count against the rate like messages.
       raw(ws).on('ping', () => {
         if (!ending && withinRate(ws)) checkSendBuffer(ws);
       });
     },
     onMessage(event, ws) {
-      if (!ending && withinRate(ws)) frames.push(owner!, event.data);
+      if (ending || !withinRate(ws)) return;
+      hello!.arrived();
+      frames.push(owner!, event.data);
     },
     onClose(event, ws) {
       // What the device sent before it closed is still handled, before the socket lets its device go.
@@ -144,6 +154,46 @@ export function createDeviceSocket(options: DeviceSocketOptions, remoteAddress: 
 }
 
 const raw = (ws: WSContext) => ws.raw as WebSocket;
+
+/** The socket as the frame slices see it: `handle` each frame; paused while too many wait. */
+function pausingOwner(ws: WSContext, handle: (frame: unknown) => void): FrameOwner<unknown> {
+  return { handle, pause: () => raw(ws).pause(), resume: () => raw(ws).resume() };
+}
+
+/** The deadline for a hello, once `stop()`ped by it or by the socket's end. */
+interface HelloDeadline {
+  /** A frame came: whatever it is, it came in time. */
+  arrived(): void;
+  /** A frame was handled; `bound` once a hello bound the socket. */
+  handled(bound: boolean): void;
+  stop(): void;
+}
+
+/**
+ * Calls `expired` when no hello came within `timeoutMs`. A frame that came in time but waits in the queue (the
+ * backend is busy) may be the hello: past the deadline with frames unhandled, the socket is judged once they are.
+ */
+function createHelloDeadline(timeoutMs: number, expired: () => void): HelloDeadline {
+  let unhandled = 0;
+  let overdue = false;
+  let stopped = false;
+  const timer = setTimeout(() => {
+    if (unhandled > 0) overdue = true;
+    else expired();
+  }, timeoutMs);
+  return {
+    arrived: () => void (unhandled += 1),
+    handled(bound) {
+      unhandled -= 1;
+      if (bound) this.stop();
+      else if (overdue && unhandled === 0 && !stopped) expired();
+    },
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
+}
 
 /** What the messages of a socket need of it. */
 interface SocketSide {

@@ -416,4 +416,34 @@ test('a declared range counts nothing at or below the ack mark as lost: a refusa
   assert.equal(acks.at(-1), { type: 'ack', session: 's1', seq: 5 });
 });
 
+test('a refusal waiting past a gap is no loss when a declared range covers it: counted refused, not lost', async () => {
+  const { writer, calls, acks, losses, lookups } = setup();
+  writer.accept('s1', [{ seq: 2, timestamp: 'never', value: 'bad clock' }, ...readings(3)]);
+  lookups[0]!.resolve(false); // seq 1 is not stored
+  await tick();
+  calls[0]!.resolve();
+  await tick();
+  assert.equal(acks, [], 'past a gap: nothing acknowledged');
+  // The device never had an ack for 2 and 3, evicted 1..3 from its spool, and says so.
+  writer.declare('s1', 'evicted', [[1, 3]]);
+  await tick();
+  assert.equal(losses, ['dev-1/s1:evicted [[1,1],[3,3]]'], 'the refused 2 is left out of the recorded range');
+  assert.equal(acks.at(-1)?.seq, 3);
+});
+
+test('a refusal earlier in the same batch as a declared range covering it is no loss', async () => {
+  const { writer, calls, acks, losses } = setup();
+  writer.accept('s1', readings(1));
+  // While 1 is written, 2 (refused) and 3 come, and then the range 2..4 the device declares lost: one batch.
+  writer.accept('s1', [{ seq: 2, timestamp: 'never', value: 'bad clock' }, ...readings(3)]);
+  writer.declare('s1', 'evicted', [[2, 4]]);
+  calls[0]!.resolve();
+  await tick();
+  assert.equal(seqs(calls[1]), ['s1:3'], 'the next batch holds 2, 3 and the range');
+  calls[1]!.resolve();
+  await tick();
+  assert.equal(losses, ['dev-1/s1:evicted [[3,4]]'], 'the refused 2 is left out of the recorded range');
+  assert.equal(acks.at(-1)?.seq, 4);
+});
+
 test.run();

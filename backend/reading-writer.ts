@@ -209,13 +209,16 @@ function learnMarks({ deviceId, store, lastAcked, marks }: WriterIo, batch: Held
 
 /**
  * Records the batch's lost ranges (after its readings were written, so that those count as stored), less what lies
- * at or below the socket's mark: those readings are stored, refused or recorded lost already. What is left to record
- * is fixed the first time, so that a retry records the same.
+ * at or below the socket's mark (stored, refused or recorded lost already) and the refusals the socket knows of: a
+ * refused reading is counted refused, never lost too. What is left to record is fixed the first time, so that a
+ * retry records the same.
  */
 async function recordLosses({ deviceId, store, marks, onLost }: WriterIo, batch: HeldItem[]) {
   for (const { session, seq, lost } of batch) {
     if (!lost) continue;
-    lost.ranges ??= marks.beyond(session, [seq, lost.through]);
+    // A refusal is counted as one when it comes: a range declared later in the batch must not count it lost too.
+    const refused = batch.flatMap((item) => (item.session === session && !item.doc && !item.lost ? [item.seq] : []));
+    lost.ranges ??= marks.beyond(session, [seq, lost.through], refused);
     if (lost.ranges.length === 0) continue;
     const recorded = await store.recordLosses(deviceId, session, lost.reason, lost.ranges);
     if (recorded > 0) onLost?.(lost.reason, recorded);
