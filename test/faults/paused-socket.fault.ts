@@ -31,7 +31,7 @@ test.after(async () => {
   await stopAll();
 });
 
-test(`${FLEET} devices × ${FRAMES} frames of ~64 KiB: none silent past ${SILENCE_LIMIT_MS} ms, none closed`, async () => {
+test(`${FLEET} devices × ${FRAMES} big frames: none silent past ${SILENCE_LIMIT_MS} ms, none closed`, async () => {
   const mongo = await startMongoProcess(await freePort());
   const backend = await spawnService('backend/main.ts', { env: { MONGODB_URI: mongo.uri } });
   await waitFor(async () => (await fetch(`${backend.url}/api/ready`)).status === 200, { what: 'backend ready' });
