@@ -307,7 +307,8 @@ build_mongo_image() {
   # The stand-in's imports: its command line's parser and errors (tools/), lib/run-main.ts and what it imports
   # (node's modules and bson aside). test/mongo-standin-image.test.ts checks this list against the imports.
   cp "$root/tools/cli-error.ts" "$root/tools/parse-command-line.ts" "$context/tools/"
-  cp "$root/lib/config-error.ts" "$root/lib/env.ts" "$root/lib/redact-url.ts" "$root/lib/run-main.ts" "$context/lib/"
+  cp "$root/lib/config-error.ts" "$root/lib/env.ts" "$root/lib/redact-url.ts" "$root/lib/run-main.ts" \
+    "$root/lib/safe-decode.ts" "$context/lib/"
   cp -r "$root/node_modules/bson" "$context/node_modules/" || fail "node_modules/bson is missing: run npm ci first"
   cp "$root/test/containers/images/mongosh-standin.ts" "$root/test/containers/images/mongo-standin.Dockerfile" "$context/"
   printf '{"type":"module"}\n' >"$context/package.json"

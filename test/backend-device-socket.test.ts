@@ -176,9 +176,11 @@ test('more than the burst of 200 messages at once closes the socket with 1008 an
   assert.equal(await withDeadline(closed, 3000, 'socket close'), { code: 1008, reason: 'message rate exceeded' });
   await waitFor(() => logged('over its message rate').length === 1, { timeout: 2000, what: 'one warning' });
   assert.is(logged('over its message rate').length, 1);
-  // hello + 199 readings fit the burst (plus what refilled meanwhile); the rest were never taken.
+  // hello + 199 readings fit the burst (plus what refilled meanwhile); the rest were never taken. Frames still
+  // waiting for their slice when the socket is closed go with it, so the device may not even be listed.
   const [device] = await devices();
-  assert.ok(device.readingsStored < 300, `${device.readingsStored} stored`);
+  const stored = device?.readingsStored ?? 0;
+  assert.ok(stored < 300, `${stored} stored`);
 });
 
 test('the rate counts frames, not readings: 10,000 readings in frames of 500, as a backlog comes', async () => {
