@@ -105,8 +105,12 @@ test('at phone width the fleet table scrolls on its own; the page does not scrol
   await page.setViewport({ width: 360, height: 740 });
   try {
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    const panel = await page.$('[data-panel="readings"]');
-    await panel!.screenshot({ path: join(SHOTS, 'phone-readings.png') });
+    // The panel's box, not a handle to it: the page's refresh may replace the element between two calls.
+    const clip = await page.$eval('[data-panel="readings"]', (p) => {
+      const box = p.getBoundingClientRect();
+      return { x: box.left + window.scrollX, y: box.top + window.scrollY, width: box.width, height: box.height };
+    });
+    await page.screenshot({ path: join(SHOTS, 'phone-readings.png'), clip });
     assert.ok(overflow <= 0, `page is ${overflow}px wider than the 360px viewport`);
   } finally {
     await page.setViewport({ width: 1280, height: 800 });
