@@ -13,8 +13,9 @@ test('room: as many pieces as allowed per turn', () => {
   assert.ok(hasRoom(1, 2));
 });
 
-test('pieces asked for at once start in turns of their own, work queued by one running before the next', async () => {
-  const budget = createTurnBudget();
+/** Asks for three pieces at once; each logs when it starts and when the turn after its start comes. */
+async function threePieces(options?: { perTurn: number }): Promise<string[]> {
+  const budget = createTurnBudget(options);
   const events: string[] = [];
   const pieces = [1, 2, 3].map((n) =>
     budget.turn().then(() => {
@@ -24,20 +25,16 @@ test('pieces asked for at once start in turns of their own, work queued by one r
   );
   await Promise.all(pieces);
   await nextTurn();
+  return events;
+}
+
+test('pieces asked for at once start in turns of their own, work queued by one running before the next', async () => {
+  const events = await threePieces();
   assert.equal(events, ['piece 1', 'after 1', 'piece 2', 'after 2', 'piece 3', 'after 3']);
 });
 
 test('two per turn: pairs', async () => {
-  const budget = createTurnBudget({ perTurn: 2 });
-  const events: string[] = [];
-  const pieces = [1, 2, 3].map((n) =>
-    budget.turn().then(() => {
-      events.push(`piece ${n}`);
-      setImmediate(() => events.push(`after ${n}`));
-    }),
-  );
-  await Promise.all(pieces);
-  await nextTurn();
+  const events = await threePieces({ perTurn: 2 });
   assert.equal(events, ['piece 1', 'piece 2', 'after 1', 'after 2', 'piece 3', 'after 3']);
 });
 
