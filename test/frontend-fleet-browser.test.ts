@@ -13,6 +13,7 @@ import { fakeReadings } from './support/fake-readings.ts';
 import { auditBothSchemes, auditPage } from './support/page-audit.ts';
 import { root, type Service } from './support/spawn-service.ts';
 import { startFakeStatusStack, type FakeStatusStack } from './support/fake-status-stack.ts';
+import { pageBoxOf } from './support/watched-page.ts';
 
 // Screenshots for a person to look at; the folder is git-ignored.
 const SHOTS = join(root, 'smoke-artifacts', 'frontend-fleet');
@@ -92,8 +93,8 @@ test('the fleet: its count, what needs attention first, a card for the first few
     backend.urls.slice(0, 12).join(' '),
   );
   await page.screenshot({ path: join(SHOTS, 'fleet.png'), fullPage: true });
-  const top = await page.$eval('[data-panel="readings"]', (p) => p.getBoundingClientRect().top + window.scrollY);
-  await page.screenshot({ path: join(SHOTS, 'fleet-top.png'), clip: { x: 0, y: top, width: 1280, height: 1100 } });
+  const { y } = await pageBoxOf(page, '[data-panel="readings"]');
+  await page.screenshot({ path: join(SHOTS, 'fleet-top.png'), clip: { x: 0, y, width: 1280, height: 1100 } });
   assert.equal(problems, []);
 });
 
@@ -105,11 +106,7 @@ test('at phone width the fleet table scrolls on its own; the page does not scrol
   await page.setViewport({ width: 360, height: 740 });
   try {
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    // The panel's box, not a handle to it: the page's refresh may replace the element between two calls.
-    const clip = await page.$eval('[data-panel="readings"]', (p) => {
-      const box = p.getBoundingClientRect();
-      return { x: box.left + window.scrollX, y: box.top + window.scrollY, width: box.width, height: box.height };
-    });
+    const clip = await pageBoxOf(page, '[data-panel="readings"]');
     await page.screenshot({ path: join(SHOTS, 'phone-readings.png'), clip });
     assert.ok(overflow <= 0, `page is ${overflow}px wider than the 360px viewport`);
   } finally {

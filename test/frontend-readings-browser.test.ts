@@ -11,6 +11,7 @@ import { deviceEntry, fakeReadings } from './support/fake-readings.ts';
 import { auditBothSchemes, auditPage } from './support/page-audit.ts';
 import { root, type Service } from './support/spawn-service.ts';
 import { startFakeStatusStack, type FakeStatusStack } from './support/fake-status-stack.ts';
+import { pageBoxOf } from './support/watched-page.ts';
 
 // Screenshots for a person to look at; the folder is git-ignored.
 const SHOTS = join(root, 'smoke-artifacts', 'frontend-readings');
@@ -169,7 +170,7 @@ test('at phone width the cards and charts fit without sideways scrolling', async
   await page.setViewport({ width: 360, height: 740 });
   try {
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    const chartWidth = await page.$eval('svg.chart-plot', (svg) => svg.getBoundingClientRect().width);
+    const chartWidth = (await pageBoxOf(page, 'svg.chart-plot')).width;
     await page.screenshot({ path: join(SHOTS, 'phone.png'), fullPage: true });
     assert.ok(overflow <= 0, `page is ${overflow}px wider than the 360px viewport`);
     assert.ok(chartWidth > 120, `chart is ${chartWidth}px wide at phone width`);

@@ -21,3 +21,19 @@ export async function openWatchedPage(
   }
   return page;
 }
+
+/** The page box of the first element matching `selector`, read in one evaluation: the page's refresh replaces its
+ * panels, so a handle taken in one call may be detached (a zero box) by the next. Throws when nothing is shown. */
+export async function pageBoxOf(
+  page: Page,
+  selector: string,
+): Promise<{ x: number; y: number; width: number; height: number }> {
+  const box = await page.evaluate((s) => {
+    const rect = document.querySelector(s)?.getBoundingClientRect();
+    return (
+      rect && { x: rect.left + window.scrollX, y: rect.top + window.scrollY, width: rect.width, height: rect.height }
+    );
+  }, selector);
+  if (!box || box.width <= 0 || box.height <= 0) throw new Error(`${selector} is not shown: ${JSON.stringify(box)}`);
+  return box;
+}
