@@ -12,15 +12,10 @@ import type { DeviceIdentity } from './device-auth.ts';
 import type { ReadingWriter } from './reading-writer.ts';
 import { dispatch, type Dispatch } from './device-dispatch.ts';
 import type { FrameOwner, FrameSlices } from './frame-slices.ts';
+import { startQuietHeartbeat, type QuietHeartbeat } from './quiet-heartbeat.ts';
 
 // A hostile peer may never answer our close frame; ws would wait 30 s for it.
 const CLOSE_GRACE_MS = 1000;
-/**
- * A busy backend reads a socket late (its frames wait in the kernel, or the socket is paused while they wait in the
- * queue), so a device's ping can go unanswered for seconds: every socket also gets an unsolicited pong this often,
- * well within the device's silence limit (2.5 s by default), so that a busy backend is not taken for a dead one.
- */
-export const HEARTBEAT_PONG_MS = 500;
 
 /** A device as the registry holds it: which socket speaks for it now. */
 interface BoundDevice {
@@ -71,7 +66,7 @@ export function createDeviceSocket(options: DeviceSocketOptions, remoteAddress: 
   let ending = false;
   let hello: HelloDeadline | undefined;
   let owner: FrameOwner<unknown> | undefined;
-  let heartbeat: NodeJS.Timeout | undefined;
+  let heartbeat: QuietHeartbeat | undefined;
   const bucket = createTokenBucket(rate);
   const who = () => ({ remoteAddress, deviceId: messages?.device()?.deviceId });
 
@@ -80,7 +75,7 @@ export function createDeviceSocket(options: DeviceSocketOptions, remoteAddress: 
     if (ending) return;
     ending = true;
     hello?.stop();
-    clearInterval(heartbeat);
+    heartbeat?.stop();
     messages?.stop();
     if (owner) frames.drop(owner);
     if (!close) return raw(ws).terminate();
@@ -102,8 +97,10 @@ export function createDeviceSocket(options: DeviceSocketOptions, remoteAddress: 
     end(ws, { code: CLOSE_POLICY, reason: 'message rate exceeded' });
     return false;
   }
-  /** Our replies queue up in memory when the peer stops reading: past the bound, drop the peer. */
-  function checkSendBuffer(ws: WSContext) {
+  /** Something went out: the socket is not quiet. Our replies queue up in memory when the peer stops reading: past
+   * the bound, drop the peer. */
+  function afterSending(ws: WSContext) {
+    heartbeat?.sent();
     const buffered = raw(ws).bufferedAmount;
     if (buffered <= sendBufferMax || ending) return;
     log.warn({ ...who(), buffered }, `dropped a device socket that stopped reading (${buffered} bytes unsent)`);
@@ -118,7 +115,7 @@ export function createDeviceSocket(options: DeviceSocketOptions, remoteAddress: 
         remoteAddress,
         identity,
         end: (close?: { code: number; reason: string }) => end(ws, close),
-        sent: () => checkSendBuffer(ws),
+        sent: () => afterSending(ws),
       };
       messages = createDeviceMessages(options, socket, () => hello?.stop());
       hello = createHelloDeadline(helloTimeoutMs, () => noHello(ws));
@@ -126,10 +123,10 @@ export function createDeviceSocket(options: DeviceSocketOptions, remoteAddress: 
         if (!ending) messages!.act(dispatch(data, messages!.device()?.deviceId));
         hello!.handled(messages!.device() !== undefined);
       });
-      heartbeat = setInterval(() => raw(ws).pong(), HEARTBEAT_PONG_MS);
+      heartbeat = startQuietHeartbeat(() => raw(ws).pong());
       // ws answers pings itself; they cost a pong each, so they count against the rate like messages.
       raw(ws).on('ping', () => {
-        if (!ending && withinRate(ws)) checkSendBuffer(ws);
+        if (!ending && withinRate(ws)) afterSending(ws);
       });
     },
     onMessage(event, ws) {
