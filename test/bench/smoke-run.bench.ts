@@ -2,10 +2,11 @@
 // commit trailer's compose path (a recording `docker` that starts nothing) vs the smoke alone it runs.
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import type { BenchRow, Scenario } from './scenario.ts';
 import { interleavedMedians } from './scenario.ts';
-import { createFixtureHandler } from '../support/fake-http-server.ts';
+import { behaviours, createFixtureHandler, healthyBody } from '../support/fake-http-server.ts';
+import { createRepo } from '../support/git-repo.ts';
 import { runCli } from '../support/run-smoke-cli.ts';
 import { listen } from '../support/listen.ts';
 import { stopAll } from '../support/spawn-process.ts';
@@ -19,7 +20,21 @@ exit 0
 
 const smokeRun: Scenario = async ({ quick }) => {
   const dir = mkdtempSync(join(tmpdir(), 'smoke-bench-'));
-  const fx = await listen(createFixtureHandler());
+  // The trailer smokes the tree of a repository of the bench's own (never the project's: it notes its evidence
+  // there), and expects the stack to answer with that tree as its release: so does the fixture's `release` route.
+  const repo = await createRepo('bench-smoke-run-');
+  await repo.stage({ 'a.txt': 'a' });
+  const release = (await repo.git(['write-tree'])).slice(0, 12);
+  const fx = await listen(
+    createFixtureHandler({
+      release: (req, res, rest) =>
+        rest === '/api/health'
+          ? res
+              .writeHead(200, { 'content-type': 'application/json' })
+              .end(JSON.stringify(healthyBody({ version: release })))
+          : behaviours.ok!(req, res, rest),
+    }),
+  );
   const passed = (what: string, run: { code: number | string; stdout: string[]; stderr: string[] }, last: string) => {
     if (run.code !== 0 || run.stdout.at(-1) !== last)
       throw new Error(`${what} failed: ${run.stdout.join(' | ')} ${run.stderr.join(' | ')}`);
@@ -43,15 +58,23 @@ const smokeRun: Scenario = async ({ quick }) => {
   chmodSync(join(bin, 'docker'), 0o755);
   const composeFile = join(dir, 'compose.yaml');
   writeFileSync(composeFile, 'services: {}\n');
-  const targets = ['--backend', `${fx.url}/ok`, '--frontend', `${fx.url}/`, '--artifacts', dir, '--timeout', '10000'];
+  const targets = ['--backend', `${fx.url}/release`, '--frontend', `${fx.url}/`, '--artifacts', dir];
+  const trailerEnv = {
+    ...repo.env,
+    GIT_DIR: join(repo.dir, '.git'),
+    GIT_WORK_TREE: repo.dir,
+    // The recording docker first; git and the rest from the PATH as it is (the trailer names the tree it smoked).
+    PATH: `${bin}${delimiter}${process.env.PATH}`,
+  };
   const trailer = async () => {
     const args = ['--compose-file', composeFile, ...targets];
-    const run = await runCli(args, { entry: 'smoke/trailer.ts', env: { PATH: bin } });
-    passed('trailer run', run, 'smoke: PASS — 3/3 probes against docker compose');
+    const run = await runCli([...args, '--timeout', '10000'], { entry: 'smoke/trailer.ts', env: trailerEnv });
+    passed('trailer run', run, `smoke: PASS — tree ${release}: 3/3 probes against docker compose`);
     return run.ms;
   };
   const smokeAlone = async () => {
-    const run = await runCli([...targets, '--json', join(dir, 'result.json')], { env: { NO_COLOR: '1' } });
+    const args = [...targets, '--timeout', '10000', '--json', join(dir, 'result.json')];
+    const run = await runCli(args, { env: { NO_COLOR: '1' } });
     passed('smoke run', run, 'smoke: PASS (3/3)');
     return run.ms;
   };
@@ -85,6 +108,7 @@ const smokeRun: Scenario = async ({ quick }) => {
   } finally {
     await stopAll();
     await fx.close();
+    repo.remove();
     rmSync(dir, { recursive: true, force: true });
   }
 };
