@@ -27,12 +27,13 @@ function mergeList(field: string, base: Json[], patch: Json[]): Json[] {
   return merged;
 }
 
-/** `base` with `patch` merged in; neither is changed. Directives (`$patch`, `$retainKeys`, …) are refused. */
+/** `base` with `patch` merged in; neither is changed. Deletions (null, `$patch`, `$retainKeys`, …) are refused. */
 export function strategicMerge(base: Json, patch: Json): Json {
   if (!isObject(base) || !isObject(patch)) return structuredClone(patch);
   const merged: JsonObject = structuredClone(base);
   for (const [field, value] of Object.entries(patch)) {
     if (field.startsWith('$')) throw new Error(`strategic merge directive ${field} is not supported here`);
+    if (value === null) throw new Error(`${field}: null (a deletion) is not supported here`);
     const old = merged[field];
     if (Array.isArray(old) && Array.isArray(value)) merged[field] = mergeList(field, old, value);
     else merged[field] = old === undefined ? structuredClone(value) : strategicMerge(old, value);
