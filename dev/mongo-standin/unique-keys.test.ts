@@ -44,6 +44,19 @@ test('a missing field is the key null; an ObjectId is not its hex string; a Date
   assert.is(keys.find([undefined]), missing);
 });
 
+test('ObjectIds are one key only when all twelve bytes are the same', () => {
+  const keys = createUniqueKeys(['_id']);
+  const hex = '0123456789abcdef01234567';
+  const first = { _id: new ObjectId(hex) };
+  assert.is(add(keys, first), undefined);
+  for (let at = 0; at < 24; at++) {
+    const other = hex.slice(0, at) + (hex[at] === 'f' ? '0' : 'f') + hex.slice(at + 1);
+    assert.is(add(keys, { _id: new ObjectId(other) }), undefined, `differs at hex digit ${at}`);
+  }
+  assert.is(keys.find([new ObjectId(hex)]), first);
+  assert.is(keys.find([new ObjectId('ffffffffffffffffffffffff')]), undefined);
+});
+
 test('a compound key over dotted paths: found by its values in order, and only by all of them', () => {
   const keys = createUniqueKeys(['d', 's.t', 'n']);
   const doc = { d: 'x', s: { t: 'y' }, n: 3 };

@@ -3,7 +3,7 @@
 //
 // Values are the same key as mongod's indexes say: numbers by value whatever their BSON type (1, 1.0 and Long 1 are one
 // key; a Map's SameValueZero also makes 0 and -0 one, NaN and NaN one, as mongod does). Strings and numbers are Map
-// keys as they are (a Map never confuses "1" with 1); every other type is keyed by its rendering in a map of its own.
+// keys as they are (a Map never confuses "1" with 1); ObjectIds and every other type have maps of their own.
 import { ObjectId, type Document } from 'bson';
 import { isNumber, typeRank, valueAt } from './values.ts';
 
@@ -13,8 +13,10 @@ type Part = string | number;
 interface Level {
   /** Strings as they are, and every numeric type as a number. */
   plain: Map<Part, Level | Document>;
+  /** ObjectIds by their first six bytes, then by their last six, as numbers: hashing hex strings cost twice as much. */
+  ids: Map<number, Map<Part, Level | Document>>;
   /** Every other type, by rendered(): a string that never equals another value's rendering. */
-  others: Map<string, Level | Document>;
+  others: Map<Part, Level | Document>;
 }
 
 /** Where one key is held: the last field's map and the key there. `map.get(part)` is the document holding it. */
@@ -31,49 +33,59 @@ export interface UniqueKeys {
 }
 
 export function createUniqueKeys(paths: readonly string[]): UniqueKeys {
-  const root: Level = { plain: new Map(), others: new Map() };
+  const root = level();
   const last = paths.length - 1;
 
   return {
     slotOf(doc) {
-      let level = root;
+      let at = root;
       for (let i = 0; i < last; i++) {
-        const value = valueAt(doc, paths[i]!) ?? null;
-        const map = mapOf(level, value);
-        const part = partOf(value);
+        const { map, part } = locate(at, valueAt(doc, paths[i]!) ?? null, true)!;
         let next = map.get(part) as Level | undefined;
-        if (!next) map.set(part, (next = { plain: new Map(), others: new Map() }));
-        level = next;
+        if (!next) map.set(part, (next = level()));
+        at = next;
       }
-      const value = valueAt(doc, paths[last]!) ?? null;
-      return { map: mapOf(level, value), part: partOf(value) };
+      return locate(at, valueAt(doc, paths[last]!) ?? null, true)!;
     },
 
     find(values) {
       let at: Level | Document | undefined = root;
       for (const value of values) {
-        if (at === undefined) return undefined;
-        at = mapOf(at as Level, value ?? null).get(partOf(value ?? null));
+        const slot: KeySlot | undefined = at && locate(at as Level, value ?? null, false);
+        at = slot ? slot.map.get(slot.part) : undefined;
       }
       return at as Document | undefined;
     },
   };
 }
 
-// The ObjectId test comes first in both: it is every _id index's value, and isNumber() would try four types first.
-function mapOf(level: Level, value: unknown): Map<Part, Level | Document> {
-  const plain = typeof value === 'string' || (!(value instanceof ObjectId) && isNumber(value));
-  return plain ? level.plain : (level.others as Map<Part, Level | Document>);
+const level = (): Level => ({ plain: new Map(), ids: new Map(), others: new Map() });
+
+/** Where `value` goes in `level`; for an ObjectId whose first six bytes are new there, undefined unless `make`. */
+function locate(level: Level, value: unknown, make: boolean): KeySlot | undefined {
+  if (typeof value === 'string' || typeof value === 'number') return { map: level.plain, part: value };
+  // Before isNumber(), which would try four types first: an ObjectId is every _id index's value.
+  if (value instanceof ObjectId) {
+    const bytes = value.id;
+    const high = sixBytes(bytes, 0);
+    let map = level.ids.get(high);
+    if (!map && !make) return undefined;
+    if (!map) level.ids.set(high, (map = new Map()));
+    return { map, part: sixBytes(bytes, 6) };
+  }
+  if (isNumber(value)) return { map: level.plain, part: Number(value) };
+  return { map: level.others, part: rendered(value) };
 }
 
-function partOf(value: unknown): Part {
-  if (typeof value === 'string' || typeof value === 'number') return value;
-  if (value instanceof ObjectId) return value.toHexString();
-  return isNumber(value) ? Number(value) : rendered(value);
+/** Six bytes from `at`, big-endian, as a whole number (below 2 ** 48, so exact). */
+function sixBytes(bytes: Uint8Array, at: number): number {
+  return (
+    ((bytes[at]! << 16) | (bytes[at + 1]! << 8) | bytes[at + 2]!) * 0x1000000 +
+    ((bytes[at + 3]! << 16) | (bytes[at + 4]! << 8) | bytes[at + 5]!)
+  );
 }
 
-// Every type but strings, numbers and ObjectIds, rendered self-delimited. An ObjectId (partOf) is its 24 hex digits:
-// no rendering here is made of hex digits alone (each has a `:` or starts with `[`).
+// Every type but strings, numbers and ObjectIds, rendered self-delimited (`rank:text` or a JSON array).
 function rendered(value: unknown): string {
   const rank = typeRank(value);
   if (value instanceof Date) return `${rank}:${value.getTime()}`;
