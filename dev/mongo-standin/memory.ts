@@ -2,7 +2,8 @@
 // stops), with mongod's `_id_` index and unique indexes enforced on insert the way mongod words the refusal.
 import { ObjectId, type Document } from 'bson';
 import { CommandError } from './command-error.ts';
-import { renderKey, typeRank, valueAt } from './values.ts';
+import { createUniqueKeys, type KeySlot, type UniqueKeys } from './unique-keys.ts';
+import { renderKey, valueAt } from './values.ts';
 
 export interface IndexSpec {
   name: string;
@@ -32,8 +33,8 @@ export interface Refusal {
 interface StoredCollection extends Collection {
   docs: Document[];
   indexes: IndexSpec[];
-  /** Per unique index, each key present and the document holding it. */
-  keys: Map<string, Map<string, Document>>;
+  /** Per unique index (by name), each key present and the document holding it. */
+  keys: Map<string, UniqueKeys>;
 }
 
 export interface Memory {
@@ -64,41 +65,40 @@ export function createMemory(): Memory {
     const ns = `${db}.${name}`;
     const existing = collections.get(ns);
     if (existing) return { collection: existing, created: false };
-    const collection: StoredCollection = { ns, docs: [], indexes: [ID_INDEX], keys: new Map([['_id_', new Map()]]) };
+    const collection: StoredCollection = {
+      ns,
+      docs: [],
+      indexes: [ID_INDEX],
+      keys: new Map([['_id_', keysFor(ID_INDEX)]]),
+    };
     collections.set(ns, collection);
     return { collection, created: true };
   }
 
   /**
-   * `doc`'s key in each unique index, or the refusal for the first one it would duplicate. The keys are made once
-   * and kept for `keep()`: making them is most of what an insert costs here.
+   * Where `doc`'s key goes in each unique index, or the refusal for the first one it would duplicate. The slots are
+   * found once and kept for `keep()`: finding them is most of what an insert costs here.
    */
-  function keysOf(collection: StoredCollection, doc: Document): Array<[string, string]> | Refusal {
-    const keys: Array<[string, string]> = [];
+  function keysOf(collection: StoredCollection, doc: Document): KeySlot[] | Refusal {
+    const slots: KeySlot[] = [];
     for (const index of collection.indexes) {
       if (!index.unique) continue;
-      const key = canonicalAt(index, doc);
-      if (collection.keys.get(index.name)!.has(key)) {
+      const slot = collection.keys.get(index.name)!.slotOf(doc);
+      if (slot.map.has(slot.part)) {
         const keyValue = keyOf(index, doc);
         const errmsg = duplicateMessage(collection.ns, index, keyValue);
         return { code: 11000, errmsg, keyPattern: index.key, keyValue };
       }
-      keys.push([index.name, key]);
+      slots.push(slot);
     }
-    return keys;
-  }
-
-  /** Adds (or takes out) `doc`'s `keys` in their unique indexes. */
-  function keep(collection: StoredCollection, doc: Document, keys: Array<[string, string]>, present: boolean): void {
-    for (const [name, key] of keys) {
-      if (present) collection.keys.get(name)!.set(key, doc);
-      else collection.keys.get(name)!.delete(key);
-    }
+    return slots;
   }
 
   /** `doc`'s keys in every unique index, duplicates or not (for taking it out). */
-  function keysHeld(collection: StoredCollection, doc: Document): Array<[string, string]> {
-    return collection.indexes.filter((index) => index.unique).map((index) => [index.name, canonicalAt(index, doc)]);
+  function keysHeld(collection: StoredCollection, doc: Document): KeySlot[] {
+    return collection.indexes
+      .filter((index) => index.unique)
+      .map((index) => collection.keys.get(index.name)!.slotOf(doc));
   }
 
   return {
@@ -109,16 +109,14 @@ export function createMemory(): Memory {
       const writeErrors: WriteError[] = [];
       let n = 0;
       for (const [position, given] of docs.entries()) {
-        // mongod stores _id as the first field, and makes one when the client sent none (the driver sends one, last).
-        const { _id = new ObjectId(), ...fields } = given;
-        const doc = { _id, ...fields };
+        const doc = idFirst(given);
         const keys = keysOf(collection, doc);
         if (!Array.isArray(keys)) {
           writeErrors.push({ index: position, ...keys });
           if (ordered) break;
           continue;
         }
-        keep(collection, doc, keys, true);
+        keep(doc, keys, true);
         collection.docs.push(doc);
         n += 1;
       }
@@ -132,9 +130,7 @@ export function createMemory(): Memory {
       for (const index of collection.indexes) {
         const paths = Object.keys(index.key);
         if (!index.unique || !paths.every((path) => values.has(path))) continue;
-        const key: Document = {};
-        for (const path of paths) key[path] = values.get(path) ?? null;
-        const doc = collection.keys.get(index.name)!.get(canonical(key));
+        const doc = collection.keys.get(index.name)!.find(paths.map((path) => values.get(path)));
         return doc ? [doc] : [];
       }
       return collection.docs;
@@ -145,13 +141,13 @@ export function createMemory(): Memory {
       const at = collection.docs.indexOf(current);
       if (at < 0) throw new Error('replace: the document is not stored in this collection');
       const held = keysHeld(collection, current);
-      keep(collection, current, held, false);
+      keep(current, held, false);
       const keys = keysOf(collection, next);
       if (!Array.isArray(keys)) {
-        keep(collection, current, held, true);
+        keep(current, held, true);
         return keys;
       }
-      keep(collection, next, keys, true);
+      keep(next, keys, true);
       collection.docs[at] = next;
       return undefined;
     },
@@ -160,7 +156,7 @@ export function createMemory(): Memory {
       const collection = collections.get(`${db}.${name}`);
       const at = collection ? collection.docs.indexOf(doc) : -1;
       if (at < 0) return;
-      keep(collection!, doc, keysHeld(collection!, doc), false);
+      keep(doc, keysHeld(collection!, doc), false);
       collection!.docs.splice(at, 1);
     },
 
@@ -190,15 +186,14 @@ export function createMemory(): Memory {
       }
       // A unique index over data that already repeats a key cannot be built: mongod fails the whole command.
       for (const spec of added.filter((index) => index.unique)) {
-        const seen = new Map<string, Document>();
+        const keys = keysFor(spec);
         for (const doc of collection.docs) {
-          const keyValue = keyOf(spec, doc);
-          const key = canonical(keyValue);
-          if (seen.has(key))
-            throw new CommandError(11000, 'DuplicateKey', duplicateMessage(collection.ns, spec, keyValue));
-          seen.set(key, doc);
+          const slot = keys.slotOf(doc);
+          if (slot.map.has(slot.part))
+            throw new CommandError(11000, 'DuplicateKey', duplicateMessage(collection.ns, spec, keyOf(spec, doc)));
+          slot.map.set(slot.part, doc);
         }
-        collection.keys.set(spec.name, seen);
+        collection.keys.set(spec.name, keys);
       }
       collection.indexes.push(...added);
       return { before: created ? 1 : before, after: collection.indexes.length, created };
@@ -227,28 +222,22 @@ function keyOf(index: IndexSpec, doc: Document): Document {
   return key;
 }
 
-// Numbers compare by value whatever their BSON type (1 and 1.0 are the same key), as in mongod's indexes. Each value
-// is written self-delimited (a JSON string, `rank:text`, or a JSON array), so distinct keys never join the same.
-function canonical(key: Document): string {
-  let text = '';
-  for (const value of Object.values(key)) text += `${canonicalValue(value)},`;
-  return text;
+const keysFor = (index: IndexSpec): UniqueKeys => createUniqueKeys(Object.keys(index.key));
+
+/** Adds (or takes out) `doc` at its `slots` in the unique indexes. */
+function keep(doc: Document, slots: readonly KeySlot[], present: boolean): void {
+  for (const { map, part } of slots) {
+    if (present) map.set(part, doc);
+    else map.delete(part);
+  }
 }
 
-/** canonical(keyOf(index, doc)), without the key document in between: an insert makes one per unique index. */
-function canonicalAt(index: IndexSpec, doc: Document): string {
-  let text = '';
-  for (const path in index.key) text += `${canonicalValue(valueAt(doc, path) ?? null)},`;
-  return text;
-}
-
-function canonicalValue(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  const rank = typeRank(value);
-  if (rank === 3) return `${rank}:${Number(value)}`;
-  if (value instanceof Date) return `${rank}:${value.getTime()}`;
-  if (value instanceof ObjectId) return `${rank}:${value.toHexString()}`;
-  return JSON.stringify([rank, value]);
+// mongod stores _id as the first field, and makes one when the client sent none (the driver sends one, last). A
+// literal with _id first keeps that place when the spread writes _id again, so one copy is made, not two.
+function idFirst(given: Document): Document {
+  if (given._id !== undefined) return { _id: given._id, ...given };
+  const { _id, ...fields } = given;
+  return { _id: new ObjectId(), ...fields };
 }
 
 function sameKey(a: Document, b: Document): boolean {
