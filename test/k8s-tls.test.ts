@@ -1,5 +1,6 @@
 // deploy/k8s/components/tls, built as deploy/k8s-tls builds it: every hop with a secret over TLS, the backend's
-// certificate and key and the frontend's from Secrets mounted as files, the frontend's HTTPS port beside the plain one.
+// certificate and key and the frontend's from Secrets mounted as files, the frontend's HTTPS port beside the plain one
+// with the operators' sign-in tokens.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { Namespace, Service } from 'kubernetes-models/v1';
 import type { IContainer, IVolume } from 'kubernetes-models/v1';
 import { root } from './support/spawn-service.ts';
 import { kustomizeBuild, readKustomization, type Manifest } from './support/kustomize-build.ts';
+import { volumeHolding } from './support/pod-volume.ts';
 
 const COMPONENT = join(root, 'deploy', 'k8s', 'components', 'tls');
 const base = kustomizeBuild(join(root, 'deploy', 'k8s'));
@@ -23,16 +25,6 @@ const find = (kind: string, name: string) => {
 const pod = (name: string) => find('Deployment', name).spec.template.spec;
 const container = (name: string): IContainer => pod(name).containers[0];
 const env = (name: string) => Object.fromEntries((container(name).env ?? []).map((e) => [e.name, e.value]));
-
-/** The volume behind the read-only mount that holds `path` in `name`'s container; fails when there is none. */
-function volumeHolding(name: string, path: string): IVolume {
-  const mount = container(name).volumeMounts?.find((m) => path.startsWith(`${m.mountPath}/`));
-  assert.ok(mount, `${name}: ${path} is on a mounted volume`);
-  assert.is(mount!.readOnly, true, `${name}: ${mount!.mountPath} is mounted read-only`);
-  const volume = (pod(name).volumes as IVolume[]).find((v) => v.name === mount!.name);
-  assert.ok(volume, `${name}: volume ${mount!.name}`);
-  return volume!;
-}
 
 test('the overlay is the base with the component, every manifest valid; the base itself stays plain', () => {
   assert.equal(readKustomization(COMPONENT).kind, 'Component');
@@ -54,7 +46,11 @@ test('backend and frontend serve TLS from their own Secret, mounted read-only an
     assert.equal(files, [`/run/secrets/${name}-tls/tls.crt`, `/run/secrets/${name}-tls/tls.key`], name);
     // kubernetes.io/tls keys; 0444 as the device token's, since the container runs as uid 1000, not as the owner.
     for (const file of files)
-      assert.equal(volumeHolding(name, file!).secret, { secretName: `${name}-tls`, defaultMode: 0o444 }, file);
+      assert.equal(
+        volumeHolding(pod(name), file!, name).secret,
+        { secretName: `${name}-tls`, defaultMode: 0o444 },
+        file,
+      );
   }
   assert.not.ok(env('device').TLS_CERT_FILE, "the device's own port stays plain: no secret is sent to it");
 });
@@ -95,10 +91,38 @@ test('device and frontend reach the backend by https://, trusting its CA (a Conf
   const caSetting = { device: 'BACKEND_CA_FILE', frontend: 'NODE_EXTRA_CA_CERTS' };
   for (const [name, setting] of Object.entries(caSetting)) {
     assert.is(env(name).BACKEND_URL, `https://backend:${backendPort}`, name);
-    assert.equal(volumeHolding(name, env(name)[setting]!).configMap, { name: 'backend-ca', defaultMode: 0o444 }, name);
+    assert.equal(
+      volumeHolding(pod(name), env(name)[setting]!, name).configMap,
+      { name: 'backend-ca', defaultMode: 0o444 },
+      name,
+    );
     const secrets = (pod(name).volumes as IVolume[]).flatMap((v) => (v.secret ? [v.secret.secretName] : []));
     assert.not.ok(secrets.includes('backend-tls'), `${name} never mounts the backend's key`);
   }
+});
+
+test('operators sign in with the Secret operator-tokens, beside HTTPS; each pod holds only its Secrets', () => {
+  // In the component and not in the base: sign-in needs the HTTPS port, which only the component serves.
+  const frontendEnv = (list: Manifest[]) =>
+    list.find((m) => m.kind === 'Deployment' && m.metadata.name === 'frontend')!.spec.template.spec.containers[0]
+      .env as { name: string }[];
+  const inBaseAndBuilt = [base, built].map((list) => frontendEnv(list).some((e) => e.name === 'OPERATOR_TOKENS_FILE'));
+  assert.equal(inBaseAndBuilt, [false, true]);
+  const file = env('frontend').OPERATOR_TOKENS_FILE!;
+  assert.equal(volumeHolding(pod('frontend'), file, 'frontend').secret, {
+    secretName: 'operator-tokens',
+    defaultMode: 0o444,
+  });
+  const secrets = (name: string) =>
+    (pod(name).volumes as IVolume[]).flatMap((v) => (v.secret ? [v.secret.secretName] : [])).sort();
+  assert.equal(
+    { backend: secrets('backend'), device: secrets('device'), frontend: secrets('frontend') },
+    {
+      backend: ['backend-tls', 'device-token', 'read-tokens'],
+      device: ['device-token'],
+      frontend: ['backend-read-token', 'frontend-tls', 'operator-tokens'],
+    },
+  );
 });
 
 test('no secret in an environment: every file setting names a read-only mount; no value or patch holds PEM', () => {
@@ -118,9 +142,24 @@ test('no secret in an environment: every file setting names a read-only mount; n
     'frontend TLS_CERT_FILE',
     'frontend TLS_KEY_FILE',
   ]);
+  // Every token is a file too, in no environment as a value or a secretKeyRef (those have no `value`).
+  const tokenSettings = built
+    .filter((m) => m.kind === 'Deployment')
+    .flatMap((d) =>
+      (d.spec.template.spec.containers[0].env as { name: string; value?: string }[])
+        .filter((e) => /TOKEN/.test(e.name))
+        .map((e) => `${d.metadata.name} ${e.name}=${e.value}`),
+    );
+  assert.equal(tokenSettings.sort(), [
+    'backend DEVICE_TOKEN_FILE=/run/secrets/device-token/DEVICE_TOKEN',
+    'backend READ_TOKENS_FILE=/run/secrets/read-tokens/READ_TOKENS',
+    'device DEVICE_TOKEN_FILE=/run/secrets/device-token/DEVICE_TOKEN',
+    'frontend BACKEND_READ_TOKEN_FILE=/run/secrets/backend-read-token/BACKEND_READ_TOKEN',
+    'frontend OPERATOR_TOKENS_FILE=/run/secrets/operator-tokens/OPERATOR_TOKENS',
+  ]);
   for (const { name, setting, value } of fileSettings) {
     assert.ok(value?.startsWith('/'), `${name} ${setting} is a path`);
-    volumeHolding(name, value!);
+    volumeHolding(pod(name), value!, name);
   }
   for (const value of JSON.stringify(built).matchAll(/"value":"([^"]*)"/g))
     assert.not.match(value[1]!, /-----BEGIN|PRIVATE KEY/, 'an env value with PEM text');

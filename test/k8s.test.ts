@@ -1,5 +1,6 @@
 // deploy/k8s: every manifest valid against the Kubernetes schemas (kubernetes-models), probes on the right
-// paths, shutdown timing that fits SHUTDOWN_DELAY_MS, resources, a restricted security context, MongoDB from a Secret.
+// paths, shutdown timing that fits SHUTDOWN_DELAY_MS, resources, a restricted security context, MongoDB from a Secret,
+// the device and read tokens from Secrets mounted as files.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -7,8 +8,9 @@ import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { Namespace, Service } from 'kubernetes-models/v1';
-import type { IContainer, IProbe } from 'kubernetes-models/v1';
+import type { IContainer, IProbe, IVolume } from 'kubernetes-models/v1';
 import { root } from './infra/compile-healthcheck.ts';
+import { volumeHolding } from './support/pod-volume.ts';
 
 const dir = join(root, 'deploy', 'k8s');
 const read = (name: string) => readFileSync(join(dir, name), 'utf8');
@@ -175,11 +177,19 @@ test('non-root, read-only, no privileges: a pod the restricted Pod Security leve
     assert.is(pod.automountServiceAccountToken, false);
     // tsx writes its cache under /tmp, so a read-only root needs a writable /tmp; the device its spool too.
     const spool = name === 'device' ? [{ name: 'spool', mountPath: '/app/spool' }] : [];
-    const token =
-      name === 'frontend' ? [] : [{ name: 'device-token', mountPath: '/run/secrets/device-token', readOnly: true }];
-    assert.equal(container(name).volumeMounts, [...token, { name: 'tmp', mountPath: '/tmp' }, ...spool]);
+    const secrets = {
+      backend: ['device-token', 'read-tokens'],
+      device: ['device-token'],
+      frontend: ['backend-read-token'],
+    };
+    const tokens = secrets[name as keyof typeof SERVICES].map((secret) => ({
+      name: secret,
+      mountPath: `/run/secrets/${secret}`,
+      readOnly: true,
+    }));
+    assert.equal(container(name).volumeMounts, [...tokens, { name: 'tmp', mountPath: '/tmp' }, ...spool]);
     for (const { name: volume } of container(name).volumeMounts as Array<{ name: string }>) {
-      if (volume === 'device-token') continue; // a Secret, read-only (below)
+      if (volume !== 'tmp' && volume !== 'spool') continue; // Secrets, read-only (below)
       assert.ok(pod.volumes.some((v: { name: string; emptyDir?: unknown }) => v.name === volume && v.emptyDir));
     }
   }
@@ -203,6 +213,36 @@ test('the device token is one Secret shared by backend and device, mounted as a 
     });
   }
   assert.is(env('frontend').DEVICE_TOKEN, undefined);
+});
+
+test("read tokens as files: the backend's from the Secret read-tokens, the frontend's own from another", () => {
+  const tokenEnv = (name: string) =>
+    Object.fromEntries(Object.entries(env(name)).filter(([setting]) => /TOKEN/.test(setting)));
+  // Every token setting is a path: no token value, and no secretKeyRef, in any pod's environment.
+  assert.equal(
+    { backend: tokenEnv('backend'), device: tokenEnv('device'), frontend: tokenEnv('frontend') },
+    {
+      backend: {
+        DEVICE_TOKEN_FILE: '/run/secrets/device-token/DEVICE_TOKEN',
+        READ_TOKENS_FILE: '/run/secrets/read-tokens/READ_TOKENS',
+      },
+      device: { DEVICE_TOKEN_FILE: '/run/secrets/device-token/DEVICE_TOKEN' },
+      frontend: { BACKEND_READ_TOKEN_FILE: '/run/secrets/backend-read-token/BACKEND_READ_TOKEN' },
+    },
+  );
+  const files = [
+    ['backend', 'READ_TOKENS_FILE', 'read-tokens'],
+    ['frontend', 'BACKEND_READ_TOKEN_FILE', 'backend-read-token'],
+  ] as const;
+  for (const [name, setting, secretName] of files) {
+    const volume = volumeHolding(deployment(name).spec.template.spec, String(env(name)[setting]), `${name} ${setting}`);
+    assert.equal(volume.secret, { secretName, defaultMode: 0o444 }, `${name} ${setting}`);
+  }
+  // The frontend holds its own read token only, never the other readers' (the Secret read-tokens).
+  const frontendSecrets = (deployment('frontend').spec.template.spec.volumes as IVolume[]).flatMap((v) =>
+    v.secret ? [v.secret.secretName] : [],
+  );
+  assert.equal(frontendSecrets, ['backend-read-token']);
 });
 
 test('images come from the kustomization, and each service runs its own image', () => {
