@@ -118,7 +118,7 @@ test('operators sign in with the Secret operator-tokens, beside HTTPS; each pod 
   assert.equal(
     { backend: secrets('backend'), device: secrets('device'), frontend: secrets('frontend') },
     {
-      backend: ['backend-tls', 'device-token', 'read-tokens'],
+      backend: ['backend-tls', 'device-token', 'mongodb', 'read-tokens'],
       device: ['device-token'],
       frontend: ['backend-read-token', 'frontend-tls', 'operator-tokens'],
     },

@@ -178,7 +178,7 @@ test('non-root, read-only, no privileges: a pod the restricted Pod Security leve
     // tsx writes its cache under /tmp, so a read-only root needs a writable /tmp; the device its spool too.
     const spool = name === 'device' ? [{ name: 'spool', mountPath: '/app/spool' }] : [];
     const secrets = {
-      backend: ['device-token', 'read-tokens'],
+      backend: ['mongodb', 'device-token', 'read-tokens'],
       device: ['device-token'],
       frontend: ['backend-read-token'],
     };
@@ -198,7 +198,11 @@ test('non-root, read-only, no privileges: a pod the restricted Pod Security leve
 });
 
 test('MongoDB is external: the connection string comes from a Secret, never from a manifest', () => {
-  assert.equal(env('backend').MONGODB_URI, { secretKeyRef: { name: 'mongodb', key: 'MONGODB_URI' } });
+  // As a file, like the tokens: the URI may carry a password, which must not sit in the pod's environment.
+  assert.is(env('backend').MONGODB_URI, undefined);
+  assert.is(env('backend').MONGODB_URI_FILE, '/run/secrets/mongodb/MONGODB_URI');
+  const volumes = deployment('backend').spec.template.spec.volumes as Array<{ name: string; secret?: unknown }>;
+  assert.equal(volumes.find((v) => v.name === 'mongodb')?.secret, { secretName: 'mongodb', defaultMode: 0o444 });
   for (const file of kustomization.resources) assert.not.match(read(file), /mongodb(\+srv)?:\/\//, file);
 });
 
