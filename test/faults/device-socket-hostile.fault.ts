@@ -27,11 +27,15 @@ const RSS_SLACK_MIB = 16;
 const WARNINGS_MAX = 25;
 const INFO_LINES_MAX = 50;
 const DEVICE_ID = 'real-device';
-/** Each attack once at a small scale, all at once, before the pre-attack memory level is taken. */
+/**
+ * Each attack once, all at once, before the pre-attack memory level is taken: at full scale, because what an attack
+ * leaves in RSS is mostly the allocator's high-water mark (buffers for hundreds of sockets at once), which the next
+ * attack reuses; what the real attack then adds is what it keeps. The slow reader alone is short: it holds little.
+ */
 const REHEARSAL: Record<string, number> = {
-  unauthenticated: 100,
-  silent: 20,
-  garbage: 2000,
+  unauthenticated: UNAUTHENTICATED,
+  silent: SILENT,
+  garbage: GARBAGE_FRAMES,
   oversize: 1,
   'second-device': 1,
   slow: 20,
