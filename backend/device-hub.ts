@@ -8,7 +8,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { WSContext } from 'hono/ws';
 import type { WebSocket } from 'ws';
 import type { Logger } from '../lib/logger.ts';
-import { CLOSE_GOING_AWAY, DEVICE_MESSAGE_RATE } from '../lib/device-protocol.ts';
+import { CLOSE_GOING_AWAY, DEVICE_MESSAGE_RATE, type Pace } from '../lib/device-protocol.ts';
 import { createUpgradeGate, type UpgradeGateEnv } from './device-upgrade-gate.ts';
 import { createDeviceSocket, type DeviceRegistry, type DeviceSocketOptions } from './device-socket.ts';
 import { createDeviceBindings, presenceOf, type DeviceBindings, type DeviceRecord } from './device-bindings.ts';
@@ -21,6 +21,8 @@ import { createHeldBudget } from './held-budget.ts';
 import { PRESENCE_BEAT_MS, type PresenceState } from './device-summary.ts';
 
 export interface DeviceHub {
+  /** The message rate each socket is held to: said to the device in the upgrade's DEVICE_RATE_HEADER. */
+  readonly rate: Pace;
   /** Device sockets open now, including those not yet past hello. */
   socketsOpen(): number;
   /** The upgrade route's first handler: refuses the upgrade, or sets who the socket may speak for. */
@@ -108,6 +110,7 @@ export function createDeviceHub(options: DeviceHubOptions): DeviceHub {
   };
 
   return {
+    rate,
     gate: gate.middleware,
     upgrade: upgradeWebSocket((c) =>
       createDeviceSocket(socketOptions, c.get('remoteAddress'), c.get('deviceIdentity')),

@@ -3,8 +3,8 @@
 
 /**
  * A clock that never repeats or steps back: now, or a millisecond after the last time it gave, whichever is later.
- * A socket takes at most 50 frames a second (DEVICE_MESSAGE_RATE), so it runs ahead of real time by at most its
- * burst of frames in milliseconds, and only while that burst lasts.
+ * A socket takes at most DEVICE_MESSAGE_RATE frames a second (100, far under one a millisecond), so it runs ahead of
+ * real time by at most its burst of frames in milliseconds, and only while that burst lasts.
  */
 export function createReceiptClock(now: () => number = Date.now): () => Date {
   let last = -Infinity;

@@ -7,7 +7,13 @@ import { join } from 'node:path';
 import { createBackendLink, type BackendLink, type BackendLinkOptions } from './backend-link.ts';
 import { createBackoff } from '../lib/backoff.ts';
 import { openReadingSpool, type ReadingSpool } from './reading-spool.ts';
-import { DEVICE_MAX_PAYLOAD, readingsOf, type DeviceMessage } from '../lib/device-protocol.ts';
+import {
+  DEVICE_MAX_PAYLOAD,
+  DEVICE_MESSAGE_RATE_UNSAID,
+  paceUnder,
+  readingsOf,
+  type DeviceMessage,
+} from '../lib/device-protocol.ts';
 import { createLogSink, type LogSink } from '../test/support/log-sink.ts';
 import { startFakeBackend, type FakeBackend } from '../test/support/fake-device-backend.ts';
 import { waitFor } from '../test/support/deadline.ts';
@@ -322,6 +328,26 @@ test("frames go out paced: the backend's rate limit never closes the socket (it 
     await ctx.backend.kill();
     ctx.spool!.close();
   }
+});
+
+test("the link paces under the rate its backend says, and under older backends' when it says none", async (ctx) => {
+  // 60 one-reading frames against a backend that takes 25/s, bursts of 40, and says so: the shipped pace (99/s,
+  // bursts of 300) would be closed with 1008.
+  const rate = { perSecond: 25, burst: 40 };
+  ctx.backend = await startFakeBackend({ rate, saysRate: true });
+  const spool = openSpool(ctx);
+  for (let i = 1; i <= 60; i++) spool.push(`v${i}`);
+  startLink(ctx, ctx.backend.url, { maxPayload: 1 });
+  await waitFor(() => ctx.spool!.size === 0, { timeout: 10_000, what: 'all 60 acknowledged' });
+  assert.equal(ctx.backend.closeCodes, []);
+  assert.equal(ctx.sink.find('backend socket connected').at(-1)!.pace, paceUnder(rate));
+  await ctx.link!.close();
+  await ctx.backend.kill();
+  // A backend that says nothing is taken for one that takes 50/s, bursts of 200, as backends did before they said.
+  ctx.backend = await startFakeBackend({ rate: DEVICE_MESSAGE_RATE_UNSAID });
+  startLink(ctx, ctx.backend.url);
+  await connected(ctx);
+  assert.equal(ctx.sink.find('backend socket connected').at(-1)!.pace, { perSecond: 49, burst: 150 });
 });
 
 test('a silent peer (socket open, nothing read) is dropped for its silence, then it reconnects', async (ctx) => {

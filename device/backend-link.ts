@@ -5,7 +5,7 @@ import WebSocket from 'ws';
 import {
   CLOSE_GOING_AWAY,
   DEVICE_MAX_PAYLOAD,
-  DEVICE_SEND_PACE,
+  DEVICE_RATE_HEADER,
   DEVICE_UNACKED_IN_FLIGHT,
   parseAck,
   type AckMessage,
@@ -13,7 +13,7 @@ import {
 import type { Logger } from '../lib/logger.ts';
 import { createBackoff, type Backoff } from '../lib/backoff.ts';
 import type { ReadingSpool } from './reading-spool.ts';
-import { createFramePacer } from './frame-pacer.ts';
+import { createFramePacer, paceForBackend } from './frame-pacer.ts';
 import { createFrameSender, type FrameSender } from './frame-sender.ts';
 import { createLinkStatus, type SocketEnd } from './link-status.ts';
 
@@ -73,7 +73,7 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
   // The backend closes a socket that sends faster than its limit, so a backlog after an outage goes out paced;
   // frames stay a margin under the backend's limit, for what a byte count might miss.
   const limits = { deviceId, maxBytes: maxPayload - FRAME_MARGIN, inFlightMax };
-  const pacer = createFramePacer({ spool, limits, pace: options.pace ?? DEVICE_SEND_PACE });
+  const pacer = createFramePacer({ spool, limits, ...(options.pace ? { pace: options.pace } : {}) });
   const sender = createFrameSender(pacer, () => socket);
 
   function connect() {
@@ -84,6 +84,12 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
     const end: SocketEnd = { opened: false, code: 0 };
     let lastError: string | undefined;
     let heartbeat: NodeJS.Timeout | undefined;
+    // The backend's message rate, as its answer to the upgrade says it (older backends say none).
+    let rateHeader: string | undefined;
+    ws.on('upgrade', (response) => {
+      const value = response.headers[DEVICE_RATE_HEADER];
+      rateHeader = Array.isArray(value) ? value[0] : value;
+    });
 
     ws.on('open', function socketOpen() {
       end.opened = true;
@@ -92,9 +98,10 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
       const { downMs } = status.opened();
       // Everything not yet acked goes again, in order; the backend ignores readings it already stored.
       const unacknowledged = spool.size;
-      sender.open();
+      const pace = options.pace ?? paceForBackend(rateHeader, pingIntervalMs);
+      sender.open(pace);
       onState('connected');
-      log.info({ url, attempts, downMs, unacknowledged }, 'backend socket connected');
+      log.info({ url, attempts, downMs, unacknowledged, pace }, 'backend socket connected');
       heartbeat = watchSilence(ws, { url, log, pingIntervalMs, silenceLimitMs });
     });
     ws.on('message', function socketMessage(data) {

@@ -12,7 +12,7 @@ import {
 import { createTokenBucket } from '../lib/token-bucket.ts';
 import { createOutbox } from './outbox.ts';
 import { createLossLedger } from './loss-ledger.ts';
-import { createFramePacer, type Paced } from './frame-pacer.ts';
+import { createFramePacer, paceForBackend, type Paced } from './frame-pacer.ts';
 
 /** A spool of `count` readings of session `s` and a pacer over it on a fake clock. */
 function setup({ count = 10, inFlightMax = 100, burst = 5, perSecond = 10, shippedPace = false } = {}) {
@@ -139,6 +139,23 @@ test('the pace is as fast as it may be: one more a second, or two more in the bu
     const refused = Math.max(...PHASES.map((phase) => refusedWhenBunched(times, 1000, phase)));
     assert.ok(refused > 0, `${JSON.stringify(faster)} never tripped the limit`);
   }
+});
+
+test("a socket's pace: under its backend's rate, else under older backends', else the slowest", () => {
+  assert.equal(paceForBackend(undefined), { perSecond: 49, burst: 150 });
+  assert.equal(paceForBackend('garbled'), { perSecond: 49, burst: 150 });
+  assert.equal(paceForBackend('100;burst=400'), { perSecond: 99, burst: 300 });
+  assert.equal(paceForBackend('100;burst=400', 250), paceUnder(DEVICE_MESSAGE_RATE, { pingIntervalMs: 250 }));
+  assert.equal(paceForBackend('25;burst=40'), { perSecond: 24, burst: 15 });
+  assert.equal(paceForBackend('1;burst=1'), { perSecond: 1, burst: 1 }, 'nothing fits: a frame a second');
+});
+
+test('a new socket takes the pace it is given from then on', () => {
+  const { pacer, advance } = setup({ count: 1000, burst: 100, perSecond: 100 });
+  pacer.open({ perSecond: 10, burst: 2 }); // the hello takes one of the two
+  assert.equal([kind(pacer.next()), kind(pacer.next())], ['readings', 'wait 100']);
+  advance(100);
+  assert.is(kind(pacer.next()), 'readings');
 });
 
 test.run();

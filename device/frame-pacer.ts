@@ -1,7 +1,15 @@
 // What the backend link sends next on a socket, and when: the hello first (with the backlog), then the declared
 // losses, then frames of readings, one per token of a bucket under the backend's message rate and no more than the
 // in-flight bound ahead of the last ack. Pure: the link does the socket I/O and the timers.
-import { DEVICE_MESSAGE_RATE, helloFrame, lostFrame, paceUnder, type Pace } from '../lib/device-protocol.ts';
+import {
+  DEVICE_MESSAGE_RATE,
+  DEVICE_MESSAGE_RATE_UNSAID,
+  helloFrame,
+  lostFrame,
+  paceUnder,
+  parseRateHeader,
+  type Pace,
+} from '../lib/device-protocol.ts';
 import { createTokenBucket } from '../lib/token-bucket.ts';
 import type { LossDeclaration, LossLedger } from './loss-ledger.ts';
 import type { FrameLimits, Outbox } from './outbox.ts';
@@ -28,8 +36,11 @@ export interface FramePacerOptions {
 export type Paced = { text: string } | { waitMs: number };
 
 export interface FramePacer {
-  /** A new socket: its hello (taking a token); sending starts again from the oldest unacknowledged reading. */
-  open(): string;
+  /**
+   * A new socket, paced at `pace` from now on when given (what its backend said it takes): its hello (taking a
+   * token); sending starts again from the oldest unacknowledged reading.
+   */
+  open(pace?: Pace): string;
   /** The next message, or the wait for a token; undefined when all is sent or the in-flight bound is reached. */
   next(): Paced | undefined;
   /**
@@ -39,9 +50,26 @@ export interface FramePacer {
   backlogHello(): string | undefined;
 }
 
+/** The pace of last resort: a frame a second, for a backend that says a rate nothing else fits under. */
+const SLOWEST: Pace = { perSecond: 1, burst: 1 };
+
+/**
+ * The pace for a socket whose backend answered the upgrade with `header` (DEVICE_RATE_HEADER's value, if it sent
+ * one): under the rate it says, or, when it says none or nothing readable, under the rate of backends that said none.
+ */
+export function paceForBackend(header: string | undefined, pingIntervalMs?: number): Pace {
+  const rate = parseRateHeader(header) ?? DEVICE_MESSAGE_RATE_UNSAID;
+  try {
+    return paceUnder(rate, pingIntervalMs === undefined ? {} : { pingIntervalMs });
+  } catch {
+    return SLOWEST;
+  }
+}
+
 export function createFramePacer({ spool, limits, pace, pingIntervalMs, now }: FramePacerOptions): FramePacer {
   pace ??= paceUnder(DEVICE_MESSAGE_RATE, pingIntervalMs === undefined ? {} : { pingIntervalMs });
-  const bucket = createTokenBucket({ ...pace, ...(now ? { now } : {}) });
+  const bucketOf = (p: Pace) => createTokenBucket({ ...p, ...(now ? { now } : {}) });
+  let bucket = bucketOf(pace);
   // The backlog the backend last heard from this socket: each hello and frame carries it.
   let reported: number | undefined;
   // Losses to declare on this socket, ahead of readings: the backend acknowledges past a gap only once told.
@@ -56,7 +84,8 @@ export function createFramePacer({ spool, limits, pace, pingIntervalMs, now }: F
   }
 
   return {
-    open() {
+    open(socketPace) {
+      if (socketPace) bucket = bucketOf(socketPace);
       bucket.take();
       reported = spool.size;
       spool.outbox.rewind();

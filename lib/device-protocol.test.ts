@@ -18,8 +18,12 @@ import {
   DEVICE_ID_MAX_LENGTH,
   DEVICE_MAX_PAYLOAD,
   DEVICE_MESSAGE_RATE,
+  DEVICE_MESSAGE_RATE_UNSAID,
+  DEVICE_RATE_HEADER,
   DEVICE_SEND_PACE,
   paceUnder,
+  parseRateHeader,
+  rateHeaderValue,
   DEVICE_SOCKET_PATH,
   DEVICE_VALUE_MAX_BYTES,
 } from './device-protocol.ts';
@@ -329,10 +333,23 @@ test('the limits both ends share are the documented ones, and the device paces i
   assert.is(DEVICE_SOCKET_PATH, '/api/device/socket');
   assert.is(DEVICE_MAX_PAYLOAD, 64 * 1024);
   assert.is(DEVICE_VALUE_MAX_BYTES, 8 * 1024);
-  assert.equal(DEVICE_MESSAGE_RATE, { perSecond: 50, burst: 200 });
-  assert.equal(DEVICE_SEND_PACE, { perSecond: 49, burst: 150 });
+  assert.equal(DEVICE_MESSAGE_RATE, { perSecond: 100, burst: 400 });
+  assert.equal(DEVICE_MESSAGE_RATE_UNSAID, { perSecond: 50, burst: 200 });
+  assert.equal(DEVICE_SEND_PACE, { perSecond: 99, burst: 300 });
   assert.ok(DEVICE_SEND_PACE.perSecond < DEVICE_MESSAGE_RATE.perSecond, 'sustained pace under the rate limit');
   assert.ok(DEVICE_SEND_PACE.burst < DEVICE_MESSAGE_RATE.burst, 'burst under the burst limit');
+});
+
+test("the backend's rate in the upgrade's answer: written and read back; anything else read as none", () => {
+  assert.is(DEVICE_RATE_HEADER, 'device-message-rate');
+  assert.is(rateHeaderValue(DEVICE_MESSAGE_RATE), '100;burst=400');
+  assert.equal(parseRateHeader(rateHeaderValue(DEVICE_MESSAGE_RATE)), DEVICE_MESSAGE_RATE);
+  assert.equal(parseRateHeader(' 25;burst=40 '), { perSecond: 25, burst: 40 });
+  for (const garbled of [undefined, '', '100', '100;burst=', '0;burst=10', '10;burst=0', '-1;burst=5', '1e3;burst=5']) {
+    assert.is(parseRateHeader(garbled), undefined, String(garbled));
+  }
+  assert.is(parseRateHeader('100;burst=400;x=1'), undefined);
+  assert.is(parseRateHeader('999999;burst=400'), undefined, 'out of bounds');
 });
 
 test('paceUnder leaves room for the pings and for a jitter window of frames and pings', () => {

@@ -1,5 +1,8 @@
 // The messages on the device socket (device service → backend at DEVICE_SOCKET_PATH), shared by both ends.
 //
+// The backend's answer to the upgrade says the message rate it holds the socket to (DEVICE_RATE_HEADER); the device
+// paces itself under it, or under the rate older backends took when the answer says none.
+//
 // The device sends `hello` once per connection (naming its current session), then its unacknowledged readings
 // in order, many to a `readings` frame (a single `reading` is accepted too). A reading names its own session:
 // after a restart the device first resends what its previous session left unacknowledged, then the new ones.
@@ -31,8 +34,33 @@ export const DEVICE_SOCKET_PATH = '/api/device/socket';
 /** The largest frame the backend accepts; a larger one closes the socket with 1009. */
 export const DEVICE_MAX_PAYLOAD = 64 * 1024;
 
-/** Messages (and pings) a socket may send: beyond this token bucket the backend closes it with 1008. */
-export const DEVICE_MESSAGE_RATE = { perSecond: 50, burst: 200 };
+/**
+ * Messages (and pings) a socket may send: beyond this token bucket the backend closes it with 1008. The backend
+ * says its rate in the upgrade's answer (DEVICE_RATE_HEADER), and the device paces itself under what it was told.
+ */
+export const DEVICE_MESSAGE_RATE = { perSecond: 100, burst: 400 };
+
+/**
+ * The rate of a backend that does not say one: backends before DEVICE_RATE_HEADER took 50 a second, burst 200, so a
+ * device keeps under that with them (and is never closed with 1008 by an older backend during an upgrade).
+ */
+export const DEVICE_MESSAGE_RATE_UNSAID = { perSecond: 50, burst: 200 };
+
+/** The header of the backend's 101 answer that gives its message rate: `<per second>;burst=<burst>`. */
+export const DEVICE_RATE_HEADER = 'device-message-rate';
+
+/** The value of DEVICE_RATE_HEADER for `rate`. */
+export function rateHeaderValue({ perSecond, burst }: Pace): string {
+  return `${perSecond};burst=${burst}`;
+}
+
+/** The rate a DEVICE_RATE_HEADER value gives, or undefined for anything else (absent, garbled, out of bounds). */
+export function parseRateHeader(value: string | undefined): Pace | undefined {
+  const match = /^(\d{1,5});burst=(\d{1,6})$/.exec(value?.trim() ?? '');
+  if (!match) return undefined;
+  const [perSecond, burst] = [Number(match[1]), Number(match[2])];
+  return perSecond >= 1 && burst >= 1 ? { perSecond, burst } : undefined;
+}
 
 /** How often the device's link pings the backend (each ping costs a token of DEVICE_MESSAGE_RATE there). */
 export const DEVICE_PING_INTERVAL_MS = 1000;
@@ -66,7 +94,10 @@ export function paceUnder(
   return { perSecond, burst };
 }
 
-/** Frames (each many readings, hellos and declarations too) the device service sends at most, pinging as shipped. */
+/**
+ * Frames (each many readings, hellos and declarations too) the device service sends at most to a backend of this
+ * release, pinging as shipped; to one that does not say its rate, paceUnder(DEVICE_MESSAGE_RATE_UNSAID).
+ */
 export const DEVICE_SEND_PACE = paceUnder(DEVICE_MESSAGE_RATE);
 
 /**

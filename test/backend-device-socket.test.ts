@@ -9,7 +9,12 @@ import { withDeadline, waitFor } from './support/deadline.ts';
 import { stopAll } from './support/spawn-process.ts';
 import { openSocket } from './support/device-socket.ts';
 import { jsonLines } from './support/device-services.ts';
-import { DEVICE_SOCKET_PATH } from '../lib/device-protocol.ts';
+import {
+  DEVICE_MESSAGE_RATE,
+  DEVICE_RATE_HEADER,
+  DEVICE_SOCKET_PATH,
+  parseRateHeader,
+} from '../lib/device-protocol.ts';
 import { startMongoStandin, type MongoStandin } from '../dev/mongo-standin/server.ts';
 
 const test = suite('backend device socket');
@@ -87,6 +92,13 @@ test('the upgrade is logged with the status the device got: 101 Switching Protoc
   const line = await waitFor(upgrade, { timeout: 2000, what: 'the upgrade request logged' });
   assert.is(line.res.statusCode, 101);
   assert.is(line.level, 20); // device-socket requests are logged at debug: the hub logs what matters about them
+  ws.close(1000);
+});
+
+test("the upgrade's answer says the message rate the socket is held to, for the device to pace under", async () => {
+  const { ws, headers } = await connect();
+  assert.is(headers[DEVICE_RATE_HEADER], '100;burst=400');
+  assert.equal(parseRateHeader(headers[DEVICE_RATE_HEADER] as string), DEVICE_MESSAGE_RATE);
   ws.close(1000);
 });
 
@@ -169,18 +181,19 @@ test(
   },
 );
 
-test('more than the burst of 200 messages at once closes the socket with 1008 and one warning', async () => {
+const OVER_BURST = `more than the burst of ${DEVICE_MESSAGE_RATE.burst} messages at once`;
+test(`${OVER_BURST} closes the socket with 1008 and one warning`, async () => {
   const { ws, closed } = await connect();
   ws.send(hello());
-  for (let seq = 1; seq <= 400; seq++) ws.send(reading(seq));
+  for (let seq = 1; seq <= 2 * DEVICE_MESSAGE_RATE.burst; seq++) ws.send(reading(seq));
   assert.equal(await withDeadline(closed, 3000, 'socket close'), { code: 1008, reason: 'message rate exceeded' });
   await waitFor(() => logged('over its message rate').length === 1, { timeout: 2000, what: 'one warning' });
   assert.is(logged('over its message rate').length, 1);
-  // hello + 199 readings fit the burst (plus what refilled meanwhile); the rest were never taken. Frames still
+  // hello + 399 readings fit the burst (plus what refilled meanwhile); the rest were never taken. Frames still
   // waiting for their slice when the socket is closed go with it, so the device may not even be listed.
   const [device] = await devices();
   const stored = device?.readingsStored ?? 0;
-  assert.ok(stored < 300, `${stored} stored`);
+  assert.ok(stored < 1.5 * DEVICE_MESSAGE_RATE.burst, `${stored} stored`);
 });
 
 test('the rate counts frames, not readings: 10,000 readings in frames of 500, as a backlog comes', async () => {

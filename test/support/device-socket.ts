@@ -8,6 +8,8 @@ import { TEST_DEVICE_TOKEN } from './spawn-service.ts';
 export interface OpenSocket {
   status: 101;
   ws: WebSocket;
+  /** The headers of the 101 answer. */
+  headers: IncomingHttpHeaders;
   /** Every text message received, parsed. */
   messages: Array<Record<string, any>>;
   /** Resolves with the close code (and reason) once the socket has closed. */
@@ -39,7 +41,9 @@ export function upgrade(
   );
   return withDeadline(
     new Promise<OpenSocket | Refused>((resolve, reject) => {
-      ws.once('open', () => resolve({ status: 101, ws, messages, closed }));
+      let answered: IncomingHttpHeaders = {};
+      ws.once('upgrade', (res) => (answered = res.headers));
+      ws.once('open', () => resolve({ status: 101, ws, messages, closed, headers: answered }));
       ws.once('unexpected-response', (_req, res) => {
         let body = '';
         res.on('data', (chunk) => (body += chunk));

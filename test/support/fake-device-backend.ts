@@ -5,8 +5,10 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import {
   CLOSE_POLICY,
   DEVICE_MAX_PAYLOAD,
+  DEVICE_RATE_HEADER,
   DEVICE_SOCKET_PATH,
   parseDeviceMessage,
+  rateHeaderValue,
   readingsOf,
   type AckMessage,
   type DeviceMessage,
@@ -55,9 +57,11 @@ export interface FakeBackendOptions {
   port?: number;
   /** Messages a socket may send (a token bucket); beyond it the socket is closed with 1008, as by the backend. */
   rate?: { perSecond: number; burst: number };
+  /** Says `rate` in the upgrade's answer (DEVICE_RATE_HEADER), as the backend does; else says none, as older ones. */
+  saysRate?: boolean;
 }
 
-export async function startFakeBackend({ port = 0, rate }: FakeBackendOptions = {}): Promise<FakeBackend> {
+export async function startFakeBackend({ port = 0, rate, saysRate }: FakeBackendOptions = {}): Promise<FakeBackend> {
   const storedKeys = new Set<string>();
   const sockets = new Set<WebSocket>();
   // What each socket received and has not had acked, per session: for ackReceived().
@@ -84,6 +88,8 @@ export async function startFakeBackend({ port = 0, rate }: FakeBackendOptions = 
           else done(false, 401);
         },
       });
+      if (rate && saysRate)
+        wss.on('headers', (headers) => headers.push(`${DEVICE_RATE_HEADER}: ${rateHeaderValue(rate)}`));
       wss.on('connection', (ws) => {
         sockets.add(ws);
         unacked.set(ws, new Map());
