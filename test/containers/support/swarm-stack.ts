@@ -1,5 +1,6 @@
 // One stack of deploy/swarm/stack.yaml for a swarm test: its own name, images built by compose under a test
 // project's names, host ports picked by the engine, and a removal that waits until the stack's network is gone.
+import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { root } from '../../support/spawn-service.ts';
@@ -45,8 +46,9 @@ export function createSwarmStack(file: string, env: Record<string, string> = {},
   const name = `shk-${basename(file)
     .replace(/\.container\.ts$/, '')
     .replace(/[^a-z0-9]/g, '')}-${process.pid}`;
-  // Tokens and the lb's certificate as files, for the stack's secrets (deploy/swarm/stack.yaml).
-  const secrets = writeDeploySecrets(name);
+  // Tokens and the lb's certificate as files, for the stack's secrets (deploy/swarm/stack.yaml); removed with the
+  // stack, and written anew for a deploy after that (the bench deploys the same stack several times).
+  let secrets = writeDeploySecrets(name);
   const deployEnv: NodeJS.ProcessEnv = {
     ...process.env,
     SECRETS_DIR: secrets.dir,
@@ -92,6 +94,10 @@ export function createSwarmStack(file: string, env: Record<string, string> = {},
     // The lb's two host ports must differ to be kept apart when the files merge (Swarm keys ports by the published
     // one): the HTTPS one on a free port found here, the plain one (the fixture's 0) left to the engine.
     if (deployEnv.BACKEND_PORT === '0') deployEnv.BACKEND_PORT = String(await freePort());
+    if (!existsSync(secrets.dir)) {
+      secrets = writeDeploySecrets(name);
+      deployEnv.SECRETS_DIR = secrets.dir;
+    }
     return dockerOk(
       [
         'stack',
@@ -216,7 +222,9 @@ export function createSwarmStack(file: string, env: Record<string, string> = {},
     name,
     env: deployEnv,
     /** The secret files: the CA an HTTPS client of port 8443 trusts, and every secret's text. */
-    secrets,
+    get secrets() {
+      return secrets;
+    },
     service,
     build,
     deploy,
