@@ -14,7 +14,7 @@ import { createDatabaseMonitor } from './database-monitor.ts';
 import { createDeviceHub } from './device-hub.ts';
 import { createReadingStore } from './reading-store.ts';
 import { createIndexesAtStartUp } from './reading-indexes.ts';
-import { DEVICE_MAX_PAYLOAD, DEVICE_RATE_HEADER, rateHeaderValue } from '../lib/device-protocol.ts';
+import { DEVICE_MAX_PAYLOAD, rateHeaderLine } from '../lib/device-protocol.ts';
 import { redactUrl } from '../lib/redact-url.ts';
 import { databaseName } from './mongo-uri.ts';
 import { createMetrics } from '../lib/metrics.ts';
@@ -74,7 +74,7 @@ runMain('backend', async function main() {
   // A frame over 64 KiB closes its socket with 1009 (message too big) before it is buffered whole.
   const websocket = new WebSocketServer({ noServer: true, maxPayload: DEVICE_MAX_PAYLOAD });
   // The device paces itself under the rate the answer says (and under an older backend's rate when it says none).
-  websocket.on('headers', (headers) => headers.push(`${DEVICE_RATE_HEADER}: ${rateHeaderValue(devices.rate)}`));
+  websocket.on('headers', (headers) => headers.push(rateHeaderLine(devices.rate)));
   const server = await startServer({ fetch: app.fetch, port, host, websocket, tls });
   const management = await startManagementServer(registry, metricsPort, host);
   const address = server.address();

@@ -54,6 +54,11 @@ export function rateHeaderValue({ perSecond, burst }: Pace): string {
   return `${perSecond};burst=${burst}`;
 }
 
+/** The header line of the 101 answer that says `rate` (for a ws server's `headers` event). */
+export function rateHeaderLine(rate: Pace): string {
+  return `${DEVICE_RATE_HEADER}: ${rateHeaderValue(rate)}`;
+}
+
 /** The rate a DEVICE_RATE_HEADER value gives, or undefined for anything else (absent, garbled, out of bounds). */
 export function parseRateHeader(value: string | undefined): Pace | undefined {
   const match = /^(\d{1,5});burst=(\d{1,6})$/.exec(value?.trim() ?? '');

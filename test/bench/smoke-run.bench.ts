@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import type { BenchRow, Scenario } from './scenario.ts';
 import { interleavedMedians } from './scenario.ts';
-import { behaviours, createFixtureHandler, healthyBody } from '../support/fake-http-server.ts';
+import { createFixtureHandler, releaseBehaviour } from '../support/fake-http-server.ts';
 import { createRepo } from '../support/git-repo.ts';
 import { runCli } from '../support/run-smoke-cli.ts';
 import { listen } from '../support/listen.ts';
@@ -25,16 +25,7 @@ const smokeRun: Scenario = async ({ quick }) => {
   const repo = await createRepo('bench-smoke-run-');
   await repo.stage({ 'a.txt': 'a' });
   const release = (await repo.git(['write-tree'])).slice(0, 12);
-  const fx = await listen(
-    createFixtureHandler({
-      release: (req, res, rest) =>
-        rest === '/api/health'
-          ? res
-              .writeHead(200, { 'content-type': 'application/json' })
-              .end(JSON.stringify(healthyBody({ version: release })))
-          : behaviours.ok!(req, res, rest),
-    }),
-  );
+  const fx = await listen(createFixtureHandler({ release: releaseBehaviour(release) }));
   const passed = (what: string, run: { code: number | string; stdout: string[]; stderr: string[] }, last: string) => {
     if (run.code !== 0 || run.stdout.at(-1) !== last)
       throw new Error(`${what} failed: ${run.stdout.join(' | ')} ${run.stderr.join(' | ')}`);

@@ -5,10 +5,9 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import {
   CLOSE_POLICY,
   DEVICE_MAX_PAYLOAD,
-  DEVICE_RATE_HEADER,
   DEVICE_SOCKET_PATH,
   parseDeviceMessage,
-  rateHeaderValue,
+  rateHeaderLine,
   readingsOf,
   type AckMessage,
   type DeviceMessage,
@@ -88,8 +87,7 @@ export async function startFakeBackend({ port = 0, rate, saysRate }: FakeBackend
           else done(false, 401);
         },
       });
-      if (rate && saysRate)
-        wss.on('headers', (headers) => headers.push(`${DEVICE_RATE_HEADER}: ${rateHeaderValue(rate)}`));
+      if (rate && saysRate) wss.on('headers', (headers) => headers.push(rateHeaderLine(rate)));
       wss.on('connection', (ws) => {
         sockets.add(ws);
         unacked.set(ws, new Map());

@@ -46,12 +46,16 @@ const healthy: Behaviour = (_req, res, rest) => {
   json(res, 404, { error: 'not found' });
 };
 
+/** A healthy service that reports `version` as its release (the smoke's --expect-version). */
+export const releaseBehaviour =
+  (version: string): Behaviour =>
+  (req, res, rest) =>
+    rest === '/api/health' ? json(res, 200, healthyBody({ version })) : healthy(req, res, rest);
+
 export const behaviours: Record<string, Behaviour> = {
   ok: healthy,
   'backend-only': healthyWith({ database: 'connected' }),
-  // A healthy service that reports its release (the smoke's --expect-version).
-  'release-v1': (req, res, rest) =>
-    rest === '/api/health' ? json(res, 200, healthyBody({ version: 'v1' })) : healthy(req, res, rest),
+  'release-v1': releaseBehaviour('v1'),
   'device-only': healthyWith({ serial: 'emulator', backend: 'connected' }),
   // Accepts the connection and never answers.
   hang: () => {},
