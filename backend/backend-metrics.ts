@@ -5,6 +5,7 @@ import type { Readiness } from '../lib/readiness.ts';
 import type { ReadingStore } from './reading-store.ts';
 import type { RefusalCode } from './reading-document.ts';
 import { LOSS_REASONS, type LossReason } from '../lib/device-protocol.ts';
+import type { Counted } from './device-thread-messages.ts';
 
 /** Every label value the refused counter can take: a bounded set, never text a device sent. */
 export const REFUSAL_REASONS = ['value_too_large', 'timestamp_invalid', 'timestamp_ahead', 'over_bound'] as const;
@@ -17,6 +18,8 @@ export interface BackendMetrics {
   refused(reason: RefusalReason, count: number): void;
   /** For the device hub's writers: readings newly recorded as declared lost, and never stored, by reason. */
   lost(reason: LossReason, count: number): void;
+  /** What the device thread counted (a write timed, readings refused or lost). */
+  counted(counted: Counted): void;
 }
 
 export interface BackendMetricsOptions {
@@ -95,5 +98,11 @@ export function createBackendMetrics({ registry, readiness, socketsOpen }: Backe
     },
     refused: (reason, count) => refused.inc({ reason }, count),
     lost: (reason, count) => lost.inc({ reason }, count),
+    counted(counted) {
+      if (counted.kind === 'refused') return refused.inc({ reason: counted.reason }, counted.count);
+      if (counted.kind === 'lost') return lost.inc({ reason: counted.reason }, counted.count);
+      writes.observe({ outcome: counted.outcome }, counted.seconds);
+      stored.inc(counted.inserted);
+    },
   };
 }

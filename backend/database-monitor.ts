@@ -31,6 +31,8 @@ export interface DatabaseMonitorOptions {
 export interface DatabaseMonitor {
   client: MongoClient;
   state(): DatabaseState;
+  /** The server answered another client of this process (the store thread's): a sign of life, as its own replies. */
+  heard(): void;
   close(): Promise<void>;
 }
 
@@ -60,7 +62,7 @@ export function createDatabaseMonitor({
     state = next;
     onState(next, scrubSecrets(reason, uri));
   };
-  const watchdog = watchSilence(client, staleAfterMs, setState);
+  const { watchdog, alive } = watchSilence(client, staleAfterMs, setState);
 
   client.on('serverHeartbeatSucceeded', () => setState('connected', 'heartbeat succeeded'));
   // A heartbeat the driver timed out only says the reply was late: the watchdog's silence rule judges it.
@@ -100,6 +102,7 @@ export function createDatabaseMonitor({
   return {
     client,
     state: () => state,
+    heard: alive,
     async close() {
       closed = true;
       clearInterval(watchdog);
@@ -116,7 +119,7 @@ function watchSilence(
   client: MongoClient,
   staleAfterMs: number,
   setState: (next: DatabaseState, reason: string) => void,
-): NodeJS.Timeout {
+): { watchdog: NodeJS.Timeout; alive: () => void } {
   const intervalMs = Math.min(100, staleAfterMs / 4);
   let silence = startSilence(performance.now());
   const alive = () => void (silence = heardFrom(silence, performance.now()));
@@ -130,5 +133,5 @@ function watchSilence(
     }
   }, intervalMs);
   watchdog.unref();
-  return watchdog;
+  return { watchdog, alive };
 }

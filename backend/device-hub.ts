@@ -5,7 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { upgradeWebSocket } from '@hono/node-server';
 import type { MiddlewareHandler } from 'hono';
-import type { WSContext } from 'hono/ws';
+import type { WSContext, WSEvents } from 'hono/ws';
+import type { DeviceIdentity } from './device-auth.ts';
 import type { WebSocket } from 'ws';
 import type { Logger } from '../lib/logger.ts';
 import { CLOSE_GOING_AWAY, DEVICE_MESSAGE_RATE, type Pace } from '../lib/device-protocol.ts';
@@ -29,6 +30,8 @@ export interface DeviceHub {
   gate: MiddlewareHandler<UpgradeGateEnv>;
   /** The upgrade route's second handler: the WebSocket upgrade. */
   upgrade: MiddlewareHandler<UpgradeGateEnv>;
+  /** The events of one socket from `remoteAddress` whose token speaks for `identity` (what `upgrade` gives it). */
+  events(remoteAddress: string, identity: DeviceIdentity): WSEvents;
   /**
    * Closes every device socket with 1001 (going away), as on shutdown; settles once the devices were written as
    * disconnected (or that write failed), so that other replicas do not wait out the heartbeat's staleness.
@@ -115,6 +118,7 @@ export function createDeviceHub(options: DeviceHubOptions): DeviceHub {
     upgrade: upgradeWebSocket((c) =>
       createDeviceSocket(socketOptions, c.get('remoteAddress'), c.get('deviceIdentity')),
     ),
+    events: (remoteAddress, identity) => createDeviceSocket(socketOptions, remoteAddress, identity),
     socketsOpen: () => sockets.size,
     async closeAll() {
       clearInterval(beat);

@@ -11,7 +11,6 @@ import { logReadinessChanges } from '../lib/readiness-log.ts';
 import { createApp } from './app.ts';
 import { readConfig } from './config.ts';
 import { createDatabaseMonitor } from './database-monitor.ts';
-import { createDeviceHub } from './device-hub.ts';
 import { createReadingStore } from './reading-store.ts';
 import { createIndexesAtStartUp } from './reading-indexes.ts';
 import { DEVICE_MAX_PAYLOAD, rateHeaderLine } from '../lib/device-protocol.ts';
@@ -23,6 +22,7 @@ import { startManagementServer } from '../lib/management-app.ts';
 import { createBackendMetrics } from './backend-metrics.ts';
 import { checkoutCommit, readReleaseId } from '../lib/release-id.ts';
 import { tellTokenSetup } from './token-setup.ts';
+import { startDeviceThread, type DeviceThread } from './device-thread.ts';
 
 runMain('backend', async function main() {
   const config = readConfig(process.env);
@@ -38,8 +38,18 @@ runMain('backend', async function main() {
   const setDatabase = readiness.define('database', { initial: 'disconnected', ready: ['connected'] });
   logReadinessChanges(readiness, log);
   const registry = metricsOn ? createMetrics({ readiness }).registry : undefined;
-  const meters = registry && createBackendMetrics({ registry, readiness, socketsOpen: () => devices.socketsOpen() });
-  const database = createDatabaseMonitor({ uri, log, onState: setDatabase });
+  // The device thread starts once the database monitor exists; until then no socket is open and it has no verdict.
+  let devices: DeviceThread | undefined;
+  const meters =
+    registry && createBackendMetrics({ registry, readiness, socketsOpen: () => devices?.socketsOpen() ?? 0 });
+  const database = createDatabaseMonitor({
+    uri,
+    log,
+    onState(state, reason) {
+      setDatabase(state, reason);
+      devices?.setConnected(state === 'connected');
+    },
+  });
   const store = createReadingStore({
     client: database.client,
     databaseName: databaseName(uri),
@@ -47,24 +57,27 @@ runMain('backend', async function main() {
     uri,
   });
   const indexes = createIndexesAtStartUp({ store, log });
-  const openDeviceSocket = tellTokenSetup(config, log);
-  const devices = createDeviceHub({
-    log,
-    store: meters ? meters.metered(store) : store,
+  const hub = await startDeviceThread({
+    logger: log,
+    log: { environment, level: config.logLevel, ...readLogDisplay(process.env) },
+    uri,
+    databaseName: databaseName(uri),
     token: deviceToken,
     tokens: deviceTokens,
-    open: openDeviceSocket,
+    open: tellTokenSetup(config, log),
     socketsMax: config.deviceSocketsMax,
-    ...(meters ? { writer: { onRefused: meters.refused, onLost: meters.lost } } : {}),
-    presence: (states) => store.presence(states),
+    onHeard: database.heard,
+    ...(meters ? { meters } : {}),
   });
+  devices = hub;
+  hub.setConnected(database.state() === 'connected');
   const app = createApp({
     readiness,
     environment,
     version,
     log,
     databaseName: databaseName(uri),
-    devices,
+    devices: hub,
     store,
     metrics: registry,
     metricsOnMainPort: environment === 'local',
@@ -74,7 +87,7 @@ runMain('backend', async function main() {
   // A frame over 64 KiB closes its socket with 1009 (message too big) before it is buffered whole.
   const websocket = new WebSocketServer({ noServer: true, maxPayload: DEVICE_MAX_PAYLOAD });
   // The device paces itself under the rate the answer says (and under an older backend's rate when it says none).
-  websocket.on('headers', (headers) => headers.push(rateHeaderLine(devices.rate)));
+  websocket.on('headers', (headers) => headers.push(rateHeaderLine(hub.rate)));
   const server = await startServer({ fetch: app.fetch, port, host, websocket, tls });
   const management = await startManagementServer(registry, metricsPort, host);
   const address = server.address();
@@ -95,7 +108,8 @@ runMain('backend', async function main() {
     readiness,
     delayMs: config.shutdownDelayMs,
     steps: [
-      { name: 'device sockets', run: () => devices.closeAll() },
+      { name: 'device sockets', run: () => hub.closeAll() },
+      { name: 'device thread', run: () => hub.stop() },
       { name: 'readings indexes', run: () => indexes.stop() },
       { name: 'http server', run: () => closeHttpServer(server) },
       ...(management ? [{ name: 'management server', run: () => closeHttpServer(management) }] : []),

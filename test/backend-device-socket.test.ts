@@ -2,6 +2,7 @@
 // acknowledged per session, only as far as they are contiguous; one device per socket; hello first; bounded frames
 // and message rate; malformed messages summed; closed with 1001. The hello deadline is backend/device-hub.test.ts's
 // (and, at its 5 s, the fault suite's).
+import { readdirSync, readFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { READ_AUTH, spawnService, type Service } from './support/spawn-service.ts';
@@ -285,6 +286,24 @@ test('on SIGTERM device sockets are closed with 1001 (going away) and the backen
   assert.is((await withDeadline(closed, 5000, 'socket close')).code, 1001);
   assert.is((await withDeadline(silent.closed, 5000, 'socket close')).code, 1001);
   assert.is(await backend.waitExit(10_000), 0);
+});
+
+/** The nice value of each of `pid`'s threads (Linux: the 19th field of /proc/<pid>/task/<tid>/stat). */
+function threadNiceValues(pid: number): Map<number, number> {
+  const values = new Map<number, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    values.set(Number(tid), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
+  }
+  return values;
+}
+
+test('the device thread runs 10 nice levels below the thread that answers probes', async () => {
+  const nice = threadNiceValues(backend.pid);
+  const main = nice.get(backend.pid)!;
+  assert.is(main, 0, 'the main thread at the nice value it was started with');
+  const lowered = [...nice.values()].filter((value) => value === main + 10);
+  assert.is(lowered.length, 1, JSON.stringify([...nice]));
 });
 
 test.run();

@@ -1,0 +1,69 @@
+// Starts a worker thread that says `{ kind: 'ready' }` once it is up, and talks to it by typed messages: the one way
+// the backend runs a thread (device-thread.ts).
+import { Worker } from 'node:worker_threads';
+import type { Logger } from '../lib/logger.ts';
+import { withDeadline } from '../lib/with-deadline.ts';
+
+export interface StartedWorker<In, Out extends { kind: string }> {
+  /** Posts `message`; what `transfer` lists moves to the thread instead of being copied. */
+  post(message: In, transfer?: ArrayBuffer[]): void;
+  /** Posts `message` and waits (within 5 s) for the first reply of kind `answer`. */
+  ask(message: In, answer: Out['kind'], what: string): Promise<void>;
+  /** Ends the thread at once. */
+  end(): Promise<void>;
+}
+
+export interface StartWorkerOptions {
+  /** Called once the thread stopped, whichever way, after it was ready. */
+  onExit: (code: number) => void;
+  log: Logger;
+  timeoutMs?: number;
+}
+
+/** Runs `entry` with `workerData`; every message but `ready` goes to `onMessage`. Fails with one line. */
+export async function startWorker<In, Out extends { kind: string }>(
+  entry: URL,
+  workerData: unknown,
+  onMessage: (message: Out) => void,
+  { onExit, log, timeoutMs = 10_000 }: StartWorkerOptions,
+): Promise<StartedWorker<In, Out>> {
+  const worker = new Worker(entry, { workerData });
+  await withDeadline(untilReady(worker), timeoutMs, {
+    what: `the thread ${entry.pathname.split('/').pop()} to start`,
+    onExpiry: () => void worker.terminate(),
+  });
+  worker.on('message', onMessage);
+  worker.on('error', (error) => log.error({ err: error.message }, `thread error: ${error.message}`));
+  worker.once('exit', onExit);
+  return {
+    post: (message, transfer) => worker.postMessage(message, transfer),
+    ask(message, answer, what) {
+      const answered = new Promise<void>((resolve) => {
+        const listener = (reply: Out) => {
+          if (reply.kind !== answer) return;
+          worker.off('message', listener);
+          resolve();
+        };
+        worker.on('message', listener);
+      });
+      worker.postMessage(message);
+      return withDeadline(answered, 5000, { what, unref: true });
+    },
+    end: async () => void (await worker.terminate()),
+  };
+}
+
+/** Resolves on the thread's `ready`; rejects with one line when it fails or exits first. */
+function untilReady(worker: Worker): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const failed = (error: unknown) =>
+      reject(new Error(`a thread did not start: ${error instanceof Error ? error.message : String(error)}`));
+    const exited = (code: number) => reject(new Error(`a thread did not start: it exited with ${code}`));
+    const ready = (message: { kind?: string }) => {
+      if (message?.kind !== 'ready') return;
+      worker.off('error', failed).off('exit', exited).off('message', ready);
+      resolve();
+    };
+    worker.once('error', failed).once('exit', exited).on('message', ready);
+  });
+}

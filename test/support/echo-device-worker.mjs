@@ -1,0 +1,17 @@
+// A stand-in device thread for backend/device-thread.test.ts: it answers each text frame with the same text;
+// `crash` ends the thread (exit code 3); `flood` sends 4 MiB back, more than a peer that reads nothing may leave.
+import { parentPort } from 'node:worker_threads';
+
+const answers = { stop: 'stopped', closeAll: 'closedAll' };
+
+parentPort.on('message', (event) => {
+  if (answers[event.kind]) return parentPort.postMessage({ kind: answers[event.kind] });
+  if (event.kind !== 'message') return;
+  const text = event.binary ? `binary ${event.bytes.byteLength}` : Buffer.from(event.bytes).toString('utf8');
+  if (text === 'crash') process.exit(3);
+  const copies = text === 'flood' ? 64 : 1;
+  for (let i = 0; i < copies; i++) {
+    parentPort.postMessage({ kind: 'send', id: event.id, text: text === 'flood' ? 'x'.repeat(65536) : text });
+  }
+});
+parentPort.postMessage({ kind: 'ready' });
