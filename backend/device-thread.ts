@@ -10,14 +10,13 @@ import { CLOSE_TRY_AGAIN_LATER, DEVICE_MESSAGE_RATE } from '../lib/device-protoc
 import type { DeviceHub } from './device-hub.ts';
 import { createUpgradeGate, type UpgradeGateOptions } from './device-upgrade-gate.ts';
 import type { BackendMetrics } from './backend-metrics.ts';
-import type { DeviceWorkerData, FromDeviceThread, SocketEvent, ToDeviceThread } from './device-thread-messages.ts';
+import type { DeviceWorkerData, FromDeviceThread, ToDeviceThread } from './device-thread-messages.ts';
 import { createSocketRelay } from './device-relay.ts';
-import { startWorker, type StartedWorker } from './worker-start.ts';
+import { keepThread, type KeptThread } from './kept-thread.ts';
 
 /** The device thread's nice value above the process's: when both want the CPU, the probes' thread gets it first. */
 export const DEVICE_THREAD_NICE = 10;
 const ENTRY = new URL('./device-worker-entry.mjs', import.meta.url);
-const RESTART_DELAY_MS = 1000;
 
 export interface DeviceThread extends DeviceHub {
   /** The database monitor's verdict: while disconnected the device thread's writes fail at once, as the main's do. */
@@ -42,35 +41,20 @@ export async function startDeviceThread(options: DeviceThreadOptions): Promise<D
   const gate = createUpgradeGate({ ...options, log });
   const data: DeviceWorkerData = { uri, databaseName, log: options.log, tokens, nice, metrics: meters !== undefined };
   let connected = false;
-  let stopping = false;
-  let thread: StartedWorker<ToDeviceThread, FromDeviceThread> | undefined;
-  /** Tells the device thread a socket's event; false while there is none (restarting). */
-  function tell(event: SocketEvent, transfer?: ArrayBuffer[]): boolean {
-    thread?.post(event, transfer);
-    return thread !== undefined;
-  }
   const restarting = { code: CLOSE_TRY_AGAIN_LATER, reason: 'device thread restarting' };
-  const relay = createSocketRelay(tell, log, restarting);
+  const relay = createSocketRelay((event, transfer) => thread.post(event, transfer), log, restarting);
+  const thread: KeptThread<ToDeviceThread, FromDeviceThread> = await keepThread(options.entry ?? ENTRY, data, onReply, {
+    log,
+    name: 'device thread',
+    onStopped: () => relay.closeAll(restarting.code, restarting.reason),
+    onStarted: (started) => started.post({ kind: 'connected', connected }),
+  });
 
   function onReply(reply: FromDeviceThread) {
     if (reply.kind === 'heard') onHeard();
     else if (reply.kind === 'counted') meters?.counted(reply.counted);
     else if (reply.kind !== 'ready' && reply.kind !== 'closedAll' && reply.kind !== 'stopped') relay.act(reply);
   }
-  function restart(code: number) {
-    thread = undefined;
-    if (stopping) return;
-    log.error({ code }, `the device thread stopped (exit code ${code}); starting a new one`);
-    relay.closeAll(restarting.code, restarting.reason);
-    const again = () => void start().catch((error: Error) => log.error({ err: error.message }, error.message));
-    setTimeout(again, RESTART_DELAY_MS).unref();
-  }
-  async function start() {
-    thread = await startWorker<ToDeviceThread, FromDeviceThread>(entry, data, onReply, { onExit: restart, log });
-    thread.post({ kind: 'connected', connected });
-  }
-  const entry = options.entry ?? ENTRY;
-  await start();
 
   return {
     rate: DEVICE_MESSAGE_RATE,
@@ -80,15 +64,12 @@ export async function startDeviceThread(options: DeviceThreadOptions): Promise<D
     events: relay.events,
     setConnected(value) {
       connected = value;
-      thread?.post({ kind: 'connected', connected });
+      thread.post({ kind: 'connected', connected });
     },
     async closeAll() {
       gate.flush();
-      await thread?.ask({ kind: 'closeAll' }, 'closedAll', 'the device sockets to close');
+      await thread.ask({ kind: 'closeAll' }, 'closedAll', 'the device sockets to close');
     },
-    async stop() {
-      stopping = true;
-      await thread?.ask({ kind: 'stop' }, 'stopped', 'the device thread to stop').finally(() => thread?.end());
-    },
+    stop: () => thread.stop((last) => last.ask({ kind: 'stop' }, 'stopped', 'the device thread to stop')),
   };
 }
