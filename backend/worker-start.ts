@@ -27,7 +27,7 @@ export async function startWorker<In, Out extends { kind: string }>(
   onMessage: (message: Out) => void,
   { onExit, log, timeoutMs = 10_000 }: StartWorkerOptions,
 ): Promise<StartedWorker<In, Out>> {
-  const worker = new Worker(entry, { workerData });
+  const worker = new Worker(entry, { workerData, execArgv: withoutPreloads(process.execArgv) });
   await withDeadline(untilReady(worker), timeoutMs, {
     what: `the thread ${entry.pathname.split('/').pop()} to start`,
     onExpiry: () => void worker.terminate(),
@@ -51,6 +51,23 @@ export async function startWorker<In, Out extends { kind: string }>(
     },
     end: async () => void (await worker.terminate()),
   };
+}
+
+const PRELOADS = new Set(['--import', '--require', '-r', '--loader', '--experimental-loader']);
+
+/**
+ * The process's options without its preloads, for a thread: a preload runs again in each thread, and one written in
+ * TypeScript (`--import tsx --import ./x.ts`, as the test runner starts files) cannot load there, since tsx's hooks
+ * do not reach a thread. The entry registers what it needs itself.
+ */
+export function withoutPreloads(execArgv: readonly string[]): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const [name] = execArgv[i]!.split('=', 1);
+    if (!PRELOADS.has(name!)) kept.push(execArgv[i]!);
+    else if (!execArgv[i]!.includes('=')) i += 1; // its value is the next argument
+  }
+  return kept;
 }
 
 /** Resolves on the thread's `ready`; rejects with one line when it fails or exits first. */
