@@ -13,7 +13,7 @@ import { readConfig } from './config.ts';
 import { createDatabaseMonitor } from './database-monitor.ts';
 import { createReadingStore } from './reading-store.ts';
 import { createIndexesAtStartUp } from './reading-indexes.ts';
-import { DEVICE_MAX_PAYLOAD, rateHeaderLine } from '../lib/device-protocol.ts';
+import { DEVICE_MAX_PAYLOAD, answerHeaderLines } from '../lib/device-protocol.ts';
 import { redactUrl } from '../lib/redact-url.ts';
 import { databaseName } from './mongo-uri.ts';
 import { createMetrics } from '../lib/metrics.ts';
@@ -86,8 +86,8 @@ runMain('backend', async function main() {
 
   // A frame over 64 KiB closes its socket with 1009 (message too big) before it is buffered whole.
   const websocket = new WebSocketServer({ noServer: true, maxPayload: DEVICE_MAX_PAYLOAD });
-  // The device paces itself under the rate the answer says (and under an older backend's rate when it says none).
-  websocket.on('headers', (headers) => headers.push(rateHeaderLine(hub.rate)));
+  // The device keeps under the rate and in-flight bound the answer says (under an older backend's when it says none).
+  websocket.on('headers', (headers) => headers.push(...answerHeaderLines(hub.rate)));
   const server = await startServer({ fetch: app.fetch, port, host, websocket, tls });
   const management = await startManagementServer(registry, metricsPort, host);
   const address = server.address();

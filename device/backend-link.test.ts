@@ -10,6 +10,7 @@ import { openReadingSpool, type ReadingSpool } from './reading-spool.ts';
 import {
   DEVICE_MAX_PAYLOAD,
   DEVICE_MESSAGE_RATE_UNSAID,
+  DEVICE_UNACKED_IN_FLIGHT_UNSAID,
   paceUnder,
   readingsOf,
   type DeviceMessage,
@@ -299,6 +300,30 @@ test('a backlog drains in frames under the frame limit, never over inFlightMax a
   console.log(
     `  measured: 5000 readings in ${readingFrames.length} frames of up to ${Math.max(...readingFrames)} bytes`,
   );
+});
+
+test('the link keeps in flight what its backend says, and 2000 when it says none', async (ctx) => {
+  for (const [saysInFlight, expected] of [
+    [3000, 3000],
+    [undefined, DEVICE_UNACKED_IN_FLIGHT_UNSAID],
+  ] as const) {
+    ctx.backend = await startFakeBackend(saysInFlight ? { saysInFlight } : {});
+    ctx.backend.acking = false;
+    ctx.spool = undefined;
+    openSpool(ctx, 'session-1', mkdtempSync(join(ctx.dir, 'in-flight-')));
+    for (let i = 1; i <= 5000; i++) ctx.spool!.push(`v${i}`);
+    startLink(ctx, ctx.backend.url, { pingIntervalMs: 20 });
+    const received = () => receivedReadings(ctx.backend!.received).length;
+    await waitFor(() => received() >= expected, { timeout: 5000, what: `${expected} readings received` });
+    // A ping sent after them shows the link stopped there: it waits for an ack.
+    const pings = ctx.backend.pings;
+    await waitFor(() => ctx.backend!.pings > pings, { timeout: 5000, what: 'a later ping' });
+    assert.is(received(), expected, `in flight at most what the backend says (${saysInFlight})`);
+    assert.is(ctx.sink.find('backend socket connected').at(-1)!.inFlightMax, expected);
+    await ctx.link!.close();
+    await ctx.backend.kill();
+    ctx.spool!.close();
+  }
 });
 
 test("frames go out paced: the backend's rate limit never closes the socket (it would unpaced)", async (ctx) => {

@@ -5,6 +5,7 @@ import WebSocket from 'ws';
 import {
   CLOSE_GOING_AWAY,
   DEVICE_MAX_PAYLOAD,
+  DEVICE_IN_FLIGHT_HEADER,
   DEVICE_RATE_HEADER,
   DEVICE_UNACKED_IN_FLIGHT,
   parseAck,
@@ -13,7 +14,7 @@ import {
 import type { Logger } from '../lib/logger.ts';
 import { createBackoff, type Backoff } from '../lib/backoff.ts';
 import type { ReadingSpool } from './reading-spool.ts';
-import { createFramePacer, paceForBackend } from './frame-pacer.ts';
+import { createFramePacer, termsForBackend, type BackendAnswer } from './frame-pacer.ts';
 import { createFrameSender, type FrameSender } from './frame-sender.ts';
 import { createLinkStatus, type SocketEnd } from './link-status.ts';
 
@@ -42,11 +43,11 @@ export interface BackendLinkOptions {
   silenceLimitMs?: number;
   /** A backend that accepts TCP but never answers the upgrade (stopped) must not stall reconnecting. */
   handshakeTimeoutMs?: number;
-  /** Frames a second (and burst) this link sends at most: under the backend's rate limit. */
+  /** Frames a second (and burst) this link sends at most, whatever the backend says (by default under what it says). */
   pace?: { perSecond: number; burst: number };
   /** The largest frame the backend accepts (its JSON in UTF-8 bytes); frames stay a margin under it. */
   maxPayload?: number;
-  /** Readings sent and not yet acknowledged at most. */
+  /** Readings sent and not yet acknowledged at most, whatever the backend says (by default what it says). */
   inFlightMax?: number;
 }
 
@@ -84,11 +85,13 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
     const end: SocketEnd = { opened: false, code: 0 };
     let lastError: string | undefined;
     let heartbeat: NodeJS.Timeout | undefined;
-    // The backend's message rate, as its answer to the upgrade says it (older backends say none).
-    let rateHeader: string | undefined;
-    ws.on('upgrade', (response) => {
-      const value = response.headers[DEVICE_RATE_HEADER];
-      rateHeader = Array.isArray(value) ? value[0] : value;
+    // The backend's message rate and in-flight bound, as its answer to the upgrade says them (older ones say none).
+    let answer: BackendAnswer = {};
+    ws.on('upgrade', ({ headers }) => {
+      const [rate, inFlight] = [headers[DEVICE_RATE_HEADER], headers[DEVICE_IN_FLIGHT_HEADER]] as Array<
+        string | undefined
+      >;
+      answer = { rate, inFlight };
     });
 
     ws.on('open', function socketOpen() {
@@ -98,10 +101,11 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
       const { downMs } = status.opened();
       // Everything not yet acked goes again, in order; the backend ignores readings it already stored.
       const unacknowledged = spool.size;
-      const pace = options.pace ?? paceForBackend(rateHeader, pingIntervalMs);
-      sender.open(pace);
+      const said = termsForBackend(answer, pingIntervalMs);
+      const terms = { pace: options.pace ?? said.pace, inFlightMax: options.inFlightMax ?? said.inFlightMax };
+      sender.open(terms);
       onState('connected');
-      log.info({ url, attempts, downMs, unacknowledged, pace }, 'backend socket connected');
+      log.info({ url, attempts, downMs, unacknowledged, ...terms }, 'backend socket connected');
       heartbeat = watchSilence(ws, { url, log, pingIntervalMs, silenceLimitMs });
     });
     ws.on('message', function socketMessage(data) {

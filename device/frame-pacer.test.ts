@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert';
 import {
   DEVICE_MESSAGE_RATE,
   DEVICE_PING_INTERVAL_MS,
+  DEVICE_UNACKED_IN_FLIGHT_UNSAID,
   encodeReading,
   paceUnder,
   type Pace,
@@ -12,7 +13,7 @@ import {
 import { createTokenBucket } from '../lib/token-bucket.ts';
 import { createOutbox } from './outbox.ts';
 import { createLossLedger } from './loss-ledger.ts';
-import { createFramePacer, paceForBackend, type Paced } from './frame-pacer.ts';
+import { createFramePacer, paceForBackend, termsForBackend, type Paced } from './frame-pacer.ts';
 
 /** A spool of `count` readings of session `s` and a pacer over it on a fake clock. */
 function setup({ count = 10, inFlightMax = 100, burst = 5, perSecond = 10, shippedPace = false } = {}) {
@@ -150,12 +151,26 @@ test("a socket's pace: under its backend's rate, else under older backends', els
   assert.equal(paceForBackend('1;burst=1'), { perSecond: 1, burst: 1 }, 'nothing fits: a frame a second');
 });
 
-test('a new socket takes the pace it is given from then on', () => {
+test("a socket's in-flight bound: what its backend says, else older backends' 2000", () => {
+  assert.equal(termsForBackend({ inFlight: '4000' }).inFlightMax, 4000);
+  assert.equal(termsForBackend({ inFlight: ' 250 ' }).inFlightMax, 250);
+  for (const inFlight of [undefined, '', '0', '-5', '1.5', '4000;x', '99999999'])
+    assert.equal(termsForBackend({ inFlight }).inFlightMax, DEVICE_UNACKED_IN_FLIGHT_UNSAID, String(inFlight));
+  assert.equal(termsForBackend({ rate: '25;burst=40' }).pace, paceForBackend('25;burst=40'));
+});
+
+test('a new socket takes the pace and in-flight bound it is given from then on', () => {
   const { pacer, advance } = setup({ count: 1000, burst: 100, perSecond: 100 });
-  pacer.open({ perSecond: 10, burst: 2 }); // the hello takes one of the two
+  pacer.open({ pace: { perSecond: 10, burst: 2 }, inFlightMax: 100 }); // the hello takes one of the two
   assert.equal([kind(pacer.next()), kind(pacer.next())], ['readings', 'wait 100']);
   advance(100);
   assert.is(kind(pacer.next()), 'readings');
+  // Each frame of this setup holds a few readings: the bound stops sending at 3 readings on the next socket.
+  pacer.open({ pace: { perSecond: 1000, burst: 1000 }, inFlightMax: 3 });
+  let sent = 0;
+  for (let paced = pacer.next(); paced && 'text' in paced; paced = pacer.next())
+    sent += JSON.parse(paced.text).readings.length;
+  assert.is(sent, 3);
 });
 
 test.run();

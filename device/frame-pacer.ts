@@ -1,12 +1,14 @@
 // What the backend link sends next on a socket, and when: the hello first (with the backlog), then the declared
-// losses, then frames of readings, one per token of a bucket under the backend's message rate and no more than the
+// losses, then frames of readings, one per token of a bucket under the backend's message rate and no more than its
 // in-flight bound ahead of the last ack. Pure: the link does the socket I/O and the timers.
 import {
   DEVICE_MESSAGE_RATE,
   DEVICE_MESSAGE_RATE_UNSAID,
+  DEVICE_UNACKED_IN_FLIGHT_UNSAID,
   helloFrame,
   lostFrame,
   paceUnder,
+  parseInFlightHeader,
   parseRateHeader,
   type Pace,
 } from '../lib/device-protocol.ts';
@@ -32,15 +34,21 @@ export interface FramePacerOptions {
   now?: () => number;
 }
 
+/** What a socket's backend takes: the pace to send at and the readings to keep in flight at most. */
+export interface BackendTerms {
+  pace: Pace;
+  inFlightMax: number;
+}
+
 /** A message to send now, or how long until the pace allows one. */
 export type Paced = { text: string } | { waitMs: number };
 
 export interface FramePacer {
   /**
-   * A new socket, paced at `pace` from now on when given (what its backend said it takes): its hello (taking a
+   * A new socket, held to `terms` from now on when given (what its backend said it takes): its hello (taking a
    * token); sending starts again from the oldest unacknowledged reading.
    */
-  open(pace?: Pace): string;
+  open(terms?: BackendTerms): string;
   /** The next message, or the wait for a token; undefined when all is sent or the in-flight bound is reached. */
   next(): Paced | undefined;
   /**
@@ -53,10 +61,22 @@ export interface FramePacer {
 /** The pace of last resort: a frame a second, for a backend that says a rate nothing else fits under. */
 const SLOWEST: Pace = { perSecond: 1, burst: 1 };
 
+/** The headers of a backend's answer to the upgrade that set the terms (absent in older backends' answers). */
+export interface BackendAnswer {
+  rate?: string | undefined;
+  inFlight?: string | undefined;
+}
+
 /**
- * The pace for a socket whose backend answered the upgrade with `header` (DEVICE_RATE_HEADER's value, if it sent
- * one): under the rate it says, or, when it says none or nothing readable, under the rate of backends that said none.
+ * The terms for a socket whose backend answered the upgrade with `answer`: under the rate it says and at most the
+ * in-flight bound it says; for what it says not, or not readably, what backends that said nothing took.
  */
+export function termsForBackend(answer: BackendAnswer, pingIntervalMs?: number): BackendTerms {
+  const inFlightMax = parseInFlightHeader(answer.inFlight) ?? DEVICE_UNACKED_IN_FLIGHT_UNSAID;
+  return { pace: paceForBackend(answer.rate, pingIntervalMs), inFlightMax };
+}
+
+/** The pace under a DEVICE_RATE_HEADER value (`header`), or under the rate of backends that said none. */
 export function paceForBackend(header: string | undefined, pingIntervalMs?: number): Pace {
   const rate = parseRateHeader(header) ?? DEVICE_MESSAGE_RATE_UNSAID;
   try {
@@ -70,6 +90,8 @@ export function createFramePacer({ spool, limits, pace, pingIntervalMs, now }: F
   pace ??= paceUnder(DEVICE_MESSAGE_RATE, pingIntervalMs === undefined ? {} : { pingIntervalMs });
   const bucketOf = (p: Pace) => createTokenBucket({ ...p, ...(now ? { now } : {}) });
   let bucket = bucketOf(pace);
+  // The limits on this socket: the in-flight bound is its backend's.
+  let socketLimits = limits;
   // The backlog the backend last heard from this socket: each hello and frame carries it.
   let reported: number | undefined;
   // Losses to declare on this socket, ahead of readings: the backend acknowledges past a gap only once told.
@@ -84,8 +106,11 @@ export function createFramePacer({ spool, limits, pace, pingIntervalMs, now }: F
   }
 
   return {
-    open(socketPace) {
-      if (socketPace) bucket = bucketOf(socketPace);
+    open(terms) {
+      if (terms) {
+        bucket = bucketOf(terms.pace);
+        socketLimits = { ...limits, inFlightMax: terms.inFlightMax };
+      }
       bucket.take();
       reported = spool.size;
       spool.outbox.rewind();
@@ -95,13 +120,13 @@ export function createFramePacer({ spool, limits, pace, pingIntervalMs, now }: F
     },
     next() {
       declaring.push(...spool.losses.unsent());
-      if (declaring.length === 0 && !spool.outbox.hasNext(limits)) return undefined;
+      if (declaring.length === 0 && !spool.outbox.hasNext(socketLimits)) return undefined;
       const wait = token();
       if (wait) return wait;
       const loss = declaring.shift();
       if (loss)
         return { text: lostFrame({ deviceId: limits.deviceId, session: loss.session }, loss.reason, loss.ranges) };
-      const frame = spool.outbox.next(limits)!;
+      const frame = spool.outbox.next(socketLimits)!;
       reported = frame.backlog;
       return { text: frame.text };
     },

@@ -1,7 +1,6 @@
 // Sends what the frame pacer (frame-pacer.ts) hands out on the backend link's current socket, and schedules the
 // next try: when the pace allows, when new readings came in together, or when an ack made room.
-import type { Pace } from '../lib/device-protocol.ts';
-import type { FramePacer } from './frame-pacer.ts';
+import type { BackendTerms, FramePacer } from './frame-pacer.ts';
 
 /** What the sender needs of a socket. */
 export interface SendSocket {
@@ -13,8 +12,8 @@ export interface SendSocket {
 const OPEN = 1;
 
 export interface FrameSender {
-  /** A new socket, paced at `pace` when given: its hello, then whatever is waiting. */
-  open(pace?: Pace): void;
+  /** A new socket, held to its backend's `terms` when given: its hello, then whatever is waiting. */
+  open(terms?: BackendTerms): void;
   /** The spool has a new reading: sends it if the socket, the pace and the in-flight bound allow (else later). */
   deliver(): void;
   /** An ack forgot `forgotten` readings: room in flight for more, and the backend's backlog figure is stale. */
@@ -48,8 +47,8 @@ export function createFrameSender(pacer: FramePacer, socket: () => SendSocket | 
   }
 
   return {
-    open(pace) {
-      open()?.send(pacer.open(pace));
+    open(terms) {
+      open()?.send(pacer.open(terms));
       pump();
     },
     deliver() {

@@ -21,6 +21,11 @@ import {
   DEVICE_MESSAGE_RATE_UNSAID,
   DEVICE_RATE_HEADER,
   DEVICE_SEND_PACE,
+  DEVICE_IN_FLIGHT_HEADER,
+  DEVICE_UNACKED_IN_FLIGHT,
+  DEVICE_UNACKED_IN_FLIGHT_UNSAID,
+  answerHeaderLines,
+  parseInFlightHeader,
   paceUnder,
   parseRateHeader,
   rateHeaderValue,
@@ -350,6 +355,19 @@ test("the backend's rate in the upgrade's answer: written and read back; anythin
   }
   assert.is(parseRateHeader('100;burst=400;x=1'), undefined);
   assert.is(parseRateHeader('999999;burst=400'), undefined, 'out of bounds');
+});
+
+test("the in-flight bound in the upgrade's answer: said beside the rate and read back; anything else read as none", () => {
+  const lines = answerHeaderLines(DEVICE_MESSAGE_RATE);
+  assert.equal(lines, [
+    `${DEVICE_RATE_HEADER}: 100;burst=400`,
+    `${DEVICE_IN_FLIGHT_HEADER}: ${DEVICE_UNACKED_IN_FLIGHT}`,
+  ]);
+  assert.is(DEVICE_IN_FLIGHT_HEADER, 'device-in-flight');
+  assert.ok(DEVICE_UNACKED_IN_FLIGHT > DEVICE_UNACKED_IN_FLIGHT_UNSAID, 'more in flight for backends that say so');
+  assert.is(parseInFlightHeader(' 4000 '), 4000);
+  for (const garbled of [undefined, '', '0', '-1', '1e3', '12.5', '4000, 4000', '12345678'])
+    assert.is(parseInFlightHeader(garbled), undefined, String(garbled));
 });
 
 test('paceUnder leaves room for the pings and for a jitter window of frames and pings', () => {

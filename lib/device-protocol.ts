@@ -1,7 +1,8 @@
 // The messages on the device socket (device service → backend at DEVICE_SOCKET_PATH), shared by both ends.
 //
-// The backend's answer to the upgrade says the message rate it holds the socket to (DEVICE_RATE_HEADER); the device
-// paces itself under it, or under the rate older backends took when the answer says none.
+// The backend's answer to the upgrade says the message rate it holds the socket to (DEVICE_RATE_HEADER) and the
+// readings it takes in flight (DEVICE_IN_FLIGHT_HEADER); the device keeps under both, or under what older backends
+// took when the answer says none.
 //
 // The device sends `hello` once per connection (naming its current session), then its unacknowledged readings
 // in order, many to a `readings` frame (a single `reading` is accepted too). A reading names its own session:
@@ -15,9 +16,9 @@
 // the device drops it with a summed warning, so it is neither resent forever nor blocks the readings after it.
 //
 // While the database is away nothing is acknowledged; the device keeps its readings (on disk) and sends no more
-// than DEVICE_UNACKED_IN_FLIGHT readings ahead of the last ack. When the backend holds more than it may keep
-// in memory it closes the socket with 1013 (try again later) and forgets its copies; the device reconnects
-// with backoff and resends from its oldest unacknowledged reading.
+// than the in-flight bound the answer says (DEVICE_UNACKED_IN_FLIGHT) ahead of the last ack. When the backend holds
+// more than it may keep in memory it closes the socket with 1013 (try again later) and forgets its copies; the
+// device reconnects with backoff and resends from its oldest unacknowledged reading.
 //
 // A sequence number the device assigned but will never send is declared in a `lost` message, with its reason:
 // `evicted` (the full spool gave up its oldest readings) or `unwritten` (the spool write failed). The backend records
@@ -122,8 +123,32 @@ export function isDeviceId(value: unknown): value is string {
 /** The longest reading value (UTF-8 bytes) the backend stores; a longer one is refused. */
 export const DEVICE_VALUE_MAX_BYTES = 8 * 1024;
 
-/** Readings the device sends ahead of the backend's last ack at most (the backend holds up to twice this). */
-export const DEVICE_UNACKED_IN_FLIGHT = 2000;
+/**
+ * Readings a device sends ahead of the backend's last ack at most; the backend holds up to twice this. The backend
+ * says it in the upgrade's answer (DEVICE_IN_FLIGHT_HEADER): a backlog drains in round trips of this many readings.
+ */
+export const DEVICE_UNACKED_IN_FLIGHT = 4000;
+
+/**
+ * The bound of a backend that does not say one: backends before DEVICE_IN_FLIGHT_HEADER held at most 4000 readings,
+ * twice this, and closed a socket past that with 1013.
+ */
+export const DEVICE_UNACKED_IN_FLIGHT_UNSAID = 2000;
+
+/** The header of the backend's 101 answer that gives the readings it takes in flight: a whole number. */
+export const DEVICE_IN_FLIGHT_HEADER = 'device-in-flight';
+
+/** The in-flight bound a DEVICE_IN_FLIGHT_HEADER value gives, or undefined for anything else. */
+export function parseInFlightHeader(value: string | undefined): number | undefined {
+  const match = /^\d{1,7}$/.exec(value?.trim() ?? '');
+  const count = match ? Number(match[0]) : 0;
+  return count >= 1 ? count : undefined;
+}
+
+/** The header lines of the 101 answer (for a ws server's `headers` event): the rate and the in-flight bound. */
+export function answerHeaderLines(rate: Pace, inFlight = DEVICE_UNACKED_IN_FLIGHT): string[] {
+  return [rateHeaderLine(rate), `${DEVICE_IN_FLIGHT_HEADER}: ${inFlight}`];
+}
 
 /** Either side closes with this code when its process shuts down. */
 export const CLOSE_GOING_AWAY = 1001;

@@ -11,6 +11,7 @@ import { stopAll } from './support/spawn-process.ts';
 import { openSocket } from './support/device-socket.ts';
 import { jsonLines } from './support/device-services.ts';
 import {
+  DEVICE_IN_FLIGHT_HEADER,
   DEVICE_MESSAGE_RATE,
   DEVICE_RATE_HEADER,
   DEVICE_SOCKET_PATH,
@@ -96,10 +97,11 @@ test('the upgrade is logged with the status the device got: 101 Switching Protoc
   ws.close(1000);
 });
 
-test("the upgrade's answer says the message rate the socket is held to, for the device to pace under", async () => {
+test("the upgrade's answer says the socket's message rate and in-flight bound, for the device to keep under", async () => {
   const { ws, headers } = await connect();
   assert.is(headers[DEVICE_RATE_HEADER], '100;burst=400');
   assert.equal(parseRateHeader(headers[DEVICE_RATE_HEADER] as string), DEVICE_MESSAGE_RATE);
+  assert.is(headers[DEVICE_IN_FLIGHT_HEADER], '4000');
   ws.close(1000);
 });
 

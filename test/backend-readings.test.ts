@@ -11,6 +11,7 @@ import { waitFor, withDeadline } from './support/deadline.ts';
 import { stopAll } from './support/spawn-process.ts';
 import { openSocket, type OpenSocket } from './support/device-socket.ts';
 import { jsonLines } from './support/device-services.ts';
+import { DEVICE_UNACKED_IN_FLIGHT } from '../lib/device-protocol.ts';
 
 const test = suite('backend readings');
 let mongo: MongoStandin;
@@ -173,7 +174,8 @@ test('past twice DEVICE_UNACKED_IN_FLIGHT held readings the socket is closed wit
   const socket = await openSocket(backend.url);
   socket.ws.send(hello());
   mongo.hang();
-  for (let from = 1; from <= 4500; from += 500) socket.ws.send(frame(from, 500));
+  const heldMax = 2 * DEVICE_UNACKED_IN_FLIGHT;
+  for (let from = 1; from <= heldMax + 500; from += 500) socket.ws.send(frame(from, 500));
   const closed = await withDeadline(socket.closed, 10_000, 'the socket closed');
   assert.equal(closed, { code: 1013, reason: 'too many readings held; resend later' });
   assert.equal(socket.messages, []);
@@ -182,7 +184,7 @@ test('past twice DEVICE_UNACKED_IN_FLIGHT held readings the socket is closed wit
     what: 'the warning',
   });
   const [line] = warnings(backend, 'dropped the readings held');
-  assert.is(line!.why, 'over 4000 readings held');
+  assert.is(line!.why, `over ${heldMax} readings held`);
   mongo.resume();
   // The device resends after reconnecting: stored then, once.
   const again = await openSocket(backend.url);

@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
 import {
   CLOSE_POLICY,
+  DEVICE_IN_FLIGHT_HEADER,
   DEVICE_MAX_PAYLOAD,
   DEVICE_SOCKET_PATH,
   parseDeviceMessage,
@@ -58,9 +59,12 @@ export interface FakeBackendOptions {
   rate?: { perSecond: number; burst: number };
   /** Says `rate` in the upgrade's answer (DEVICE_RATE_HEADER), as the backend does; else says none, as older ones. */
   saysRate?: boolean;
+  /** Says this in-flight bound in the upgrade's answer (DEVICE_IN_FLIGHT_HEADER); else says none, as older ones. */
+  saysInFlight?: number;
 }
 
-export async function startFakeBackend({ port = 0, rate, saysRate }: FakeBackendOptions = {}): Promise<FakeBackend> {
+export async function startFakeBackend(options: FakeBackendOptions = {}): Promise<FakeBackend> {
+  const { port = 0, rate, saysRate, saysInFlight } = options;
   const storedKeys = new Set<string>();
   const sockets = new Set<WebSocket>();
   // What each socket received and has not had acked, per session: for ackReceived().
@@ -88,6 +92,7 @@ export async function startFakeBackend({ port = 0, rate, saysRate }: FakeBackend
         },
       });
       if (rate && saysRate) wss.on('headers', (headers) => headers.push(rateHeaderLine(rate)));
+      if (saysInFlight) wss.on('headers', (headers) => headers.push(`${DEVICE_IN_FLIGHT_HEADER}: ${saysInFlight}`));
       wss.on('connection', (ws) => {
         sockets.add(ws);
         unacked.set(ws, new Map());
