@@ -357,7 +357,7 @@ test("the backend's rate in the upgrade's answer: written and read back; anythin
   assert.is(parseRateHeader('999999;burst=400'), undefined, 'out of bounds');
 });
 
-test("the in-flight bound in the upgrade's answer: said beside the rate and read back; anything else read as none", () => {
+test("the in-flight bound in the upgrade's answer: said beside the rate, read back; else read as none", () => {
   const lines = answerHeaderLines(DEVICE_MESSAGE_RATE);
   assert.equal(lines, [
     `${DEVICE_RATE_HEADER}: 100;burst=400`,

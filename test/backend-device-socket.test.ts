@@ -97,7 +97,7 @@ test('the upgrade is logged with the status the device got: 101 Switching Protoc
   ws.close(1000);
 });
 
-test("the upgrade's answer says the socket's message rate and in-flight bound, for the device to keep under", async () => {
+test("the upgrade's answer says the socket's message rate and in-flight bound, to keep under", async () => {
   const { ws, headers } = await connect();
   assert.is(headers[DEVICE_RATE_HEADER], '100;burst=400');
   assert.equal(parseRateHeader(headers[DEVICE_RATE_HEADER] as string), DEVICE_MESSAGE_RATE);
