@@ -8,7 +8,10 @@ import { MongoClient } from 'mongodb';
 import { WSContext, type WSEvents } from 'hono/ws';
 import { createLogger } from '../lib/logger.ts';
 import { createDeviceHub } from './device-hub.ts';
-import { createReadingStore, type ReadingStore } from './reading-store.ts';
+import { createReadingStore } from './reading-store.ts';
+import { meteredStore } from './metered-store.ts';
+import { SHARED_DRIVER_OPTIONS } from './database-monitor.ts';
+import { eachMessage, threadPort } from './thread-port.ts';
 import type {
   Counted,
   DeviceWorkerData,
@@ -17,18 +20,12 @@ import type {
   ToDeviceThread,
 } from './device-thread-messages.ts';
 
-// As the database monitor's client: an unreachable server fails a write within 2 s instead of the driver's 30 s;
-// command events for the main thread's watchdog (heardFrom).
-const DRIVER_OPTIONS = {
-  connectTimeoutMS: 2000,
-  serverSelectionTimeoutMS: 2000,
-  monitorCommands: true,
-  appName: 'service-health-kit-devices',
-};
+// As the database monitor's client; its command events tell the main thread's watchdog the server answered.
+const DRIVER_OPTIONS = { ...SHARED_DRIVER_OPTIONS, appName: 'service-health-kit-devices' };
 
 const port = parentPort!;
 const data = workerData as DeviceWorkerData;
-const post = (message: FromDeviceThread) => port.postMessage(message);
+const { post } = threadPort<FromDeviceThread>(port);
 lowerThisThread(data.nice);
 
 const log = createLogger({ name: 'backend', ...data.log });
@@ -43,7 +40,7 @@ const store = createReadingStore({
 const count = data.metrics ? (counted: Counted) => post({ kind: 'counted', counted }) : undefined;
 const hub = createDeviceHub({
   log,
-  store: count ? timed(store, count) : store,
+  store: count ? meteredStore(store, count) : store,
   // The main thread's gate has checked the token and the socket count; what is left is which device a token binds.
   open: true,
   tokens: data.tokens,
@@ -63,13 +60,15 @@ const hub = createDeviceHub({
 heardFrom(client);
 
 const sockets = new Map<number, { events: WSEvents; ws: WSContext; pinged: () => void }>();
-port.on('message', (message: ToDeviceThread) => {
+port.on('message', eachMessage(onMessage));
+post({ kind: 'ready' });
+
+function onMessage(message: ToDeviceThread) {
   if (message.kind === 'connected') connected = message.connected;
   else if (message.kind === 'closeAll') void hub.closeAll().finally(() => post({ kind: 'closedAll' }));
   else if (message.kind === 'stop') void client.close().finally(() => post({ kind: 'stopped' }));
   else onSocketEvent(message);
-});
-post({ kind: 'ready' });
+}
 
 function onSocketEvent(event: SocketEvent) {
   if (event.kind === 'open') {
@@ -117,23 +116,6 @@ function remoteSocket(id: number) {
     close: (code = 1000, reason = '') => raw.close(code, reason),
   });
   return { ws, pinged: () => pings.forEach((listener) => listener()) };
-}
-
-/** The writers' inserts, timed for the main thread's metrics. */
-function timed(inner: ReadingStore, tell: (counted: Counted) => void): ReadingStore {
-  const insert: ReadingStore['insert'] = async (docs) => {
-    const start = performance.now();
-    const seconds = () => (performance.now() - start) / 1000;
-    try {
-      const result = await inner.insert(docs);
-      tell({ kind: 'write', outcome: 'ok', seconds: seconds(), inserted: result.inserted });
-      return result;
-    } catch (error) {
-      tell({ kind: 'write', outcome: 'error', seconds: seconds(), inserted: 0 });
-      throw error;
-    }
-  };
-  return { ...inner, insert };
 }
 
 /**

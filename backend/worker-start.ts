@@ -1,11 +1,12 @@
-// Starts a worker thread that says `{ kind: 'ready' }` once it is up, and talks to it by typed messages: the one way
-// the backend runs a thread (device-thread.ts).
+// Starts a worker thread that says `{ kind: 'ready' }` once it is up, and talks to it by typed messages, batched per
+// turn both ways (thread-port.ts): the one way the backend runs a thread (device-thread.ts).
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../lib/logger.ts';
 import { withDeadline } from '../lib/with-deadline.ts';
+import { eachMessage, threadPort } from './thread-port.ts';
 
 export interface StartedWorker<In, Out extends { kind: string }> {
-  /** Posts `message`; what `transfer` lists moves to the thread instead of being copied. */
+  /** Posts `message` at the end of this turn; what `transfer` lists moves to the thread instead of being copied. */
   post(message: In, transfer?: ArrayBuffer[]): void;
   /** Posts `message` and waits (within 5 s) for the first reply of kind `answer`. */
   ask(message: In, answer: Out['kind'], what: string): Promise<void>;
@@ -32,21 +33,22 @@ export async function startWorker<In, Out extends { kind: string }>(
     what: `the thread ${entry.pathname.split('/').pop()} to start`,
     onExpiry: () => void worker.terminate(),
   });
-  worker.on('message', onMessage);
+  worker.on('message', eachMessage(onMessage));
   worker.on('error', (error) => log.error({ err: error.message }, `thread error: ${error.message}`));
   worker.once('exit', onExit);
+  const port = threadPort<In>(worker);
   return {
-    post: (message, transfer) => worker.postMessage(message, transfer),
+    post: port.post,
     ask(message, answer, what) {
       const answered = new Promise<void>((resolve) => {
-        const listener = (reply: Out) => {
+        const listener = eachMessage((reply: Out) => {
           if (reply.kind !== answer) return;
           worker.off('message', listener);
           resolve();
-        };
+        });
         worker.on('message', listener);
       });
-      worker.postMessage(message);
+      port.post(message);
       return withDeadline(answered, 5000, { what, unref: true });
     },
     end: async () => void (await worker.terminate()),
@@ -76,11 +78,11 @@ function untilReady(worker: Worker): Promise<void> {
     const failed = (error: unknown) =>
       reject(new Error(`a thread did not start: ${error instanceof Error ? error.message : String(error)}`));
     const exited = (code: number) => reject(new Error(`a thread did not start: it exited with ${code}`));
-    const ready = (message: { kind?: string }) => {
+    const ready = eachMessage((message: { kind?: string }) => {
       if (message?.kind !== 'ready') return;
       worker.off('error', failed).off('exit', exited).off('message', ready);
       resolve();
-    };
+    });
     worker.once('error', failed).once('exit', exited).on('message', ready);
   });
 }

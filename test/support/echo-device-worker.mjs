@@ -4,14 +4,17 @@ import { parentPort } from 'node:worker_threads';
 
 const answers = { stop: 'stopped', closeAll: 'closedAll' };
 
-parentPort.on('message', (event) => {
-  if (answers[event.kind]) return parentPort.postMessage({ kind: answers[event.kind] });
+// Messages come and go in arrays, one per turn (backend/thread-port.ts).
+parentPort.on('message', (batch) => batch.forEach(answer));
+
+function answer(event) {
+  if (answers[event.kind]) return parentPort.postMessage([{ kind: answers[event.kind] }]);
   if (event.kind !== 'message') return;
   const text = event.binary ? `binary ${event.bytes.byteLength}` : Buffer.from(event.bytes).toString('utf8');
   if (text === 'crash') process.exit(3);
   const copies = text === 'flood' ? 64 : 1;
   for (let i = 0; i < copies; i++) {
-    parentPort.postMessage({ kind: 'send', id: event.id, text: text === 'flood' ? 'x'.repeat(65536) : text });
+    parentPort.postMessage([{ kind: 'send', id: event.id, text: text === 'flood' ? 'x'.repeat(65536) : text }]);
   }
-});
-parentPort.postMessage({ kind: 'ready' });
+}
+parentPort.postMessage([{ kind: 'ready' }]);

@@ -6,8 +6,11 @@ import { parentPort, workerData } from 'node:worker_threads';
 const starts = Number(readFileSync(workerData.starts, 'utf8') || '0') + 1;
 writeFileSync(workerData.starts, String(starts));
 if (starts === 2) process.exit(6);
-parentPort.on('message', (message) => {
-  if (message.kind === 'die') process.exit(5);
-  if (message.kind === 'ping') parentPort.postMessage({ kind: 'pong', starts });
+// Messages come and go in arrays, one per turn (backend/thread-port.ts).
+parentPort.on('message', (batch) => {
+  for (const message of batch) {
+    if (message.kind === 'die') process.exit(5);
+    if (message.kind === 'ping') parentPort.postMessage([{ kind: 'pong', starts }]);
+  }
 });
-parentPort.postMessage({ kind: 'ready' });
+parentPort.postMessage([{ kind: 'ready' }]);
