@@ -2,9 +2,8 @@
 // device sockets.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Readiness } from '../lib/readiness.ts';
-import type { ReadingStore } from './reading-store.ts';
 import type { RefusalCode } from './reading-document.ts';
-import { LOSS_REASONS, type LossReason } from '../lib/device-protocol.ts';
+import { LOSS_REASONS } from '../lib/device-protocol.ts';
 import type { Counted } from './device-thread-messages.ts';
 
 /** Every label value the refused counter can take: a bounded set, never text a device sent. */
@@ -12,13 +11,7 @@ export const REFUSAL_REASONS = ['value_too_large', 'timestamp_invalid', 'timesta
 export type RefusalReason = RefusalCode | 'over_bound';
 
 export interface BackendMetrics {
-  /** The store with each insert timed and its stored readings counted. */
-  metered<S extends Pick<ReadingStore, 'insert'>>(store: S): S;
-  /** For the device hub's writers: readings refused (by code) or dropped over the bound. */
-  refused(reason: RefusalReason, count: number): void;
-  /** For the device hub's writers: readings newly recorded as declared lost, and never stored, by reason. */
-  lost(reason: LossReason, count: number): void;
-  /** What the device thread counted (a write timed, readings refused or lost). */
+  /** What the device thread counted: a write timed (metered-store.ts), readings refused or declared lost. */
   counted(counted: Counted): void;
 }
 
@@ -81,23 +74,6 @@ export function createBackendMetrics({ registry, readiness, socketsOpen }: Backe
   });
 
   return {
-    metered(store) {
-      const insert: ReadingStore['insert'] = async function meteredInsert(docs) {
-        const end = writes.startTimer();
-        try {
-          const result = await store.insert(docs);
-          end({ outcome: 'ok' });
-          stored.inc(result.inserted);
-          return result;
-        } catch (error) {
-          end({ outcome: 'error' });
-          throw error;
-        }
-      };
-      return { ...store, insert };
-    },
-    refused: (reason, count) => refused.inc({ reason }, count),
-    lost: (reason, count) => lost.inc({ reason }, count),
     counted(counted) {
       if (counted.kind === 'refused') return refused.inc({ reason: counted.reason }, counted.count);
       if (counted.kind === 'lost') return lost.inc({ reason: counted.reason }, counted.count);

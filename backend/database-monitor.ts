@@ -6,6 +6,13 @@ import { heardFrom, isLateReply, isSilent, silentMs, startSilence, ticked } from
 
 export type DatabaseState = 'connected' | 'disconnected';
 
+/**
+ * Every MongoDB client of the backend fails a connection or a server selection within 2 s, not the driver's 30 s:
+ * an unreachable database fails a write, and a probe sees it, within the bound readiness promises. Command events
+ * feed the watchdog (database-silence.ts).
+ */
+export const SHARED_DRIVER_OPTIONS = { connectTimeoutMS: 2000, serverSelectionTimeoutMS: 2000, monitorCommands: true };
+
 export interface DatabaseMonitorOptions {
   uri: string;
   log: Logger;
@@ -47,11 +54,8 @@ export function createDatabaseMonitor({
 }: DatabaseMonitorOptions): DatabaseMonitor {
   const client = new MongoClient(uri, {
     heartbeatFrequencyMS: heartbeatMs,
-    connectTimeoutMS: 2000,
-    serverSelectionTimeoutMS: 2000,
+    ...SHARED_DRIVER_OPTIONS,
     appName: 'service-health-kit-backend',
-    // Command events tell the watchdog the server answered while its heartbeats are late (database-silence.ts).
-    monitorCommands: true,
     ...driverOptions,
   });
   let state: DatabaseState = 'disconnected';
