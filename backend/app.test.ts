@@ -2,7 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createApp } from './app.ts';
-import { createDeviceHub } from './device-hub.ts';
+import { inProcessDeviceRoutes } from '../test/support/in-process-device-routes.ts';
 import { createReadiness } from '../lib/readiness.ts';
 import { createLogger } from '../lib/logger.ts';
 import { DatabaseUnavailableError } from './database-unavailable-error.ts';
@@ -69,7 +69,9 @@ function setup({ withDevices = true, environment = 'staging', readTokens = [READ
   const readiness = createReadiness();
   const setDatabase = readiness.define('database', { initial: 'disconnected', ready: ['connected'] });
   const fake = fakeStore();
-  const devices = withDevices ? createDeviceHub({ log, store: fake.store, token: '0123456789abcdef0123' }) : undefined;
+  const devices = withDevices
+    ? inProcessDeviceRoutes({ log, store: fake.store, token: '0123456789abcdef0123' })
+    : undefined;
   const app = createApp({
     readiness,
     environment,

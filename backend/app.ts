@@ -8,7 +8,7 @@ import type { Readiness } from '../lib/readiness.ts';
 import { serveMetrics } from '../lib/metrics.ts';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../lib/logger.ts';
-import type { DeviceHub } from './device-hub.ts';
+import type { DeviceRoutes } from './device-hub.ts';
 import type { ReadingStore } from './reading-store.ts';
 import { createReadingsRoutes, READINGS_PATHS } from './readings-routes.ts';
 import { createReadGate } from './read-gate.ts';
@@ -21,7 +21,7 @@ export interface BackendDeps {
   log: Logger;
   /** The database name shown in the liveness body (never the URI). */
   databaseName: string;
-  devices?: DeviceHub;
+  devices?: DeviceRoutes;
   /** The readings in MongoDB: with `devices`, GET /api/readings and GET /api/devices answer from it. */
   store?: Pick<ReadingStore, 'readings' | 'devices'>;
   /** Serves GET /metrics from it and times every request; unset (METRICS=off): no /metrics. */

@@ -1,16 +1,16 @@
-// The backend end of the device socket: lets only our devices in, binds each socket to the one device its token
-// may speak for (device-bindings.ts), bounds what each socket may cost, and hands its readings to its writer
-// (reading-writer.ts), which stores them in MongoDB and only then acknowledges them.
+// The backend end of the device socket, on the device thread (device-worker.ts): binds each socket to the one device
+// its token may speak for (device-bindings.ts), bounds what each socket may cost, and hands its readings to its writer
+// (reading-writer.ts), which stores them in MongoDB and only then acknowledges them. Which sockets get in (the upgrade
+// gate) and what a peer may leave unread are the main thread's, which holds the sockets (device-thread.ts).
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { upgradeWebSocket } from '@hono/node-server';
 import type { MiddlewareHandler } from 'hono';
 import type { WSContext, WSEvents } from 'hono/ws';
 import type { DeviceIdentity } from './device-auth.ts';
 import type { WebSocket } from 'ws';
 import type { Logger } from '../lib/logger.ts';
 import { CLOSE_GOING_AWAY, DEVICE_MESSAGE_RATE, type Pace } from '../lib/device-protocol.ts';
-import { createUpgradeGate, type UpgradeGateEnv } from './device-upgrade-gate.ts';
+import type { UpgradeGateEnv } from './device-upgrade-gate.ts';
 import { createDeviceSocket, type DeviceRegistry, type DeviceSocketOptions } from './device-socket.ts';
 import { createDeviceBindings, presenceOf, type DeviceBindings, type DeviceRecord } from './device-bindings.ts';
 import { createDeviceWarnings } from './device-warnings.ts';
@@ -26,11 +26,7 @@ export interface DeviceHub {
   readonly rate: Pace;
   /** Device sockets open now, including those not yet past hello. */
   socketsOpen(): number;
-  /** The upgrade route's first handler: refuses the upgrade, or sets who the socket may speak for. */
-  gate: MiddlewareHandler<UpgradeGateEnv>;
-  /** The upgrade route's second handler: the WebSocket upgrade. */
-  upgrade: MiddlewareHandler<UpgradeGateEnv>;
-  /** The events of one socket from `remoteAddress` whose token speaks for `identity` (what `upgrade` gives it). */
+  /** The events of one socket from `remoteAddress` whose token speaks for `identity` (what the gate let through). */
   events(remoteAddress: string, identity: DeviceIdentity): WSEvents;
   /**
    * Closes every device socket with 1001 (going away), as on shutdown; settles once the devices were written as
@@ -39,23 +35,23 @@ export interface DeviceHub {
   closeAll(): Promise<void>;
 }
 
+/** The hub as the app's device-socket route mounts it: behind the upgrade gate (device-thread.ts). */
+export interface DeviceRoutes extends DeviceHub {
+  /** The upgrade route's first handler: refuses the upgrade, or sets who the socket may speak for. */
+  gate: MiddlewareHandler<UpgradeGateEnv>;
+  /** The upgrade route's second handler: the WebSocket upgrade. */
+  upgrade: MiddlewareHandler<UpgradeGateEnv>;
+}
+
 export interface DeviceHubOptions {
   log: Logger;
   /** Where readings go; the writer acknowledges them once this stored them. */
   store: Pick<ReadingStore, 'insert' | 'settled' | 'refusedThrough' | 'recordLosses'>;
-  /** DEVICE_TOKEN: any device DEVICE_TOKENS does not list. Unset (and no `tokens`): every upgrade gets 401. */
-  token?: string;
   /** DEVICE_TOKENS: deviceId → its own token; a listed device may use no other. */
   tokens?: ReadonlyMap<string, string>;
-  /** Local mode without any token: devices connect without one. */
-  open?: boolean;
-  /** DEVICE_SOCKETS_MAX: concurrent sockets, including those that have not said hello yet. */
-  socketsMax?: number;
   helloTimeoutMs?: number;
   /** Per-socket message rate (pings and malformed messages count too). */
   rate?: { perSecond: number; burst: number };
-  /** A peer that leaves this much of our sending unread is not reading: it is dropped. */
-  sendBufferMax?: number;
   /** Bytes of readings all sockets may hold together while they wait to be stored. */
   heldBytesMax?: number;
   /** How frames are handled: a slice's milliseconds, the frames a socket may have waiting before it is paused. */
@@ -73,12 +69,11 @@ export interface DeviceHubOptions {
 }
 
 export function createDeviceHub(options: DeviceHubOptions): DeviceHub {
-  const { log, store, token, tokens, open = false, socketsMax = 1000, helloTimeoutMs = 5000 } = options;
-  const { rate = DEVICE_MESSAGE_RATE, sendBufferMax = 64 * 1024, heldBytesMax = 256 * 1024 * 1024 } = options;
+  const { log, store, tokens, helloTimeoutMs = 5000 } = options;
+  const { rate = DEVICE_MESSAGE_RATE, heldBytesMax = 256 * 1024 * 1024 } = options;
   const { presence, replica = `${hostname()}:${process.pid}`, beatMs = PRESENCE_BEAT_MS } = options;
   const bindings = createDeviceBindings<WSContext>(tokens, randomUUID);
   const sockets = new Set<WebSocket>();
-  const gate = createUpgradeGate({ log, token, tokens, open, socketsMax });
   const budget = createHeldBudget(heldBytesMax);
   const warnings = createDeviceWarnings(log, helloTimeoutMs);
   const state = (record: DeviceRecord<WSContext>, connected: boolean) =>
@@ -104,7 +99,6 @@ export function createDeviceHub(options: DeviceHubOptions): DeviceHub {
     sockets,
     helloTimeoutMs,
     rate,
-    sendBufferMax,
     frames: createFrameSlices(options.frames),
     writer(deviceId, send, overflow) {
       const shared = { store, lastAcked, log, budget, warnings: warnings.writer };
@@ -114,10 +108,6 @@ export function createDeviceHub(options: DeviceHubOptions): DeviceHub {
 
   return {
     rate,
-    gate: gate.middleware,
-    upgrade: upgradeWebSocket((c) =>
-      createDeviceSocket(socketOptions, c.get('remoteAddress'), c.get('deviceIdentity')),
-    ),
     events: (remoteAddress, identity) => createDeviceSocket(socketOptions, remoteAddress, identity),
     socketsOpen: () => sockets.size,
     async closeAll() {
@@ -127,7 +117,6 @@ export function createDeviceHub(options: DeviceHubOptions): DeviceHub {
       for (const ws of sockets) ws.close(CLOSE_GOING_AWAY, 'server shutting down');
       await tell(held.map((record) => state(record, false)));
       warnings.flush();
-      gate.flush();
     },
   };
 }

@@ -54,14 +54,13 @@ export interface DeviceSocketOptions {
   sockets: Set<WebSocket>;
   helloTimeoutMs: number;
   rate: { perSecond: number; burst: number };
-  sendBufferMax: number;
   /** Where frames wait to be handled: one for all the hub's sockets, so that a slice is the process's. */
   frames: FrameSlices<unknown>;
 }
 
 /** The events of one socket from `remoteAddress`, whose token speaks for `identity`. */
 export function createDeviceSocket(options: DeviceSocketOptions, remoteAddress: string, identity: DeviceIdentity) {
-  const { log, registry, warnings, sockets, helloTimeoutMs, rate, sendBufferMax, frames } = options;
+  const { log, registry, warnings, sockets, helloTimeoutMs, rate, frames } = options;
   let messages: DeviceMessages | undefined;
   let ending = false;
   let hello: HelloDeadline | undefined;
@@ -97,16 +96,6 @@ export function createDeviceSocket(options: DeviceSocketOptions, remoteAddress: 
     end(ws, { code: CLOSE_POLICY, reason: 'message rate exceeded' });
     return false;
   }
-  /** Something went out: the socket is not quiet. Our replies queue up in memory when the peer stops reading: past
-   * the bound, drop the peer. */
-  function afterSending(ws: WSContext) {
-    heartbeat?.sent();
-    const buffered = raw(ws).bufferedAmount;
-    if (buffered <= sendBufferMax || ending) return;
-    log.warn({ ...who(), buffered }, `dropped a device socket that stopped reading (${buffered} bytes unsent)`);
-    end(ws);
-  }
-
   const events: WSEvents = {
     onOpen(_event, ws) {
       sockets.add(raw(ws));
@@ -115,7 +104,7 @@ export function createDeviceSocket(options: DeviceSocketOptions, remoteAddress: 
         remoteAddress,
         identity,
         end: (close?: { code: number; reason: string }) => end(ws, close),
-        sent: () => afterSending(ws),
+        sent: () => heartbeat?.sent(),
       };
       messages = createDeviceMessages(options, socket, () => hello?.stop());
       hello = createHelloDeadline(helloTimeoutMs, () => noHello(ws));
@@ -126,7 +115,7 @@ export function createDeviceSocket(options: DeviceSocketOptions, remoteAddress: 
       heartbeat = startQuietHeartbeat(() => raw(ws).pong());
       // ws answers pings itself; they cost a pong each, so they count against the rate like messages.
       raw(ws).on('ping', () => {
-        if (!ending && withinRate(ws)) afterSending(ws);
+        if (!ending && withinRate(ws)) heartbeat?.sent();
       });
     },
     onMessage(event, ws) {

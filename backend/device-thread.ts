@@ -7,7 +7,7 @@
 import { upgradeWebSocket } from '@hono/node-server';
 import type { Logger } from '../lib/logger.ts';
 import { CLOSE_TRY_AGAIN_LATER, DEVICE_MESSAGE_RATE } from '../lib/device-protocol.ts';
-import type { DeviceHub } from './device-hub.ts';
+import type { DeviceRoutes } from './device-hub.ts';
 import { createUpgradeGate, type UpgradeGateOptions } from './device-upgrade-gate.ts';
 import type { BackendMetrics } from './backend-metrics.ts';
 import type { DeviceWorkerData, FromDeviceThread, ToDeviceThread } from './device-thread-messages.ts';
@@ -18,7 +18,7 @@ import { keepThread, type KeptThread } from './kept-thread.ts';
 export const DEVICE_THREAD_NICE = 10;
 const ENTRY = new URL('./device-worker-entry.mjs', import.meta.url);
 
-export interface DeviceThread extends DeviceHub {
+export interface DeviceThread extends DeviceRoutes {
   /** The database monitor's verdict: while disconnected the device thread's writes fail at once, as the main's do. */
   setConnected(connected: boolean): void;
   /** Closes the device thread's client and ends the thread (after closeAll). */

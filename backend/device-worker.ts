@@ -42,11 +42,7 @@ const hub = createDeviceHub({
   log,
   store: count ? meteredStore(store, count) : store,
   // The main thread's gate has checked the token and the socket count; what is left is which device a token binds.
-  open: true,
   tokens: data.tokens,
-  socketsMax: Number.MAX_SAFE_INTEGER,
-  // The main thread bounds what each socket leaves unsent: it holds the bytes.
-  sendBufferMax: Number.POSITIVE_INFINITY,
   presence: (states) => store.presence(states),
   ...(count
     ? {
