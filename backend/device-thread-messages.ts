@@ -36,6 +36,21 @@ export type SocketCommand =
   | { kind: 'close'; id: number; code: number; reason: string }
   | { kind: 'terminate' | 'pause' | 'resume' | 'pong'; id: number };
 
+// Every kind of SocketCommand: the compiler asks for a new one here, so the main thread never mistakes it.
+const COMMAND_KINDS: Record<SocketCommand['kind'], true> = {
+  send: true,
+  close: true,
+  terminate: true,
+  pause: true,
+  resume: true,
+  pong: true,
+};
+
+/** True when the device thread says what to do to a socket (the relay's), not something of its own. */
+export function isSocketCommand(message: FromDeviceThread): message is SocketCommand {
+  return Object.hasOwn(COMMAND_KINDS, message.kind);
+}
+
 /** What the device thread's metrics counted, for the registry on the main thread. */
 export type Counted =
   | { kind: 'write'; outcome: 'ok' | 'error'; seconds: number; inserted: number }

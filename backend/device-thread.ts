@@ -10,7 +10,12 @@ import { CLOSE_TRY_AGAIN_LATER, DEVICE_MESSAGE_RATE } from '../lib/device-protoc
 import type { DeviceRoutes } from './device-hub.ts';
 import { createUpgradeGate, type UpgradeGateOptions } from './device-upgrade-gate.ts';
 import type { BackendMetrics } from './backend-metrics.ts';
-import type { DeviceWorkerData, FromDeviceThread, ToDeviceThread } from './device-thread-messages.ts';
+import {
+  isSocketCommand,
+  type DeviceWorkerData,
+  type FromDeviceThread,
+  type ToDeviceThread,
+} from './device-thread-messages.ts';
 import { createSocketRelay } from './device-relay.ts';
 import { keepThread, type KeptThread } from './kept-thread.ts';
 
@@ -51,9 +56,9 @@ export async function startDeviceThread(options: DeviceThreadOptions): Promise<D
   });
 
   function onReply(reply: FromDeviceThread) {
-    if (reply.kind === 'heard') onHeard();
+    if (isSocketCommand(reply)) relay.act(reply);
+    else if (reply.kind === 'heard') onHeard();
     else if (reply.kind === 'counted') meters?.counted(reply.counted);
-    else if (reply.kind !== 'ready' && reply.kind !== 'closedAll' && reply.kind !== 'stopped') relay.act(reply);
   }
 
   return {
