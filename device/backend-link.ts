@@ -88,10 +88,11 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
     // The backend's message rate and in-flight bound, as its answer to the upgrade says them (older ones say none).
     let answer: BackendAnswer = {};
     ws.on('upgrade', ({ headers }) => {
-      const [rate, inFlight] = [headers[DEVICE_RATE_HEADER], headers[DEVICE_IN_FLIGHT_HEADER]] as Array<
-        string | undefined
-      >;
-      answer = { rate, inFlight };
+      // A header said twice reads as both values joined, which neither parser takes: as if unsaid.
+      answer = {
+        rate: headers[DEVICE_RATE_HEADER]?.toString(),
+        inFlight: headers[DEVICE_IN_FLIGHT_HEADER]?.toString(),
+      };
     });
 
     ws.on('open', function socketOpen() {
