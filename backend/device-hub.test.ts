@@ -1,6 +1,7 @@
 // The device hub in-process on a real server, behind the upgrade gate, without the device thread: a hello whose names
-// are longer than the protocol allows is no hello; presence and backlog; bursts handled in order. The store stores
-// at once. What a peer may leave unread is the main thread's bound (backend/device-thread.test.ts).
+// are longer than the protocol allows is no hello, and a socket without one is closed at the hello deadline;
+// presence and backlog; bursts handled in order. The store stores at once. What a peer may leave unread is the main
+// thread's bound (backend/device-thread.test.ts).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import WebSocket, { WebSocketServer } from 'ws';
