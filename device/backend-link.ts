@@ -7,7 +7,7 @@ import {
   DEVICE_MAX_PAYLOAD,
   DEVICE_IN_FLIGHT_HEADER,
   DEVICE_RATE_HEADER,
-  DEVICE_UNACKED_IN_FLIGHT,
+  DEVICE_UNACKED_IN_FLIGHT_UNSAID,
   parseAck,
   type AckMessage,
 } from '../lib/device-protocol.ts';
@@ -66,14 +66,15 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
   const { url, deviceId, token, spool, onState, log } = options;
   const { backoff = createBackoff({ initialMs: 100, maxMs: 2000 }) } = options;
   const { pingIntervalMs = 1000, silenceLimitMs = 2500 } = options;
-  const { maxPayload = DEVICE_MAX_PAYLOAD, inFlightMax = DEVICE_UNACKED_IN_FLIGHT } = options;
+  const { maxPayload = DEVICE_MAX_PAYLOAD } = options;
   let socket: WebSocket | undefined;
   let retryTimer: NodeJS.Timeout | undefined;
   let closing = false;
   const status = createLinkStatus({ url, tokenSent: token !== undefined });
   // The backend closes a socket that sends faster than its limit, so a backlog after an outage goes out paced;
   // frames stay a margin under the backend's limit, for what a byte count might miss.
-  const limits = { deviceId, maxBytes: maxPayload - FRAME_MARGIN, inFlightMax };
+  // Each socket's in-flight bound is its backend's (sender.open); none is sent before one opens.
+  const limits = { deviceId, maxBytes: maxPayload - FRAME_MARGIN, inFlightMax: DEVICE_UNACKED_IN_FLIGHT_UNSAID };
   const pacer = createFramePacer({ spool, limits, ...(options.pace ? { pace: options.pace } : {}) });
   const sender = createFrameSender(pacer, () => socket);
 

@@ -145,9 +145,14 @@ export function parseInFlightHeader(value: string | undefined): number | undefin
   return count >= 1 ? count : undefined;
 }
 
+/** The header line of the 101 answer that says the in-flight bound `inFlight`. */
+export function inFlightHeaderLine(inFlight: number): string {
+  return `${DEVICE_IN_FLIGHT_HEADER}: ${inFlight}`;
+}
+
 /** The header lines of the 101 answer (for a ws server's `headers` event): the rate and the in-flight bound. */
 export function answerHeaderLines(rate: Pace, inFlight = DEVICE_UNACKED_IN_FLIGHT): string[] {
-  return [rateHeaderLine(rate), `${DEVICE_IN_FLIGHT_HEADER}: ${inFlight}`];
+  return [rateHeaderLine(rate), inFlightHeaderLine(inFlight)];
 }
 
 /** Either side closes with this code when its process shuts down. */

@@ -4,9 +4,9 @@ import { createServer, type Server } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
 import {
   CLOSE_POLICY,
-  DEVICE_IN_FLIGHT_HEADER,
   DEVICE_MAX_PAYLOAD,
   DEVICE_SOCKET_PATH,
+  inFlightHeaderLine,
   parseDeviceMessage,
   rateHeaderLine,
   readingsOf,
@@ -92,7 +92,7 @@ export async function startFakeBackend(options: FakeBackendOptions = {}): Promis
         },
       });
       if (rate && saysRate) wss.on('headers', (headers) => headers.push(rateHeaderLine(rate)));
-      if (saysInFlight) wss.on('headers', (headers) => headers.push(`${DEVICE_IN_FLIGHT_HEADER}: ${saysInFlight}`));
+      if (saysInFlight) wss.on('headers', (headers) => headers.push(inFlightHeaderLine(saysInFlight)));
       wss.on('connection', (ws) => {
         sockets.add(ws);
         unacked.set(ws, new Map());
