@@ -89,6 +89,10 @@ export function createDeviceSocket(options: DeviceSocketOptions, remoteAddress: 
   /** False (and the socket closed) once the peer is over its rate. */
   function withinRate(ws: WSContext): boolean {
     if (bucket.take()) return true;
+    // What came within the rate is handled first, the hello too: a burst read in one go can reach the limit while
+    // its hello still waits in the queue, and the warning names the device the socket said it was.
+    if (owner) frames.flush(owner);
+    if (ending) return false;
     log.warn(
       { ...who(), perSecond: rate.perSecond, burst: rate.burst },
       `closed a device socket over its message rate (${rate.perSecond}/s, burst ${rate.burst}) with ${CLOSE_POLICY}`,
