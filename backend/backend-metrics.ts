@@ -2,13 +2,9 @@
 // device sockets.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Readiness } from '../lib/readiness.ts';
-import type { RefusalCode } from './reading-document.ts';
+import { REFUSAL_REASONS } from './reading-document.ts';
 import { LOSS_REASONS } from '../lib/device-protocol.ts';
 import type { Counted } from './device-thread-messages.ts';
-
-/** Every label value the refused counter can take: a bounded set, never text a device sent. */
-export const REFUSAL_REASONS = ['value_too_large', 'timestamp_invalid', 'timestamp_ahead', 'over_bound'] as const;
-export type RefusalReason = RefusalCode | 'over_bound';
 
 export interface BackendMetrics {
   /** What the device thread counted: a write timed (metered-store.ts), readings refused or declared lost. */

@@ -3,7 +3,7 @@
 import type { LoggerOptions } from '../lib/logger.ts';
 import type { LossReason } from '../lib/device-protocol.ts';
 import type { DeviceIdentity } from './device-auth.ts';
-import type { RefusalReason } from './backend-metrics.ts';
+import type { RefusalReason } from './reading-document.ts';
 
 export interface DeviceWorkerData {
   uri: string;

@@ -28,6 +28,10 @@ export interface ReadingView {
 
 /** Why a reading was refused, as a bounded label (metrics count refusals by it). */
 export type RefusalCode = 'value_too_large' | 'timestamp_invalid' | 'timestamp_ahead';
+/** Every reason a reading is refused, as the refused counter's label values: a bounded set, never text a device sent. */
+export const REFUSAL_REASONS = ['value_too_large', 'timestamp_invalid', 'timestamp_ahead', 'over_bound'] as const;
+/** A refusal's reason: a reading's own fault, or the socket over its bound of held readings. */
+export type RefusalReason = RefusalCode | 'over_bound';
 
 export type Checked = { doc: ReadingDocument; bytes: number } | { refused: string; code: RefusalCode; bytes: number };
 
