@@ -5,9 +5,9 @@ import { createApp } from './app.ts';
 import { inProcessDeviceRoutes } from '../test/support/in-process-device-routes.ts';
 import { createReadiness } from '../lib/readiness.ts';
 import { createLogger } from '../lib/logger.ts';
-import { DatabaseUnavailableError } from './database-unavailable-error.ts';
-import type { ReadingView } from './reading-document.ts';
-import type { ReadingStore } from './reading-store.ts';
+import { DatabaseUnavailableError } from './database/database-unavailable-error.ts';
+import type { ReadingView } from './readings/reading-document.ts';
+import type { ReadingStore } from './readings/reading-store.ts';
 
 const READING: ReadingView = {
   deviceId: 'dev-1',

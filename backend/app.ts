@@ -8,10 +8,10 @@ import type { Readiness } from '../lib/readiness.ts';
 import { serveMetrics } from '../lib/metrics.ts';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../lib/logger.ts';
-import type { DeviceRoutes } from './device-hub.ts';
-import type { ReadingStore } from './reading-store.ts';
-import { createReadingsRoutes, READINGS_PATHS } from './readings-routes.ts';
-import { createReadGate } from './read-gate.ts';
+import type { DeviceRoutes } from './device-socket/device-hub.ts';
+import type { ReadingStore } from './readings/reading-store.ts';
+import { createReadingsRoutes, READINGS_PATHS } from './http/readings-routes.ts';
+import { createReadGate } from './http/read-gate.ts';
 
 export interface BackendDeps {
   readiness: Readiness;

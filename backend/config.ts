@@ -3,9 +3,9 @@ import { ConfigError } from '../lib/config-error.ts';
 import { readEnvironment, readInteger, readPort, readSecret, readString, type ReadFile } from '../lib/env.ts';
 import { readDeviceToken } from '../lib/device-token.ts';
 import { redactUrl, scrubSecrets } from '../lib/redact-url.ts';
-import { driverRejection } from './mongo-uri.ts';
-import { readDeviceTokens } from './device-tokens.ts';
-import { readReadTokens } from './read-tokens.ts';
+import { driverRejection } from './database/mongo-uri.ts';
+import { readDeviceTokens } from './device-socket/device-tokens.ts';
+import { readReadTokens } from './http/read-tokens.ts';
 
 type Env = Record<string, string | undefined>;
 

@@ -10,19 +10,19 @@ import { runMain } from '../lib/run-main.ts';
 import { logReadinessChanges } from '../lib/readiness-log.ts';
 import { createApp } from './app.ts';
 import { readConfig } from './config.ts';
-import { createDatabaseMonitor } from './database-monitor.ts';
-import { createReadingStore } from './reading-store.ts';
-import { createIndexesAtStartUp } from './reading-indexes.ts';
+import { createDatabaseMonitor } from './database/database-monitor.ts';
+import { createReadingStore } from './readings/reading-store.ts';
+import { createIndexesAtStartUp } from './readings/reading-indexes.ts';
 import { DEVICE_MAX_PAYLOAD, answerHeaderLines } from '../lib/device-protocol.ts';
 import { redactUrl } from '../lib/redact-url.ts';
-import { databaseName } from './mongo-uri.ts';
+import { databaseName } from './database/mongo-uri.ts';
 import { createMetrics } from '../lib/metrics.ts';
 import { readMetricsEnabled, readMetricsPort } from '../lib/metrics-setting.ts';
 import { startManagementServer } from '../lib/management-app.ts';
-import { createBackendMetrics } from './backend-metrics.ts';
+import { createBackendMetrics } from './device-thread/backend-metrics.ts';
 import { checkoutCommit, readReleaseId } from '../lib/release-id.ts';
 import { tellTokenSetup } from './token-setup.ts';
-import { startDeviceThread, type DeviceThread } from './device-thread.ts';
+import { startDeviceThread, type DeviceThread } from './device-thread/device-thread.ts';
 
 runMain('backend', async function main() {
   const config = readConfig(process.env);

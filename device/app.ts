@@ -8,7 +8,7 @@ import type { Readiness } from '../lib/readiness.ts';
 import { serveMetrics } from '../lib/metrics.ts';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../lib/logger.ts';
-import type { ReadingStats } from './reading-spool.ts';
+import type { ReadingStats } from './spool/reading-spool.ts';
 
 interface DeviceDeps {
   /**

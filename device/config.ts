@@ -7,7 +7,7 @@ import { readEnvironment, readInteger, readPort, readString, readUrl } from '../
 import { DEVICE_ID_MAX_LENGTH, DEVICE_ID_RULE, DEVICE_SOCKET_PATH, isDeviceId } from '../lib/device-protocol.ts';
 import { websocketUrl } from '../lib/endpoint-url.ts';
 import { readDeviceToken } from '../lib/device-token.ts';
-import { plaintextRefusal } from './plaintext-guard.ts';
+import { plaintextRefusal } from './link/plaintext-guard.ts';
 
 export interface DeviceConfig {
   port: number;

@@ -2,7 +2,7 @@
 // the time from a reading's read to its ack, and reconnects of the backend socket.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { AckMessage, Reading } from '../lib/device-protocol.ts';
-import type { ReadingStats } from './reading-spool.ts';
+import type { ReadingStats } from './spool/reading-spool.ts';
 
 /** This session's readings awaiting their ack, kept for the read-to-ack time; past it the oldest go unmeasured. */
 const PENDING_MAX = 100_000;

@@ -12,17 +12,17 @@ import { closeHttpServer, installGracefulShutdown } from '../lib/shutdown.ts';
 import { runMain } from '../lib/run-main.ts';
 import { createApp, defineDeviceChecks } from './app.ts';
 import { readConfig, type DeviceConfig } from './config.ts';
-import { openReadingSpool, type ReadingSpool } from './reading-spool.ts';
-import { createBackendLink, type BackendLink } from './backend-link.ts';
-import { createSerialLink } from './serial-link.ts';
-import { createEmulator, EMULATOR_PATH } from './emulator.ts';
+import { openReadingSpool, type ReadingSpool } from './spool/reading-spool.ts';
+import { createBackendLink, type BackendLink } from './link/backend-link.ts';
+import { createSerialLink } from './serial/serial-link.ts';
+import { createEmulator, EMULATOR_PATH } from './serial/emulator.ts';
 import { deviceIdentity } from './device-identity.ts';
 import { createMetrics } from '../lib/metrics.ts';
 import { readMetricsEnabled, readMetricsPort } from '../lib/metrics-setting.ts';
 import { startManagementServer } from '../lib/management-app.ts';
 import { createDeviceMetrics, type DeviceMetrics } from './device-metrics.ts';
 import { checkoutCommit, readReleaseId } from '../lib/release-id.ts';
-import { createAckStall, type AckStall, type AckState } from './ack-stall.ts';
+import { createAckStall, type AckStall, type AckState } from './link/ack-stall.ts';
 import { keptInSpool, listeningRecord } from './startup-log.ts';
 
 /** No ack for this long while connected with readings waiting: the device says it makes no progress. */

@@ -3,7 +3,7 @@
 import type { AddressInfo } from 'node:net';
 import { redactUrl } from '../lib/redact-url.ts';
 import type { DeviceConfig } from './config.ts';
-import type { ReadingStats } from './reading-spool.ts';
+import type { ReadingStats } from './spool/reading-spool.ts';
 
 interface ListeningFacts {
   config: DeviceConfig;

@@ -2,8 +2,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DEVICE_ID_MAX_LENGTH, DEVICE_VALUE_MAX_BYTES } from '../lib/device-protocol.ts';
-import { toDeviceView, type DeviceSummaryDocument } from '../backend/device-summary.ts';
-import { toView } from '../backend/reading-document.ts';
+import { toDeviceView, type DeviceSummaryDocument } from '../backend/readings/device-summary.ts';
+import { toView } from '../backend/readings/reading-document.ts';
 import { servedListMaxBytes, shortenValue, SHOWN_VALUE_MAX } from './reading-value.ts';
 import { DEVICE_LIST_MAX_BYTES, FLEET_PAGE } from './device-readings.ts';
 import { RECENT_LIMIT, RECENT_MAX_BYTES } from './recent-readings.ts';

@@ -1,7 +1,7 @@
 // The backend's device socket over a real WebSocket, on the in-process MongoDB stand-in: readings stored once and
 // acknowledged per session, only as far as they are contiguous; one device per socket; hello first; bounded frames
-// and message rate; malformed messages summed; closed with 1001. The hello deadline is backend/device-hub.test.ts's
-// (and, at its 5 s, the fault suite's).
+// and message rate; malformed messages summed; closed with 1001. The hello deadline is
+// backend/device-socket/device-hub.test.ts's (and, at its 5 s, the fault suite's).
 import { readdirSync, readFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';

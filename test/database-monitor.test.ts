@@ -2,7 +2,11 @@
 // answered) and a blocked event loop stay connected; silence with no reply at all, or a hung server, does not.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createDatabaseMonitor, type DatabaseMonitor, type DatabaseState } from '../backend/database-monitor.ts';
+import {
+  createDatabaseMonitor,
+  type DatabaseMonitor,
+  type DatabaseState,
+} from '../backend/database/database-monitor.ts';
 import { startMongoProcess, type MongoProcess } from './support/mongo-process.ts';
 import { createLogSink } from './support/log-sink.ts';
 import { freePort } from '../tools/free-port.ts';

@@ -2,7 +2,7 @@
 // a socat pty: the device's readiness follows, and every line still arrives at the backend in order, once. Then
 // the device itself is SIGKILLed holding unacknowledged readings: the next device process sends them from its
 // spool, before its own. How fast readiness follows, and a backend that hangs instead, are the fault suite's
-// (test/faults/device-backend-link.fault.ts); the link's own reactions are device/backend-link.test.ts's.
+// (test/faults/device-backend-link.fault.ts); the link's own reactions are device/link/backend-link.test.ts's.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Service } from './support/spawn-service.ts';

@@ -1,6 +1,6 @@
 // Real serial I/O end to end: socat pty → device service process → real backend process. A port missing at start
 // shows in the device's /api/ready, and lines arrive in order. The pty vanishing and returning is
-// device/serial-link.test.ts's (the link) and test/faults/device-serial-link.fault.ts's (readiness, its bounds).
+// device/serial/serial-link.test.ts's (the link) and test/faults/device-serial-link.fault.ts's (readiness, its bounds).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Service } from './support/spawn-service.ts';

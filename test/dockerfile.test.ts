@@ -24,7 +24,7 @@ const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) a
 const SERVICES = { backend: 3001, device: 3003, frontend: 3000 } as const;
 type Service = keyof typeof SERVICES;
 /** What a service runs besides main.ts's imports: the modules its worker threads start with. */
-const THREADS: Partial<Record<Service, string[]>> = { backend: ['backend/device-worker.ts'] };
+const THREADS: Partial<Record<Service, string[]>> = { backend: ['backend/device-thread/device-worker.ts'] };
 /** Every file and package a service's threads import. */
 const serviceGraph = (service: string) => {
   const graphs = [`${service}/main.ts`, ...(THREADS[service as Service] ?? [])].map((entry) =>

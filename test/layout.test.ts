@@ -12,7 +12,7 @@ const PRODUCTION = ['backend', 'device', 'frontend', 'lib', 'smoke', 'tools'];
 const NOT_SOURCE = new Set(['node_modules', 'dist', 'smoke-artifacts', 'test']);
 const ENTRIES = [
   'backend/main.ts',
-  'backend/device-worker.ts', // the device thread's module (backend/device-thread.ts starts it)
+  'backend/device-thread/device-worker.ts', // the device thread's module (device-thread.ts beside it starts it)
   'device/main.ts',
   'frontend/main.ts',
   'smoke/cli.ts', // also the package's bin, compiled

@@ -13,7 +13,7 @@ import { freePort } from '../../tools/free-port.ts';
 import { stopAll } from '../support/spawn-process.ts';
 import { waitFor } from '../support/deadline.ts';
 import { DEVICE_SEND_PACE } from '../../lib/device-protocol.ts';
-import { READINGS_COLLECTION } from '../../backend/reading-store.ts';
+import { READINGS_COLLECTION } from '../../backend/readings/reading-store.ts';
 
 const FLEET = 500;
 // Each device at the shipped device's pace, with frames of 800 readings (about 60 KB, under the 64 KiB limit): one

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { BenchRow, Scenario } from './scenario.ts';
 import { ms } from './readiness-timer.ts';
 import { cpuMs } from './process-cpu.ts';
-import { openReadingSpool } from '../../device/reading-spool.ts';
+import { openReadingSpool } from '../../device/spool/reading-spool.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { spawnService } from '../support/spawn-service.ts';
 import { startMongoProcess } from '../support/mongo-process.ts';

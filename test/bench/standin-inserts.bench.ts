@@ -7,8 +7,8 @@ import { cpuMs } from './process-cpu.ts';
 import { startMongoProcess } from '../support/mongo-process.ts';
 import { stopAll } from '../support/spawn-process.ts';
 import { freePort } from '../../tools/free-port.ts';
-import { storedUpdates, type DeviceSummaryDocument } from '../../backend/device-summary.ts';
-import type { ReadingDocument } from '../../backend/reading-document.ts';
+import { storedUpdates, type DeviceSummaryDocument } from '../../backend/readings/device-summary.ts';
+import type { ReadingDocument } from '../../backend/readings/reading-document.ts';
 
 // What the backend writes in one go when a device's spool drains: every reading held, a few thousand.
 const BATCH = 2000;
@@ -30,7 +30,7 @@ const standinInserts: Scenario = async ({ quick }) => {
   const client = await new MongoClient(mongo.uri).connect();
   try {
     const db = client.db();
-    // The backend's indexes (backend/reading-store.ts): the unique one is checked on every insert.
+    // The backend's indexes (backend/readings/reading-store.ts): the unique one is checked on every insert.
     await db.collection('readings').createIndexes([
       { key: { deviceId: 1, session: 1, seq: 1 }, name: 'deviceId_1_session_1_seq_1', unique: true },
       { key: { deviceId: 1, receivedAt: -1, seq: -1 }, name: 'deviceId_1_receivedAt_-1_seq_-1' },

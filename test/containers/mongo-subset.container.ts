@@ -17,7 +17,7 @@ const FILES = [
   'dev/mongo-standin/crud-commands.test.ts',
   'dev/mongo-standin/update-commands.test.ts',
   'dev/mongo-standin/cursor-batches.test.ts',
-  'backend/reading-store.test.ts',
+  'backend/readings/reading-store.test.ts',
 ];
 let uri = '';
 

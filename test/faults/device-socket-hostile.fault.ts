@@ -254,7 +254,8 @@ test(
     'served at its rate, never stalling the rest',
   () => {
     // 40 readings a second cost the backend ~1 KB/s of acks, which the kernel's socket buffers absorb; past them the
-    // backend would drop it at 64 KiB unsent (backend/device-thread.test.ts shows that with a flood of answers).
+    // backend would drop it at 64 KiB unsent (backend/device-thread/device-thread.test.ts shows that with a flood of
+    // answers).
     assert.equal(results.slow, { scenario: 'slow', sent: SLOW_READINGS, stillOpen: true });
     assert.is(results.slowStored, SLOW_READINGS + REHEARSAL.slow!);
   },

@@ -1,6 +1,6 @@
 // Fault: a fleet of devices each sends a burst of frames near the size limit at once, so the backend pauses their
 // sockets while the frames wait: every device still hears from the backend within the silence after which the device
-// service drops its link (device/backend-link.ts), so a busy but healthy backend is never taken for a dead one.
+// service drops its link (device/link/backend-link.ts), so a busy but healthy backend is never taken for a dead one.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { root, spawnService } from '../support/spawn-service.ts';

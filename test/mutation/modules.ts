@@ -7,11 +7,11 @@ export interface MutationModule {
 }
 
 export const MODULES: MutationModule[] = [
-  { module: 'device/line-splitter.ts', tests: ['device/line-splitter.test.ts'] },
+  { module: 'device/serial/line-splitter.ts', tests: ['device/serial/line-splitter.test.ts'] },
   { module: 'lib/device-protocol.ts', tests: ['lib/device-protocol.test.ts'] },
-  { module: 'backend/ack-marks.ts', tests: ['backend/ack-marks.test.ts'] },
+  { module: 'backend/writer/ack-marks.ts', tests: ['backend/writer/ack-marks.test.ts'] },
   { module: 'lib/seq-ranges.ts', tests: ['lib/seq-ranges.test.ts'] },
-  { module: 'device/loss-ledger.ts', tests: ['device/loss-ledger.test.ts'] },
+  { module: 'device/spool/loss-ledger.ts', tests: ['device/spool/loss-ledger.test.ts'] },
   { module: 'smoke/trailer/line.ts', tests: ['smoke/trailer/line.test.ts', 'smoke/trailer/check.test.ts'] },
   { module: 'lib/health-judge.ts', tests: ['lib/health-judge.test.ts'] },
 ];

@@ -1,10 +1,10 @@
-// A stand-in device thread for backend/device-thread.test.ts: it answers each text frame with the same text;
+// A stand-in device thread for backend/device-thread/device-thread.test.ts: it answers each text frame with the same text;
 // `crash` ends the thread (exit code 3); `flood` sends 4 MiB back, more than a peer that reads nothing may leave.
 import { parentPort } from 'node:worker_threads';
 
 const answers = { stop: 'stopped', closeAll: 'closedAll' };
 
-// Messages come and go in arrays, one per turn (backend/thread-port.ts).
+// Messages come and go in arrays, one per turn (backend/device-thread/thread-port.ts).
 parentPort.on('message', (batch) => batch.forEach(answer));
 
 function answer(event) {

@@ -1,6 +1,6 @@
 // Test support: the backend's GET /api/devices as its contract states it (a page by deviceId with `limit`
 // and `after`, the total, or with `attention` the devices needing it first), answered from a list for fake backends.
-import type { DeviceView } from '../../backend/device-summary.ts';
+import type { DeviceView } from '../../backend/readings/device-summary.ts';
 
 /** A device as the fake lists it: the backend's own view type. */
 export type FakeFleetDevice = DeviceView;

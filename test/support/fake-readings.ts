@@ -1,5 +1,5 @@
 // Test support: readings as the backend's GET /api/readings answers them (newest first), for fake backends.
-import type { ReadingView } from '../../backend/reading-document.ts';
+import type { ReadingView } from '../../backend/readings/reading-document.ts';
 
 export interface FakeReadingsOptions {
   deviceId: string;

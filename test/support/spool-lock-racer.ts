@@ -1,7 +1,7 @@
 // A process that takes spool locks when told, for racing real processes on one directory: stdin lines
 // `lock <dir> <epoch ms>` (spin until that instant, then lockSpool) and `release`; answers one stdout line each.
 import { createInterface } from 'node:readline';
-import { lockSpool, type SpoolLock } from '../../device/spool-lock.ts';
+import { lockSpool, type SpoolLock } from '../../device/spool/spool-lock.ts';
 
 const held: SpoolLock[] = [];
 

@@ -1,7 +1,7 @@
-// A fleet of busy devices in a process of its own, each judging its socket's silence as device/backend-link.ts does:
-// every device sends FRAMES frames near DEVICE_MAX_PAYLOAD at once, pings every PING_MS, and notes the longest time
-// it heard nothing (no pong, no message). Prints one JSON line once every reading is acknowledged (or at DEADLINE_MS):
-// `{ acked, expected, maxSilentMs, overLimit, closes, maxLagMs }` (closes: code → sockets; maxLagMs: this
+// A fleet of busy devices in a process of its own, each judging its socket's silence as device/link/backend-link.ts
+// does: every device sends FRAMES frames near DEVICE_MAX_PAYLOAD at once, pings every PING_MS, and notes the longest
+// time it heard nothing (no pong, no message). Prints one JSON line once every reading is acknowledged (or at
+// DEADLINE_MS): `{ acked, expected, maxSilentMs, overLimit, closes, maxLagMs }` (closes: code → sockets; maxLagMs: this
 // process's own event-loop lag), `overLimit` counting devices that would have dropped the link.
 import WebSocket from 'ws';
 import { DEVICE_MAX_PAYLOAD, DEVICE_SOCKET_PATH, helloFrame, parseAck } from '../../../lib/device-protocol.ts';

@@ -2,7 +2,7 @@
 // the serial port and written (write(2)) before it was sent, so it survives the device process being SIGKILLed.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { decodeRecord } from '../../../device/spool-record.ts';
+import { decodeRecord } from '../../../device/spool/spool-record.ts';
 
 /** Every reading value recorded in `dir`'s segments (acknowledged or not, until its segment is removed). */
 export function spoolValues(dir: string): Set<string> {

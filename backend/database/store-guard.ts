@@ -1,0 +1,77 @@
+// The one way every store call talks to MongoDB: fail at once while the database monitor says disconnected, bound
+// the request (maxTimeMS on the server, a deadline on the client), and turn whatever the driver throws into a one-line
+// DatabaseUnavailableError that never shows the URI's password.
+import { scrubSecrets } from '../../lib/redact-url.ts';
+import { deadlineSignal } from '../../lib/with-deadline.ts';
+import { DatabaseUnavailableError } from './database-unavailable-error.ts';
+
+/** A query's bounds: maxTimeMS for each command, and one deadline on the client for all of them. */
+export interface Bounds {
+  maxTimeMS: number;
+  signal: AbortSignal;
+}
+
+/** A write's deadline, and what to say when it passed. */
+export interface Deadline {
+  signal: AbortSignal;
+  missed: string;
+}
+
+export interface StoreGuard {
+  /** Fresh bounds for one request. */
+  bounds(): Bounds;
+  /** Runs a query within fresh bounds. */
+  query<T>(call: (bounds: Bounds) => Promise<T>): Promise<T>;
+  /** Runs a write (`what` names it in the error) within a fresh deadline. */
+  write<T>(what: string, call: (deadline: Deadline) => Promise<T>): Promise<T>;
+}
+
+export interface StoreGuardOptions {
+  isConnected: () => boolean;
+  uri: string;
+  queryTimeoutMs: number;
+  writeDeadlineMs: number;
+}
+
+export function createStoreGuard({ isConnected, uri, queryTimeoutMs, writeDeadlineMs }: StoreGuardOptions): StoreGuard {
+  function connected() {
+    if (!isConnected()) throw new DatabaseUnavailableError('not-connected', 'the database is not connected');
+  }
+  const unavailable = (error: unknown, deadline: Deadline) => asUnavailable(error, uri, deadline);
+  const bounds = (): Bounds => ({ maxTimeMS: queryTimeoutMs, signal: AbortSignal.timeout(queryTimeoutMs) });
+  return {
+    bounds,
+    async query(call) {
+      connected();
+      const request = bounds();
+      try {
+        return await call(request);
+      } catch (error) {
+        const missed = `the database did not answer within ${queryTimeoutMs} ms`;
+        throw unavailable(error, { signal: request.signal, missed });
+      }
+    },
+    async write(what, call) {
+      connected();
+      const deadline = {
+        signal: deadlineSignal(writeDeadlineMs),
+        missed: `the database did not acknowledge the ${what} within ${writeDeadlineMs} ms`,
+      };
+      try {
+        return await call(deadline);
+      } catch (error) {
+        throw unavailable(error, deadline);
+      }
+    },
+  };
+}
+
+/** A one-line DatabaseUnavailableError for whatever the driver threw during the request with `deadline`. */
+export function asUnavailable(error: unknown, uri: string, deadline: Deadline): DatabaseUnavailableError {
+  if (error instanceof DatabaseUnavailableError) return error;
+  const { message, code } = error as { message?: string; code?: unknown };
+  // An abort surfaces as whatever the driver was doing then ("Timed out during socket read", say).
+  const timedOut = deadline.signal.aborted || code === 50; // 50: MaxTimeMSExpired
+  const reason = timedOut ? deadline.missed : scrubSecrets(String(message ?? error), uri).split('\n')[0]!;
+  return new DatabaseUnavailableError(timedOut ? 'timeout' : 'failed', reason, { cause: error });
+}

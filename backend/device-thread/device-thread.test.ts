@@ -1,0 +1,126 @@
+// The main thread's side of the device thread, on a real server with a stand-in thread that echoes
+// (test/support/echo-device-worker.mjs): frames go there and what it sends comes back; a thread that stops closes
+// its sockets with 1013 and a new one serves the next socket; a peer that reads nothing is dropped past the bound.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Hono } from 'hono';
+import WebSocket, { WebSocketServer } from 'ws';
+import { DEVICE_SOCKET_PATH } from '../../lib/device-protocol.ts';
+import { startServer } from '../../lib/serve.ts';
+import { createLogSink } from '../../test/support/log-sink.ts';
+import { waitFor, withDeadline } from '../../test/support/deadline.ts';
+import { startDeviceThread } from './device-thread.ts';
+
+const TOKEN = 'in-process-token-0123456789';
+const ECHO = new URL('../../test/support/echo-device-worker.mjs', import.meta.url);
+
+/** The device thread's main side with the echoing stand-in, in an app on a real server; `close()` in a finally. */
+async function startRelay() {
+  const sink = createLogSink('info', 'backend');
+  const thread = await startDeviceThread({
+    logger: sink.log,
+    log: { environment: 'production' },
+    uri: 'mongodb://127.0.0.1:9/app',
+    databaseName: 'app',
+    token: TOKEN,
+    socketsMax: 10,
+    onHeard: () => {},
+    entry: ECHO,
+  });
+  const app = new Hono();
+  app.get(DEVICE_SOCKET_PATH, thread.gate, thread.upgrade);
+  const websocket = new WebSocketServer({ noServer: true });
+  const server = await startServer({ fetch: app.fetch, port: 0, host: '127.0.0.1', websocket });
+  const url = `ws://127.0.0.1:${(server.address() as { port: number }).port}${DEVICE_SOCKET_PATH}`;
+  const clients: WebSocket[] = [];
+  return {
+    sink,
+    thread,
+    async connect() {
+      const client = await connect(url);
+      clients.push(client.ws);
+      return client;
+    },
+    async close() {
+      for (const ws of clients) ws.terminate();
+      await thread.stop();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/** An open client socket, its text messages and its close. */
+async function connect(url: string) {
+  const ws = new WebSocket(url, { headers: { Authorization: `Bearer ${TOKEN}` } });
+  const messages: string[] = [];
+  ws.on('message', (data) => messages.push(String(data)));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.on('close', (code, reason) => resolve({ code, reason: String(reason) })),
+  );
+  await withDeadline(new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject)), 5000, 'open');
+  return { ws, messages, closed };
+}
+
+const echoed = (messages: string[], text: string) =>
+  waitFor(() => messages.includes(text), { timeout: 5000, what: `"${text}" back` });
+
+test('a frame goes to the device thread, and what it sends comes back; binary frames as bytes', async () => {
+  const relay = await startRelay();
+  try {
+    const { ws, messages } = await relay.connect();
+    ws.send('hello, thread');
+    ws.send(Buffer.alloc(70_000), { binary: true });
+    await echoed(messages, 'hello, thread');
+    await echoed(messages, 'binary 70000');
+    assert.is(relay.thread.socketsOpen(), 1);
+  } finally {
+    await relay.close();
+  }
+});
+
+test('a device thread that stops: its sockets close with 1013, and a new thread serves the next one', async () => {
+  const relay = await startRelay();
+  try {
+    const first = await relay.connect();
+    first.ws.send('crash');
+    const closed = await withDeadline(first.closed, 5000, 'the socket closed');
+    assert.equal(closed, { code: 1013, reason: 'device thread restarting' });
+    assert.is(relay.sink.find('the device thread stopped (exit code 3)').length, 1);
+    const next = await waitFor(
+      async () => {
+        const socket = await relay.connect();
+        socket.ws.send('again');
+        const answered = await waitFor(() => socket.messages.includes('again'), { timeout: 500, what: 'echo' })
+          .then(() => true)
+          .catch(() => false);
+        if (answered) return socket;
+        socket.ws.terminate();
+        return undefined;
+      },
+      { timeout: 10_000, interval: 200, what: 'a new thread answering' },
+    );
+    assert.equal(next.messages, ['again']);
+  } finally {
+    await relay.close();
+  }
+});
+
+test('a peer that leaves more than 64 KiB of our sending unread is dropped', async () => {
+  const relay = await startRelay();
+  try {
+    const { ws } = await relay.connect();
+    (ws as unknown as { _socket: { pause(): void } })._socket.pause();
+    ws.send('flood');
+    const warning = await waitFor(() => relay.sink.find('stopped reading')[0], {
+      timeout: 5000,
+      what: 'the drop',
+    });
+    assert.ok(warning.buffered > 64 * 1024, JSON.stringify(warning));
+    await waitFor(() => relay.thread.socketsOpen() === 0, { timeout: 5000, what: 'the socket gone' });
+  } finally {
+    await relay.close();
+  }
+});
+
+test.run();

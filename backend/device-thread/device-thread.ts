@@ -1,0 +1,80 @@
+// The device hub on a thread of its own (device-worker.ts). With 500 devices streaming, parsing their frames,
+// serializing readings to BSON and driving the MongoDB client kept the main thread busy, and /api/ready waited behind
+// that work and its garbage collections. Now the main thread only holds the sockets: it checks each upgrade at the
+// gate, hands each socket's events to the device thread and does to the socket what the device thread says (send an
+// ack, close, pause). Should the thread stop, its sockets are closed with 1013 (the devices resend after they
+// reconnect) and a new thread is started.
+import { upgradeWebSocket } from '@hono/node-server';
+import type { Logger } from '../../lib/logger.ts';
+import { CLOSE_TRY_AGAIN_LATER, DEVICE_MESSAGE_RATE } from '../../lib/device-protocol.ts';
+import type { DeviceRoutes } from '../device-socket/device-hub.ts';
+import { createUpgradeGate, type UpgradeGateOptions } from '../device-socket/device-upgrade-gate.ts';
+import type { BackendMetrics } from './backend-metrics.ts';
+import {
+  isSocketCommand,
+  type DeviceWorkerData,
+  type FromDeviceThread,
+  type ToDeviceThread,
+} from './device-thread-messages.ts';
+import { createSocketRelay } from './device-relay.ts';
+import { keepThread, type KeptThread } from './kept-thread.ts';
+
+/** The device thread's nice value above the process's: when both want the CPU, the probes' thread gets it first. */
+export const DEVICE_THREAD_NICE = 10;
+const ENTRY = new URL('./device-worker-entry.mjs', import.meta.url);
+
+export interface DeviceThread extends DeviceRoutes {
+  /** The database monitor's verdict: while disconnected the device thread's writes fail at once, as the main's do. */
+  setConnected(connected: boolean): void;
+  /** Closes the device thread's client and ends the thread (after closeAll). */
+  stop(): Promise<void>;
+}
+
+export interface DeviceThreadOptions
+  extends Omit<DeviceWorkerData, 'nice' | 'metrics'>, Omit<UpgradeGateOptions, 'log'> {
+  logger: Logger;
+  meters?: BackendMetrics;
+  /** A reply came from MongoDB to the device thread: the database monitor counts it as a sign of life. */
+  onHeard: () => void;
+  nice?: number;
+  /** The thread's module (a test gives one that fails). */
+  entry?: URL;
+}
+
+export async function startDeviceThread(options: DeviceThreadOptions): Promise<DeviceThread> {
+  const { logger: log, meters, onHeard, nice = DEVICE_THREAD_NICE, uri, databaseName, tokens } = options;
+  const gate = createUpgradeGate({ ...options, log });
+  const data: DeviceWorkerData = { uri, databaseName, log: options.log, tokens, nice, metrics: meters !== undefined };
+  let connected = false;
+  const restarting = { code: CLOSE_TRY_AGAIN_LATER, reason: 'device thread restarting' };
+  const relay = createSocketRelay((event, transfer) => thread.post(event, transfer), log, restarting);
+  const thread: KeptThread<ToDeviceThread, FromDeviceThread> = await keepThread(options.entry ?? ENTRY, data, onReply, {
+    log,
+    name: 'device thread',
+    onStopped: () => relay.closeAll(restarting.code, restarting.reason),
+    onStarted: (started) => started.post({ kind: 'connected', connected }),
+  });
+
+  function onReply(reply: FromDeviceThread) {
+    if (isSocketCommand(reply)) relay.act(reply);
+    else if (reply.kind === 'heard') onHeard();
+    else if (reply.kind === 'counted') meters?.counted(reply.counted);
+  }
+
+  return {
+    rate: DEVICE_MESSAGE_RATE,
+    socketsOpen: relay.size,
+    gate: gate.middleware,
+    upgrade: upgradeWebSocket((c) => relay.events(c.get('remoteAddress'), c.get('deviceIdentity'))),
+    events: relay.events,
+    setConnected(value) {
+      connected = value;
+      thread.post({ kind: 'connected', connected });
+    },
+    async closeAll() {
+      gate.flush();
+      await thread.ask({ kind: 'closeAll' }, 'closedAll', 'the device sockets to close');
+    },
+    stop: () => thread.stop((last) => last.ask({ kind: 'stop' }, 'stopped', 'the device thread to stop')),
+  };
+}

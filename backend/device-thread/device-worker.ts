@@ -1,0 +1,142 @@
+// The device thread (device-thread.ts starts it): the device hub, its writers and a MongoDB client of their own. It
+// is told each device socket's events and answers with what to do to the socket; parsing frames, BSON, the driver
+// and their garbage live here, at a lower priority, so that the thread answering /api/ready never waits for them.
+import { readlinkSync } from 'node:fs';
+import { getPriority, setPriority } from 'node:os';
+import { parentPort, workerData } from 'node:worker_threads';
+import { MongoClient } from 'mongodb';
+import { WSContext, type WSEvents } from 'hono/ws';
+import { createLogger } from '../../lib/logger.ts';
+import { createDeviceHub } from '../device-socket/device-hub.ts';
+import { createReadingStore } from '../readings/reading-store.ts';
+import { meteredStore } from './metered-store.ts';
+import { SHARED_DRIVER_OPTIONS } from '../database/database-monitor.ts';
+import { eachMessage, threadPort } from './thread-port.ts';
+import type {
+  Counted,
+  DeviceWorkerData,
+  FromDeviceThread,
+  SocketEvent,
+  ToDeviceThread,
+} from './device-thread-messages.ts';
+
+// As the database monitor's client; its command events tell the main thread's watchdog the server answered.
+const DRIVER_OPTIONS = { ...SHARED_DRIVER_OPTIONS, appName: 'service-health-kit-devices' };
+
+const port = parentPort!;
+const data = workerData as DeviceWorkerData;
+const { post } = threadPort<FromDeviceThread>(port);
+lowerThisThread(data.nice);
+
+const log = createLogger({ name: 'backend', ...data.log });
+const client = new MongoClient(data.uri, DRIVER_OPTIONS);
+let connected = false;
+const store = createReadingStore({
+  client,
+  databaseName: data.databaseName,
+  isConnected: () => connected,
+  uri: data.uri,
+});
+const count = data.metrics ? (counted: Counted) => post({ kind: 'counted', counted }) : undefined;
+const hub = createDeviceHub({
+  log,
+  store: count ? meteredStore(store, count) : store,
+  // The main thread's gate has checked the token and the socket count; what is left is which device a token binds.
+  tokens: data.tokens,
+  presence: (states) => store.presence(states),
+  ...(count
+    ? {
+        writer: {
+          onRefused: (reason, n) => count({ kind: 'refused', reason, count: n }),
+          onLost: (reason, n) => count({ kind: 'lost', reason, count: n }),
+        },
+      }
+    : {}),
+});
+heardFrom(client);
+
+const sockets = new Map<number, { events: WSEvents; ws: WSContext; pinged: () => void }>();
+port.on('message', eachMessage(onMessage));
+post({ kind: 'ready' });
+
+function onMessage(message: ToDeviceThread) {
+  if (message.kind === 'connected') connected = message.connected;
+  else if (message.kind === 'closeAll') void hub.closeAll().finally(() => post({ kind: 'closedAll' }));
+  else if (message.kind === 'stop') void client.close().finally(() => post({ kind: 'stopped' }));
+  else onSocketEvent(message);
+}
+
+function onSocketEvent(event: SocketEvent) {
+  if (event.kind === 'open') {
+    const socket = remoteSocket(event.id);
+    sockets.set(event.id, { ...socket, events: hub.events(event.remoteAddress, event.identity) });
+    return sockets.get(event.id)!.events.onOpen?.(new Event('open'), socket.ws);
+  }
+  const socket = sockets.get(event.id);
+  if (!socket) return;
+  const { events, ws } = socket;
+  if (event.kind === 'message') events.onMessage?.(new MessageEvent('message', { data: frameData(event) }), ws);
+  else if (event.kind === 'ping') socket.pinged();
+  else if (event.kind === 'error')
+    events.onError?.(Object.assign(new Event('error'), { error: new Error(event.message) }), ws);
+  else {
+    sockets.delete(event.id);
+    // Node 20 has no CloseEvent; the hub reads only these fields.
+    events.onClose?.({ code: event.code, reason: event.reason } as CloseEvent, ws);
+  }
+}
+
+/** A frame as Hono gives it: text as a string, binary as an ArrayBuffer. */
+const frameData = ({ bytes, binary }: { bytes: ArrayBuffer; binary: boolean }) =>
+  binary ? bytes : Buffer.from(bytes).toString('utf8');
+
+/** The socket numbered `id` as the hub sees it: what it does to it goes to the main thread, which holds it. */
+function remoteSocket(id: number) {
+  const pings: (() => void)[] = [];
+  const raw = {
+    bufferedAmount: 0,
+    terminate: () => post({ kind: 'terminate', id }),
+    close: (code: number, reason: string) => post({ kind: 'close', id, code, reason }),
+    pause: () => post({ kind: 'pause', id }),
+    resume: () => post({ kind: 'resume', id }),
+    pong: () => post({ kind: 'pong', id }),
+    on(event: string, listener: () => void) {
+      if (event === 'ping') pings.push(listener);
+      return raw;
+    },
+  };
+  const ws = new WSContext({
+    raw,
+    readyState: 1,
+    send: (text) => post({ kind: 'send', id, text: String(text) }),
+    close: (code = 1000, reason = '') => raw.close(code, reason),
+  });
+  return { ws, pinged: () => pings.forEach((listener) => listener()) };
+}
+
+/**
+ * The main thread's database monitor counts a command's reply as a sign of life (database-silence.ts): these are
+ * the replies it no longer sees itself. One note in 100 ms says as much as a thousand.
+ */
+function heardFrom(mongo: MongoClient) {
+  let last = 0;
+  mongo.on('commandSucceeded', () => {
+    const now = performance.now();
+    if (now - last < 100) return;
+    last = now;
+    post({ kind: 'heard' });
+  });
+}
+
+/**
+ * On Linux a thread has a nice value of its own: this one goes `by` above the process's, so that it yields the CPU
+ * to the probes' thread (never above 19, the lowest priority).
+ */
+function lowerThisThread(by: number) {
+  try {
+    const thread = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    setPriority(thread, Math.min(19, getPriority(thread) + by));
+  } catch {
+    // Not Linux, or not allowed: the thread runs at the process's priority, as everything did before it.
+  }
+}

@@ -1,0 +1,69 @@
+// A worker thread kept running: started once (a failure to start is the caller's, in one line), and started again
+// a second after it stops, for as long as it takes, until it is stopped on purpose (device-thread.ts).
+import type { Logger } from '../../lib/logger.ts';
+import { startWorker, type StartedWorker } from './worker-start.ts';
+
+const RESTART_DELAY_MS = 1000;
+
+export interface KeptThread<In, Out extends { kind: string }> {
+  /** Posts `message` (moving what `transfer` lists); false, and nothing posted, while no thread runs. */
+  post(message: In, transfer?: ArrayBuffer[]): boolean;
+  /** As StartedWorker's; settles at once while no thread runs. */
+  ask(message: In, answer: Out['kind'], what: string): Promise<void>;
+  /** No more restarts; ends the thread once `last` (a last question, say) settled. */
+  stop(last?: (thread: StartedWorker<In, Out>) => Promise<void>): Promise<void>;
+}
+
+export interface KeptThreadOptions {
+  log: Logger;
+  /** The thread stopped (not on purpose): what it held is gone. Called before the next one starts. */
+  onStopped: (code: number) => void;
+  /** Each new thread, once ready (the first one too), before anything else is posted to it. */
+  onStarted: (thread: StartedWorker<any, any>) => void;
+  /** What to call it in log lines. */
+  name: string;
+}
+
+export async function keepThread<In, Out extends { kind: string }>(
+  entry: URL,
+  workerData: unknown,
+  onMessage: (message: Out) => void,
+  { log, onStopped, onStarted, name }: KeptThreadOptions,
+): Promise<KeptThread<In, Out>> {
+  let thread: StartedWorker<In, Out> | undefined;
+  let stopping = false;
+
+  function exited(code: number) {
+    thread = undefined;
+    if (stopping) return;
+    log.error({ code }, `the ${name} stopped (exit code ${code}); starting a new one`);
+    onStopped(code);
+    setTimeout(again, RESTART_DELAY_MS).unref();
+  }
+  function again() {
+    if (stopping) return;
+    start().catch((error: Error) => {
+      log.error({ err: error.message }, `${error.message}; trying again`);
+      setTimeout(again, RESTART_DELAY_MS).unref();
+    });
+  }
+  async function start() {
+    thread = await startWorker<In, Out>(entry, workerData, onMessage, { onExit: exited, log });
+    onStarted(thread);
+  }
+  await start();
+
+  return {
+    post(message, transfer) {
+      thread?.post(message, transfer);
+      return thread !== undefined;
+    },
+    ask: async (message, answer, what) => thread?.ask(message, answer, what),
+    async stop(last) {
+      stopping = true;
+      const current = thread;
+      if (!current) return;
+      await (last ? last(current) : Promise.resolve()).finally(() => current.end());
+    },
+  };
+}
