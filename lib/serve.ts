@@ -6,7 +6,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { WebSocketServer } from 'ws';
 import { ConfigError } from './config-error.ts';
 import { answerNonWebSocketUpgrades } from './non-websocket-upgrade.ts';
-import type { TlsFiles } from './tls-setting.ts';
+import { TLS12_CIPHERS, type TlsFiles } from './tls-setting.ts';
 
 /**
  * Node's defaults let a request head take 60 s and check only every 30 s, so one client that sends half a head
@@ -22,10 +22,15 @@ const HTTP_LIMITS = {
 } as const;
 
 /**
- * HTTP/1.1 over TLS 1.2 or 1.3 (no ALPN offer, so no HTTP/2). A client that connects and never finishes its
- * handshake would otherwise hold the connection for Node's 120 s; the same bound as a request head instead.
+ * HTTP/1.1 over TLS 1.2 (ECDHE and AEAD suites only) or 1.3 (no ALPN offer, so no HTTP/2). A client that connects
+ * and never finishes its handshake would otherwise hold the connection for Node's 120 s; the same bound as a
+ * request head instead.
  */
-const TLS_LIMITS = { minVersion: 'TLSv1.2', handshakeTimeout: HTTP_LIMITS.headersTimeout } as const;
+const TLS_LIMITS = {
+  minVersion: 'TLSv1.2',
+  ciphers: TLS12_CIPHERS,
+  handshakeTimeout: HTTP_LIMITS.headersTimeout,
+} as const;
 
 export interface ServeOptions {
   fetch: (request: Request, ...rest: any[]) => Response | Promise<Response>;

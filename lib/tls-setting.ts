@@ -6,6 +6,20 @@ import { readString } from './env.ts';
 
 type Env = Record<string, string | undefined>;
 
+/**
+ * The TLS 1.2 suites served: Mozilla's "intermediate" profile without its DHE suites, so ECDHE key exchange and
+ * AEAD ciphers only (no CBC, no SHA-1 MAC, no CCM8 or ARIA: what a scanner flags in Node's defaults). TLS 1.3's
+ * suites are not named here, so Node offers its own (all AEAD). deploy/swarm/lb/haproxy.cfg serves the same list.
+ */
+export const TLS12_CIPHERS = [
+  'ECDHE-ECDSA-AES128-GCM-SHA256',
+  'ECDHE-RSA-AES128-GCM-SHA256',
+  'ECDHE-ECDSA-AES256-GCM-SHA384',
+  'ECDHE-RSA-AES256-GCM-SHA384',
+  'ECDHE-ECDSA-CHACHA20-POLY1305',
+  'ECDHE-RSA-CHACHA20-POLY1305',
+].join(':');
+
 /** PEM text as read from the two files; serve.ts hands it to node:https. */
 export interface TlsFiles {
   cert: string;

@@ -2,7 +2,8 @@
 # Installs what running and testing need on a fresh Debian machine: Chromium (the smoke's LOAD probe),
 # socat (serial tests), curl (the frontend's container check), prometheus (its promtool and server: the metrics
 # and alert-rule tests), prometheus-alertmanager (amtool and the server: the alert routing tests), wrk (the probe
-# throughput bench's C load generator), then the npm packages. Safe to run twice.
+# throughput bench's C load generator), haproxy (the swarm stack's load balancer, run by the TLS suite test), then
+# the npm packages. Safe to run twice.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +14,7 @@ command -v curl >/dev/null 2>&1 || need+=(curl)
 { command -v promtool && command -v prometheus; } >/dev/null 2>&1 || need+=(prometheus)
 { command -v amtool && command -v prometheus-alertmanager; } >/dev/null 2>&1 || need+=(prometheus-alertmanager)
 command -v wrk >/dev/null 2>&1 || need+=(wrk)
+command -v haproxy >/dev/null 2>&1 || need+=(haproxy)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   sudo=""
