@@ -33,6 +33,24 @@ const healthyDevice = () =>
     '/api/ready': { status: 200, body: readyBody('ready', { serial: 'emulator', backend: 'connected' }) },
   });
 
+/**
+ * One status document from these upstreams, under a deadline past the collector's own timeout: the one way each
+ * test here asks for one.
+ */
+const collectFrom = (
+  { backend, device }: { backend: { url: string }; device?: { url: string } },
+  timeoutMs = 1000,
+  what = 'status document',
+) => {
+  const collector = createStatusCollector({
+    version: 'rel-7',
+    backendUrl: backend.url,
+    deviceUrl: device?.url,
+    timeoutMs,
+  });
+  return withDeadline(collector.collect(), timeoutMs * 2 + 5000, what);
+};
+
 test('both services ready: overall ready, with the latest reading across devices', async () => {
   const backend = await healthyBackend({
     devices: [
@@ -48,12 +66,7 @@ test('both services ready: overall ready, with the latest reading across devices
   });
   const device = await healthyDevice();
   const asked = Date.now();
-  const doc = await createStatusCollector({
-    version: 'rel-7',
-    backendUrl: backend.url,
-    deviceUrl: device.url,
-    timeoutMs: 1000,
-  }).collect();
+  const doc = await collectFrom({ backend: backend, device: device });
   const collected = Date.now();
   assert.is(doc.overall, 'ready');
   assert.is(doc.timeoutMs, 1000);
@@ -97,7 +110,7 @@ test("the latest reading across devices is the one received last, whatever the d
       },
     ],
   });
-  const doc = await createStatusCollector({ version: 'rel-7', backendUrl: backend.url, timeoutMs: 1000 }).collect();
+  const doc = await collectFrom({ backend: backend });
   assert.equal(doc.readings.latest, {
     deviceId: 'behind',
     connected: true,
@@ -108,13 +121,7 @@ test("the latest reading across devices is the one received last, whatever the d
 test('a hung device service: the document arrives and marks only it unreachable, naming the timeout', async () => {
   const backend = await healthyBackend();
   const hung = await fake({ '/api/health': 'hang', '/api/ready': 'hang' });
-  const collector = createStatusCollector({
-    version: 'rel-7',
-    backendUrl: backend.url,
-    deviceUrl: hung.url,
-    timeoutMs: 400,
-  });
-  const doc = await withDeadline(collector.collect(), 5000, 'status document with a hung device service');
+  const doc = await collectFrom({ backend: backend, device: hung }, 400, 'status document with a hung device service');
   assert.is(doc.overall, 'degraded');
   assert.is(doc.services.backend.readiness, 'ready');
   assert.is(doc.services.device?.liveness, 'unreachable');
@@ -140,13 +147,11 @@ test('every probe at once: upstreams that answer only when all six requests are 
   };
   const [backend, device] = await Promise.all([listen(rendezvous), listen(rendezvous)]);
   open.push(backend, device);
-  const collector = createStatusCollector({
-    version: 'rel-7',
-    backendUrl: backend.url,
-    deviceUrl: device.url,
-    timeoutMs: 3000,
-  });
-  const doc = await withDeadline(collector.collect(), 10_000, 'status document from the rendezvous upstreams');
+  const doc = await collectFrom(
+    { backend: backend, device: device },
+    3000,
+    'status document from the rendezvous upstreams',
+  );
   assert.is(held.length, EXPECTED);
   assert.equal([doc.services.backend.problem, doc.services.device?.problem, doc.readings.problem], [null, null, null]);
   assert.is(doc.overall, 'ready');
@@ -154,7 +159,7 @@ test('every probe at once: upstreams that answer only when all six requests are 
 
 test('DEVICE_URL empty: no device probes, the device is null and does not spoil the verdict', async () => {
   const backend = await healthyBackend();
-  const doc = await createStatusCollector({ version: 'rel-7', backendUrl: backend.url, timeoutMs: 1000 }).collect();
+  const doc = await collectFrom({ backend: backend });
   assert.is(doc.services.device, null);
   assert.is(doc.overall, 'ready');
 });
@@ -164,7 +169,7 @@ test('a backend without /api/devices: readings unavailable with a reason, servic
     '/api/health': { status: 200, body: healthyBody() },
     '/api/ready': { status: 200, body: readyBody('ready', { database: 'connected' }) },
   });
-  const doc = await createStatusCollector({ version: 'rel-7', backendUrl: backend.url, timeoutMs: 1000 }).collect();
+  const doc = await collectFrom({ backend: backend });
   assert.is(doc.overall, 'ready');
   assert.equal(doc.readings, {
     available: false,
@@ -184,7 +189,7 @@ test('malformed device entries are skipped, malformed readings become null', asy
       'nonsense',
     ],
   });
-  const doc = await createStatusCollector({ version: 'rel-7', backendUrl: backend.url, timeoutMs: 1000 }).collect();
+  const doc = await collectFrom({ backend: backend });
   assert.equal(doc.readings.devices, [
     {
       deviceId: 'ok',
@@ -214,7 +219,7 @@ test("each device's latest 60 readings become its series, oldest first, of the n
   const backend = await healthyBackend({ devices: [deviceEntry(emulator), deviceEntry(lab, false)] });
   backend.routes[readingsPath('emulator-1')] = { status: 200, body: { readings: emulator } };
   backend.routes[readingsPath('lab sensor/2&x')] = { status: 200, body: { readings: lab } };
-  const doc = await createStatusCollector({ version: 'rel-7', backendUrl: backend.url, timeoutMs: 1000 }).collect();
+  const doc = await collectFrom({ backend: backend });
   const [e, l] = doc.readings.devices;
   assert.is(e?.readingsStored, 60);
   assert.is(e?.recent?.available, true);
@@ -257,13 +262,7 @@ test("one device's readings failing is that device's alone: each says why; the d
     [readingsPath('stalled')]: 'stall-body',
   });
   const device = await healthyDevice();
-  const collector = createStatusCollector({
-    version: 'rel-7',
-    backendUrl: backend.url,
-    deviceUrl: device.url,
-    timeoutMs: 400,
-  });
-  const doc = await withDeadline(collector.collect(), 5000, 'status document with failing readings');
+  const doc = await collectFrom({ backend: backend, device: device }, 400, 'status document with failing readings');
   assert.is(doc.overall, 'ready');
   assert.is(doc.readings.available, true);
   const problems = Object.fromEntries(doc.readings.devices.map((d) => [d.deviceId, d.recent?.problem]));
@@ -287,7 +286,7 @@ test('only the first 8 devices are asked for their readings; the rest carry no s
   const devices = Array.from({ length: 12 }, (_, i) => ({ deviceId: `d${i}`, connected: true, lastReading: null }));
   const backend = await healthyBackend({ devices });
   backend.routes['/api/readings'] = { status: 200, body: { readings: [] } };
-  const doc = await createStatusCollector({ version: 'rel-7', backendUrl: backend.url, timeoutMs: 1000 }).collect();
+  const doc = await collectFrom({ backend: backend });
   assert.equal(
     backend.urls.filter((u) => u.startsWith('/api/readings')).sort(),
     Array.from({ length: 8 }, (_, i) => readingsPath(`d${i}`)).sort(),
@@ -305,12 +304,7 @@ test("the device service's backlog, from its liveness body", async () => {
     status: 200,
     body: healthyBody({ environment: 'local', readings: { unacknowledged: 17, spoolBytes: 2048, dropped: 0 } }),
   };
-  const doc = await createStatusCollector({
-    version: 'rel-7',
-    backendUrl: backend.url,
-    deviceUrl: device.url,
-    timeoutMs: 1000,
-  }).collect();
+  const doc = await collectFrom({ backend: backend, device: device });
   assert.equal(doc.services.device?.backlog, { unacknowledged: 17, spoolBytes: 2048, dropped: 0 });
   assert.is(doc.services.backend.backlog, null);
 });
@@ -319,12 +313,7 @@ test('a down backend: degraded, backend and readings unreachable', async () => {
   const gone = await fake({});
   await gone.close();
   const device = await healthyDevice();
-  const doc = await createStatusCollector({
-    version: 'rel-7',
-    backendUrl: gone.url,
-    deviceUrl: device.url,
-    timeoutMs: 1000,
-  }).collect();
+  const doc = await collectFrom({ backend: gone, device: device });
   assert.is(doc.overall, 'degraded');
   assert.is(doc.services.backend.liveness, 'unreachable');
   assert.is(doc.services.device?.readiness, 'ready');
@@ -340,8 +329,7 @@ test('a backend whose every answer streams without end: the document arrives, ea
     '/api/ready': 'endless-body',
     '/api/devices': 'endless-body',
   });
-  const collector = createStatusCollector({ version: 'rel-7', backendUrl: endless.url, timeoutMs: 5000 });
-  const doc = await withDeadline(collector.collect(), 10_000, 'status document with an endless backend');
+  const doc = await collectFrom({ backend: endless }, 5000, 'status document with an endless backend');
   assert.is(doc.services.backend.problem, 'unreachable: body too large: more than 65536 bytes');
   assert.is(doc.readings.problem, `device list: body too large: more than ${DEVICE_LIST_MAX_BYTES} bytes`);
 });
@@ -356,7 +344,7 @@ test('a device list past the health-body cap is still read whole', async () => {
   }));
   assert.ok(JSON.stringify({ devices }).length > 128 * 1024, 'the list is larger than a health body may be');
   const backend = await healthyBackend({ devices });
-  const doc = await createStatusCollector({ version: 'rel-7', backendUrl: backend.url, timeoutMs: 2000 }).collect();
+  const doc = await collectFrom({ backend: backend }, 2000);
   assert.is(doc.readings.available, true, doc.readings.problem ?? '');
   assert.is(doc.readings.devices.length, 400);
   assert.is(doc.readings.latest?.deviceId, 'd399');
@@ -374,7 +362,7 @@ test('90 devices of 8 KiB control-character values (6× that served): read whole
   assert.ok(served > 4_000_000, `the list is ${served} bytes served`);
   const backend = await healthyBackend({ devices });
   backend.routes['/api/readings'] = { status: 200, body: { readings: [] } };
-  const doc = await createStatusCollector({ version: 'rel-7', backendUrl: backend.url, timeoutMs: 5000 }).collect();
+  const doc = await collectFrom({ backend: backend }, 5000);
   assert.is(doc.readings.available, true, doc.readings.problem ?? '');
   assert.is(doc.readings.devices.length, 90);
   for (const device of [...doc.readings.devices, doc.readings.latest!]) {
@@ -405,7 +393,7 @@ test('a fleet of 2,500: the first page, the total, the devices needing attention
   fleet[700] = { ...fleet[700]!, connected: false, lastSeenAt: '2026-01-01T09:00:00.000Z' };
   const backend = await healthyBackend();
   backend.routes['/api/devices'] = devicesApi(fleet);
-  const doc = await createStatusCollector({ version: 'rel-7', backendUrl: backend.url, timeoutMs: 2000 }).collect();
+  const doc = await collectFrom({ backend: backend }, 2000);
   const { readings } = doc;
   assert.is(readings.available, true, readings.problem ?? '');
   assert.is(readings.total, 2500);
@@ -435,7 +423,7 @@ test('a fleet of 2,500: the first page, the total, the devices needing attention
 test('an attention list that fails is that list alone: the page of devices still arrives', async () => {
   const backend = await healthyBackend({ devices: [{ deviceId: 'a', connected: true }], total: 1 });
   backend.routes['/api/devices?attention=5'] = { status: 400, body: { error: 'attention: unknown parameter' } };
-  const doc = await createStatusCollector({ version: 'rel-7', backendUrl: backend.url, timeoutMs: 1000 }).collect();
+  const doc = await collectFrom({ backend: backend });
   assert.equal([doc.readings.available, doc.readings.total, doc.readings.devices.length], [true, 1, 1]);
   assert.equal(doc.readings.attention, {
     available: false,

@@ -1,18 +1,15 @@
 // The status page's fleet in real Chromium: a real frontend process against a fake backend serving the
 // /api/devices contract for 2,500 devices (test/support/fake-devices-api.ts), so what the page must show is known
 // exactly: the count, the first page, the devices needing attention first, with its accessibility checks.
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Page } from 'puppeteer-core';
 import { formatAge } from '../frontend/public/format.js';
-import type { FakeService } from './support/fake-http-server.ts';
 import { devicesApi, fakeFleet } from './support/fake-devices-api.ts';
 import { fakeReadings } from './support/fake-readings.ts';
 import { auditBothSchemes, auditPage } from './support/page-audit.ts';
-import { root, type Service } from './support/spawn-service.ts';
-import { startFakeStatusStack, type FakeStatusStack } from './support/fake-status-stack.ts';
+import { root } from './support/spawn-service.ts';
+import { fakeStatusStackPerFile } from './support/fake-status-stack.ts';
 import { pageBoxOf } from './support/watched-page.ts';
 
 // Screenshots for a person to look at; the folder is git-ignored.
@@ -23,33 +20,22 @@ const fleet = fakeFleet(2500, HEARD);
 fleet[1999] = { ...fleet[1999]!, backlog: 1234 };
 fleet[49] = { ...fleet[49]!, connected: false, lastSeenAt: LONG_AGO, lastReading: null };
 
-let stack: FakeStatusStack | undefined;
-let backend: FakeService;
-let frontend: Service;
-let page: Page;
-let problems: string[];
-
-test.before(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  stack = await startFakeStatusStack({
-    backend: {
-      '/api/devices': devicesApi(fleet),
-      '/api/readings': (query) => ({
-        status: 200,
-        body: { readings: fakeReadings({ deviceId: query.get('deviceId') ?? '', count: 20, newest: HEARD }) },
-      }),
-    },
-    statusTimeoutMs: 2000,
-  });
-  ({ backend, frontend, page, problems } = stack);
+const stack = fakeStatusStackPerFile({
+  shots: SHOTS,
+  backend: {
+    '/api/devices': devicesApi(fleet),
+    '/api/readings': (query) => ({
+      status: 200,
+      body: { readings: fakeReadings({ deviceId: query.get('deviceId') ?? '', count: 20, newest: HEARD }) },
+    }),
+  },
+  statusTimeoutMs: 2000,
 });
-
-test.after(() => stack?.close());
 
 /** What the Readings panel shows of the fleet, read in one go with the time the data was checked. */
 const readFleet = () =>
   // No helper functions inside: the TypeScript loader would wrap them in `__name()`, which the page lacks.
-  page.evaluate(() => {
+  stack.page.evaluate(() => {
     const panel = document.querySelector('[data-panel="readings"]')!;
     return {
       checkedAt: document.querySelector('#board')?.getAttribute('data-checked-at') ?? '',
@@ -67,9 +53,9 @@ const readFleet = () =>
   });
 
 test('the fleet: its count, what needs attention first, a card for the first few and a row for the rest', async () => {
-  const res = await page.goto(frontend.url, { waitUntil: 'load', timeout: 15_000 });
+  const res = await stack.page.goto(stack.frontend.url, { waitUntil: 'load', timeout: 15_000 });
   assert.is(res?.status(), 200);
-  await page.waitForSelector('[data-panel="readings"] table.fleet', { timeout: 15_000 });
+  await stack.page.waitForSelector('[data-panel="readings"] table.fleet', { timeout: 15_000 });
   const shown = await readFleet();
   assert.is(shown.count, '2,500 devices · the first 100 devices listed');
   assert.is(shown.verdict, '99 of the first 100 connected');
@@ -89,34 +75,34 @@ test('the fleet: its count, what needs attention first, a card for the first few
   assert.equal(shown.rows[41]!.slice(0, 2), ['unit-00050', 'Disconnected']);
   assert.equal(shown.rows[41]!.slice(2), ['none yet', 'none']);
   assert.ok(
-    backend.urls.includes('/api/devices?limit=100') && backend.urls.includes('/api/devices?attention=5'),
-    backend.urls.slice(0, 12).join(' '),
+    stack.backend.urls.includes('/api/devices?limit=100') && stack.backend.urls.includes('/api/devices?attention=5'),
+    stack.backend.urls.slice(0, 12).join(' '),
   );
-  await page.screenshot({ path: join(SHOTS, 'fleet.png'), fullPage: true });
-  const { y } = await pageBoxOf(page, '[data-panel="readings"]');
-  await page.screenshot({ path: join(SHOTS, 'fleet-top.png'), clip: { x: 0, y, width: 1280, height: 1100 } });
-  assert.equal(problems, []);
+  await stack.page.screenshot({ path: join(SHOTS, 'fleet.png'), fullPage: true });
+  const { y } = await pageBoxOf(stack.page, '[data-panel="readings"]');
+  await stack.page.screenshot({ path: join(SHOTS, 'fleet-top.png'), clip: { x: 0, y, width: 1280, height: 1100 } });
+  assert.equal(stack.problems, []);
 });
 
 test("the page's accessibility checks pass with the fleet shown, in the light and the dark scheme", async () => {
-  assert.equal(await auditBothSchemes(page), { light: [], dark: [] });
+  assert.equal(await auditBothSchemes(stack.page), { light: [], dark: [] });
 });
 
 test('at phone width the fleet table scrolls on its own; the page does not scroll sideways', async () => {
-  await page.setViewport({ width: 360, height: 740 });
+  await stack.page.setViewport({ width: 360, height: 740 });
   try {
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    const clip = await pageBoxOf(page, '[data-panel="readings"]');
-    await page.screenshot({ path: join(SHOTS, 'phone-readings.png'), clip });
+    const overflow = await stack.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    const clip = await pageBoxOf(stack.page, '[data-panel="readings"]');
+    await stack.page.screenshot({ path: join(SHOTS, 'phone-readings.png'), clip });
     assert.ok(overflow <= 0, `page is ${overflow}px wider than the 360px viewport`);
   } finally {
-    await page.setViewport({ width: 1280, height: 800 });
+    await stack.page.setViewport({ width: 1280, height: 800 });
   }
 });
 
 test('the attention list failing is said in its place; the rest of the fleet stays', async () => {
-  backend.routes['/api/devices?attention=5'] = { status: 503, body: { error: 'database unavailable' } };
-  await page.waitForFunction(
+  stack.backend.routes['/api/devices?attention=5'] = { status: 503, body: { error: 'database unavailable' } };
+  await stack.page.waitForFunction(
     () => document.querySelector('[data-panel="readings"] .attention .note')?.textContent?.includes('503'),
     { timeout: 10_000, polling: 50 },
   );
@@ -125,8 +111,8 @@ test('the attention list failing is said in its place; the rest of the fleet sta
   assert.is(shown.attentionNote, 'attention list: backend answered HTTP 503 without a device list');
   assert.is(shown.count, '2,500 devices · the first 100 devices listed');
   assert.is(shown.rows.length, 92);
-  assert.equal(await auditPage(page), []);
-  assert.equal(problems, []);
+  assert.equal(await auditPage(stack.page), []);
+  assert.equal(stack.problems, []);
 });
 
 test.run();

@@ -3,10 +3,8 @@
 // value is cut to a few lines and says how long it was, and no card grows with its value.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Page } from 'puppeteer-core';
 import { deviceEntry, fakeReadings } from './support/fake-readings.ts';
-import { type Service } from './support/spawn-service.ts';
-import { startFakeStatusStack, type FakeStatusStack } from './support/fake-status-stack.ts';
+import { fakeStatusStackPerFile } from './support/fake-status-stack.ts';
 import { SHOWN_VALUE_MAX } from '../frontend/reading-value.ts';
 
 const NEWEST = new Date(Date.now() - 3_000);
@@ -16,31 +14,21 @@ const readings = (deviceId: string) =>
   fakeReadings({ deviceId, count: 60, newest: NEWEST, value: () => (deviceId === 'long-00' ? LONG : CONTROL) });
 const ids = ['long-00', ...Array.from({ length: 89 }, (_, i) => `ctrl-${String(i + 1).padStart(2, '0')}`)];
 
-let stack: FakeStatusStack | undefined;
-let frontend: Service;
-let page: Page;
-let problems: string[];
-
-test.before(async () => {
-  stack = await startFakeStatusStack({
-    backend: {
-      '/api/devices': { status: 200, body: { devices: ids.map((id) => deviceEntry(readings(id))), total: ids.length } },
-      '/api/readings': (query) => ({ status: 200, body: { readings: readings(query.get('deviceId') ?? '') } }),
-    },
-    statusTimeoutMs: 3000,
-  });
-  ({ frontend, page, problems } = stack);
+const stack = fakeStatusStackPerFile({
+  backend: {
+    '/api/devices': { status: 200, body: { devices: ids.map((id) => deviceEntry(readings(id))), total: ids.length } },
+    '/api/readings': (query) => ({ status: 200, body: { readings: readings(query.get('deviceId') ?? '') } }),
+  },
+  statusTimeoutMs: 3000,
 });
-
-test.after(() => stack?.close());
 
 test('8 KiB values of control characters and one of 8,000 characters: read, cut, and the layout holds', async () => {
   const served = JSON.stringify({ devices: ids.map((id) => deviceEntry(readings(id))) });
   assert.ok(Buffer.byteLength(served) > 4 * 1024 * 1024, `the list is ${Buffer.byteLength(served)} bytes served`);
-  const res = await page.goto(frontend.url, { waitUntil: 'load', timeout: 15_000 });
+  const res = await stack.page.goto(stack.frontend.url, { waitUntil: 'load', timeout: 15_000 });
   assert.is(res?.status(), 200);
-  await page.waitForSelector('[data-panel="readings"] table.fleet', { timeout: 15_000 });
-  const shown = await page.evaluate(() => {
+  await stack.page.waitForSelector('[data-panel="readings"] table.fleet', { timeout: 15_000 });
+  const shown = await stack.page.evaluate(() => {
     const panel = document.querySelector('[data-panel="readings"]')!;
     const card = panel.querySelector('.device-card[data-device="long-00"]');
     return {
@@ -73,7 +61,7 @@ test('8 KiB values of control characters and one of 8,000 characters: read, cut,
   assert.ok(tallestCard < 600, `a card is ${tallestCard}px tall: ${shown.cardHeights.join(', ')}`);
   assert.ok(shown.overflow <= 0, `the page is ${shown.overflow}px wider than the viewport`);
   assert.ok(shown.pageHeight < 82 * 120 + 4000, `the page is ${shown.pageHeight}px tall`);
-  assert.equal(problems, []);
+  assert.equal(stack.problems, []);
 });
 
 test.run();

@@ -1,16 +1,14 @@
 // The status page's readings in real Chromium: a real frontend process against fake backend and device services
 // on port 0 that serve readings, so what the page must show is known exactly.
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Page } from 'puppeteer-core';
 import { formatAge, formatClock } from '../frontend/public/format.js';
-import { healthyBody, readyBody, type FakeService } from './support/fake-http-server.ts';
+import { healthyBody, readyBody } from './support/fake-http-server.ts';
 import { deviceEntry, fakeReadings } from './support/fake-readings.ts';
 import { auditBothSchemes, auditPage } from './support/page-audit.ts';
-import { root, type Service } from './support/spawn-service.ts';
-import { startFakeStatusStack, type FakeStatusStack } from './support/fake-status-stack.ts';
+import { root } from './support/spawn-service.ts';
+import { fakeStatusStackPerFile } from './support/fake-status-stack.ts';
 import { pageBoxOf } from './support/watched-page.ts';
 
 // Screenshots for a person to look at; the folder is git-ignored.
@@ -28,33 +26,21 @@ const readingsRoute = (deviceId: string) => `/api/readings?deviceId=${encodeURIC
 const backlog = (unacknowledged: number, spoolBytes: number, dropped: number) =>
   healthyBody({ environment: 'local', readings: { unacknowledged, spoolBytes, dropped } });
 
-let stack: FakeStatusStack | undefined;
-let backend: FakeService;
-let device: FakeService;
-let frontend: Service;
-let page: Page;
-let problems: string[];
-
-test.before(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  stack = await startFakeStatusStack({
-    backend: {
-      '/api/devices': { status: 200, body: { devices: [deviceEntry(emulator), deviceEntry(door)] } },
-      [readingsRoute('emulator-1')]: { status: 200, body: { readings: emulator } },
-      [readingsRoute('door <b>&')]: { status: 200, body: { readings: door } },
-    },
-    device: { '/api/health': { status: 200, body: backlog(0, 0, 0) } },
-    statusTimeoutMs: 1000,
-  });
-  ({ backend, device, frontend, page, problems } = stack);
+const stack = fakeStatusStackPerFile({
+  shots: SHOTS,
+  backend: {
+    '/api/devices': { status: 200, body: { devices: [deviceEntry(emulator), deviceEntry(door)] } },
+    [readingsRoute('emulator-1')]: { status: 200, body: { readings: emulator } },
+    [readingsRoute('door <b>&')]: { status: 200, body: { readings: door } },
+  },
+  device: { '/api/health': { status: 200, body: backlog(0, 0, 0) } },
+  statusTimeoutMs: 1000,
 });
-
-test.after(() => stack?.close());
 
 /** One device's card as the page shows it, read in one go with the time the data was checked. */
 function readCard(deviceId: string) {
   // No helper functions inside: the TypeScript loader would wrap them in `__name()`, which the page lacks.
-  return page.evaluate(
+  return stack.page.evaluate(
     (id, fields) => {
       const card = [...document.querySelectorAll('.device-card')].find((c) => c.getAttribute('data-device') === id);
       const svg = card?.querySelector('svg.chart-plot');
@@ -96,9 +82,9 @@ const CARD_FIELDS = {
 };
 
 const panelText = (id: string, selector: string) =>
-  page.evaluate((p, s) => document.querySelector(`[data-panel="${p}"] ${s}`)?.textContent ?? null, id, selector);
+  stack.page.evaluate((p, s) => document.querySelector(`[data-panel="${p}"] ${s}`)?.textContent ?? null, id, selector);
 const rows = (id: string) =>
-  page.evaluate((p) => {
+  stack.page.evaluate((p) => {
     const found: Record<string, string> = {};
     for (const row of document.querySelectorAll(`[data-panel="${p}"] .row`)) {
       found[row.querySelector('dt')?.textContent ?? ''] = row.querySelector('dd')?.textContent ?? '';
@@ -107,9 +93,9 @@ const rows = (id: string) =>
   }, id);
 
 test('each device has a card: the chart of its numbers, the newest value, its age, what is stored', async () => {
-  const res = await page.goto(frontend.url, { waitUntil: 'load', timeout: 15_000 });
+  const res = await stack.page.goto(stack.frontend.url, { waitUntil: 'load', timeout: 15_000 });
   assert.is(res?.status(), 200);
-  await page.waitForSelector('.device-card svg.chart-plot', { timeout: 15_000 });
+  await stack.page.waitForSelector('.device-card svg.chart-plot', { timeout: 15_000 });
   const { checkedAt, text: card, ageIso, chart } = await readCard('emulator-1');
   const age = Date.parse(checkedAt) - NEWEST.getTime();
   assert.is(card.title, 'emulator-1');
@@ -139,17 +125,17 @@ test('each device has a card: the chart of its numbers, the newest value, its ag
   assert.is(words.text.value, 'open');
   assert.is(words.chart, null);
   assert.is(words.text.note, 'Nothing to chart: these readings carry no number.');
-  assert.is(await page.$$eval('.device-card b', (b) => b.length), 0);
+  assert.is(await stack.page.$$eval('.device-card b', (b) => b.length), 0);
 
   assert.is(await panelText('readings', '.verdict'), '2 of 2 connected');
   assert.is(await panelText('readings', '.held'), null, 'nothing held, nothing said');
   assert.is((await rows('device')).Unacknowledged, 'none');
-  await page.screenshot({ path: join(SHOTS, 'ready.png'), fullPage: true });
-  assert.equal(problems, []);
+  await stack.page.screenshot({ path: join(SHOTS, 'ready.png'), fullPage: true });
+  assert.equal(stack.problems, []);
 });
 
 test('the chart is exposed to assistive technology as an image named by its text alternative', async () => {
-  const tree = await page.accessibility.snapshot({ interestingOnly: true });
+  const tree = await stack.page.accessibility.snapshot({ interestingOnly: true });
   const images: string[] = [];
   const walk = (node: typeof tree) => {
     if (!node) return;
@@ -163,31 +149,37 @@ test('the chart is exposed to assistive technology as an image named by its text
 });
 
 test("the page's accessibility checks pass, in the light and the dark scheme", async () => {
-  assert.equal(await auditBothSchemes(page), { light: [], dark: [] });
+  assert.equal(await auditBothSchemes(stack.page), { light: [], dark: [] });
 });
 
 test('at phone width the cards and charts fit without sideways scrolling', async () => {
-  await page.setViewport({ width: 360, height: 740 });
+  await stack.page.setViewport({ width: 360, height: 740 });
   try {
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    const chartWidth = (await pageBoxOf(page, 'svg.chart-plot')).width;
-    await page.screenshot({ path: join(SHOTS, 'phone.png'), fullPage: true });
+    const overflow = await stack.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    const chartWidth = (await pageBoxOf(stack.page, 'svg.chart-plot')).width;
+    await stack.page.screenshot({ path: join(SHOTS, 'phone.png'), fullPage: true });
     assert.ok(overflow <= 0, `page is ${overflow}px wider than the 360px viewport`);
     assert.ok(chartWidth > 120, `chart is ${chartWidth}px wide at phone width`);
   } finally {
-    await page.setViewport({ width: 1280, height: 800 });
+    await stack.page.setViewport({ width: 1280, height: 800 });
   }
 });
 
 test("degraded: one device's readings fail, it disconnects, and the device service holds a backlog", async () => {
-  backend.routes['/api/devices'] = {
+  stack.backend.routes['/api/devices'] = {
     status: 200,
     body: { devices: [deviceEntry(emulator, false), deviceEntry(door)] },
   };
-  backend.routes[readingsRoute('emulator-1')] = { status: 503, body: { error: 'database unavailable: not connected' } };
-  device.routes['/api/health'] = { status: 200, body: backlog(1234, 187_392, 3) };
-  device.routes['/api/ready'] = { status: 503, body: readyBody('not_ready', { serial: 'emulator', backend: 'lost' }) };
-  await page.waitForFunction(
+  stack.backend.routes[readingsRoute('emulator-1')] = {
+    status: 503,
+    body: { error: 'database unavailable: not connected' },
+  };
+  stack.device.routes['/api/health'] = { status: 200, body: backlog(1234, 187_392, 3) };
+  stack.device.routes['/api/ready'] = {
+    status: 503,
+    body: readyBody('not_ready', { serial: 'emulator', backend: 'lost' }),
+  };
+  await stack.page.waitForFunction(
     () => document.querySelector('[data-panel="readings"] .held')?.textContent?.includes('1,234'),
     { timeout: 10_000, polling: 50 },
   );
@@ -204,9 +196,9 @@ test("degraded: one device's readings fail, it disconnects, and the device servi
     [held.Unacknowledged, held.Spool, held.Dropped],
     ['1,234 readings held on the device', '183.0 KiB', '3 readings (spool full)'],
   );
-  assert.equal(await auditPage(page), []);
-  await page.screenshot({ path: join(SHOTS, 'degraded.png'), fullPage: true });
-  assert.equal(problems, []);
+  assert.equal(await auditPage(stack.page), []);
+  await stack.page.screenshot({ path: join(SHOTS, 'degraded.png'), fullPage: true });
+  assert.equal(stack.problems, []);
 });
 
 test.run();

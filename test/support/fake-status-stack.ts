@@ -1,7 +1,9 @@
 // Test support: the status page in real Chromium, served by a real frontend process whose backend and device are fake
 // services (test/support/fake-http-server.ts): healthy and ready by default, with the routes a test adds or changes,
 // so what the page must show is known exactly.
+import { mkdirSync } from 'node:fs';
 import type { Page } from 'puppeteer-core';
+import { test } from 'uvu';
 import { launchBrowser, type LaunchedBrowser } from '../../smoke/browser.ts';
 import { healthyBody, readyBody, startFakeService, type FakeRoute, type FakeService } from './fake-http-server.ts';
 import { openWatchedPage } from './watched-page.ts';
@@ -66,4 +68,18 @@ export async function startFakeStatusStack(options: FakeStatusStackOptions): Pro
     await close();
     throw error;
   }
+}
+
+/**
+ * The stack a browser test file shares: started before its first test (with `shots`, the folder for its screenshots),
+ * and closed after its last. Its fields are there from the first test on.
+ */
+export function fakeStatusStackPerFile(options: FakeStatusStackOptions & { shots?: string }): FakeStatusStack {
+  const shared = {} as FakeStatusStack;
+  test.before(async () => {
+    if (options.shots) mkdirSync(options.shots, { recursive: true });
+    Object.assign(shared, await startFakeStatusStack(options));
+  });
+  test.after(() => shared.close?.());
+  return shared;
 }
