@@ -116,6 +116,8 @@ export interface CommandResult {
   stderr: string;
   /** The executable was not found (ENOENT): treated as "not installed". */
   missing: boolean;
+  /** Its stdout or stderr ran past `keepBytes` and only the end was kept: never parse such output as a whole. */
+  truncated: boolean;
   timedOut: boolean;
   /** Why it could not start, when it could not (other than missing). */
   error?: string;
@@ -123,6 +125,8 @@ export interface CommandResult {
 
 export interface CommandOptions {
   timeoutMs: number;
+  /** How much of each stream to keep, from its end (64 KiB unless said). */
+  keepBytes?: number;
   env?: NodeJS.ProcessEnv;
   cwd?: string;
 }
@@ -131,18 +135,17 @@ export interface CommandOptions {
 const KEEP_BYTES = 64 * 1024;
 const KILL_GRACE_MS = 5000;
 
-/** Runs a command to its end (SIGTERM at `timeoutMs`, SIGKILL 5 s later), keeping the tail of its output. */
+/**
+ * Runs a command to its end (SIGTERM at `timeoutMs`, SIGKILL 5 s later), keeping the tail of its output and saying
+ * when that is not all of it (`truncated`).
+ */
 export async function runCommand(
   command: string,
   args: string[],
-  { timeoutMs, env, cwd }: CommandOptions,
+  { timeoutMs, env, cwd, keepBytes = KEEP_BYTES }: CommandOptions,
 ): Promise<CommandResult> {
-  const output = { stdout: '', stderr: '' };
-  const child = startProcess(command, args, {
-    env,
-    cwd,
-    onOutput: (chunk, stream) => (output[stream] = (output[stream] + chunk.toString('utf8')).slice(-KEEP_BYTES)),
-  });
+  const tails = { stdout: tailKeeper(keepBytes), stderr: tailKeeper(keepBytes) };
+  const child = startProcess(command, args, { env, cwd, onOutput: (chunk, stream) => tails[stream].add(chunk) });
   let timedOut = false;
   // Past the limit it is stopped, and still awaited: its output up to then explains the timeout.
   const { code, error } = await withDeadline(child.closed, timeoutMs, `${command} to finish`).catch(() => {
@@ -151,7 +154,32 @@ export async function runCommand(
     return child.closed;
   });
   const failure = error === undefined ? {} : error.code === 'ENOENT' ? { missing: true } : { error: error.message };
-  return { code: error ? null : code, ...output, missing: false, timedOut, ...failure };
+  const output = { stdout: tails.stdout.text(), stderr: tails.stderr.text() };
+  const truncated = tails.stdout.cut() || tails.stderr.cut();
+  return { code: error ? null : code, ...output, missing: false, truncated, timedOut, ...failure };
+}
+
+/** The last `keep` bytes of a stream, decoded once at the end (a character split across chunks stays whole). */
+function tailKeeper(keep: number) {
+  let chunks: Buffer[] = [];
+  let held = 0;
+  let dropped = false;
+  return {
+    add(chunk: Buffer) {
+      chunks.push(chunk);
+      held += chunk.length;
+      if (held <= 2 * keep) return;
+      const all = Buffer.concat(chunks);
+      chunks = [all.subarray(all.length - keep)];
+      held = keep;
+      dropped = true;
+    },
+    text: () => {
+      const all = Buffer.concat(chunks);
+      return all.subarray(Math.max(0, all.length - keep)).toString('utf8');
+    },
+    cut: () => dropped || held > keep,
+  };
 }
 
 const saidLines = (text: string) =>

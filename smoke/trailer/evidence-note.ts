@@ -11,6 +11,11 @@ import type { Git } from './tree.ts';
 
 export const NOTES_REF = 'refs/notes/smoke';
 export const EVIDENCE_FORMAT = 'service-health-kit/smoke-evidence/1';
+/**
+ * The largest note read: a record is a few KiB (its smoke result keeps only the start of each body), so one past
+ * this was not written by the trailer, and reading it whole would hold it in memory for nothing.
+ */
+export const MAX_NOTE_BYTES = 1024 * 1024;
 
 /** What the parent commit showed, for a FAIL: a regression or not. */
 export interface Baseline {
@@ -67,7 +72,7 @@ export type ReadEvidence =
   | { found: true; evidence: SmokeEvidence }
   /** No notes at all in this repository (never fetched?), or none on this tree. */
   | { found: false; why: 'no-notes' | 'no-note'; problem: string }
-  /** A note that is not a record, or could not be read: `unreadable` when git could not read it. */
+  /** A note that is not a record, or could not be read: `unreadable` when git could not read it or it is too large. */
   | { found: false; why: 'malformed' | 'unreadable'; problem: string };
 
 export async function readEvidence(git: Git, tree: string): Promise<ReadEvidence> {
@@ -78,9 +83,15 @@ export async function readEvidence(git: Git, tree: string): Promise<ReadEvidence
   const blob = list.stdout.trim();
   if (list.code !== 0 || blob === '')
     return { found: false, why: 'no-note', problem: `no smoke evidence for tree ${tree.slice(0, 12)}` };
-  const show = await git.run(['cat-file', 'blob', blob]);
-  if (show.code !== 0) {
-    const why = git.why(['cat-file'], show);
+  const size = await git.run(['cat-file', '-s', blob]);
+  const bytes = Number(size.stdout.trim());
+  if (size.code === 0 && bytes > MAX_NOTE_BYTES) {
+    const what = `${bytes} bytes, more than the ${MAX_NOTE_BYTES} a smoke record may take: cannot tell what it says`;
+    return { found: false, why: 'unreadable', problem: `the evidence note ${blob.slice(0, 12)} is ${what}` };
+  }
+  const show = await git.run(['cat-file', 'blob', blob], {}, MAX_NOTE_BYTES);
+  if (show.code !== 0 || show.truncated) {
+    const why = show.truncated ? `more than ${MAX_NOTE_BYTES} bytes` : git.why(['cat-file'], show);
     return {
       found: false,
       why: 'unreadable',

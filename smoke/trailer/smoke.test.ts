@@ -22,6 +22,7 @@ const exited = (code: number | null, stdout = '', stderr = ''): CommandResult =>
   stdout,
   stderr,
   missing: false,
+  truncated: false,
   timedOut: false,
 });
 /** What the smoke printed for a run, each line passed through `reword`. */

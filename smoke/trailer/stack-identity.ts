@@ -3,6 +3,9 @@
 import { createHash } from 'node:crypto';
 import { runCommand } from '../../tools/child-process.ts';
 
+// Both outputs are read whole: a few KiB for this project's stack, so a bound far above that only stops a runaway.
+const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
+
 /** The project's compose command (`compose -f … -p <project>`), its environment, and the time left to run it. */
 export interface StackCommand {
   runtime: string;
@@ -21,8 +24,13 @@ export async function composeConfig(
   { runtime, compose, env, copy, left }: StackCommand,
   timeoutMs: number,
 ): Promise<string | null> {
-  const run = await runCommand(runtime, [...compose, 'config'], { env, timeoutMs: left(timeoutMs) });
-  if (run.code !== 0) return null;
+  const run = await runCommand(runtime, [...compose, 'config'], {
+    env,
+    timeoutMs: left(timeoutMs),
+    keepBytes: MAX_OUTPUT_BYTES,
+  });
+  // A digest of part of the configuration would name a configuration that never was.
+  if (run.code !== 0 || run.truncated) return null;
   const text = copy ? run.stdout.split(copy).join('.') : run.stdout;
   return `sha256:${createHash('sha256').update(text).digest('hex')}`;
 }
@@ -33,9 +41,12 @@ export async function imageIds(
   timeoutMs: number,
 ): Promise<Record<string, string>> {
   const args = [...compose, 'images', '--format', 'json'];
-  const run = await runCommand(runtime, args, { env, timeoutMs: left(timeoutMs) });
+  const run = await runCommand(runtime, args, { env, timeoutMs: left(timeoutMs), keepBytes: MAX_OUTPUT_BYTES });
   try {
-    const rows = JSON.parse(run.code === 0 ? run.stdout : '[]') as { ContainerName?: string; ID?: string }[];
+    const rows = JSON.parse(run.code === 0 && !run.truncated ? run.stdout : '[]') as {
+      ContainerName?: string;
+      ID?: string;
+    }[];
     const ids: Record<string, string> = {};
     for (const row of Array.isArray(rows) ? rows : []) {
       const service = serviceOf(row.ContainerName ?? '', compose.at(-1)!);

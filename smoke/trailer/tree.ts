@@ -10,15 +10,16 @@ const GIT_TIMEOUT_MS = 30_000;
 
 /** git in one repository: the trailer's project, or the repository GIT_DIR names. */
 export interface Git {
-  run(args: string[], extraEnv?: NodeJS.ProcessEnv): Promise<CommandResult>;
+  /** `keepBytes`: how much of its output to keep (runCommand's default unless said). */
+  run(args: string[], extraEnv?: NodeJS.ProcessEnv, keepBytes?: number): Promise<CommandResult>;
   /** Why a git command failed, in a few words. */
   why(args: string[], result: CommandResult): string;
 }
 
 export function createGit(cwd: string, env: NodeJS.ProcessEnv): Git {
   return {
-    run: (args, extraEnv = {}) =>
-      runCommand('git', args, { cwd, env: { ...env, ...extraEnv }, timeoutMs: GIT_TIMEOUT_MS }),
+    run: (args, extraEnv = {}, keepBytes) =>
+      runCommand('git', args, { cwd, env: { ...env, ...extraEnv }, timeoutMs: GIT_TIMEOUT_MS, keepBytes }),
     why: (args, result) => explain(`git ${args[0]}`, result, 'first', GIT_TIMEOUT_MS),
   };
 }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { createRepo, type TestRepo } from '../../test/support/git-repo.ts';
 import { failingRun, passingRun } from '../../test/support/smoke-summary.ts';
 import { toSmokeResult } from '../result.ts';
-import { EVIDENCE_FORMAT, NOTES_REF, writeEvidence, type SmokeEvidence } from './evidence-note.ts';
+import { EVIDENCE_FORMAT, MAX_NOTE_BYTES, NOTES_REF, writeEvidence, type SmokeEvidence } from './evidence-note.ts';
 import { boundDetail, formatTrailer, passDetail, type TrailerVerdict } from './line.ts';
 import { createGit, indexTree } from './tree.ts';
 import { verifyCommit } from './verify.ts';
@@ -25,17 +25,21 @@ const short = (tree: string) => tree.slice(0, 12);
 const lineFor = (tree: string, verdict: TrailerVerdict, what = passDetail(3, 'docker')) =>
   formatTrailer({ verdict, detail: boundDetail(short(tree), what) });
 
+/** A record that agrees with `lineFor(tree, verdict)`: made now, 3 probes passing at the first attempt. */
 function record(tree: string, verdict: 'PASS' | 'FAIL', trailer = lineFor(tree, verdict)): SmokeEvidence {
+  const at = new Date().toISOString();
+  const firstTry = passingRun.probes.map(({ earlierFailure: _, ...probe }) => ({ ...probe, attempts: 1 }));
+  const run = verdict === 'PASS' ? { ...passingRun, probes: firstTry } : failingRun;
   return {
     format: EVIDENCE_FORMAT,
     tree,
     verdict,
     trailer,
     runtime: 'docker',
-    at: '2026-01-02T03:04:05.000Z',
-    composeConfig: 'sha256:00',
+    at,
+    composeConfig: `sha256:${'0'.repeat(64)}`,
     images: { backend: 'sha256:11', frontend: 'sha256:22' },
-    smoke: toSmokeResult(verdict === 'PASS' ? passingRun : failingRun),
+    smoke: toSmokeResult({ ...run, startedAt: at }),
     baseline: null,
   };
 }
@@ -69,10 +73,8 @@ test('a root commit with its trailer and evidence: 0', async () => {
   const tree = await repo.git(['rev-parse', 'HEAD^{tree}']);
   assert.is(await writeEvidence(repo.handle, record(tree, 'PASS')), undefined);
   const verdict = await verify(root);
-  assert.equal(verdict, {
-    code: 0,
-    line: `commit ${short(root)}: PASS on tree ${short(tree)}, evidence of 2026-01-02T03:04:05.000Z`,
-  });
+  assert.is(verdict.code, 0, verdict.line);
+  assert.match(verdict.line, new RegExp(`^commit ${short(root)}: PASS on tree ${short(tree)}, evidence of 20\\d\\d-`));
   assert.is((await verify('HEAD')).code, 0, 'HEAD is that commit');
 });
 
@@ -151,6 +153,34 @@ test('a PASS whose evidence holds a failed smoke, a note that is not a record: 1
     code: 1,
     line: `commit ${short(junk.commit)}: the evidence note is not JSON`,
   });
+});
+
+test('a hand-made note that contradicts its PASS (1 probe, runtime none, no stack, at never): 1, named', async () => {
+  const lie = await smokedCommit(
+    { 'h2.txt': 'h2' },
+    (t) => lineFor(t, 'PASS'),
+    (t) => {
+      const honest = record(t, 'PASS');
+      const one = { ...honest.smoke!, passed: 1, total: 1, flaky: 0, probes: honest.smoke!.probes.slice(0, 1) };
+      return { ...honest, runtime: 'none', at: 'never', composeConfig: null, images: {}, smoke: one };
+    },
+  );
+  assert.equal(await verify(lie.commit), {
+    code: 1,
+    line: `commit ${short(lie.commit)}: its evidence names runtime "none", not docker or podman`,
+  });
+});
+
+test('a note past MAX_NOTE_BYTES, valid JSON: it cannot tell (2), never "not JSON"', async () => {
+  const padded = (t: string) => {
+    const honest = record(t, 'PASS');
+    const probes = honest.smoke!.probes.map((probe) => ({ ...probe, url: `http://b/${'x'.repeat(MAX_NOTE_BYTES)}` }));
+    return { ...honest, smoke: { ...honest.smoke!, probes } };
+  };
+  const big = await smokedCommit({ 'h3.txt': 'h3' }, (t) => lineFor(t, 'PASS'), padded);
+  const verdict = await verify(big.commit);
+  assert.is(verdict.code, 2, verdict.line);
+  assert.match(verdict.line, new RegExp(`is \\d+ bytes, more than the ${MAX_NOTE_BYTES} a smoke record may take`));
 });
 
 test('a FAIL bound to its tree verifies; a SKIPPED or a missing trailer binds nothing: 1', async () => {

@@ -1,7 +1,9 @@
 // The `verify` subcommand: a commit's smoke trailer is bound to what was smoked. Its tree is the tree the trailer
-// names, and the evidence noted on that tree (evidence-note.ts) says the same verdict and the same line.
+// names, the evidence noted on that tree (evidence-note.ts) says the same verdict and the same line, and every
+// claim of the line agrees with the record (claims.ts).
 import { parseMessage } from './block.ts';
 import { checkMessage } from './check.ts';
+import { claimProblem, type CommitTimes } from './claims.ts';
 import { readEvidence } from './evidence-note.ts';
 import { parseTrailer } from './line.ts';
 import { commitTree, shortName, type Git } from './tree.ts';
@@ -34,11 +36,22 @@ export async function verifyCommit(git: Git, rev: string): Promise<Verdict> {
   const problem = checkMessage(message);
   if (problem) return fail(`commit ${shortName(target.commit)}: ${problem}`);
   const line = parseMessage(message).trailers.find((trailer) => trailer.token.toLowerCase() === 'smoke')!.text;
-  return bound(git, target, line);
+  return bound(git, { ...target, times: await commitTimes(git, raw.stdout) }, line);
 }
 
+/** The commit's committer time and its parent's, from the commit's raw text (a parent out of reach has none). */
+async function commitTimes(git: Git, raw: string): Promise<CommitTimes> {
+  const committed = (text: string) => Number(/^committer .* (\d+) [+-]\d{4}$/m.exec(text)?.[1]) * 1000;
+  const parent = /^parent ([0-9a-f]+)$/m.exec(raw)?.[1];
+  const read = parent ? await git.run(['cat-file', 'commit', parent]) : undefined;
+  const parentCommitted = read?.code === 0 ? committed(read.stdout) : undefined;
+  return { committed: committed(raw), ...(parentCommitted ? { parentCommitted } : {}) };
+}
+
+type Target = { commit: string; tree: string; times: CommitTimes };
+
 /** The trailer line against the commit's tree and the evidence noted on it. */
-async function bound(git: Git, target: { commit: string; tree: string }, line: string): Promise<Verdict> {
+async function bound(git: Git, target: Target, line: string): Promise<Verdict> {
   const trailer = parseTrailer(line)!;
   const commit = shortName(target.commit);
   if (trailer.tree === undefined)
@@ -65,5 +78,7 @@ async function bound(git: Git, target: { commit: string; tree: string }, line: s
     return fail(`commit ${commit}: the evidence says ${evidence.verdict}, the smoke's result in it does not`);
   if (evidence.trailer !== line)
     return fail(`commit ${commit}: the trailer differs from the one the smoke printed ("${evidence.trailer}")`);
+  const disagreement = claimProblem(trailer, evidence, target.times);
+  if (disagreement) return fail(`commit ${commit}: ${disagreement}`);
   return { code: 0, line: `commit ${commit}: ${trailer.verdict} on tree ${trailer.tree}, evidence of ${evidence.at}` };
 }
