@@ -1,4 +1,5 @@
-// The LOAD probe in real Chromium against healthy pages that move on to another page right after loading.
+// The LOAD probe in real Chromium against healthy pages that move on to another page right after loading, and a
+// page taller than the viewport, captured whole.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -48,5 +49,26 @@ for (const [what, path] of [
     assert.equal(failed, [], `${failed.length} of ${RUNS} loads failed`);
   });
 }
+
+test('a page taller than the 1280×800 viewport: the screenshot holds all of it', async () => {
+  const tall = await listen((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end('<!doctype html><link rel="icon" href="data:,"><body style="margin:0"><div style="height:3000px">up</div>');
+  });
+  try {
+    const attempt = await loadProbe(launched.browser, {
+      url: tall.url,
+      timeout: 5000,
+      artifacts: mkdtempSync(join(dir, 'tall-')),
+      strict: true,
+    });
+    assert.ok(attempt.ok, attempt.reasons.join('; '));
+    const png = readFileSync(attempt.screenshot!);
+    // A PNG's IHDR chunk holds its width and height, big-endian, at bytes 16 and 20.
+    assert.equal({ width: png.readUInt32BE(16), height: png.readUInt32BE(20) }, { width: 1280, height: 3000 });
+  } finally {
+    await tall.close();
+  }
+});
 
 test.run();

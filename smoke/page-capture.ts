@@ -5,6 +5,9 @@ import type { Page } from 'puppeteer-core';
 import { DeadlineError, withDeadline } from '../lib/with-deadline.ts';
 import type { NavigationWatch } from './navigation-watch.ts';
 
+// Chromium's own limit on a texture's side; past it a capture fails rather than being cut.
+const MAX_CAPTURE_PX = 16_384;
+
 /**
  * Writes the screenshot; returns null, or the reason it could not be taken. After a failed navigation Chromium
  * swaps in its error page, and a capture during the swap fails with "not attached", so it is retried briefly.
@@ -51,14 +54,20 @@ export async function screenshot(
 }
 
 /**
- * One capture through the DevTools protocol, written to `path` if `stillWanted()`. Not page.screenshot():
- * puppeteer serialises captures behind a browser-wide lock, and a capture of a page that never paints holds it
- * forever, so the next tab (the failure card) could neither open nor be captured.
+ * One capture of the whole page (not only the viewport: a status page runs on below its first screen) through the
+ * DevTools protocol, written to `path` if `stillWanted()`. Not page.screenshot(): puppeteer serialises captures
+ * behind a browser-wide lock, and a capture of a page that never paints holds it forever, so the next tab (the
+ * failure card) could neither open nor be captured.
  */
 export async function capturePng(page: Page, path: string, stillWanted: () => boolean = () => true): Promise<void> {
   const session = await page.createCDPSession();
   try {
-    const { data } = await session.send('Page.captureScreenshot', { format: 'png' });
+    const { cssContentSize, cssLayoutViewport } = await session.send('Page.getLayoutMetrics');
+    // The page's full height, bounded: a page that grows without end is cut, not captured into a huge image.
+    const width = Math.max(1, Math.ceil(Math.max(cssContentSize.width, cssLayoutViewport.clientWidth)));
+    const height = Math.min(MAX_CAPTURE_PX, Math.max(1, Math.ceil(cssContentSize.height)));
+    const clip = { x: 0, y: 0, width: Math.min(width, MAX_CAPTURE_PX), height, scale: 1 };
+    const { data } = await session.send('Page.captureScreenshot', { format: 'png', clip, captureBeyondViewport: true });
     if (stillWanted()) await writeFile(path, Buffer.from(data, 'base64'));
   } finally {
     void session.detach().catch(() => {});
