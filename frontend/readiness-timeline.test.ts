@@ -112,7 +112,7 @@ test('only the last hour is kept; the state the hour began in starts the strip a
   assert.is(timeline.text, `1 change in the last hour; not ready since ${clock(50)}`);
 });
 
-test('a steady service, no poll yet, a device not monitored, a document without a time', () => {
+test('a steady service, just seen, no poll yet, a device not monitored, a document without a time', () => {
   const history = createReadinessHistory();
   assert.is(describeTimeline(history.of('backend'), T0), null);
   history.record(poll(0, {}, null));
@@ -124,6 +124,10 @@ test('a steady service, no poll yet, a device not monitored, a document without 
   assert.equal(timeline.segments, [{ left: 0, width: 100, tone: 'good', state: 'ready', from: clock(0) }]);
   const early = describeTimeline(history.of('backend'), T0 + 0.5 * MIN)!;
   assert.equal([early.segments[0]!.left, early.segments[0]!.width], [50, 50], 'at least a minute is spanned');
+  const first = describeTimeline(history.of('backend'), T0)!;
+  assert.is(first.text, 'ready when first seen, just now; this strip fills in as the page keeps watching');
+  assert.is(describeTimeline(history.of('backend'), T0 + 999)!.text, first.text);
+  assert.is(describeTimeline(history.of('backend'), T0 + 1000)!.text, 'ready throughout (watched 1 s)');
 });
 
 test('a state flipping on every poll keeps a bounded number of changes', () => {

@@ -74,8 +74,11 @@ export function describeTimeline(entries, now, windowMs = TIMELINE_WINDOW_MS) {
   const watched = formatDuration((now - Math.max(entries[0].at, windowStart)) / 1000);
   const current = segments.at(-1);
   const since = `${current.state} since ${current.from}`;
-  const text =
-    changes === 0
+  // Under a second watched is no history at all: "throughout (watched 0 s)" would claim one.
+  const justSeen = changes === 0 && now - entries[0].at < 1000;
+  const text = justSeen
+    ? `${current.state} when first seen, just now; this strip fills in as the page keeps watching`
+    : changes === 0
       ? `${current.state} throughout (watched ${watched})`
       : `${formatCount(changes, 'change')} in the last ${partial ? watched : 'hour'}; ${since}`;
   const label = `Readiness over the last hour: ${segments.map((s) => `${s.state} from ${s.from}`).join(', ')}`;
