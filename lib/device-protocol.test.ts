@@ -191,6 +191,9 @@ test('each rule a lost message breaks has its own reason', () => {
       'ranges[1] is not [from, to] of whole numbers from 1',
     ],
     [{ ...base, ranges: [[5, 4]] }, 'ranges[0]: from is above to'],
+    [{ ...base, ranges: [[1, 2 ** 53 - 1]] }, 'ranges[0]: past the highest seq a session reaches (2^40)'],
+    [{ ...base, ranges: [[2 ** 40, 2 ** 40 + 1]] }, 'ranges[0]: past the highest seq a session reaches (2^40)'],
+    [{ ...base, ranges: [[1, 2 ** 32 + 1]] }, 'ranges[0]: holds more than 2^32 numbers'],
     [
       {
         ...base,
@@ -330,6 +333,12 @@ test('a lost frame writes its fields in order and keeps a backlog of 0', () => {
     [6, 6],
   ];
   assert.ok(parseDeviceMessage(JSON.stringify({ ...base, ranges: touching })));
+  // The bounds themselves are allowed: a range of 2^32 numbers, one ending on 2^40.
+  const widest = [
+    [1, 2 ** 32],
+    [2 ** 40, 2 ** 40],
+  ];
+  assert.ok(parseDeviceMessage(JSON.stringify({ ...base, ranges: widest })), 'at both bounds');
 });
 
 test('the limits both ends share are the documented ones, and the device paces itself under the backend', () => {

@@ -215,6 +215,18 @@ export type LossReason = (typeof LOSS_REASONS)[number];
 /** The most ranges one `lost` message carries (a longer list goes in several messages). */
 export const LOST_RANGES_MAX = 1000;
 
+/**
+ * The highest sequence number a session can reach: a device numbering 1,000 readings a second would need 34 years. A
+ * `lost` range past it is refused, so that no declaration claims numbers no spool could ever have held.
+ */
+export const DEVICE_SEQ_MAX = 2 ** 40;
+
+/**
+ * The most sequence numbers one declared range may hold (50 days of 1,000 readings a second); a larger one is
+ * refused. With DEVICE_SEQ_MAX it bounds what one message can add to a loss count: 1000 × 2^32, far under 2^53.
+ */
+export const LOST_RANGE_SPAN_MAX = 2 ** 32;
+
 /** Inclusive `[from, to]` sequence numbers of one session. */
 export type SeqRange = [from: number, to: number];
 
@@ -359,6 +371,8 @@ function toLost(m: Record<string, unknown>): Pick<LostMessage, 'reason' | 'range
     }
     const [from, to] = item as SeqRange;
     if (from > to) return `ranges[${i}]: from is above to`;
+    if (to > DEVICE_SEQ_MAX) return `ranges[${i}]: past the highest seq a session reaches (2^40)`;
+    if (to - from + 1 > LOST_RANGE_SPAN_MAX) return `ranges[${i}]: holds more than 2^32 numbers`;
     // Ascending and disjoint, so that the backend counts each sequence number once.
     if (i > 0 && from <= ranges[i - 1]![1]) return `ranges[${i}]: not above the range before`;
     ranges.push([from, to]);
