@@ -18,7 +18,7 @@ interface Service {
   deploy: {
     replicas?: number;
     endpoint_mode: string;
-    placement?: { constraints: string[] };
+    placement?: { constraints?: string[]; preferences?: { spread: string }[]; max_replicas_per_node?: number };
     restart_policy: { condition: string; delay: string };
     update_config?: Record<string, unknown>;
     rollback_config?: Record<string, unknown>;
@@ -85,6 +85,16 @@ test('one task per host port or volume: everything but the backend updates stop-
 test('the database and the device are pinned to the node that has their volumes', () => {
   for (const name of ['database', 'device'])
     assert.equal(stack.services[name]!.deploy.placement?.constraints, ['${DATA_PLACEMENT:-node.role == manager}']);
+});
+
+test('on several nodes the backend replicas spread over them; the lb and the frontend stay on the edge node', () => {
+  const backend = stack.services.backend!.deploy.placement;
+  assert.equal(backend?.preferences, [{ spread: 'node.id' }]);
+  // A cap of one per node would leave a start-first update's new task nowhere to run on two nodes.
+  assert.is(backend?.max_replicas_per_node, undefined);
+  assert.is(backend?.constraints, undefined);
+  for (const name of ['lb', 'frontend'])
+    assert.equal(stack.services[name]!.deploy.placement?.constraints, ['${EDGE_PLACEMENT:-node.role == manager}']);
 });
 
 test('the device: the emulator, a fixed DEVICE_ID, the token as a secret file, the backend through the lb', () => {
