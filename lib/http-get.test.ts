@@ -1,14 +1,16 @@
 // The probe's GET against real local servers: IPv4/IPv6 localhost, deadlines, body caps and redirects.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { RequestListener } from 'node:http';
+import type { RequestListener, Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { httpGet } from './http-get.ts';
 import { listen, type Listening } from '../test/support/listen.ts';
 import { freePort } from '../tools/free-port.ts';
 import { withDeadline } from '../test/support/deadline.ts';
+import { createTestCa } from '../test/support/test-ca.ts';
 
 const servers: Listening[] = [];
-const serve = async (handler: RequestListener, host = '127.0.0.1') => {
+const serve = async (handler: RequestListener | Server, host = '127.0.0.1') => {
   const s = await listen(handler, host);
   servers.push(s);
   return s;
@@ -137,6 +139,22 @@ test('https to a plain-http port fails as a TLS error, not a hang', async () => 
   // A TLS error, not the deadline ("no response within 2000ms"): the wrong scheme is named at once.
   const { reason } = await failure(`https://127.0.0.1:${s.port}/api/health`, 2000);
   assert.is(reason, `TLS handshake with 127.0.0.1:${s.port} failed (is it plain http?): wrong version number`);
+});
+
+test('http to a TLS port: the reset says the port speaks TLS, as the reverse case names plain http', async () => {
+  const ca = createTestCa();
+  const { cert, key } = ca.issue('tls-port');
+  const tls = createHttpsServer({ cert, key }, ok);
+  try {
+    const s = await serve(tls);
+    const { reason } = await failure(`http://127.0.0.1:${s.port}/api/health`);
+    assert.is(
+      reason,
+      `connection reset by 127.0.0.1:${s.port} before a complete response (the port speaks TLS: use https://)`,
+    );
+  } finally {
+    ca.remove();
+  }
 });
 
 test('a connection dropped mid-body or before any answer is a failure, not a partial pass', async () => {

@@ -8,6 +8,7 @@ import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { describeNetworkError } from './network-error.ts';
 import { resolveHost, type Address } from './resolve-host.ts';
+import { speaksTls } from './tls-sniff.ts';
 import { DeadlineError, withDeadline } from './with-deadline.ts';
 
 export interface HttpResponse {
@@ -168,11 +169,22 @@ async function _requestOnce(url: URL, address: string, family: number, limits: L
     return await withDeadline(answer, deadline - Date.now(), url.href);
   } catch (error) {
     req?.destroy(); // whatever the peer is still doing (connecting, sending without end), the exchange is over
-    if (!(error instanceof DeadlineError)) throw error;
+    if (!(error instanceof DeadlineError)) throw await _plainToTls(error, url, address, phase, deadline);
     throw new Error(
       phase === 'connect'
         ? `no response within ${timeout}ms`
         : `body not complete within ${timeout}ms (${received} bytes received)`,
     );
   }
+}
+
+/**
+ * A TLS port resets a plain-http request without a word (Node's and HAProxy's alike), which reads as a bare
+ * "connection reset"; when the port answers a TLS handshake instead, the reason says so, as the reverse case does.
+ */
+async function _plainToTls(error: unknown, url: URL, address: string, phase: string, deadline: number) {
+  const reset = (error as NodeJS.ErrnoException).code === 'ECONNRESET' && phase === 'connect';
+  if (!reset || url.protocol !== 'http:') return error;
+  if (!(await speaksTls(address, Number(url.port || 80), deadline - Date.now()))) return error;
+  return new Error(`${describeNetworkError(error, url)} (the port speaks TLS: use https://)`);
 }
