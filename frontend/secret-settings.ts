@@ -2,12 +2,10 @@
 // one token per line, `#` comments and blank lines ignored. Errors name the setting and never print its value.
 import { ConfigError } from '../lib/config-error.ts';
 import { readSecret, type ReadFile } from '../lib/env.ts';
+import { tokenStrengthProblem } from '../lib/token-strength.ts';
 
 type Env = Record<string, string | undefined>;
 export type { ReadFile };
-
-/** Tokens shorter than this are guessable; an operator or read token is made with `openssl rand -hex 32`. */
-export const MIN_TOKEN_LENGTH = 16;
 
 /** The tokens of `name` (inline: comma-separated) or `name_FILE`; undefined when neither is set. */
 export function readTokenList(env: Env, name: string, readFile?: ReadFile): string[] | undefined {
@@ -19,9 +17,10 @@ export function readTokenList(env: Env, name: string, readFile?: ReadFile): stri
     .split(separator)
     .map((line) => line.trim())
     .filter((line) => line !== '' && !line.startsWith('#'));
+  // Named by the setting and the token's position, never its text (lib/token-strength.ts).
   tokens.forEach((token, i) => {
-    if (token.length < MIN_TOKEN_LENGTH)
-      throw new ConfigError(`${name}: token ${i + 1} is shorter than ${MIN_TOKEN_LENGTH} characters`);
+    const problem = tokenStrengthProblem(token);
+    if (problem) throw new ConfigError(`${secret.setting}: token ${i + 1} ${problem}`);
   });
   return tokens;
 }

@@ -30,6 +30,10 @@ test('a short or malformed token, an empty list, both settings: one line, never 
       /^READ_TOKENS and READ_TOKENS_FILE are both set/,
     ],
     [{ READ_TOKENS_FILE: A }, /^READ_TOKENS_FILE names a file that cannot be read: ENOENT$/],
+    // Bearer-shaped and 16 characters or more, but guessable: the strength rule (lib/token-strength.ts).
+    [{ READ_TOKENS: `${A},${'a'.repeat(40)}` }, /^READ_TOKENS entry 2: the token is one repeated character/],
+    [{ READ_TOKENS: `${'xy'.repeat(40)},${A}` }, /^READ_TOKENS entry 1: the token has too few distinct characters/],
+    [{ READ_TOKENS: '0123456789abcdef' }, /^READ_TOKENS entry 1: the token is too short: about 64 bits, at least 128/],
   ];
   for (const [env, expected] of cases) {
     const text = configError(() => read(env));
