@@ -30,6 +30,8 @@ export interface GetOptions {
   maxRedirects?: number;
   /** Sent with the request (a read token); dropped once a redirect leaves the URL's origin, as fetch does. */
   headers?: Record<string, string>;
+  /** The only CA (PEM) an https:// answer is verified against, instead of Node's store (the smoke's --ca-file). */
+  ca?: string;
 }
 
 const MAX_BYTES = 64 * 1024;
@@ -52,7 +54,7 @@ export async function httpGet(url: string, options: GetOptions): Promise<HttpRes
 const _reason = (error: unknown, url: URL) =>
   (error as NodeJS.ErrnoException).code ? new Error(describeNetworkError(error, url)) : (error as Error);
 
-async function _get(url: string, { timeout, maxBytes = MAX_BYTES, maxRedirects = 5, headers = {} }: GetOptions) {
+async function _get(url: string, { timeout, maxBytes = MAX_BYTES, maxRedirects = 5, headers = {}, ca }: GetOptions) {
   const deadline = Date.now() + timeout;
   const seen = new Set<string>();
   const origin = new URL(url).origin;
@@ -60,7 +62,7 @@ async function _get(url: string, { timeout, maxBytes = MAX_BYTES, maxRedirects =
   for (;;) {
     seen.add(current.href);
     const sent = current.origin === origin ? headers : {};
-    const res = await _getFromAnyAddress(current, { deadline, timeout, maxBytes, headers: sent });
+    const res = await _getFromAnyAddress(current, { deadline, timeout, maxBytes, headers: sent, ca });
     const location = res.headers.location;
     if (!REDIRECTS.has(res.status) || !location) return res;
     const next = _redirectTarget(location, current, res.status);
@@ -94,6 +96,7 @@ interface Limits {
   timeout: number;
   maxBytes: number;
   headers: Record<string, string>;
+  ca?: string;
 }
 
 async function _getFromAnyAddress(url: URL, limits: Limits): Promise<HttpResponse> {
@@ -127,7 +130,7 @@ async function _getFromAnyAddress(url: URL, limits: Limits): Promise<HttpRespons
 
 /** One GET to one address; the deadline covers the headers and the whole body, and destroys the socket. */
 async function _requestOnce(url: URL, address: string, family: number, limits: Limits): Promise<HttpResponse> {
-  const { deadline, timeout, maxBytes, headers } = limits;
+  const { deadline, timeout, maxBytes, headers, ca } = limits;
   let received = 0;
   let phase: 'connect' | 'body' = 'connect';
   let req: ClientRequest | undefined;
@@ -138,8 +141,9 @@ async function _requestOnce(url: URL, address: string, family: number, limits: L
         (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
       else callback(null, address, family);
     };
-    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    req = send(url, { method: 'GET', agent: false, lookup, headers: { accept: 'application/json', ...headers } });
+    const options = { method: 'GET', agent: false, lookup, headers: { accept: 'application/json', ...headers } };
+    req =
+      url.protocol === 'https:' ? httpsRequest(url, { ...options, ...(ca ? { ca } : {}) }) : httpRequest(url, options);
     req.on('error', reject);
     req.on('response', (res) => {
       phase = 'body';

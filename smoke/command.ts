@@ -8,10 +8,12 @@ import {
   type LaunchedBrowser,
 } from './browser.ts';
 import { prepareArtifacts } from './artifacts.ts';
+import { acceptKeyFlag, verifiedLeafKey } from './ca-file.ts';
 import { resolveConfig, type RawOptions } from './config.ts';
 import { checkOutputPaths } from './output-paths.ts';
 import { checkReportPaths, writeReports } from './reports.ts';
 import { printFinal, runSmoke, type SmokeIo } from './run.ts';
+import { noticeIfSlow } from './wait-notice.ts';
 import { CLIError } from '../tools/cli-error.ts';
 import { EXIT_FAIL, EXIT_PASS } from './exit-codes.ts';
 import type { SmokeConfig } from './types.ts';
@@ -35,13 +37,14 @@ export async function runSmokeCommand(options: RawOptions, state: SmokeState): P
     printFinal(summary, state.io);
     return summary.ok ? EXIT_PASS : EXIT_FAIL;
   } finally {
-    await closeBrowser(state);
+    await noticeIfSlow(closeBrowser(state), 'Chromium to close', state.io.err);
   }
 }
 
 async function setUp(options: RawOptions, state: SmokeState): Promise<SmokeConfig> {
   const config = resolveConfig(options, state.env);
-  await loadPuppeteer(); // before any probe runs: without the browser driver no smoke can pass
+  // Before any probe runs: without the browser driver no smoke can pass.
+  await noticeIfSlow(loadPuppeteer(), 'the browser driver (puppeteer-core) to load', state.io.err);
   await checkOutputPaths(config, state.env); // before anything is written or cleared
   await prepareArtifacts(config.artifacts);
   await checkReportPaths(config);
@@ -52,9 +55,22 @@ async function setUp(options: RawOptions, state: SmokeState): Promise<SmokeConfi
     executablePath: config.chromePath,
     timeout: LAUNCH_TIMEOUT_MS,
     sandbox: !config.noSandbox,
+    extraArgs: await trustArgs(config, state.io),
   });
   state.launching.catch(() => {}); // awaited by the LOAD probe; this only silences an early unhandled rejection
   return config;
+}
+
+/**
+ * With --ca-file and an https:// frontend: the flag that makes Chromium accept the frontend's certificate, once Node
+ * has verified it against the CA. When it cannot be verified, no flag: the page load then fails on its own.
+ */
+async function trustArgs(config: SmokeConfig, io: SmokeIo): Promise<string[]> {
+  if (!config.ca || new URL(config.frontend).protocol !== 'https:') return [];
+  const leaf = await verifiedLeafKey(config.frontend, config.ca, config.timeout);
+  if ('spki' in leaf) return [acceptKeyFlag(leaf.spki)];
+  io.err(`smoke: warning: the frontend's certificate is not trusted by --ca-file (${leaf.problem})`);
+  return [];
 }
 
 /** The browser for the LOAD probe; a failed launch becomes a one-line CLIError saying what to do. */

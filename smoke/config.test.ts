@@ -36,6 +36,7 @@ test('defaults: frontend :3000, backend :3001, no device, ./smoke-artifacts, 10 
     operatorToken: null,
     chromePath: '/usr/bin/chromium',
     noSandbox: null,
+    ca: null,
   });
   assert.is(DEFAULTS.timeout, 10_000);
 });

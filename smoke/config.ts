@@ -2,6 +2,7 @@
 // validation into a SmokeConfig.
 import { readFileSync } from 'node:fs';
 import { findChromium } from './browser.ts';
+import { readCaFile } from './ca-file.ts';
 import { CLIError } from '../tools/cli-error.ts';
 import { releaseIdProblem, showReleaseId } from '../lib/release-id.ts';
 import { parseCommandLine } from '../tools/parse-command-line.ts';
@@ -66,6 +67,13 @@ export const smokeArgs = {
     description: "sign the LOAD probe in with the operator token in this file, to load the page's operator view",
     env: 'SMOKE_OPERATOR_TOKEN_FILE',
     note: 'the token is never printed',
+  },
+  'ca-file': {
+    type: 'string',
+    hint: 'file',
+    description: "trust exactly this CA (PEM) for https:// probes and for Chromium's page load",
+    env: 'SMOKE_CA_FILE',
+    note: "none: the system's trusted CAs",
   },
   json: { type: 'string', hint: 'file', description: 'also write the results as JSON to this file' },
   junit: { type: 'string', hint: 'file', description: 'also write the results as JUnit XML to this file' },
@@ -138,6 +146,7 @@ export function resolveConfig(options: RawOptions, env: NodeJS.ProcessEnv = proc
     junit: _nonEmpty(options.junit, '--junit') ?? null,
     strict: options.strict === true,
     operatorToken: _operatorToken(options['operator-token-file'] || env.SMOKE_OPERATOR_TOKEN_FILE || undefined),
+    ca: _caFile(options['ca-file'], env.SMOKE_CA_FILE),
     chromePath,
     noSandbox:
       options.sandbox === false ? '--no-sandbox' : _sandboxOff(env.SMOKE_NO_SANDBOX) ? 'SMOKE_NO_SANDBOX=1' : null,
@@ -162,6 +171,12 @@ function _operatorToken(path: string | undefined, read = (file: string) => readF
     .find((line) => line !== '' && !line.startsWith('#'));
   if (!token) throw new CLIError('--operator-token-file holds no token: write the operator token into it');
   return token;
+}
+
+/** --ca-file, else SMOKE_CA_FILE (blank counts as unset): the CA's PEM text, or null. */
+function _caFile(given: string | undefined, fromEnv: string | undefined): string | null {
+  if (given !== undefined) return readCaFile(given, `--ca-file ${given}`);
+  return fromEnv ? readCaFile(fromEnv, `SMOKE_CA_FILE=${fromEnv}`) : null;
 }
 
 /** SMOKE_NO_SANDBOX: 1/true turns the sandbox off, 0/false/unset keeps it; anything else is an error, not a guess. */

@@ -34,8 +34,9 @@ export async function httpProbe(
   url: string,
   timeout: number,
   expectVersion: string | null = null,
+  ca: string | null = null,
 ): Promise<Attempt> {
-  const got = await httpGet(url, { timeout });
+  const got = await httpGet(url, { timeout, ...(ca ? { ca } : {}) });
   if (!got.reached) return { ok: false, ms: got.ms, reasons: [got.reason] };
   const judged =
     kind === 'HEALTH'

@@ -43,7 +43,8 @@ export async function runSmoke(config: SmokeConfig, browser: Promise<Browser>, i
       return [{ kind, target, url, ...last }, stack];
     }
     const service = target as Exclude<Target, 'frontend'>; // planProbes gives the frontend its LOAD probe only
-    const attempt = () => httpProbe(kind, service, url, config.timeout, config.expectVersion ?? null);
+    const attempt = () =>
+      httpProbe(kind, service, url, config.timeout, config.expectVersion ?? null, config.ca ?? null);
     return [{ kind, target, url, ...(await _retry(attempt, until)) }];
   });
   // Failures are awaited in order below; this only stops a later rejection being reported as unhandled.

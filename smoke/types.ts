@@ -47,6 +47,8 @@ export interface SmokeConfig {
   chromePath: string;
   /** How the user turned Chromium's sandbox off (`--no-sandbox` or `SMOKE_NO_SANDBOX=1`); null keeps it on. */
   noSandbox: string | null;
+  /** From --ca-file: the one CA (PEM) trusted for https:// probes and the page; null: the system's store. */
+  ca?: string | null;
 }
 
 export interface SmokeSummary {
