@@ -170,15 +170,22 @@ export function refusedUpdates(deviceId: string, session: string, seq: number): 
 /** A device that lost readings this recently is listed among those needing attention. */
 export const LOST_ATTENTION_MS = 24 * 60 * 60 * 1000;
 
-/** Counts `count` more readings of the device as declared lost at `at` (creating the summary if need be). */
-export function lostUpdate(deviceId: string, count: number, at: Date): Op {
-  return {
-    updateOne: {
-      filter: { _id: deviceId },
-      update: { $inc: { readingsLost: count }, $set: { lostAt: at }, $setOnInsert: onInsert() },
-      upsert: true,
+/**
+ * Counts `count` more readings of the device as declared lost at `at` (creating the summary if need be), held at
+ * Number.MAX_SAFE_INTEGER: past it a double no longer counts one by one.
+ */
+export function lostUpdate(deviceId: string, count: number, at: Date): Op[] {
+  const filter = { _id: deviceId };
+  return [
+    {
+      updateOne: {
+        filter,
+        update: { $inc: { readingsLost: count }, $set: { lostAt: at }, $setOnInsert: onInsert() },
+        upsert: true,
+      },
     },
-  };
+    { updateOne: { filter, update: { $min: { readingsLost: Number.MAX_SAFE_INTEGER } } } },
+  ];
 }
 
 /** A socket's state, written by the replica holding it; a close only counts if no newer socket took over. */

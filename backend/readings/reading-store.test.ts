@@ -209,6 +209,45 @@ test('recordLosses: what lies at or below the refusal mark is no loss: a refused
   );
 });
 
+test('recordLosses: touching and overlapping ranges are kept merged, each number counted once', async () => {
+  const { store, db } = setup();
+  await store.insert([doc(12)]);
+  const declare = (...ranges: Array<[number, number]>) => store.recordLosses('dev-1', 's1', 'evicted', ranges);
+  assert.is(await declare([1, 5]), 5);
+  assert.is(await declare([6, 10]), 5, 'touching the one before');
+  assert.is(await declare([20, 30]), 11, 'apart');
+  assert.is(await declare([3, 8], [9, 21]), 8, 'overlapping both: only 11..19 are new, and 12 is stored');
+  assert.is(await declare([1, 30]), 0, 'all of it again');
+  const kept = await db
+    .collection('losses')
+    .find({}, { sort: { from: 1 } })
+    .toArray();
+  assert.equal(
+    kept.map(({ _id, from, to, lost }) => [_id, from, to, lost]),
+    [['dev-1 s1 1', 1, 30, 29]],
+    'one range of 30 numbers, 29 of them lost',
+  );
+  assert.is(await store.settled('dev-1', 's1', 25), true, 'in the merged range');
+  const { devices } = await store.devices({ limit: 10 });
+  assert.equal(
+    devices.map((d) => [d.readingsStored, d.readingsLost]),
+    [[1, 29]],
+    'never more than the numbers covered',
+  );
+});
+
+test("recordLosses: a device's lost count stops at 2^53 - 1, where a double still counts one by one", async () => {
+  const { store } = setup();
+  for (const session of ['s1', 's2', 's3']) {
+    assert.is(await store.recordLosses('dev-1', session, 'evicted', [[1, 2 ** 52]]), 2 ** 52);
+  }
+  const { devices } = await store.devices({ limit: 10 });
+  assert.equal(
+    devices.map((d) => d.readingsLost),
+    [Number.MAX_SAFE_INTEGER],
+  );
+});
+
 test('readings: newest received first, then seq, whatever the device clock says; before a time or seq', async () => {
   const { store } = setup();
   const received = (ms: number) => new Date(T0 + 1_000_000 + ms);

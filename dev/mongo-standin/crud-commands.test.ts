@@ -263,12 +263,24 @@ test('drop and dropDatabase: gone, and dropping what is not there is fine', asyn
   assert.is(await count(collection, db), 0);
 });
 
+test('delete: the first match or every match, counted as mongod counts them', async () => {
+  const { collection } = fresh();
+  await collection.insertMany([{ a: 1 }, { a: 1 }, { a: 2 }, { a: 3 }]);
+  assert.is((await collection.deleteOne({ a: 1 })).deletedCount, 1);
+  assert.is((await collection.deleteMany({ a: { $in: [1, 2, 9] } })).deletedCount, 2);
+  assert.is((await collection.deleteMany({ a: 9 })).deletedCount, 0);
+  assert.equal(
+    (await collection.find({}).toArray()).map(({ a }) => a),
+    [3],
+  );
+});
+
 test('the stand-in refuses by name what it does not do, in mongod’s error shape', async () => {
   if (!standin()) return; // mongod does all of it
   const { db, collection } = fresh();
   for (const [run, code, message] of [
     [() => collection.aggregate([{ $match: {} }]).toArray(), 59, /^aggregate is not supported by the MongoDB stand-in/],
-    [() => collection.deleteOne({ a: 1 }), 59, /^delete is not supported by the MongoDB stand-in/],
+    [() => db.command({ collMod: collection.collectionName }), 59, /^collMod is not supported by the MongoDB stand-in/],
     [() => collection.find({ a: { $regex: 'x' } }).toArray(), 2, /^\$regex is not supported by the MongoDB stand-in/],
     [
       () => collection.find({ a: { $not: { $gt: 1 } } }).toArray(),

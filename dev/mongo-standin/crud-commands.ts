@@ -1,5 +1,5 @@
 // The stand-in's data commands, answered from memory in the shapes mongod answers them: insert (ordered and
-// unordered, E11000 write errors), update and findAndModify (update-commands.ts), find with a filter, sort, skip
+// unordered, E11000 write errors), update, delete and findAndModify (update-commands.ts), find with a filter, sort, skip
 // and limit, getMore and killCursors, count, distinct, createIndexes, listIndexes, drop and dropDatabase. Write
 // concerns and maxTimeMS are accepted and have nothing to wait for: every answer is in memory already.
 import { BSON, Long, type Document } from 'bson';
@@ -13,6 +13,7 @@ import { compareValues, valueAt } from './values.ts';
 export const CRUD_COMMANDS = [
   'insert',
   'update',
+  'delete',
   'findAndModify',
   'find',
   'getMore',
@@ -75,6 +76,8 @@ export function createCrudCommands(memory: Memory = createMemory()): CrudCommand
     },
 
     update: (command, db) => updates.update(command, db, collectionName(command, 'update')),
+
+    delete: (command, db) => updates.delete(command, db, collectionName(command, 'delete')),
 
     findAndModify: (command, db) => updates.findAndModify(command, db, collectionName(command, 'findAndModify')),
 

@@ -1,4 +1,4 @@
-// The stand-in's `update` and `findAndModify` commands, answered from memory in mongod's shapes: several update
+// The stand-in's `update`, `delete` and `findAndModify` commands, answered from memory in mongod's shapes: several update
 // statements (ordered or not) with `upsert` and `multi`, replying n / nModified / upserted / writeErrors, and one
 // document found, changed or removed, replying lastErrorObject and value.
 import { ObjectId, type Document } from 'bson';
@@ -12,6 +12,8 @@ const FIND_AND_MODIFY_UNSUPPORTED = ['collation', 'arrayFilters', 'hint', 'let']
 
 export interface UpdateCommands {
   update(command: Document, db: string, name: string): Document;
+  /** `delete`: each statement's `q` removes its first match (`limit: 1`) or every match (`limit: 0`). */
+  delete(command: Document, db: string, name: string): Document;
   findAndModify(command: Document, db: string, name: string): Document;
 }
 
@@ -42,6 +44,18 @@ export function createUpdateCommands(memory: Memory): UpdateCommands {
   }
 
   return {
+    delete(command, db, name) {
+      if (!Array.isArray(command.deletes)) throw badValue('delete needs a deletes array');
+      let n = 0;
+      for (const { q, limit } of command.deletes as Document[]) {
+        if (limit !== 0 && limit !== 1) throw badValue("delete's limit is 0 or 1");
+        const found = matching(db, name, q as Document | undefined);
+        for (const doc of limit === 1 ? found.slice(0, 1) : found) memory.remove(db, name, doc);
+        n += limit === 1 ? Math.min(1, found.length) : found.length;
+      }
+      return { n, ok: 1 };
+    },
+
     update(command, db, name) {
       if (!Array.isArray(command.updates)) throw badValue('update needs an updates array');
       const ordered = command.ordered !== false;
