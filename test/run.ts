@@ -2,7 +2,7 @@
 // Usage: node --import tsx test/run.ts [faults|containers] [filter | path/to/one-file.ts]
 // Plain runs take *.test.ts; `faults` takes the fault suite (*.fault.ts), `containers` the tests against a
 // Docker Engine (*.container.ts, test/containers/), which need `eval "$(bash scripts/container-engine.sh)"` first.
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { withDeadline } from '../lib/with-deadline.ts';
 import { startProcess } from '../tools/child-process.ts';
@@ -13,7 +13,7 @@ const SUFFIXES: Record<string, string> = { faults: '.fault.ts', containers: '.co
 const mode = args[0] !== undefined && args[0] in SUFFIXES ? args[0] : undefined;
 const suffix = mode ? SUFFIXES[mode]! : '.test.ts';
 const filter = (mode ? args[1] : args[0]) ?? '';
-const FILE_DEADLINE_MS = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 240_000);
+const DEFAULT_DEADLINE_MS = 240_000;
 // Past its deadline a file gets SIGTERM, and this long to stop what it started before SIGKILL: a container test
 // takes down its compose project or Swarm stack (their clean-ups wait up to a minute for the Engine).
 const KILL_GRACE_MS = mode === 'containers' ? 90_000 : 5000;
@@ -37,6 +37,16 @@ function findTests(dir: string, found: string[] = []): string[] {
   return found;
 }
 
+/**
+ * A file's deadline: TEST_FILE_TIMEOUT_MS when set, else the file's own `// test-deadline: N s` line (one that
+ * must outlast the default, like the multi-node swarm test), else 4 minutes.
+ */
+function deadlineOf(file: string): number {
+  if (process.env.TEST_FILE_TIMEOUT_MS !== undefined) return Number(process.env.TEST_FILE_TIMEOUT_MS);
+  const own = /^\/\/ test-deadline: (\d+) s$/m.exec(readFileSync(join(root, file), 'utf8'));
+  return own ? Number(own[1]) * 1000 : DEFAULT_DEADLINE_MS;
+}
+
 interface FileResult {
   file: string;
   passed: number;
@@ -46,6 +56,7 @@ interface FileResult {
 
 async function runFile(file: string): Promise<FileResult> {
   const started = Date.now();
+  const deadlineMs = deadlineOf(file);
   let output = '';
   if (CONCURRENCY === 1) console.log(`\n# ${file}`);
   // Its own process group, so the deadline also stops whatever the test file started in it; the groups it started
@@ -60,7 +71,7 @@ async function runFile(file: string): Promise<FileResult> {
     },
   });
   let timedOut = false;
-  const { code } = await withDeadline(child.closed, FILE_DEADLINE_MS, file).catch(() => {
+  const { code } = await withDeadline(child.closed, deadlineMs, file).catch(() => {
     timedOut = true;
     return child.stop(KILL_GRACE_MS).then(() => child.closed);
   });
@@ -70,7 +81,7 @@ async function runFile(file: string): Promise<FileResult> {
   const ms = Date.now() - started;
   // Side by side, a file's output is printed whole when it ends, so two files' lines never interleave.
   if (CONCURRENCY > 1) process.stdout.write(`\n# ${file}\n${output}`);
-  if (timedOut) console.log(`\n✘ ${file}: killed after ${FILE_DEADLINE_MS} ms`);
+  if (timedOut) console.log(`\n✘ ${file}: killed after ${deadlineMs} ms`);
   if (Number.isNaN(total) || Number.isNaN(passed) || timedOut) {
     if (!timedOut) console.log(`\n✘ ${file}: ended (code ${code}) without uvu totals`);
     return { file, passed: Number.isNaN(passed) ? 0 : passed, failed: Math.max(1, (total || 0) - (passed || 0)), ms };

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { spawnProcess, stopAll } from './support/spawn-process.ts';
 
 const FIXTURE = 'test/fixtures/runner/hangs-with-children.ts';
+const OWN_DEADLINE = 'test/fixtures/runner/own-deadline.ts';
 let leftover: number[] = [];
 const scratch = mkdtempSync(join(tmpdir(), 'runner-test-'));
 const cleanedUp = join(scratch, 'cleaned-up');
@@ -53,6 +54,15 @@ test('a test file past its deadline leaves none of the processes it started runn
     existsSync(cleanedUp) && readFileSync(cleanedUp, 'utf8') === 'cleaned up',
     'the clean-up it registered ran',
   );
+});
+
+test("a file's own `// test-deadline: N s` line sets its deadline", async () => {
+  const env: NodeJS.ProcessEnv = { ...process.env, TEST_CONCURRENCY: '1' };
+  delete env.TEST_FILE_TIMEOUT_MS;
+  const runner = spawnProcess(process.execPath, ['--import', 'tsx', 'test/run.ts', OWN_DEADLINE], { env });
+  const code = await runner.waitExit(60_000);
+  assert.is(code, 1);
+  assert.match(runner.lines.join('\n'), `✘ ${OWN_DEADLINE}: killed after 2000 ms`);
 });
 
 test.run();
