@@ -13,6 +13,7 @@ test('defaults: port 3001, every interface, production, a local database, no dev
     deviceToken: undefined,
     deviceTokens: undefined,
     deviceSocketsMax: 1000,
+    deviceSocketsPerToken: 4,
     shutdownDelayMs: 0,
     readTokens: undefined,
   });
@@ -29,6 +30,7 @@ test('reads every setting', () => {
       DEVICE_TOKEN: ' 0123456789abcdef0123\n',
       DEVICE_TOKENS: 'dev-1:0123456789abcdef-one',
       DEVICE_SOCKETS_MAX: '5',
+      DEVICE_SOCKETS_PER_TOKEN: '2',
       SHUTDOWN_DELAY_MS: '2500',
       READ_TOKENS: 'read-token-one-0123456789, read-token-two-0123456789',
     }),
@@ -41,6 +43,7 @@ test('reads every setting', () => {
       deviceToken: '0123456789abcdef0123',
       deviceTokens: new Map([['dev-1', '0123456789abcdef-one']]),
       deviceSocketsMax: 5,
+      deviceSocketsPerToken: 2,
       shutdownDelayMs: 2500,
       readTokens: ['read-token-one-0123456789', 'read-token-two-0123456789'],
     },
@@ -60,6 +63,10 @@ test('bad values are one-line ConfigErrors naming the variable', () => {
     /^SHUTDOWN_DELAY_MS=60001 is not valid: expected a whole number from 0 to 60000$/,
   );
   rejects({ DEVICE_SOCKETS_MAX: '0' }, /^DEVICE_SOCKETS_MAX=0 is not valid: expected a whole number from 1 to 100000$/);
+  rejects(
+    { DEVICE_SOCKETS_PER_TOKEN: '0' },
+    /^DEVICE_SOCKETS_PER_TOKEN=0 is not valid: expected a whole number from 1 to 100000$/,
+  );
   rejects({ DEVICE_TOKEN: 'short' }, /^DEVICE_TOKEN is too short/);
   rejects({ MONGODB_URI: 'localhost:27017' }, /^MONGODB_URI=localhost:27017 is not valid: expected mongodb:\/\/host/);
 });

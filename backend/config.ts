@@ -22,6 +22,8 @@ export interface BackendConfig {
   deviceTokens: Map<string, string> | undefined;
   /** DEVICE_SOCKETS_MAX: open device sockets above this are refused. */
   deviceSocketsMax: number;
+  /** DEVICE_SOCKETS_PER_TOKEN: sockets one device's own token may hold; past it a socket is closed with 1013. */
+  deviceSocketsPerToken: number;
   shutdownDelayMs: number;
   /** READ_TOKENS or READ_TOKENS_FILE: who may read device data outside local mode; undefined when neither is set. */
   readTokens: string[] | undefined;
@@ -51,6 +53,7 @@ export function readConfig(env: Env, readFile?: ReadFile): BackendConfig {
     deviceToken,
     deviceTokens: readDeviceTokens(env, deviceToken, readFile),
     deviceSocketsMax: readInteger(env, 'DEVICE_SOCKETS_MAX', 1000, { min: 1, max: 100_000 }),
+    deviceSocketsPerToken: readInteger(env, 'DEVICE_SOCKETS_PER_TOKEN', 4, { min: 1, max: 100_000 }),
     shutdownDelayMs,
     readTokens: readReadTokens(env, readFile),
   };

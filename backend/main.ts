@@ -66,6 +66,7 @@ runMain('backend', async function main() {
     tokens: deviceTokens,
     open: tellTokenSetup(config, log),
     socketsMax: config.deviceSocketsMax,
+    socketsPerToken: config.deviceSocketsPerToken,
     onHeard: database.heard,
     ...(meters ? { meters } : {}),
   });

@@ -11,6 +11,7 @@ import { jsonLines } from './support/device-services.ts';
 import { expectRefusal } from './support/refused-start.ts';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { setTimeout } from 'node:timers/promises';
 import { join } from 'node:path';
 
 const test = suite('backend device socket access');
@@ -217,6 +218,52 @@ test(
     );
     other.ws.close();
     own.ws.close();
+  },
+);
+
+test(
+  "past DEVICE_SOCKETS_PER_TOKEN a device's own token gets its socket closed with 1013 and the reason; " +
+    'a closed socket frees its slot; the shared token is bounded by DEVICE_SOCKETS_MAX alone',
+  async () => {
+    const backend = await start({ DEVICE_TOKENS: `dev-a:${TOKEN_A}`, DEVICE_SOCKETS_PER_TOKEN: '2' });
+    const own = { authorization: `Bearer ${TOKEN_A}` };
+    const kept = [await openSocket(backend.url, own), await openSocket(backend.url, own)];
+    // A flood of one token: every socket past the bound is upgraded, then closed with a code and a reason.
+    const excess = await Promise.all(Array.from({ length: 12 }, () => openSocket(backend.url, own)));
+    const reason = "too many sockets for this device's token (DEVICE_SOCKETS_PER_TOKEN 2 open)";
+    for (const { closed } of excess) {
+      assert.equal(await withDeadline(closed, 3000, 'the excess socket closed'), { code: 1013, reason });
+    }
+    assert.ok(
+      kept.every(({ ws }) => ws.readyState === ws.OPEN),
+      'the first two stay open',
+    );
+    const shared = await Promise.all(Array.from({ length: 3 }, () => openSocket(backend.url)));
+    assert.ok(
+      shared.every(({ ws }) => ws.readyState === ws.OPEN),
+      'the shared token is not bounded per token',
+    );
+    const lines = await waitFor(
+      () => {
+        const found = warnings(backend, 'past DEVICE_SOCKETS_PER_TOKEN (2) with 1013');
+        return found.reduce((sum, l) => sum + l.count, 0) === 12 ? found : undefined;
+      },
+      { timeout: 8000, what: 'warnings summing to 12' },
+    );
+    assert.ok(lines.length <= 2, `${lines.length} warning lines for 12 refusals`);
+    assert.is(lines[0]!.tokenDevice, 'dev-a');
+    kept[0]!.ws.close();
+    await withDeadline(kept[0]!.closed, 3000, 'close');
+    const again = await waitFor(
+      async () => {
+        const socket = await openSocket(backend.url, own);
+        const outcome = await Promise.race([socket.closed, setTimeout(300).then(() => 'open' as const)]);
+        return outcome === 'open' ? socket : undefined;
+      },
+      { timeout: 3000, what: 'a free slot for the token' },
+    );
+    assert.is(again.ws.readyState, again.ws.OPEN);
+    for (const { ws } of [...kept, ...shared, again]) ws.close();
   },
 );
 

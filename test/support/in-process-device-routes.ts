@@ -5,7 +5,8 @@ import { upgradeWebSocket } from '@hono/node-server';
 import { createDeviceHub, type DeviceHubOptions, type DeviceRoutes } from '../../backend/device-socket/device-hub.ts';
 import { createUpgradeGate, type UpgradeGateOptions } from '../../backend/device-socket/device-upgrade-gate.ts';
 
-export type InProcessOptions = DeviceHubOptions & Pick<UpgradeGateOptions, 'token' | 'open'> & { socketsMax?: number };
+export type InProcessOptions = DeviceHubOptions &
+  Pick<UpgradeGateOptions, 'token' | 'open' | 'socketsPerToken'> & { socketsMax?: number };
 
 export function inProcessDeviceRoutes(options: InProcessOptions): DeviceRoutes {
   const hub = createDeviceHub(options);
