@@ -235,10 +235,10 @@ test('5,6 then 1..4, 4 not stored: 5,6 stored at once, no ack claims 1-4 until t
   calls[2]!.resolve();
   await tick();
   assert.equal(acks.at(-1), { type: 'ack', session: 's1', seq: 6 });
-  // A frame that goes back is stored (or found stored) and acked at the mark, never lower.
+  // A frame that goes back is settled already: not written again, and acked at the mark, never lower.
   writer.accept('s1', readings(2, 3));
-  calls[3]!.resolve({ inserted: 0, duplicates: [0, 1] });
-  await tick();
+  await waitFor(() => acks.length === 3, { timeout: 2000, what: 'the ack of the frame that went back' });
+  assert.is(calls.length, 3, 'no insert for it');
   assert.equal(acks.at(-1), { type: 'ack', session: 's1', seq: 6 });
   assert.is(lookups.length, 1);
 });
@@ -297,9 +297,9 @@ test('an ack ending on a refusal waits for its record; a failed record is retrie
   await tick();
   assert.equal(acks, [], 'not acked while the refusal is not recorded');
   refusalsFail.now = false;
-  await waitFor(() => calls.length === 2, { timeout: 2000, what: 'the retry' });
-  calls[1]!.resolve({ inserted: 0, duplicates: [0] });
-  await tick();
+  // The retry writes no reading again (1 is stored, 2 refused: both at the mark now), only the refusal's record.
+  await waitFor(() => acks.length === 1, { timeout: 2000, what: 'the retry' });
+  assert.is(calls.length, 1);
   assert.equal(refusals, ['dev-1/s1:2', 'dev-1/s1:2']);
   assert.equal(acks, [{ type: 'ack', session: 's1', seq: 2, refused: [2] }]);
 });
@@ -395,6 +395,26 @@ test('at debug level, one line per write lists what it stored anew (not the rese
       ],
     },
   );
+});
+
+test('a declared reading that arrives later is not written: counted lost once, never stored as well', async () => {
+  const { writer, calls, acks, losses } = setup();
+  writer.accept('s1', readings(...Array.from({ length: 20 }, (_, i) => i + 1)));
+  calls[0]!.resolve();
+  await tick();
+  writer.declare('s1', 'evicted', [[21, 30]]);
+  await waitFor(() => acks.length === 2, { timeout: 2000, what: 'the ack past the declared range' });
+  assert.equal(losses, ['dev-1/s1:evicted [[21,30]]']);
+  writer.accept('s1', readings(26, 27, 28, 29, 30, 31));
+  await tick();
+  assert.equal(seqs(calls[1]), ['s1:31'], '26..30 are declared lost already: only 31 is written');
+  calls[1]!.resolve();
+  await tick();
+  assert.equal(acks, [
+    { type: 'ack', session: 's1', seq: 20 },
+    { type: 'ack', session: 's1', seq: 30 },
+    { type: 'ack', session: 's1', seq: 31 },
+  ]);
 });
 
 test('a declared range counts nothing at or below the ack mark as lost: a refusal in it is no loss', async () => {

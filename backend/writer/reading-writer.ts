@@ -169,7 +169,9 @@ async function storeBatch(io: WriterIo, batch: HeldItem[], closed: () => boolean
   const { deviceId, store, marks, held } = io;
   const learning = learnMarks(io, batch);
   if (learning) await learning;
-  const docs = batch.flatMap((item) => (item.doc ? [item.doc] : []));
+  // At or below its session's mark a reading is settled: stored, refused, or declared lost and counted so. Writing
+  // it now would count a declared reading that arrives later as stored too (docs/contract.md#lost-readings).
+  const docs = batch.flatMap(({ doc, session, seq }) => (doc && seq > (marks.through(session) ?? 0) ? [doc] : []));
   const result: InsertResult = docs.length > 0 ? await store.insert(docs) : { inserted: 0, duplicates: [] };
   // The write happened whether or not its socket is still open: the log says what the database now holds.
   logStored(io, batch, docs, result);
