@@ -4,6 +4,7 @@ import type { Browser } from 'puppeteer-core';
 import { detailLines, finalLine, probeLine, stackLines } from './format.ts';
 import { httpProbe, probeUrl } from './http-probe.ts';
 import { loadProbe } from './load-probe.ts';
+import { noticeIfSlow } from './wait-notice.ts';
 import type { Colors } from './color.ts';
 import type { Kind, ProbeResult, SmokeConfig, SmokeSummary, Target } from './types.ts';
 
@@ -35,17 +36,21 @@ export async function runSmoke(config: SmokeConfig, browser: Promise<Browser>, i
   const started = Date.now();
   const until = started + config.wait;
   const running = planProbes(config).map(async ({ kind, target, url }): Promise<[ProbeResult, string?]> => {
+    // A wait of over a second is said on stderr: Chromium's start and the page are the long ones.
+    const waiting = <T>(work: Promise<T>, what: string) => noticeIfSlow(work, what, io.err);
     if (kind === 'LOAD') {
-      const page = await browser;
+      const page = await waiting(browser, 'Chromium to start (the LOAD probe needs it)');
       const { timeout, artifacts, strict, operatorToken } = config;
       const options = { url, timeout, artifacts, strict, operatorToken };
-      const { stack, ...last } = await _retry(() => loadProbe(page, options), until);
+      const loading = _retry(() => loadProbe(page, options), until);
+      const { stack, ...last } = await waiting(loading, 'the page to load in Chromium ([LOAD] frontend)');
       return [{ kind, target, url, ...last }, stack];
     }
     const service = target as Exclude<Target, 'frontend'>; // planProbes gives the frontend its LOAD probe only
     const attempt = () =>
       httpProbe(kind, service, url, config.timeout, config.expectVersion ?? null, config.ca ?? null);
-    return [{ kind, target, url, ...(await _retry(attempt, until)) }];
+    const answer = `[${kind}] ${target} to answer${config.wait > 0 ? ' and pass (retried within --wait)' : ''}`;
+    return [{ kind, target, url, ...(await waiting(_retry(attempt, until), answer)) }];
   });
   // Failures are awaited in order below; this only stops a later rejection being reported as unhandled.
   for (const p of running) p.catch(() => {});

@@ -319,7 +319,8 @@ test('the example runs with plain node, and the installed bin smokes it: smoke: 
     ],
     show(smoke),
   );
-  assert.is(smoke.stderr, '');
+  // Only a wait's notice (smoke/wait-notice.ts), which comes or not with the machine's speed, may be on stderr.
+  assert.is(smoke.stderr.replace(/^smoke: waiting for .*\n/gm, ''), '');
   // `npx <package>` finds the installed bin, and its usage names that command.
   const help = await run('npx', ['service-health-kit', '--help'], project, 60_000);
   assert.is(help.code, 0, show(help));

@@ -41,8 +41,8 @@ test.after(async () => {
 const dir = (name: string) => join(base, name);
 const png = (file: string) => readFileSync(file).subarray(0, 8).equals(PNG_SIGNATURE);
 const ok = (kind: string, target: string) => `[${kind}] ${target} ... PASS (Nms)`;
-const show = (r: { stdout: string[]; stderr: string[] }) =>
-  `\n--- stdout\n${r.stdout.join('\n')}\n--- stderr\n${r.stderr.join('\n')}`;
+const show = (r: { stdout: string[]; stderr: string[]; notices?: string[] }) =>
+  `\n--- stdout\n${r.stdout.join('\n')}\n--- stderr\n${[...(r.notices ?? []), ...r.stderr].join('\n')}`;
 /** Live processes whose command line mentions `text` (Chromium's carries its --user-data-dir). */
 const processesMentioning = (text: string) =>
   readdirSync('/proc').filter((pid) => {
@@ -122,6 +122,25 @@ test('no --device: three probes in order, smoke: PASS (3/3), Chromium and its pr
     'temporary Chromium profile removed',
   );
   assert.equal(processesMentioning(tmp), [], 'no Chromium left running');
+});
+
+test('a page that takes 1.5 s to answer: stderr says what the smoke waits for, stdout is unchanged', async () => {
+  const slow = await listen((_req, res) => {
+    const page = '<!doctype html><title>t</title><link rel="icon" href="data:,"><h1>up, slowly</h1>';
+    setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end(page), 1500);
+  });
+  servers.push(slow);
+  const run = await runCli(['--backend', `${F}/ok`, '--frontend', `${slow.url}/`, '--artifacts', dir('slow')]);
+  assert.is(run.code, 0, show(run));
+  assert.equal(normalise(run.stdout), [
+    ok('HEALTH', 'backend'),
+    ok('READY', 'backend'),
+    `${ok('LOAD', 'frontend')} screenshot=${dir('slow')}/frontend-ok.png`,
+    'smoke: PASS (3/3)',
+  ]);
+  // Over a second on the page alone, whatever the machine: its notice always comes (others may, on a slow one).
+  assert.ok(run.notices.includes('smoke: waiting for the page to load in Chromium ([LOAD] frontend)'), show(run));
+  assert.equal(run.stderr, [], 'nothing else on stderr');
 });
 
 test('with --device: five probes, backend then device then frontend, smoke: PASS (5/5)', async () => {

@@ -105,6 +105,7 @@ test.before(async () => {
             code: `no exit (${error.message})`,
             stdout: [],
             stderr: [],
+            notices: [],
             ms: Date.now() - started,
           }),
         );
