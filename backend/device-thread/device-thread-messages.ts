@@ -34,7 +34,9 @@ export type ToDeviceThread =
 export type SocketCommand =
   | { kind: 'send'; id: number; text: string }
   | { kind: 'close'; id: number; code: number; reason: string }
-  | { kind: 'terminate' | 'pause' | 'resume' | 'pong'; id: number };
+  | { kind: 'terminate' | 'pause' | 'resume' | 'pong'; id: number }
+  /** The device thread took the socket's `frames` oldest frames: their bytes leave its read budget (read-budget.ts). */
+  | { kind: 'taken'; id: number; frames: number };
 
 // Every kind of SocketCommand: the compiler asks for a new one here, so the main thread never mistakes it.
 const COMMAND_KINDS: Record<SocketCommand['kind'], true> = {
@@ -44,6 +46,7 @@ const COMMAND_KINDS: Record<SocketCommand['kind'], true> = {
   pause: true,
   resume: true,
   pong: true,
+  taken: true,
 };
 
 /** True when the device thread says what to do to a socket (the relay's), not something of its own. */

@@ -106,6 +106,26 @@ test('a device thread that stops: its sockets close with 1013, and a new thread 
   }
 });
 
+test('a socket whose frames the thread has not taken is not read past its share; once taken, it is read again', async () => {
+  const relay = await startRelay();
+  try {
+    const heavy = await relay.connect();
+    const frame = 'f'.repeat(60 * 1024);
+    // 16 frames of 60 KiB: the socket's share (256 KiB) is reached after the fifth.
+    for (let i = 0; i < 16; i++) heavy.ws.send(frame);
+    await waitFor(() => heavy.messages.length >= 5, { timeout: 5000, what: 'the share echoed' });
+    // Another socket is read and answered meanwhile: the relay and the thread are not stuck, the heavy socket waits.
+    const light = await relay.connect();
+    light.ws.send('light');
+    await waitFor(() => light.messages.includes('light'), { timeout: 5000, what: 'the light echo' });
+    assert.ok(heavy.messages.length < 16, `${heavy.messages.length} of 16 frames read while none was taken`);
+    light.ws.send('take');
+    await waitFor(() => heavy.messages.length === 16, { timeout: 5000, what: 'every frame, once taken' });
+  } finally {
+    await relay.close();
+  }
+});
+
 test('a peer that leaves more than 64 KiB of our sending unread is dropped', async () => {
   const relay = await startRelay();
   try {
