@@ -6,7 +6,6 @@ import { accessLog, type LogLine } from './access-log.ts';
 import { loadStaticFiles, staticFiles } from './static-files.ts';
 import { createStatusCollector } from './status-collector.ts';
 import { operatorAccess, type OperatorAccess } from './operator-access.ts';
-import { csrf } from 'hono/csrf';
 import type { ReadingsStatus, StatusDocument } from './status-document.ts';
 
 export const PUBLIC_DIR = fileURLToPath(new URL('./public/', import.meta.url));
@@ -67,10 +66,9 @@ export function createApp(deps: FrontendDeps): Hono {
       strictTransportSecurity: false,
     }),
   );
-  // A form posted from another site (Origin not this one) is refused, on top of the cookie's SameSite=Strict.
-  app.use(csrf());
   app.use(staticFiles(loadStaticFiles(publicDir)));
-  const gate = operatorAccess(app, access, httpsPort);
+  // A form posted from another site (Origin not this one) is refused there, on top of the cookie's SameSite=Strict.
+  const gate = operatorAccess(app, access, { httpsPort, log });
 
   app.get('/status.json', async function statusJson(c) {
     const collected = await collector.collect();
@@ -85,6 +83,10 @@ export function createApp(deps: FrontendDeps): Hono {
     return c.json(document, 200, { 'Cache-Control': 'no-store', Vary: 'Cookie' });
   });
 
-  app.notFound((c) => c.text(`Not found: ${c.req.path}. The status page is at / and its data at /status.json.\n`, 404));
+  app.notFound((c) =>
+    c.text(`Not found: ${c.req.path}. The status page is at / and its data at /status.json.\n`, 404, {
+      'Cache-Control': 'no-store',
+    }),
+  );
   return app;
 }

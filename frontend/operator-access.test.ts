@@ -42,18 +42,19 @@ test.after(async () => {
   await backend.close();
 });
 
-const app = (access: OperatorAccess = { tokens: [OPERATOR] }) =>
+const app = (access: OperatorAccess = { tokens: [OPERATOR] }, log: (line: string) => void = () => {}) =>
   createApp({
     version: 'rel-7',
     backendUrl: backend.url,
     timeoutMs: 1000,
     access,
     backendReadToken: READ_TOKEN,
-    log: () => {},
+    log,
   });
 
-/** What @hono/node-server passes as the env of a request that came over TLS. */
-const TLS = { incoming: { socket: { encrypted: true } } };
+/** What @hono/node-server passes as the env of a request that came over TLS, from `remoteAddress`. */
+const tlsFrom = (remoteAddress: string) => ({ incoming: { socket: { encrypted: true, remoteAddress } } });
+const TLS = tlsFrom('127.0.0.1');
 
 const form = (token: string, origin?: string) => ({
   method: 'POST',
@@ -178,6 +179,100 @@ test('local mode: everyone sees the fleet, and the sign-in page says so', async 
   const page = await a.request('/sign-in');
   assert.is(page.status, 200);
   assert.match(await page.text(), /Local mode/);
+});
+
+const operatorSees = async (a: ReturnType<typeof app>, cookie: string) =>
+  ((await (await a.request('/status.json', { headers: { cookie } }, TLS)).json()) as StatusDocument).operator;
+
+const signOut = (a: ReturnType<typeof app>, cookie: string) =>
+  a.request(
+    'https://status.example/sign-out',
+    { method: 'POST', headers: { origin: 'https://status.example', cookie } },
+    TLS,
+  );
+
+test('sign-out ends the session on the server: the same cookie replayed is a stranger; a reload keeps it', async () => {
+  const a = app();
+  const cookie = await signIn(a);
+  const other = await signIn(a);
+  assert.ok(await operatorSees(a, cookie));
+  assert.ok(await operatorSees(a, cookie), 'a reload, the same cookie again, is still the operator');
+  assert.is((await signOut(a, cookie)).status, 303);
+  assert.is(await operatorSees(a, cookie), false);
+  assert.ok(await operatorSees(a, other), "another session's cookie is not ended by it");
+  const page = await a.request('https://status.example/sign-in', { headers: { cookie } }, TLS);
+  assert.match(await page.text(), /<input/, 'the sign-in form again, not "signed in"');
+});
+
+test('a token removed from the list and a restart: none of its sessions holds, nor a forged one', async () => {
+  const cookie = await signIn(app({ tokens: [OPERATOR, 'a-kept-operator-token-5f0c2a9e41d8'] }));
+  const restarted = app({ tokens: ['a-kept-operator-token-5f0c2a9e41d8'] });
+  assert.is(await operatorSees(restarted, cookie), false);
+  const value = cookie.split('=')[1]!;
+  for (const forged of [`${value}x`, value.slice(1), `${Date.now() + 1e9}.${value}`])
+    assert.is(await operatorSees(restarted, `${SESSION_COOKIE}=${forged}`), false, forged);
+});
+
+test('a sign-in refused for its origin says why in one line, with the header curl lacks', async () => {
+  const noOrigin = await app().request(
+    'https://status.example/sign-in',
+    { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `token=${OPERATOR}` },
+    TLS,
+  );
+  assert.is(noOrigin.status, 403);
+  assert.is(
+    await noOrigin.text(),
+    "sign-in refused: the form must come from this site's own page (https://status.example), and this request " +
+      "has no Origin header; curl sends none: add -H 'Origin: https://status.example'.\n",
+  );
+  const other = await app().request('https://status.example/sign-in', form(OPERATOR, 'https://evil.example'), TLS);
+  assert.match(await other.text(), /^sign-in refused: [^\n]*this request has Origin "https:\/\/evil.example"; curl/);
+});
+
+test('curl on the plain port, no Origin: the documented line naming the HTTPS port, not a bare word', async () => {
+  const a = createApp({
+    version: 'r',
+    backendUrl: backend.url,
+    timeoutMs: 1000,
+    access: { tokens: [OPERATOR] },
+    log: () => {},
+    httpsPort: () => 3443,
+  });
+  const post = await a.request('http://status.example/sign-in', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: `token=${OPERATOR}`,
+  });
+  assert.is(post.status, 403);
+  assert.match(await post.text(), /^Sign-in needs HTTPS: open https:\/\/ on port 3443 of this host[^\n]*\n$/);
+});
+
+test('guessing from one address: 429 with Retry-After past ten, the right token still works elsewhere', async () => {
+  const lines: string[] = [];
+  const a = app(undefined, (line) => lines.push(line));
+  const guess = (token: string, from: string) =>
+    a.request('https://status.example/sign-in', form(token, 'https://status.example'), tlsFrom(from));
+  const statuses = [];
+  for (let i = 0; i < 12; i++) statuses.push((await guess(`guess-${i}-0123456789abcdef`, '10.9.9.9')).status);
+  assert.equal(statuses, [...Array(10).fill(401), 429, 429]);
+  const limited = await guess(OPERATOR, '10.9.9.9');
+  assert.is(limited.status, 429, 'not even the right token is checked from the guessing address');
+  assert.match(limited.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
+  assert.match(await limited.text(), /^Too many wrong tokens from this address: try again in \d+ s\.\n$/);
+  assert.is((await guess(OPERATOR, '10.1.1.1')).status, 303);
+  const warned = lines.filter((line) => line.includes('wrong operator token'));
+  assert.ok(warned.length >= 1 && warned.length < 10, lines.join('\n'));
+  assert.match(warned[0]!, /^frontend: 1 wrong operator token at \/sign-in \(latest from 10\.9\.9\.9; 1 in all\)$/);
+  assert.not.ok(
+    lines.some((line) => line.includes('guess-')),
+    'no guessed token in the log',
+  );
+});
+
+test('a 404 is not cached either', async () => {
+  const res = await app().request('/nowhere');
+  assert.is(res.status, 404);
+  assert.is(res.headers.get('cache-control'), 'no-store');
 });
 
 test('sign-out clears the cookie', async () => {

@@ -1,9 +1,14 @@
 // Who sees the fleet and the readings: in local mode everyone; otherwise only an operator signed in over TLS
 // (GET/POST /sign-in, POST /sign-out), remembered by a session cookie that scripts and other sites never see.
-import type { Context, Hono } from 'hono';
+import type { Context, Hono, MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { createSummedWarning } from '../lib/summed-warning.ts';
+import type { LogLine } from './access-log.ts';
 import { createOperatorSessions, SESSION_TTL_MS } from './operator-session.ts';
+import { createSignInLimit, type SignInLimit } from './sign-in-limit.ts';
 import { signInPage } from './sign-in-page.ts';
+import * as refuse from './sign-in-refusals.ts';
 
 /** `open`: local mode, no sign-in. `tokens`: OPERATOR_TOKENS(_FILE); empty, nobody can sign in. */
 export type OperatorAccess = 'open' | { tokens: readonly string[] };
@@ -11,46 +16,43 @@ export type OperatorAccess = 'open' | { tokens: readonly string[] };
 /** `__Host-`: the browser keeps it only when it came over HTTPS, for this host alone, with Path=/. */
 export const SESSION_COOKIE = '__Host-operator';
 
-/** A form with a token in it is tiny; more is not a sign-in. */
-const MAX_FORM_BYTES = 4096;
-
 export interface OperatorGate {
   isOperator(c: Context): boolean;
 }
 
-/** True when this request came over a TLS connection the frontend itself terminated. */
-function overTls(c: Context): boolean {
-  const env = c.env as { incoming?: { socket?: { encrypted?: boolean } } } | undefined;
-  return env?.incoming?.socket?.encrypted === true;
+export interface OperatorAccessOptions {
+  /** Where this frontend serves HTTPS as the browser sees it, once listening; undefined when nowhere. */
+  httpsPort?: () => number | undefined;
+  log?: LogLine;
+  limit?: SignInLimit;
 }
 
-const html = (c: Context, body: string, status: 200 | 401 | 413) =>
-  c.html(body, status, { 'Cache-Control': 'no-store' });
+type IncomingEnv = { incoming?: { socket?: { encrypted?: boolean; remoteAddress?: string } } } | undefined;
+const socketOf = (c: Context) => (c.env as IncomingEnv)?.incoming?.socket;
+
+/** True when this request came over a TLS connection the frontend itself terminated. */
+const overTls = (c: Context) => socketOf(c)?.encrypted === true;
+
+const html = (c: Context, body: string, status: 200 | 401) => c.html(body, status, { 'Cache-Control': 'no-store' });
 
 /**
- * The refusal over plain HTTP, one line naming where HTTPS is. Judged by the socket alone: an X-Forwarded-Proto
- * header is anyone's to send on port 80, so it is never read.
+ * Reads the body only up to MAX_FORM_BYTES while it arrives, chunked or not (Hono's bodyLimit), so a stranger's
+ * endless body costs no memory: 413 in one line past it.
  */
-export function needsTlsLine(httpsPort: number | undefined): string {
-  if (httpsPort === undefined)
-    return 'Sign-in needs HTTPS, and this frontend serves none: set HTTPS_PORT, TLS_CERT_FILE and TLS_KEY_FILE.\n';
-  const why = 'over plain HTTP a token could be read';
-  return `Sign-in needs HTTPS: open https:// on port ${httpsPort} of this host; ${why}.\n`;
-}
+const formBound: MiddlewareHandler = bodyLimit({ maxSize: refuse.MAX_FORM_BYTES, onError: refuse.formTooLarge });
 
-/** `httpsPort`: where this frontend serves HTTPS as the browser sees it, once listening; undefined when nowhere. */
-export function operatorAccess(
-  app: Hono,
-  access: OperatorAccess,
-  httpsPort: () => number | undefined = () => undefined,
-): OperatorGate {
+export function operatorAccess(app: Hono, access: OperatorAccess, options: OperatorAccessOptions = {}): OperatorGate {
+  const { httpsPort = () => undefined, log = () => {}, limit = createSignInLimit() } = options;
   const sessions = access === 'open' ? undefined : createOperatorSessions({ tokens: access.tokens });
   // Only over TLS: a cookie sent on plain HTTP (a client that ignores Secure, or a browser that trusts localhost)
   // would have the fleet travel back in the clear.
   const isOperator = (c: Context) =>
     sessions === undefined || (overTls(c) && sessions.verify(getCookie(c, SESSION_COOKIE)));
-
-  const needsTls = (c: Context) => c.text(needsTlsLine(httpsPort()), 403, { 'Cache-Control': 'no-store' });
+  const needsTls = (c: Context) => c.text(refuse.needsTlsLine(httpsPort()), 403, { 'Cache-Control': 'no-store' });
+  const wrong = createSummedWarning(
+    { warn: (fields, message) => log(`frontend: ${message} (latest from ${fields.address}; ${fields.total} in all)`) },
+    (n) => `${n} wrong operator token${n === 1 ? '' : 's'} at /sign-in`,
+  );
 
   app.get('/sign-in', function signInForm(c) {
     if (sessions === undefined) return html(c, signInPage('open'), 200);
@@ -60,25 +62,35 @@ export function operatorAccess(
     return html(c, signInPage('form'), 200);
   });
 
-  app.post('/sign-in', async function signIn(c) {
+  // Each door in the order that tells the caller the most: scheme, origin, rate, then the bounded body.
+  app.post('/sign-in', async function signInGate(c, next) {
     if (sessions === undefined) return c.redirect('/', 303);
     if (!overTls(c)) return needsTls(c);
-    if (Number(c.req.header('content-length') ?? 0) > MAX_FORM_BYTES) return html(c, signInPage('wrong'), 413);
+    if (!(await refuse.fromThisOrigin(c))) return refuse.otherOrigin(c);
+    const wait = limit.retryAfterS(socketOf(c)?.remoteAddress ?? '');
+    if (wait > 0) return refuse.tooManyWrong(c, wait);
+    await next();
+  });
+
+  app.post('/sign-in', formBound, async function signIn(c) {
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
     const token = typeof form.token === 'string' ? form.token.trim() : '';
-    const cookie = token ? sessions.signIn(token) : undefined;
-    if (cookie === undefined) return html(c, signInPage('wrong'), 401);
-    setCookie(c, SESSION_COOKIE, cookie, {
-      httpOnly: true,
-      secure: true,
-      sameSite: 'Strict',
-      path: '/',
-      maxAge: SESSION_TTL_MS / 1000,
-    });
+    const cookie = token ? sessions!.signIn(token) : undefined;
+    if (cookie === undefined) {
+      const address = socketOf(c)?.remoteAddress ?? '';
+      limit.failed(address);
+      wrong.note({ address });
+      return html(c, signInPage('wrong'), 401);
+    }
+    const maxAge = SESSION_TTL_MS / 1000;
+    setCookie(c, SESSION_COOKIE, cookie, { httpOnly: true, secure: true, sameSite: 'Strict', path: '/', maxAge });
     return c.redirect('/', 303);
   });
 
-  app.post('/sign-out', function signOut(c) {
+  app.post('/sign-out', async function signOut(c) {
+    if (!(await refuse.fromThisOrigin(c))) return refuse.otherOrigin(c);
+    // Ended here, not only forgotten by the browser: the same cookie replayed afterwards is a stranger's.
+    sessions?.signOut(getCookie(c, SESSION_COOKIE));
     deleteCookie(c, SESSION_COOKIE, { path: '/', secure: true });
     return c.redirect('/', 303);
   });

@@ -1,59 +1,71 @@
-// Operator sign-in without a session store: a token is checked in constant time, and the session cookie is a
-// signed expiry (HMAC keyed by the operator token that signed in), so it survives restarts, works on every
-// replica, and dies with its token when the token is rotated out of OPERATOR_TOKENS_FILE.
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+// Operator sessions held by this process: a sign-in with a listed token makes a random session id (the cookie), and
+// a sign-out, the session's expiry or a restart without its token ends it, so a cookie replayed afterwards is a
+// stranger's.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** Twelve hours: a working day, after which the operator signs in again. */
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+/** More live sessions than operators will ever hold; past it the oldest ends, so memory stays bounded. */
+export const MAX_SESSIONS = 1000;
 
 export interface OperatorSessions {
   /** The cookie value for a valid operator token; undefined for any other text. */
   signIn(token: string): string | undefined;
-  /** True when the cookie value was signed by a current operator token and has not expired. */
+  /** True while the cookie names a session that was neither ended nor expired. */
   verify(cookie: string | undefined): boolean;
+  /** Ends the session the cookie names, if any; the cookie is a stranger's from then on. */
+  signOut(cookie: string | undefined): void;
 }
 
 export interface OperatorSessionOptions {
   tokens: readonly string[];
   ttlMs?: number;
   now?: () => number;
+  maxSessions?: number;
 }
 
 // Hashing first makes both sides 32 bytes, so timingSafeEqual never throws on a length and leaks none.
 const digest = (text: string) => createHash('sha256').update(text).digest();
-const sign = (token: string, expires: number) =>
-  createHmac('sha256', token).update(`operator-session:${expires}`).digest('base64url');
+// Sessions are found by the digest of their id, so what is kept in memory is no cookie anyone could replay.
+const sessionKey = (cookie: string) => digest(cookie).toString('base64url');
 
 export function createOperatorSessions({
   tokens,
   ttlMs = SESSION_TTL_MS,
   now = Date.now,
+  maxSessions = MAX_SESSIONS,
 }: OperatorSessionOptions): OperatorSessions {
-  const known = tokens.map((token) => ({ token, hash: digest(token) }));
+  const known = tokens.map((token) => digest(token));
+  /** Session key → when it expires; in the order they began, so the oldest is first. */
+  const live = new Map<string, number>();
 
   /** Every token is compared (no early exit), so the time taken says nothing about which one matched. */
-  function match(candidate: string): string | undefined {
+  function matches(candidate: string): boolean {
     const hash = digest(candidate);
-    let found: string | undefined;
-    for (const { token, hash: expected } of known) if (timingSafeEqual(hash, expected)) found ??= token;
+    let found = false;
+    for (const expected of known) if (timingSafeEqual(hash, expected)) found = true;
     return found;
   }
 
   return {
     signIn(token) {
-      const found = match(token);
-      if (found === undefined) return undefined;
-      const expires = now() + ttlMs;
-      return `${expires}.${sign(found, expires)}`;
+      if (!matches(token)) return undefined;
+      const cookie = randomBytes(32).toString('base64url');
+      live.set(sessionKey(cookie), now() + ttlMs);
+      if (live.size > maxSessions) live.delete(live.keys().next().value!);
+      return cookie;
     },
     verify(cookie) {
-      const [expiresText, mac, ...rest] = (cookie ?? '').split('.');
-      const expires = Number(expiresText);
-      if (rest.length > 0 || !mac || !/^\d{1,15}$/.test(expiresText ?? '') || expires <= now()) return false;
-      const given = digest(mac);
-      let valid = false;
-      for (const { token } of known) if (timingSafeEqual(given, digest(sign(token, expires)))) valid = true;
-      return valid;
+      if (!cookie) return false;
+      const key = sessionKey(cookie);
+      const expires = live.get(key);
+      if (expires === undefined) return false;
+      if (expires > now()) return true;
+      live.delete(key);
+      return false;
+    },
+    signOut(cookie) {
+      if (cookie) live.delete(sessionKey(cookie));
     },
   };
 }

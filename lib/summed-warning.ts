@@ -1,6 +1,10 @@
 // A warning for something that can happen thousands of times a second: the first occurrence is logged at
 // once, later ones are counted and logged as one summed line per interval, so a flood is not a log flood.
-import type { Logger } from './logger.ts';
+
+/** What it needs of a logger: a pino `Logger` fits, and so does a plain-line adapter (the frontend's). */
+export interface WarnLog {
+  warn(fields: Record<string, unknown>, message: string): void;
+}
 
 export interface SummedWarning {
   /** Counts `count` occurrences (one by default); `fields` of the latest go into the next line. */
@@ -11,7 +15,7 @@ export interface SummedWarning {
 
 /** `message(count)` words the line, e.g. (n) => `ignored ${n} malformed device messages`. */
 export function createSummedWarning(
-  log: Logger,
+  log: WarnLog,
   message: (count: number) => string,
   { intervalMs = 5000 } = {},
 ): SummedWarning {

@@ -8,7 +8,8 @@ import { tokenStrengthProblem } from '../../lib/token-strength.ts';
 /**
  * The tokens, or undefined when neither setting is set. Tokens are separated by commas or newlines; blank entries
  * and lines starting with `#` are ignored. Each follows the device token's rules (a bearer token, at least 16
- * characters) and the strength rule (lib/token-strength.ts: an estimate of 128 bits or more). Errors name an entry by its position only, never its text.
+ * characters) and the strength rule (lib/token-strength.ts: an estimate of 128 bits or more). Errors name an
+ * entry by its position only, never its text.
  */
 export function readReadTokens(env: Record<string, string | undefined>, readFile?: ReadFile): string[] | undefined {
   const secret = readSecret(env, 'READ_TOKENS', readFile);

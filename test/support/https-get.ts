@@ -18,17 +18,27 @@ export interface HttpsGetOptions {
   /** Offer at most this TLS version (to check that older ones are refused). */
   maxVersion?: SecureVersion;
   timeout?: number;
+  /** The local address to send from: 127.0.0.x, to be another client to a server on loopback. */
+  localAddress?: string;
 }
 
 /** Rejects on any failure to get an answer (a refused handshake, an untrusted certificate, the deadline). */
 export function httpsGet(
   url: string,
-  { ca, headers, method = 'GET', body: payload, maxVersion, timeout = 5000 }: HttpsGetOptions,
+  { ca, headers, method = 'GET', body: payload, maxVersion, timeout = 5000, localAddress }: HttpsGetOptions,
 ) {
   return new Promise<HttpsAnswer>((resolve, reject) => {
     const req = request(
       url,
-      { ca, headers, method, agent: false, timeout, ...(maxVersion ? { maxVersion, minVersion: 'TLSv1' } : {}) },
+      {
+        ca,
+        headers,
+        method,
+        agent: false,
+        timeout,
+        localAddress,
+        ...(maxVersion ? { maxVersion, minVersion: 'TLSv1' } : {}),
+      },
       (res) => {
         let body = '';
         res.setEncoding('utf8');

@@ -1,0 +1,128 @@
+// The frontend's sign-in doors as a stranger meets them, on a real process over real HTTPS: a 100 MiB chunked body
+// answered 413 with memory flat, a guessing run from one and from many loopback addresses answered 429 while the
+// right token still signs in from elsewhere, and a session that sign-out ends.
+import { writeFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { rssMiB } from './faults/support/process-stats.ts';
+import { withDeadline } from './support/deadline.ts';
+import { httpsGet } from './support/https-get.ts';
+import { spawnService, type Service } from './support/spawn-service.ts';
+import { stopAll } from './support/spawn-process.ts';
+import { createTestCa, type TestCa } from './support/test-ca.ts';
+import { waitFor } from './support/deadline.ts';
+import { freePort } from '../tools/free-port.ts';
+
+const OPERATOR = 'operator-token-doors-5f0c2a9e41d87b36';
+const MiB = 1024 * 1024;
+
+let ca: TestCa;
+let frontend: Service;
+let base: string;
+
+test.before(async () => {
+  ca = createTestCa();
+  const cert = ca.issue('localhost');
+  const operators = join(ca.dir, 'operator-tokens');
+  writeFileSync(operators, `${OPERATOR}\n`);
+  const httpsPort = await freePort();
+  frontend = await spawnService('frontend/main.ts', {
+    env: {
+      HOST: '0.0.0.0', // every loopback address, so 127.0.0.x are distinct clients
+      HTTPS_PORT: String(httpsPort),
+      BACKEND_URL: 'http://127.0.0.1:9', // the doors ask no backend
+      DEVICE_URL: '',
+      TLS_CERT_FILE: cert.certFile,
+      TLS_KEY_FILE: cert.keyFile,
+      OPERATOR_TOKENS_FILE: operators,
+    },
+    waitPath: false,
+  });
+  base = `https://localhost:${httpsPort}`;
+  await waitFor(() => frontend.lines.some((line) => line.includes('listening')), { timeout: 15000, what: 'frontend' });
+});
+
+test.after(async () => {
+  await stopAll();
+  ca?.remove();
+});
+
+const ORIGIN = () => ({ origin: base, 'content-type': 'application/x-www-form-urlencoded' });
+const post = (path: string, body: string, localAddress?: string, headers: Record<string, string> = {}) =>
+  httpsGet(base + path, { ca: ca.ca, method: 'POST', body, localAddress, headers: { ...ORIGIN(), ...headers } });
+
+/** Streams up to `total` bytes chunked, a MiB at a time as the socket drains, until the server answers. */
+function streamChunked(total: number) {
+  return new Promise<{ status: number; body: string; sent: number }>((resolve, reject) => {
+    let sent = 0;
+    let answered = false;
+    const req = request(`${base}/sign-in`, { ca: ca.ca, method: 'POST', agent: false, headers: ORIGIN() }, (res) => {
+      answered = true;
+      let body = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, body, sent }));
+    });
+    req.on('error', (error) => (answered ? undefined : reject(error)));
+    const chunk = Buffer.alloc(MiB, 'token=');
+    const write = () => {
+      while (!answered && sent < total) {
+        sent += chunk.length;
+        if (!req.write(chunk)) return void req.once('drain', write);
+      }
+      req.end();
+    };
+    write();
+  });
+}
+
+test('100 MiB chunked at /sign-in: 413 in one line, the memory flat', async () => {
+  const before = rssMiB(frontend.pid);
+  let peak = before;
+  const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(frontend.pid))), 20);
+  try {
+    const answer = await withDeadline(streamChunked(100 * MiB), 60_000, 'the 413');
+    assert.is(answer.status, 413);
+    assert.is(answer.body, 'Sign-in form too large: a token form is at most 4096 bytes.\n');
+  } finally {
+    clearInterval(sampler);
+  }
+  // The old code read the whole stream into memory before answering: +100 MiB and more.
+  assert.ok(peak - before < 40, `RSS ${before.toFixed(1)} → peak ${peak.toFixed(1)} MiB`);
+  const sized = await post('/sign-in', 'token='.padEnd(5000, 'x'));
+  assert.is(sized.status, 413, 'a Content-Length over the bound too');
+});
+
+test('sign-out ends the session: the same cookie replayed is a stranger', async () => {
+  const signedIn = await post('/sign-in', `token=${OPERATOR}`);
+  assert.is(signedIn.status, 303);
+  const cookie = String(signedIn.headers['set-cookie']).split(';')[0]!;
+  const status = async () =>
+    JSON.parse((await httpsGet(`${base}/status.json`, { ca: ca.ca, headers: { cookie } })).body);
+  assert.is((await status()).operator, true);
+  assert.is((await post('/sign-out', '', undefined, { cookie })).status, 303);
+  assert.is((await status()).operator, false);
+});
+
+test('guessing from one and from many addresses: 429 with Retry-After; the right token works elsewhere', async () => {
+  const guess = (i: number, from: string) => post('/sign-in', `token=guess-${i}-0123456789abcdef`, from);
+  const one: number[] = [];
+  for (let i = 0; i < 12; i++) one.push((await guess(i, '127.0.0.2')).status);
+  assert.equal(one, [...Array(10).fill(401), 429, 429]);
+  const refused = await post('/sign-in', `token=${OPERATOR}`, '127.0.0.2');
+  assert.is(refused.status, 429);
+  assert.match(String(refused.headers['retry-after']), /^[1-9]\d*$/);
+  // Twenty addresses, ten guesses each, none over its own burst: past the overall hundred (refilled at one a second,
+  // so some seconds of the run give a few back) a failing address waits all the same.
+  const many: number[] = [];
+  for (let host = 3; host <= 22; host++)
+    for (let i = 0; i < 10; i++) many.push((await guess(i, `127.0.0.${host}`)).status);
+  assert.ok(many.includes(429), `statuses ${many.join(' ')}`);
+  assert.is((await post('/sign-in', `token=${OPERATOR}`, '127.0.0.50')).status, 303);
+  const warned = frontend.lines.filter((line) => line.includes('wrong operator token'));
+  assert.ok(warned.length >= 1 && warned.length < 10, `${warned.length} warning lines for over 100 wrong tokens`);
+  assert.not.ok(frontend.lines.some((line) => line.includes('guess-') || line.includes(OPERATOR)));
+});
+
+test.run();
