@@ -125,13 +125,16 @@ test("ci.yml: a pull request's smoke trailers verified, advisory, each commit th
       verdict: 'PASS',
       trailer: line,
       runtime: 'docker',
-      at: 'then',
+      at: new Date().toISOString(),
     } as const;
+    // Evidence that agrees with every claim of the line (smoke/trailer/claims.ts): 3 probes passing at once, a
+    // compose stack, smoked just now.
+    const probes = passingRun.probes.map(({ earlierFailure: _, ...probe }) => ({ ...probe, attempts: 1 }));
     await writeEvidence(repo.handle, {
       ...evidence,
-      composeConfig: null,
-      images: {},
-      smoke: toSmokeResult(passingRun),
+      composeConfig: `sha256:${'0'.repeat(64)}`,
+      images: { backend: 'sha256:11' },
+      smoke: toSmokeResult({ ...passingRun, probes, startedAt: evidence.at }),
       baseline: null,
     });
     const bound = await repo.commit(`Bound\n\n${line}`);
@@ -147,7 +150,7 @@ test("ci.yml: a pull request's smoke trailers verified, advisory, each commit th
     const { code, lines } = await runStep(step, root, env, 60_000);
     assert.is(code, 1, lines.join('\n'));
     assert.equal(lines.filter(Boolean), [
-      `smoke trailer verified: commit ${bound.slice(0, 12)}: PASS on tree ${tree.slice(0, 12)}, evidence of then`,
+      `smoke trailer verified: commit ${bound.slice(0, 12)}: PASS on tree ${tree.slice(0, 12)}, evidence of ${evidence.at}`,
       `${human.slice(0, 12)}: no smoke trailer, not verified`,
       `::warning title=Smoke trailer (advisory)::smoke trailer verify: commit ${edited.slice(0, 12)}: its tree is ` +
         `${editedTree.slice(0, 12)}, but its trailer names tree ${tree.slice(0, 12)} ` +
