@@ -2,7 +2,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { readConfig } from './config.ts';
+import { DEVICE_METRICS_PORT_DEFAULT, readConfig } from './config.ts';
+import { METRICS_PORT_DEFAULT, readMetricsPort } from '../lib/metrics-setting.ts';
 import { isDeviceId } from '../lib/device-protocol.ts';
 import { configError } from '../test/support/config-error.ts';
 
@@ -23,6 +24,13 @@ test('local mode needs nothing and uses the documented defaults', () => {
     spoolMaxBytes: 64 * 1024 * 1024,
   });
   assert.is(readConfig({ NODE_ENV: 'local' }, '/app').spoolDir, '/app/spool', 'under the working directory');
+});
+
+test("the management port defaults to 9465, not the backend's 9464: both run on one host", () => {
+  assert.is(readMetricsPort({}, 'production', DEVICE_METRICS_PORT_DEFAULT), 9465);
+  assert.is.not(DEVICE_METRICS_PORT_DEFAULT, METRICS_PORT_DEFAULT);
+  assert.is(readMetricsPort({ METRICS_PORT: '9100' }, 'production', DEVICE_METRICS_PORT_DEFAULT), 9100);
+  assert.is(readMetricsPort({}, 'local', DEVICE_METRICS_PORT_DEFAULT), undefined);
 });
 
 test('reads every setting', () => {

@@ -31,6 +31,12 @@ export interface DeviceConfig {
   spoolMaxBytes: number;
 }
 
+/**
+ * The device's management port by default: one past the backend's 9464, so the two run side by side on one host
+ * (a second service on the same default would exit with "port in use").
+ */
+export const DEVICE_METRICS_PORT_DEFAULT = 9465;
+
 /** Below this a spool holds too few segments to drop the oldest without dropping nearly everything. */
 const SPOOL_MIN_BYTES = 1024 * 1024;
 

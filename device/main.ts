@@ -11,7 +11,7 @@ import { readTlsFiles } from '../lib/tls-setting.ts';
 import { closeHttpServer, installGracefulShutdown } from '../lib/shutdown.ts';
 import { runMain } from '../lib/run-main.ts';
 import { createApp, defineDeviceChecks } from './app.ts';
-import { readConfig, type DeviceConfig } from './config.ts';
+import { DEVICE_METRICS_PORT_DEFAULT, readConfig, type DeviceConfig } from './config.ts';
 import { openReadingSpool, type ReadingSpool } from './spool/reading-spool.ts';
 import { createBackendLink, type BackendLink } from './link/backend-link.ts';
 import { createSerialLink } from './serial/serial-link.ts';
@@ -33,7 +33,9 @@ runMain('device', async function main() {
   const version = readReleaseId(process.env, () => checkoutCommit(fileURLToPath(new URL('.', import.meta.url))));
   const metricsOn = readMetricsEnabled(process.env);
   const tls = readTlsFiles(process.env);
-  const metricsPort = metricsOn ? readMetricsPort(process.env, config.environment) : undefined;
+  const metricsPort = metricsOn
+    ? readMetricsPort(process.env, config.environment, DEVICE_METRICS_PORT_DEFAULT)
+    : undefined;
   const display = readLogDisplay(process.env);
   const log = createLogger({ name: 'device', environment: config.environment, level: config.logLevel, ...display });
 
