@@ -10,40 +10,10 @@ import type { Answer } from './support/request-loop.ts';
 import type { UpdateStatus } from './support/swarm-stack.ts';
 import { createRequestLoop, describeFailures, failures } from './support/request-loop.ts';
 import { createDeviceWatch } from './support/device-watch.ts';
-import { READ_TOKEN } from './support/deploy-secrets.ts';
-
-/** The stack's read token (its SECRETS_DIR): outside local mode /api/readings answers only with it. */
-const READ_AUTH = { authorization: `Bearer ${READ_TOKEN}` };
+import { READ_AUTH, sequenceProblems, storedReadings } from './support/stored-readings.ts';
 
 const { test, swarmTest, stack } = await swarmSuite('swarm rolling update', import.meta.filename);
 const UPDATE_MS = 120_000;
-
-interface Reading {
-  session: string;
-  seq: number;
-  timestamp: string;
-  receivedAt: string;
-}
-
-/** Every stored reading of the stack's device, through the load balancer, oldest first. */
-async function storedReadings(lb: string): Promise<Reading[]> {
-  const response = await fetch(`${lb}/api/readings?deviceId=device&limit=1000`, { headers: READ_AUTH });
-  assert.is(response.status, 200);
-  return ((await response.json()) as { readings: Reading[] }).readings.reverse();
-}
-
-/** One line per problem: within each session seq must run 1, 2, 3 … with no gap and no duplicate. */
-function sequenceProblems(readings: Reading[]): string[] {
-  const sessions = new Map<string, number[]>();
-  for (const { session, seq } of readings) sessions.set(session, [...(sessions.get(session) ?? []), seq]);
-  const problems: string[] = [];
-  for (const [session, seqs] of sessions) {
-    const sorted = [...seqs].sort((a, b) => a - b);
-    const wrong = sorted.findIndex((seq, i) => seq !== i + 1);
-    if (wrong >= 0) problems.push(`session ${session}: seq ${sorted[wrong]} at position ${wrong + 1}`);
-  }
-  return problems;
-}
 
 /**
  * From outside: when the old release last answered /api/health and the new one first did, and that from then on

@@ -42,7 +42,13 @@ export interface UpdateStatus {
  * A stack named after the test file and the pid, e.g. `shk-swarmheal-4242`; `env` adds to the deploy's, `overlays`
  * are compose files deployed on top of the stack's (e.g. deploy/swarm/internal-tls.yaml), relative to the root.
  */
-export function createSwarmStack(file: string, env: Record<string, string> = {}, overlays: string[] = []) {
+export function createSwarmStack(
+  file: string,
+  env: Record<string, string> = {},
+  overlays: string[] = [],
+  /** Where the host-mode ports are reached: the edge node's address on a multi-node swarm. */
+  address = '127.0.0.1',
+) {
   const name = `shk-${basename(file)
     .replace(/\.container\.ts$/, '')
     .replace(/[^a-z0-9]/g, '')}-${process.pid}`;
@@ -140,7 +146,7 @@ export function createSwarmStack(file: string, env: Record<string, string> = {},
     return JSON.parse(await dockerOk(['service', 'inspect', '--format', `{{json ${format}}}`, service(short)])) as T;
   }
 
-  /** http://127.0.0.1:PORT of a service's host-mode port, read from its running task's container. */
+  /** http://ADDRESS:PORT of a service's host-mode port, read from its running task's container. */
   async function url(short: string, port: number): Promise<string> {
     const [task] = await running(short);
     if (!task) throw new Error(`${service(short)} has no running task`);
@@ -153,7 +159,7 @@ export function createSwarmStack(file: string, env: Record<string, string> = {},
     const bindings = JSON.parse(raw) as { HostIp: string; HostPort: string }[] | null;
     const binding = bindings?.find((b) => b.HostIp === '0.0.0.0') ?? bindings?.[0];
     if (!binding) throw new Error(`${service(short)}:${port} is not published`);
-    return `http://127.0.0.1:${binding.HostPort}`;
+    return `http://${address}:${binding.HostPort}`;
   }
 
   /**
