@@ -9,7 +9,9 @@ import { startServer } from './serve.ts';
 export function createManagementApp(registry: Registry): Hono {
   const app = new Hono();
   app.route('/', createMetricsRoutes({ registry }));
-  app.notFound((c) => c.json({ error: 'the management port serves only GET /metrics' }, 404));
+  app.notFound((c) =>
+    c.json({ error: 'the management port serves only GET /metrics' }, 404, { 'Cache-Control': 'no-store' }),
+  );
   return app;
 }
 
