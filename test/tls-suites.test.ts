@@ -1,5 +1,5 @@
 // The TLS suites served, as a scanner sees them (docs/access.md#tls-suites): `openssl s_client` offering one suite at
-// a time to a real backend over HTTPS and to HAProxy run with deploy/swarm/lb/haproxy.cfg. TLS 1.2 takes only ECDHE
+// a time to a real backend and frontend over HTTPS and to HAProxy run with deploy/swarm/lb/haproxy.cfg. TLS 1.2 takes only ECDHE
 // with an AEAD cipher; a CBC suite (SHA-1 or SHA-256 MAC), CCM8 or ARIA is refused in the handshake; TLS 1.3 works.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -46,6 +46,16 @@ node('a backend over HTTPS: ECDHE with AEAD only on TLS 1.2, and TLS 1.3', async
   const env = { TLS_CERT_FILE: cert.certFile, TLS_KEY_FILE: cert.keyFile };
   const backend = await spawnService('backend/main.ts', { env, ca: ca.ca });
   await assertSuites(Number(new URL(backend.url).port));
+});
+node('the frontend over HTTPS (the same lib/serve.ts): the same suites', async () => {
+  const env = {
+    TLS_CERT_FILE: cert.certFile,
+    TLS_KEY_FILE: cert.keyFile,
+    BACKEND_URL: 'http://127.0.0.1:9',
+    DEVICE_URL: '',
+  };
+  const frontend = await spawnService('frontend/main.ts', { env, ca: ca.ca, waitPath: '/' });
+  await assertSuites(Number(new URL(frontend.url).port));
 });
 node.run();
 
