@@ -1,6 +1,7 @@
 // The TLS suites served, as a scanner sees them (docs/access.md#tls-suites): `openssl s_client` offering one suite at
-// a time to a real backend and frontend over HTTPS and to HAProxy run with deploy/swarm/lb/haproxy.cfg. TLS 1.2 takes only ECDHE
-// with an AEAD cipher; a CBC suite (SHA-1 or SHA-256 MAC), CCM8 or ARIA is refused in the handshake; TLS 1.3 works.
+// a time to a real backend and frontend over HTTPS and to HAProxy run with deploy/swarm/lb/haproxy.cfg. TLS 1.2 takes
+// only ECDHE with an AEAD cipher; a CBC suite (SHA-1 or SHA-256 MAC), CCM8 or ARIA is refused in the handshake; TLS 1.3
+// works.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync, writeFileSync } from 'node:fs';
