@@ -1,15 +1,17 @@
 // The LOAD probe in real Chromium against healthy pages that move on to another page right after loading, and a
-// page taller than the viewport, captured whole.
+// page taller than the viewport, captured whole, and a page whose certificate Chromium does not trust.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer as createHttpsServer } from 'node:https';
 import { join } from 'node:path';
 import { launchBrowser, type LaunchedBrowser } from './browser.ts';
 import { loadProbe } from './load-probe.ts';
 import { createFixtureHandler } from '../test/support/fake-http-server.ts';
 import { listen, type Listening } from '../test/support/listen.ts';
 import { PNG_SIGNATURE } from '../test/support/run-smoke-cli.ts';
+import { createTestCa } from '../test/support/test-ca.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'smoke-load-probe-test-'));
 const fx: Listening = await listen(createFixtureHandler());
@@ -68,6 +70,30 @@ test('a page taller than the 1280×800 viewport: the screenshot holds all of it'
     assert.equal({ width: png.readUInt32BE(16), height: png.readUInt32BE(20) }, { width: 1280, height: 3000 });
   } finally {
     await tall.close();
+  }
+});
+
+test('a certificate Chromium does not trust: a reason with the way out (--ca-file), and no stack trace', async () => {
+  const ca = createTestCa('a CA Chromium never heard of');
+  const { cert, key } = ca.issue('page');
+  const page = await listen(createHttpsServer({ cert, key }, (_req, res) => res.end('<h1>up</h1>')));
+  try {
+    const url = `https://127.0.0.1:${page.port}/`;
+    const attempt = await loadProbe(launched.browser, {
+      url,
+      timeout: 5000,
+      artifacts: mkdtempSync(join(dir, 'cert-')),
+      strict: false,
+    });
+    assert.equal(attempt.reasons, [
+      `net::ERR_CERT_AUTHORITY_INVALID at ${url}: the page's certificate is not trusted here ` +
+        '(give the CA that signed it with --ca-file or SMOKE_CA_FILE)',
+    ]);
+    assert.is(attempt.stack, undefined, 'a known condition, not a crash');
+    assert.ok(attempt.screenshot?.endsWith('/frontend-error.png'), String(attempt.screenshot));
+  } finally {
+    await page.close();
+    ca.remove();
   }
 });
 

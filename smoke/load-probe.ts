@@ -30,6 +30,9 @@ export interface LoadOptions {
 }
 
 const MAX_ISSUES = 20;
+const CERT_ERROR = /^net::ERR_CERT_/;
+const CERT_HINT =
+  "the page's certificate is not trusted here (give the CA that signed it with --ca-file or SMOKE_CA_FILE)";
 const VIEWPORT = { width: 1280, height: 800 };
 const STUCK_SHOT_MS = 1500;
 const SETTLE_MS = 300;
@@ -82,8 +85,13 @@ export async function loadProbe(
       stuck = true;
     } else {
       outcome = 'error';
-      reasons.push(message.split('\n')[0]!);
-      stack = trace ?? message;
+      const first = message.split('\n')[0]!;
+      // A certificate Chromium does not trust is a known condition with a known fix, not a crash: a hint, no trace.
+      if (CERT_ERROR.test(first)) reasons.push(`${first}: ${CERT_HINT}`);
+      else {
+        reasons.push(first);
+        stack = trace ?? message;
+      }
     }
   }
   // Puppeteer may emit a sub-request's response after the load event that followed it: let those settle.
