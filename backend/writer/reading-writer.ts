@@ -213,18 +213,41 @@ function learnMarks({ deviceId, store, lastAcked, marks }: WriterIo, batch: Held
  * Records the batch's lost ranges (after its readings were written, so that those count as stored), less what lies
  * at or below the socket's mark (stored, refused or recorded lost already) and the refusals the socket knows of: a
  * refused reading is counted refused, never lost too. What is left to record is fixed the first time, so that a
- * retry records the same.
+ * retry records the same. One call of the store per session and reason, whatever the number of ranges: a 1,000-range
+ * message is one recording, not a thousand.
  */
 async function recordLosses({ deviceId, store, marks, onLost }: WriterIo, batch: HeldItem[]) {
+  const groups = new Map<string, { session: string; reason: LossReason; ranges: SeqRange[] }>();
+  const refusedOf = new Map<string, number[]>();
   for (const { session, seq, lost } of batch) {
     if (!lost) continue;
     // A refusal is counted as one when it comes: a range declared later in the batch must not count it lost too.
-    const refused = batch.flatMap((item) => (item.session === session && !item.doc && !item.lost ? [item.seq] : []));
-    lost.ranges ??= marks.beyond(session, [seq, lost.through], refused);
-    if (lost.ranges.length === 0) continue;
-    const recorded = await store.recordLosses(deviceId, session, lost.reason, lost.ranges);
-    if (recorded > 0) onLost?.(lost.reason, recorded);
+    if (!refusedOf.has(session)) refusedOf.set(session, refusalsOf(batch, session));
+    lost.ranges ??= marks.beyond(session, [seq, lost.through], refusedOf.get(session));
+    const key = `${lost.reason} ${session}`;
+    const group = groups.get(key) ?? { session, reason: lost.reason, ranges: [] };
+    group.ranges.push(...lost.ranges);
+    groups.set(key, group);
   }
+  for (const { session, reason, ranges } of groups.values()) {
+    if (ranges.length === 0) continue;
+    const recorded = await store.recordLosses(deviceId, session, reason, joined(ranges));
+    if (recorded > 0) onLost?.(reason, recorded);
+  }
+}
+
+const refusalsOf = (batch: HeldItem[], session: string) =>
+  batch.flatMap((item) => (item.session === session && !item.doc && !item.lost ? [item.seq] : []));
+
+/** `ranges` sorted, overlapping or touching ones joined. */
+function joined(ranges: SeqRange[]): SeqRange[] {
+  const out: SeqRange[] = [];
+  for (const [from, to] of [...ranges].sort((a, b) => a[0] - b[0])) {
+    const last = out.at(-1);
+    if (last && from <= last[1] + 1) last[1] = Math.max(last[1], to);
+    else out.push([from, to]);
+  }
+  return out;
 }
 
 function logStored({ deviceId, log }: WriterIo, batch: HeldItem[], docs: ReadingDocument[], result: InsertResult) {
