@@ -397,6 +397,22 @@ test('at debug level, one line per write lists what it stored anew (not the rese
   );
 });
 
+test('a message of many ranges is one recording: the store is called once per session and reason', async () => {
+  const { writer, acks, losses } = setup();
+  writer.declare('s1', 'evicted', [
+    [1, 2],
+    [4, 4],
+    [5, 9],
+  ]);
+  writer.declare('s1', 'evicted', [[3, 3]]);
+  await waitFor(() => acks.at(-1)?.seq === 9, { timeout: 2000, what: 'the ack past the ranges' });
+  assert.equal(losses, ['dev-1/s1:evicted [[1,2],[4,9]]', 'dev-1/s1:evicted [[3,3]]'], 'one call per batch');
+  assert.equal(acks, [
+    { type: 'ack', session: 's1', seq: 2 },
+    { type: 'ack', session: 's1', seq: 9 },
+  ]);
+});
+
 test('a declared reading that arrives later is not written: counted lost once, never stored as well', async () => {
   const { writer, calls, acks, losses } = setup();
   writer.accept('s1', readings(...Array.from({ length: 20 }, (_, i) => i + 1)));
