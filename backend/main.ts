@@ -36,6 +36,9 @@ runMain('backend', async function main() {
 
   const readiness = createReadiness();
   const setDatabase = readiness.define('database', { initial: 'disconnected', ready: ['connected'] });
+  // Shown, and /api/ready/devices answers by it, but reads go on while the device path is behind (docs/contract.md).
+  // `ok` from the start: the backend listens only once its first device thread runs.
+  const setDevices = readiness.define('devices', { initial: 'ok', ready: ['ok'], decides: false });
   logReadinessChanges(readiness, log);
   const registry = metricsOn ? createMetrics({ readiness }).registry : undefined;
   // The device thread starts once the database monitor exists; until then no socket is open and it has no verdict.
@@ -68,6 +71,7 @@ runMain('backend', async function main() {
     socketsMax: config.deviceSocketsMax,
     socketsPerToken: config.deviceSocketsPerToken,
     onHeard: database.heard,
+    onPath: setDevices,
     ...(meters ? { meters } : {}),
   });
   devices = hub;

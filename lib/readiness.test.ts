@@ -81,6 +81,19 @@ test('a long reason is cut to 200 characters, on one line', () => {
   assert.not.match(reason!, /\n/);
 });
 
+test('a check that does not decide is judged on its own but never turns the service not ready', () => {
+  const readiness = createReadiness();
+  readiness.define('database', { initial: 'connected', ready: ['connected'] });
+  const setDevices = readiness.define('devices', { initial: 'down', ready: ['ok'], decides: false });
+  assert.is(readiness.snapshot().status, 'ready');
+  assert.is(readiness.snapshot().details.devices!.ok, false);
+  setDevices('ok');
+  setDevices('behind', 'a frame waited 2500 ms');
+  assert.is(readiness.snapshot().status, 'ready');
+  assert.equal(readiness.snapshot().checks, { database: 'connected', devices: 'behind' });
+  assert.is(readiness.isReady('devices'), false);
+});
+
 test('shutting down overrides every check', () => {
   const readiness = createReadiness();
   readiness.define('database', { initial: 'connected', ready: ['connected'] });

@@ -31,10 +31,14 @@ export interface ReadinessSnapshot {
 }
 
 export interface Readiness {
-  /** Declares a check with its initial state and the states that count as ready; returns its setter. */
+  /**
+   * Declares a check with its initial state and the states that count as ready; returns its setter. `decides: false`:
+   * the check is shown and judged (and `/api/ready/<check>` answers by it) but never turns `/api/ready` to 503, for a
+   * part a load balancer routes by its own path (the backend's `devices`: docs/contract.md).
+   */
   define(
     name: string,
-    options: { initial: string; ready: readonly string[] },
+    options: { initial: string; ready: readonly string[]; decides?: boolean },
   ): (state: string, reason?: string) => void;
   set(name: string, state: string, reason?: string): void;
   get(name: string): string | undefined;
@@ -56,6 +60,7 @@ const MAX_REASON = 200;
 
 export function createReadiness({ now = () => new Date() }: ReadinessOptions = {}): Readiness {
   const readyStates = new Map<string, ReadonlySet<string>>();
+  const advisory = new Set<string>();
   const states = new Map<string, string>();
   const details = new Map<string, Readonly<CheckDetail>>();
   const listeners = new Set<ReadinessListener>();
@@ -81,7 +86,7 @@ export function createReadiness({ now = () => new Date() }: ReadinessOptions = {
     if (!ready) throw new Error(`readiness check "${name}" is not defined`);
     const previous = states.get(name)!;
     if (previous === state) return;
-    notReady += Number(!ready.has(state)) - Number(!ready.has(previous));
+    if (!advisory.has(name)) notReady += Number(!ready.has(state)) - Number(!ready.has(previous));
     states.set(name, state);
     record(name, ready.has(state), reason);
     rebuild();
@@ -97,12 +102,13 @@ export function createReadiness({ now = () => new Date() }: ReadinessOptions = {
   };
 
   return {
-    define(name, { initial, ready }) {
+    define(name, { initial, ready, decides = true }) {
       if (readyStates.has(name)) throw new Error(`readiness check "${name}" is defined twice`);
       readyStates.set(name, new Set(ready));
+      if (!decides) advisory.add(name);
       states.set(name, initial);
       record(name, ready.includes(initial), undefined);
-      if (!ready.includes(initial)) notReady += 1;
+      if (!ready.includes(initial) && decides) notReady += 1;
       rebuild();
       return function setCheckState(state: string, reason?: string) {
         set(name, state, reason);

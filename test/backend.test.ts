@@ -44,7 +44,7 @@ test('boots with the database down: health 200, ready 503, then 200 once the dat
   assert.equal(health.body.database, { status: 'disconnected', name: 'app' });
   const ready = await status(`${backend.url}/api/ready`);
   assert.is(ready.status, 503);
-  assert.equal(ready.body.checks, { database: 'disconnected' });
+  assert.equal(ready.body.checks, { database: 'disconnected', devices: 'ok' });
   assert.is(ready.body.status, 'not_ready');
   // A connect attempt has failed and it says it keeps trying, without crashing.
   await waitFor(() => backend.stdout.some((line) => line.includes('database unreachable; retrying')), {
@@ -66,7 +66,7 @@ test('database killed → 503 (database disconnected); restarted → 200', async
   await mongo.streaming();
   mongo.child.kill('SIGKILL');
   await untilReady(backend, 503);
-  assert.equal((await status(`${backend.url}/api/ready`)).body.checks, { database: 'disconnected' });
+  assert.equal((await status(`${backend.url}/api/ready`)).body.checks, { database: 'disconnected', devices: 'ok' });
   mongo = await startMongoProcess(mongoPort);
   await untilReady(backend, 200);
 });
@@ -217,11 +217,15 @@ test('the release: RELEASE_ID as version; unset, the checkout commit; the readin
   assert.is(health.checks.database[0].observedValue, 'disconnected');
   res = await ask('/api/ready', 'text/html');
   assert.equal([res.status, res.headers.get('content-type')], [503, 'application/json']);
-  assert.equal(Object.keys((await res.json()).details), ['database']);
+  assert.equal(Object.keys((await res.json()).details), ['database', 'devices']);
   res = await ask('/api/ready?verbose');
   assert.equal([res.status, res.headers.get('content-type')], [503, 'text/plain; charset=utf-8']);
-  assert.match(await res.text(), /^\[-\]database failed: disconnected since \S+\nreadiness check failed: not_ready\n$/);
+  assert.match(
+    await res.text(),
+    /^\[-\]database failed: disconnected since \S+\n\[\+\]devices ok: ok since \S+\nreadiness check failed: not_ready\n$/,
+  );
   assert.is((await ask('/api/ready/database')).status, 503);
+  assert.is((await ask('/api/ready/devices')).status, 200, 'the device path is judged on its own');
   assert.is((await ask('/api/ready/nope')).status, 404);
   assert.is((await ask('/api/ready?verbose=garbage')).status, 400);
   const unset = await startBackend({ RELEASE_ID: '' });

@@ -149,6 +149,9 @@ test('the lb checks /api/ready on every replica it finds through Swarm’s DNS, 
   }
   assert.match(haproxy, /default-server .*resolvers swarm .*check inter 500ms fall 2 rise 1/);
   assert.match(haproxy, /use_backend device-sockets if \{ path \/api\/device\/socket \}/);
+  // New device sockets only where the device path keeps up; reads go on to a replica that is behind.
+  assert.match(pools[1]!, /http-check send meth GET uri \/api\/ready\/devices /);
+  assert.not.match(pools[0]!, /api\/ready\/devices/);
 });
 
 test('internal-tls.yaml: replicas serve TLS from secrets, both lb pools verify them, clients use the lb’s TLS', () => {

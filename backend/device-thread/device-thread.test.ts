@@ -17,6 +17,8 @@ const ECHO = new URL('../../test/support/echo-device-worker.mjs', import.meta.ur
 /** The device thread's main side with the echoing stand-in, in an app on a real server; `close()` in a finally. */
 async function startRelay() {
   const sink = createLogSink('info', 'backend');
+  // The `devices` readiness check's states, as the device path told them.
+  const paths: string[] = [];
   const thread = await startDeviceThread({
     logger: sink.log,
     log: { environment: 'production' },
@@ -26,6 +28,8 @@ async function startRelay() {
     socketsMax: 10,
     onHeard: () => {},
     entry: ECHO,
+    onPath: (state) => void paths.push(state),
+    behindMs: 300,
   });
   const app = new Hono();
   app.get(DEVICE_SOCKET_PATH, thread.gate, thread.upgrade);
@@ -36,6 +40,7 @@ async function startRelay() {
   return {
     sink,
     thread,
+    paths,
     async connect() {
       const client = await connect(url);
       clients.push(client.ws);
@@ -87,6 +92,7 @@ test('a device thread that stops: its sockets close with 1013, and a new thread 
     const closed = await withDeadline(first.closed, 5000, 'the socket closed');
     assert.equal(closed, { code: 1013, reason: 'device thread restarting' });
     assert.is(relay.sink.find('the device thread stopped (exit code 3)').length, 1);
+    assert.equal(relay.paths.slice(0, 2), ['ok', 'down'], 'the devices check turned down with the thread');
     const next = await waitFor(
       async () => {
         const socket = await relay.connect();
@@ -101,6 +107,7 @@ test('a device thread that stops: its sockets close with 1013, and a new thread 
       { timeout: 10_000, interval: 200, what: 'a new thread answering' },
     );
     assert.equal(next.messages, ['again']);
+    assert.equal(relay.paths.slice(0, 3), ['ok', 'down', 'ok'], 'and ok again with the new thread');
   } finally {
     await relay.close();
   }
@@ -119,8 +126,11 @@ test('a socket whose frames the thread has not taken is not read past its share;
     light.ws.send('light');
     await waitFor(() => light.messages.includes('light'), { timeout: 5000, what: 'the light echo' });
     assert.ok(heavy.messages.length < 16, `${heavy.messages.length} of 16 frames read while none was taken`);
+    await waitFor(() => relay.paths.includes('behind'), { timeout: 5000, what: 'the device path behind' });
     light.ws.send('take');
     await waitFor(() => heavy.messages.length === 16, { timeout: 5000, what: 'every frame, once taken' });
+    await waitFor(() => relay.paths.at(-1) === 'ok', { timeout: 5000, what: 'the device path ok again' });
+    assert.equal(relay.paths, ['ok', 'behind', 'ok']);
   } finally {
     await relay.close();
   }

@@ -18,6 +18,7 @@ import {
 } from './device-thread-messages.ts';
 import { createSocketRelay } from './device-relay.ts';
 import { keepThread, type KeptThread } from './kept-thread.ts';
+import { watchDevicePath, type DevicePathState } from './device-path.ts';
 
 /** The device thread's nice value above the process's: when both want the CPU, the probes' thread gets it first. */
 export const DEVICE_THREAD_NICE = 10;
@@ -39,6 +40,10 @@ export interface DeviceThreadOptions
   nice?: number;
   /** The thread's module (a test gives one that fails). */
   entry?: URL;
+  /** Whether the device path keeps up (device-path.ts): the `devices` readiness check. */
+  onPath?: (state: DevicePathState, reason?: string) => void;
+  /** Frames untaken this long make the path `behind` (tests shorten it). */
+  behindMs?: number;
 }
 
 export async function startDeviceThread(options: DeviceThreadOptions): Promise<DeviceThread> {
@@ -48,11 +53,22 @@ export async function startDeviceThread(options: DeviceThreadOptions): Promise<D
   let connected = false;
   const restarting = { code: CLOSE_TRY_AGAIN_LATER, reason: 'device thread restarting' };
   const relay = createSocketRelay((event, transfer) => thread.post(event, transfer), log, restarting);
+  const path = watchDevicePath({
+    oldestAt: () => relay.untaken().oldestAt,
+    onState: options.onPath ?? (() => {}),
+    ...(options.behindMs ? { behindMs: options.behindMs } : {}),
+  });
   const thread: KeptThread<ToDeviceThread, FromDeviceThread> = await keepThread(options.entry ?? ENTRY, data, onReply, {
     log,
     name: 'device thread',
-    onStopped: () => relay.closeAll(restarting.code, restarting.reason),
-    onStarted: (started) => started.post({ kind: 'connected', connected }),
+    onStopped(code) {
+      path.thread(false, `the device thread stopped (exit code ${code}); a new one is starting`);
+      relay.closeAll(restarting.code, restarting.reason);
+    },
+    onStarted(started) {
+      started.post({ kind: 'connected', connected });
+      path.thread(true);
+    },
   });
 
   function onReply(reply: FromDeviceThread) {
@@ -75,6 +91,9 @@ export async function startDeviceThread(options: DeviceThreadOptions): Promise<D
       gate.flush();
       await thread.ask({ kind: 'closeAll' }, 'closedAll', 'the device sockets to close');
     },
-    stop: () => thread.stop((last) => last.ask({ kind: 'stop' }, 'stopped', 'the device thread to stop')),
+    stop() {
+      path.stop();
+      return thread.stop((last) => last.ask({ kind: 'stop' }, 'stopped', 'the device thread to stop'));
+    },
   };
 }

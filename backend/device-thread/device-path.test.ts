@@ -1,0 +1,38 @@
+// The device path is down without a thread, behind once a frame waited past the bound, ok again once taken.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { watchDevicePath, type DevicePathState } from './device-path.ts';
+
+test('down without a thread; behind past the bound; ok once the frame is taken; down when the thread stops', () => {
+  const states: [DevicePathState, string | undefined][] = [];
+  const clock = { now: 10_000, oldest: undefined as number | undefined };
+  const path = watchDevicePath({
+    oldestAt: () => clock.oldest,
+    onState: (state, reason) => void states.push([state, reason]),
+    behindMs: 2000,
+    now: () => clock.now,
+  });
+  try {
+    path.judge();
+    assert.equal(states, [], 'no thread yet: nothing judged');
+    path.thread(true);
+    clock.oldest = 9000;
+    path.judge();
+    clock.oldest = 7500;
+    path.judge();
+    path.judge();
+    clock.oldest = undefined;
+    path.judge();
+    path.thread(false, 'the device thread stopped (exit code 1)');
+    assert.equal(states, [
+      ['ok', undefined],
+      ['behind', 'the oldest frame read has waited 2500 ms for the device thread (bound 2000 ms)'],
+      ['ok', undefined],
+      ['down', 'the device thread stopped (exit code 1)'],
+    ]);
+  } finally {
+    path.stop();
+  }
+});
+
+test.run();

@@ -1,0 +1,56 @@
+// Whether the device path keeps up, for the `devices` readiness check: `down` while no device thread runs (it
+// stopped and a new one is starting), `behind` while the oldest frame read from a socket has waited longer than
+// `behindMs` for the thread to take it, else `ok`. Judged every `everyMs` from what the relay holds: no I/O.
+
+export type DevicePathState = 'ok' | 'behind' | 'down';
+
+/** Frames a device thread has not taken this long stand for a path that cannot keep up. */
+export const DEVICE_PATH_BEHIND_MS = 2000;
+
+export interface DevicePathOptions {
+  /** When the oldest frame not yet taken was read (performance.now()), or undefined when none waits. */
+  oldestAt: () => number | undefined;
+  onState: (state: DevicePathState, reason?: string) => void;
+  behindMs?: number;
+  everyMs?: number;
+  now?: () => number;
+}
+
+export interface DevicePath {
+  /** A device thread runs (true) or stopped (false): said at once. */
+  thread(running: boolean, reason?: string): void;
+  /** Judges the frames now (the timer does, every `everyMs`). */
+  judge(): void;
+  stop(): void;
+}
+
+export function watchDevicePath(options: DevicePathOptions): DevicePath {
+  const { oldestAt, onState, behindMs = DEVICE_PATH_BEHIND_MS, everyMs = 500, now = () => performance.now() } = options;
+  let running = false;
+  let last: DevicePathState | undefined;
+  const tell = (state: DevicePathState, reason?: string) => {
+    if (state === last) return;
+    last = state;
+    onState(state, reason);
+  };
+  function judge() {
+    if (!running) return;
+    const at = oldestAt();
+    const waited = at === undefined ? 0 : now() - at;
+    if (waited <= behindMs) return tell('ok');
+    tell(
+      'behind',
+      `the oldest frame read has waited ${Math.round(waited)} ms for the device thread (bound ${behindMs} ms)`,
+    );
+  }
+  const timer = setInterval(judge, everyMs).unref();
+  return {
+    thread(value, reason) {
+      running = value;
+      if (value) judge();
+      else tell('down', reason ?? 'no device thread runs');
+    },
+    judge,
+    stop: () => clearInterval(timer),
+  };
+}
