@@ -55,7 +55,8 @@ for (const [args, message] of badArguments) {
   assert.is(stdout, '');
   assert.is(
     stderr,
-    `swarm-nodes: a 3-node swarm is already up under ${dir} (manager socket ${dir}/node-1/docker.sock); --stop removes it\n`,
+    `swarm-nodes: a 3-node swarm is already up under ${dir} ` +
+      `(manager socket ${dir}/node-1/docker.sock); --stop removes it\n`,
   );
   assert.equal(readdirSync(dir).sort(), before);
 });
