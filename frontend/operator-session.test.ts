@@ -26,6 +26,16 @@ test('the cookie holds no token and verifies until it expires', () => {
   assert.not.ok(sessions.verify(cookie), 'expired');
 });
 
+test('by default a session lasts twelve hours, a working day', () => {
+  let now = 0;
+  const sessions = createOperatorSessions({ tokens: [A], now: () => now });
+  const cookie = sessions.signIn(A)!;
+  now = 12 * 60 * 60 * 1000 - 1;
+  assert.ok(sessions.verify(cookie));
+  now += 1;
+  assert.not.ok(sessions.verify(cookie));
+});
+
 test('a forged, altered or stretched cookie does not verify', () => {
   const sessions = createOperatorSessions({ tokens: [A] });
   const cookie = sessions.signIn(A)!;

@@ -37,6 +37,18 @@ test('overall: once spent, every failing address waits; a clean one still gets i
   assert.is(limit.retryAfterS('fresh'), 4, 'one try, then it waits like the others');
 });
 
+test('the defaults: ten per address, then one a minute; a hundred overall, then one a second', () => {
+  const c = clock();
+  const limit = createSignInLimit({ now: c.now });
+  for (let i = 0; i < 10; i++) limit.failed('a');
+  assert.is(limit.retryAfterS('a'), 60);
+  for (let i = 0; i < 90; i++) limit.failed(`b${i}`);
+  assert.is(limit.retryAfterS('b0'), 1, 'the overall hundred spent');
+  c.t = 1000;
+  assert.is(limit.retryAfterS('b0'), 0);
+  assert.is(limit.retryAfterS('a'), 59);
+});
+
 test('memory is bounded: past the bound the oldest address is forgotten', () => {
   const limit = createSignInLimit({ perAddress: { burst: 1, perSecond: 0.001 }, maxAddresses: 2, now: () => 0 });
   for (const address of ['a', 'b', 'c']) limit.failed(address);
