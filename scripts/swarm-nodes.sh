@@ -179,7 +179,12 @@ remove_all() {
     [ -d "$dir" ] || continue
     k=${dir##*/node-}
     kill_node "$k"
-    rmdir "$(node_cgroup "$k")"/* "$(node_cgroup "$k")" 2>/dev/null || true
+    # A cgroup whose last task is still exiting refuses rmdir (busy) for a moment.
+    for _ in $(seq 1 50); do
+      rmdir "$(node_cgroup "$k")"/*/ "$(node_cgroup "$k")" 2>/dev/null || true
+      [ -d "$(node_cgroup "$k")" ] || break
+      sleep 0.1
+    done
     ip netns del "$(node_ns "$k")" 2>/dev/null || true
     rm -rf "$dir"
   done
