@@ -27,7 +27,8 @@ export interface DeviceHub {
   /** Device sockets open now, including those not yet past hello. */
   socketsOpen(): number;
   /** The events of one socket from `remoteAddress` whose token speaks for `identity` (what the gate let through). */
-  events(remoteAddress: string, identity: DeviceIdentity): WSEvents;
+  /** `done(frames)`: that many of the socket's frames were handled or dropped (the main thread's read budget). */
+  events(remoteAddress: string, identity: DeviceIdentity, done?: (frames: number) => void): WSEvents;
   /**
    * Closes every device socket with 1001 (going away), as on shutdown; settles once the devices were written as
    * disconnected (or that write failed), so that other replicas do not wait out the heartbeat's staleness.
@@ -108,7 +109,7 @@ export function createDeviceHub(options: DeviceHubOptions): DeviceHub {
 
   return {
     rate,
-    events: (remoteAddress, identity) => createDeviceSocket(socketOptions, remoteAddress, identity),
+    events: (remoteAddress, identity, done) => createDeviceSocket(socketOptions, remoteAddress, identity, done),
     socketsOpen: () => sockets.size,
     async closeAll() {
       clearInterval(beat);

@@ -58,8 +58,16 @@ export interface DeviceSocketOptions {
   frames: FrameSlices<unknown>;
 }
 
-/** The events of one socket from `remoteAddress`, whose token speaks for `identity`. */
-export function createDeviceSocket(options: DeviceSocketOptions, remoteAddress: string, identity: DeviceIdentity) {
+/**
+ * The events of one socket from `remoteAddress`, whose token speaks for `identity`; `done(n)` once n of its frames
+ * are handled, or dropped unhandled (what the main thread counts against the socket's read budget).
+ */
+export function createDeviceSocket(
+  options: DeviceSocketOptions,
+  remoteAddress: string,
+  identity: DeviceIdentity,
+  done: (frames: number) => void = () => {},
+) {
   const { log, registry, warnings, sockets, helloTimeoutMs, rate, frames } = options;
   let messages: DeviceMessages | undefined;
   let ending = false;
@@ -76,7 +84,7 @@ export function createDeviceSocket(options: DeviceSocketOptions, remoteAddress: 
     hello?.stop();
     heartbeat?.stop();
     messages?.stop();
-    if (owner) frames.drop(owner);
+    if (owner) done(frames.drop(owner));
     if (!close) return raw(ws).terminate();
     ws.close(close.code, close.reason);
     setTimeout(() => raw(ws).terminate(), CLOSE_GRACE_MS).unref();
@@ -115,6 +123,7 @@ export function createDeviceSocket(options: DeviceSocketOptions, remoteAddress: 
       owner = pausingOwner(ws, (data) => {
         if (!ending) messages!.act(dispatch(data, messages!.device()?.deviceId));
         hello!.handled(messages!.device() !== undefined);
+        done(1);
       });
       heartbeat = startQuietHeartbeat(() => raw(ws).pong());
       // ws answers pings itself; they cost a pong each, so they count against the rate like messages.
@@ -123,7 +132,7 @@ export function createDeviceSocket(options: DeviceSocketOptions, remoteAddress: 
       });
     },
     onMessage(event, ws) {
-      if (ending || !withinRate(ws)) return;
+      if (ending || !withinRate(ws)) return done(1);
       hello!.arrived();
       frames.push(owner!, event.data);
     },

@@ -16,8 +16,8 @@ export interface FrameSlices<F> {
   push(owner: FrameOwner<F>, frame: F): void;
   /** Handles now every frame `owner` still has waiting (its socket closed: what it sent before is still handled). */
   flush(owner: FrameOwner<F>): void;
-  /** Forgets `owner`'s waiting frames unhandled (its socket was ended by us), and lets it read again. */
-  drop(owner: FrameOwner<F>): void;
+  /** Forgets `owner`'s waiting frames unhandled (its socket was ended by us), and lets it read again; how many. */
+  drop(owner: FrameOwner<F>): number;
 }
 
 export function createFrameSlices<F>(options: FrameQueueOptions = {}): FrameSlices<F> {
@@ -51,8 +51,9 @@ export function createFrameSlices<F>(options: FrameQueueOptions = {}): FrameSlic
       for (const frame of queue.takeAll(owner)) owner.handle(frame);
     },
     drop(owner) {
-      queue.takeAll(owner);
+      const dropped = queue.takeAll(owner).length;
       owner.resume();
+      return dropped;
     },
   };
 }

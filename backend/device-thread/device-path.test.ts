@@ -1,9 +1,9 @@
-// The device path is down without a thread, behind once a frame waited past the bound, ok again once taken.
+// The device path is down without a thread, behind once a frame waited past the bound, ok again once handled.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { watchDevicePath, type DevicePathState } from './device-path.ts';
 
-test('down without a thread; behind past the bound; ok once the frame is taken; down when the thread stops', () => {
+test('down without a thread; behind past the bound; ok once the frame is handled; down when the thread stops', () => {
   const states: [DevicePathState, string | undefined][] = [];
   const clock = { now: 10_000, oldest: undefined as number | undefined };
   const path = watchDevicePath({

@@ -1,14 +1,14 @@
 // Whether the device path keeps up, for the `devices` readiness check: `down` while no device thread runs (it
 // stopped and a new one is starting), `behind` while the oldest frame read from a socket has waited longer than
-// `behindMs` for the thread to take it, else `ok`. Judged every `everyMs` from what the relay holds: no I/O.
+// `behindMs` for the thread to handle it, else `ok`. Judged every `everyMs` from what the relay holds: no I/O.
 
 export type DevicePathState = 'ok' | 'behind' | 'down';
 
-/** Frames a device thread has not taken this long stand for a path that cannot keep up. */
+/** Frames a device thread has not handled this long stand for a path that cannot keep up. */
 export const DEVICE_PATH_BEHIND_MS = 2000;
 
 export interface DevicePathOptions {
-  /** When the oldest frame not yet taken was read (performance.now()), or undefined when none waits. */
+  /** When the oldest frame not yet handled was read (performance.now()), or undefined when none waits. */
   oldestAt: () => number | undefined;
   onState: (state: DevicePathState, reason?: string) => void;
   behindMs?: number;

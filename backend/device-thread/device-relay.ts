@@ -1,7 +1,7 @@
 // The main thread's side of the device sockets (device-thread.ts): it holds each socket, numbers it, tells the device
 // thread its events (a frame's bytes moved, not copied, where they can be) and does to it what the device thread
 // says. Holding the bytes, it also bounds them: what a peer leaves unread of our sending, and what the device thread
-// has not taken yet of its frames (read-budget.ts: past its share a socket is not read).
+// has not handled yet of its frames (read-budget.ts: past its share a socket is not read).
 import type { WSContext, WSEvents } from 'hono/ws';
 import type { WebSocket } from 'ws';
 import type { Logger } from '../../lib/logger.ts';
@@ -13,7 +13,7 @@ import { createReadBudget, type ReadBudgetOptions } from './read-budget.ts';
 const SEND_BUFFER_MAX = 64 * 1024;
 
 /**
- * Bytes of frames read and not yet taken by the device thread: four frames of the largest size (64 KiB) a socket, so
+ * Bytes of frames read and not yet handled by the device thread: four frames of the largest size (64 KiB) a socket, so
  * that a device streaming across the thread hop is not held to one frame at a time; 16 MiB for all, so that a flood
  * of many sockets waits in the devices' send buffers and the kernel's, not in this process.
  */
@@ -28,8 +28,8 @@ export interface SocketRelay {
   size(): number;
   /** Closes every socket with `code` and forgets them (the device thread that knew them is gone). */
   closeAll(code: number, reason: string): void;
-  /** Bytes read and not yet taken by the device thread, and when the oldest such frame was read (performance.now()). */
-  untaken(): { bytes: number; oldestAt: number | undefined };
+  /** Bytes read and not yet handled by the device thread, and when the oldest such frame was read (performance.now()). */
+  unhandled(): { bytes: number; oldestAt: number | undefined };
 }
 
 /** `tell` reaches the device thread, or returns false while there is none (the socket is then closed with `busy`). */
@@ -78,7 +78,7 @@ export function createSocketRelay(
       if (!ws) return;
       if (command.kind === 'send') return sendBounded(ws, command.text, log);
       if (command.kind === 'close') return ws.close(command.code, command.reason);
-      if (command.kind === 'taken') return readAgain(budget.credit(command.id, command.frames));
+      if (command.kind === 'handled') return readAgain(budget.credit(command.id, command.frames));
       if (command.kind === 'pause') pausedByThread.add(command.id);
       if (command.kind === 'resume') pausedByThread.delete(command.id);
       if (command.kind === 'resume' && budget.isPaused(command.id)) return;
@@ -91,7 +91,7 @@ export function createSocketRelay(
       pausedByThread.clear();
       budget.clear();
     },
-    untaken: () => ({ bytes: budget.total(), oldestAt: budget.oldestAt() }),
+    unhandled: () => ({ bytes: budget.total(), oldestAt: budget.oldestAt() }),
   };
 }
 

@@ -11,7 +11,7 @@ test("socket commands are told from the thread's own messages", () => {
     { kind: 'pause', id: 1 },
     { kind: 'resume', id: 1 },
     { kind: 'pong', id: 1 },
-    { kind: 'taken', id: 1, frames: 2 },
+    { kind: 'handled', id: 1, frames: 2 },
   ];
   const own: FromDeviceThread[] = [
     { kind: 'ready' },

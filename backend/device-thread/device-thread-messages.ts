@@ -35,8 +35,8 @@ export type SocketCommand =
   | { kind: 'send'; id: number; text: string }
   | { kind: 'close'; id: number; code: number; reason: string }
   | { kind: 'terminate' | 'pause' | 'resume' | 'pong'; id: number }
-  /** The device thread took the socket's `frames` oldest frames: their bytes leave its read budget (read-budget.ts). */
-  | { kind: 'taken'; id: number; frames: number };
+  /** The device thread handled (or dropped) the socket's `frames` oldest frames: they leave its read budget. */
+  | { kind: 'handled'; id: number; frames: number };
 
 // Every kind of SocketCommand: the compiler asks for a new one here, so the main thread never mistakes it.
 const COMMAND_KINDS: Record<SocketCommand['kind'], true> = {
@@ -46,7 +46,7 @@ const COMMAND_KINDS: Record<SocketCommand['kind'], true> = {
   pause: true,
   resume: true,
   pong: true,
-  taken: true,
+  handled: true,
 };
 
 /** True when the device thread says what to do to a socket (the relay's), not something of its own. */

@@ -113,7 +113,7 @@ test('a device thread that stops: its sockets close with 1013, and a new thread 
   }
 });
 
-test('a socket whose frames the thread has not taken is not read past its share; once taken, it is read again', async () => {
+test('a socket whose frames the thread has not handled is not read past its share; once handled, it is read again', async () => {
   const relay = await startRelay();
   try {
     const heavy = await relay.connect();
@@ -125,10 +125,10 @@ test('a socket whose frames the thread has not taken is not read past its share;
     const light = await relay.connect();
     light.ws.send('light');
     await waitFor(() => light.messages.includes('light'), { timeout: 5000, what: 'the light echo' });
-    assert.ok(heavy.messages.length < 16, `${heavy.messages.length} of 16 frames read while none was taken`);
+    assert.ok(heavy.messages.length < 16, `${heavy.messages.length} of 16 frames read while none was handled`);
     await waitFor(() => relay.paths.includes('behind'), { timeout: 5000, what: 'the device path behind' });
     light.ws.send('take');
-    await waitFor(() => heavy.messages.length === 16, { timeout: 5000, what: 'every frame, once taken' });
+    await waitFor(() => heavy.messages.length === 16, { timeout: 5000, what: 'every frame, once handled' });
     await waitFor(() => relay.paths.at(-1) === 'ok', { timeout: 5000, what: 'the device path ok again' });
     assert.equal(relay.paths, ['ok', 'behind', 'ok']);
   } finally {

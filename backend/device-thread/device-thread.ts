@@ -42,7 +42,7 @@ export interface DeviceThreadOptions
   entry?: URL;
   /** Whether the device path keeps up (device-path.ts): the `devices` readiness check. */
   onPath?: (state: DevicePathState, reason?: string) => void;
-  /** Frames untaken this long make the path `behind` (tests shorten it). */
+  /** Frames unhandled this long make the path `behind` (tests shorten it). */
   behindMs?: number;
 }
 
@@ -54,7 +54,7 @@ export async function startDeviceThread(options: DeviceThreadOptions): Promise<D
   const restarting = { code: CLOSE_TRY_AGAIN_LATER, reason: 'device thread restarting' };
   const relay = createSocketRelay((event, transfer) => thread.post(event, transfer), log, restarting);
   const path = watchDevicePath({
-    oldestAt: () => relay.untaken().oldestAt,
+    oldestAt: () => relay.unhandled().oldestAt,
     onState: options.onPath ?? (() => {}),
     ...(options.behindMs ? { behindMs: options.behindMs } : {}),
   });

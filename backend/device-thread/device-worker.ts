@@ -57,7 +57,6 @@ heardFrom(client);
 
 const sockets = new Map<number, { events: WSEvents; ws: WSContext; pinged: () => void }>();
 port.on('message', eachMessage(onMessage));
-port.on('message', tellTaken);
 post({ kind: 'ready' });
 
 function onMessage(message: ToDeviceThread) {
@@ -70,7 +69,9 @@ function onMessage(message: ToDeviceThread) {
 function onSocketEvent(event: SocketEvent) {
   if (event.kind === 'open') {
     const socket = remoteSocket(event.id);
-    sockets.set(event.id, { ...socket, events: hub.events(event.remoteAddress, event.identity) });
+    // Each frame handled or dropped is counted off the socket's read budget on the main thread (device-relay.ts).
+    const done = (frames: number) => post({ kind: 'handled', id: event.id, frames });
+    sockets.set(event.id, { ...socket, events: hub.events(event.remoteAddress, event.identity, done) });
     return sockets.get(event.id)!.events.onOpen?.(new Event('open'), socket.ws);
   }
   const socket = sockets.get(event.id);
@@ -85,16 +86,6 @@ function onSocketEvent(event: SocketEvent) {
     // Node 20 has no CloseEvent; the hub reads only these fields.
     events.onClose?.({ code: event.code, reason: event.reason } as CloseEvent, ws);
   }
-}
-
-/**
- * Each batch's frames are taken once its messages are handed to the sockets (which queue them, pausing a socket
- * with 8 waiting): the main thread counts them off its read budget and reads again the sockets that waited.
- */
-function tellTaken(batch: ToDeviceThread[]) {
-  const taken = new Map<number, number>();
-  for (const message of batch) if (message.kind === 'message') taken.set(message.id, (taken.get(message.id) ?? 0) + 1);
-  for (const [id, frames] of taken) post({ kind: 'taken', id, frames });
 }
 
 /** A frame as Hono gives it: text as a string, binary as an ArrayBuffer. */

@@ -35,7 +35,7 @@ test('back under the total, every socket paused for it is read again', () => {
   assert.is(budget.total(), 70);
 });
 
-test('the oldest untaken frame is the oldest head of any socket', () => {
+test('the oldest unhandled frame is the oldest head of any socket', () => {
   const budget = createReadBudget({ socketMax: 1000, totalMax: 1000 });
   assert.is(budget.oldestAt(), undefined);
   budget.read(1, 1, 50);

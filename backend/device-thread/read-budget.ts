@@ -1,19 +1,19 @@
-// How many bytes each device socket may have read and not yet taken by the device thread, without I/O: the main
-// thread (device-relay.ts) counts each frame it passes on, the device thread tells it which frames it took, and this
+// How many bytes each device socket may have read and not yet handled by the device thread, without I/O: the main
+// thread (device-relay.ts) counts each frame it passes on, the device thread tells it which frames it handled, and this
 // says which socket to stop reading and which may read again. The bytes wait where they are read, so that is where
 // they are bounded: the queue between the threads never grows past what the sockets' shares allow.
 
 export interface ReadBudgetOptions {
-  /** Bytes one socket may have untaken; at this it is paused (not read: TCP pushes back on its device). */
+  /** Bytes one socket may have unhandled; at this it is paused (not read: TCP pushes back on its device). */
   socketMax: number;
-  /** Bytes all sockets together may have untaken; past it the sockets above an equal part of it are paused. */
+  /** Bytes all sockets together may have unhandled; past it the sockets above an equal part of it are paused. */
   totalMax: number;
 }
 
 export interface ReadBudget {
   /** Socket `id` read a frame of `bytes` at `at` (ms); true when it should stop being read now. */
   read(id: number, bytes: number, at: number): boolean;
-  /** The device thread took `frames` of `id`'s oldest frames; the sockets that may be read again. */
+  /** The device thread handled `frames` of `id`'s oldest frames; the sockets that may be read again. */
   credit(id: number, frames: number): number[];
   /** Whether the budget holds socket `id` paused. */
   isPaused(id: number): boolean;
@@ -21,14 +21,14 @@ export interface ReadBudget {
   forget(id: number): number[];
   /** Every socket closed (the device thread that held their frames is gone). */
   clear(): void;
-  /** Bytes read and not yet taken, all sockets together. */
+  /** Bytes read and not yet handled, all sockets together. */
   total(): number;
-  /** When the oldest frame not yet taken was read (ms), or undefined when every frame is taken. */
+  /** When the oldest frame not yet handled was read (ms), or undefined when every frame is handled. */
   oldestAt(): number | undefined;
 }
 
 interface SocketShare {
-  /** Each untaken frame's size and when it was read, oldest first. */
+  /** Each unhandled frame's size and when it was read, oldest first. */
   frames: { bytes: number; at: number }[];
   held: number;
   paused: boolean;

@@ -1,10 +1,10 @@
 // A stand-in device thread for backend/device-thread/device-thread.test.ts: it answers each text frame with the same text;
 // `crash` ends the thread (exit code 3); `flood` sends 4 MiB back, more than a peer that reads nothing may leave.
-// It takes no frame (device-relay.ts's read budget) until `take` says so: then every frame, from then on too.
+// It handles no frame (device-relay.ts's read budget) until `take` says so: then every frame, from then on too.
 import { parentPort } from 'node:worker_threads';
 
 const answers = { stop: 'stopped', closeAll: 'closedAll' };
-const untaken = new Map();
+const unhandled = new Map();
 let taking = false;
 
 // Messages come and go in arrays, one per turn (backend/device-thread/thread-port.ts).
@@ -15,11 +15,11 @@ function answer(event) {
   if (event.kind !== 'message') return;
   const text = event.binary ? `binary ${event.bytes.byteLength}` : Buffer.from(event.bytes).toString('utf8');
   if (text === 'crash') process.exit(3);
-  untaken.set(event.id, (untaken.get(event.id) ?? 0) + 1);
+  unhandled.set(event.id, (unhandled.get(event.id) ?? 0) + 1);
   taking ||= text === 'take';
   if (taking) {
-    parentPort.postMessage([...untaken].map(([id, frames]) => ({ kind: 'taken', id, frames })));
-    untaken.clear();
+    parentPort.postMessage([...unhandled].map(([id, frames]) => ({ kind: 'handled', id, frames })));
+    unhandled.clear();
   }
   const copies = text === 'flood' ? 64 : 1;
   for (let i = 0; i < copies; i++) {
