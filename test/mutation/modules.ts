@@ -14,4 +14,8 @@ export const MODULES: MutationModule[] = [
   { module: 'device/spool/loss-ledger.ts', tests: ['device/spool/loss-ledger.test.ts'] },
   { module: 'smoke/trailer/line.ts', tests: ['smoke/trailer/line.test.ts', 'smoke/trailer/check.test.ts'] },
   { module: 'lib/health-judge.ts', tests: ['lib/health-judge.test.ts'] },
+  // Who gets in: the token-strength rule, the operator's sessions and the limit on guessing (docs/access.md).
+  { module: 'lib/token-strength.ts', tests: ['lib/token-strength.test.ts'] },
+  { module: 'frontend/operator-session.ts', tests: ['frontend/operator-session.test.ts'] },
+  { module: 'frontend/sign-in-limit.ts', tests: ['frontend/sign-in-limit.test.ts'] },
 ];
