@@ -28,7 +28,7 @@ export interface SocketRelay {
   size(): number;
   /** Closes every socket with `code` and forgets them (the device thread that knew them is gone). */
   closeAll(code: number, reason: string): void;
-  /** Bytes read and not yet handled by the device thread, and when the oldest such frame was read (performance.now()). */
+  /** Bytes read and not yet handled by the device thread; when the oldest such frame was read (performance.now()). */
   unhandled(): { bytes: number; oldestAt: number | undefined };
 }
 

@@ -113,7 +113,7 @@ test('a device thread that stops: its sockets close with 1013, and a new thread 
   }
 });
 
-test('a socket whose frames the thread has not handled is not read past its share; once handled, it is read again', async () => {
+test('a socket whose frames the thread has not handled is not read past its share; handled, it is again', async () => {
   const relay = await startRelay();
   try {
     const heavy = await relay.connect();
