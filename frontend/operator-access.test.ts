@@ -269,6 +269,58 @@ test('guessing from one address: 429 with Retry-After past ten, the right token 
   );
 });
 
+test('every sign-in answer is no-store; a signed-in operator gets the signed-in page, local mode a redirect', async () => {
+  const a = app();
+  const cookie = await signIn(a);
+  const signedIn = await a.request('https://status.example/sign-in', { headers: { cookie } }, TLS);
+  assert.is(signedIn.headers.get('cache-control'), 'no-store');
+  assert.not.match(await signedIn.text(), /<input/);
+  const plain = await a.request('/sign-in');
+  assert.is(plain.headers.get('cache-control'), 'no-store');
+  const local = await app('open').request('https://status.example/sign-in', form('x', 'https://status.example'), TLS);
+  assert.is(local.status, 303);
+  assert.is(local.headers.get('location'), '/');
+  // A request with no socket at all (no address to limit by) is still answered, as a stranger.
+  const bare = await a.request(
+    'https://status.example/sign-in',
+    form('wrong-0123456789', 'https://status.example'),
+    {},
+  );
+  assert.is(bare.status, 403);
+});
+
+test('the token field: trimmed, missing or malformed is a wrong token (401), never a failure', async () => {
+  const a = app();
+  const post = (body: string, type = 'application/x-www-form-urlencoded') =>
+    a.request(
+      'https://status.example/sign-in',
+      { method: 'POST', headers: { origin: 'https://status.example', 'content-type': type }, body },
+      tlsFrom('10.3.3.3'),
+    );
+  assert.is((await post(`token=%20${OPERATOR}%0A`)).status, 303);
+  const missing = await post('other=1');
+  assert.is(missing.status, 401);
+  assert.match(await missing.text(), /That is not an operator token/);
+  assert.is((await post('--x\r\nbroken', 'multipart/form-data; boundary=x')).status, 401);
+});
+
+test('sign-out from another origin is refused and ends nothing', async () => {
+  const a = app();
+  const cookie = await signIn(a);
+  const res = await a.request(
+    'https://status.example/sign-out',
+    { method: 'POST', headers: { origin: 'https://evil.example', cookie } },
+    TLS,
+  );
+  assert.is(res.status, 403);
+  assert.ok(await operatorSees(a, cookie));
+  const signedIn = await a.request('https://status.example/sign-in', { headers: { cookie } }, TLS);
+  assert.match(await signedIn.text(), /You are signed in as an operator/);
+  const out = await signOut(a, cookie);
+  assert.is(out.headers.get('location'), '/');
+  assert.is((await signOut(app('open'), cookie)).status, 303, 'local mode has no sessions to end');
+});
+
 test('a 404 is not cached either', async () => {
   const res = await app().request('/nowhere');
   assert.is(res.status, 404);

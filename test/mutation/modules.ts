@@ -18,4 +18,5 @@ export const MODULES: MutationModule[] = [
   { module: 'lib/token-strength.ts', tests: ['lib/token-strength.test.ts'] },
   { module: 'frontend/operator-session.ts', tests: ['frontend/operator-session.test.ts'] },
   { module: 'frontend/sign-in-limit.ts', tests: ['frontend/sign-in-limit.test.ts'] },
+  { module: 'frontend/operator-access.ts', tests: ['frontend/operator-access.test.ts'] },
 ];
