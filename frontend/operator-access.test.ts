@@ -269,7 +269,7 @@ test('guessing from one address: 429 with Retry-After past ten, the right token 
   );
 });
 
-test('every sign-in answer is no-store; a signed-in operator gets the signed-in page, local mode a redirect', async () => {
+test('sign-in answers are no-store; an operator gets the signed-in page, local mode a redirect', async () => {
   const a = app();
   const cookie = await signIn(a);
   const signedIn = await a.request('https://status.example/sign-in', { headers: { cookie } }, TLS);

@@ -27,8 +27,9 @@ export const METRICS_PORT_DEFAULT = 9464;
 
 /**
  * The management port /metrics is served on, or undefined for none. Outside local mode always (METRICS_PORT,
- * default 9464, or the service's own `defaultPort`), and the public port answers 404 there. In local mode /metrics stays on the main port and a
- * management port opens only when METRICS_PORT is set: local services share one host, where one default clashes.
+ * default 9464, or the service's own `defaultPort`), and the public port answers 404 there. In local mode /metrics
+ * stays on the main port and a management port opens only when METRICS_PORT is set: local services share one host,
+ * where one default clashes.
  */
 export function readMetricsPort(env: Env, environment: string, defaultPort = METRICS_PORT_DEFAULT): number | undefined {
   if (environment === 'local' && !env.METRICS_PORT?.trim()) return undefined;
