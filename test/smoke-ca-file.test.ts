@@ -84,12 +84,14 @@ test('a --ca-file that is missing or holds no certificate: exit 2, one line', as
   const missing = await smoke('missing', ['--ca-file', join(scratch.dir, 'nope.crt')]);
   assert.is(missing.code, 2);
   assert.equal(missing.stderr, [
-    `smoke: --ca-file ${join(scratch.dir, 'nope.crt')} cannot be read (ENOENT): give the path of the CA's certificate (PEM)`,
+    `smoke: --ca-file ${join(scratch.dir, 'nope.crt')} cannot be read (ENOENT): ` +
+      "give the path of the CA's certificate (PEM)",
   ]);
   const key = await smoke('key', ['--ca-file', join(scratch.dir, 'ca.key')]);
   assert.is(key.code, 2);
   assert.equal(key.stderr, [
-    `smoke: --ca-file ${join(scratch.dir, 'ca.key')} holds no PEM certificate: give the CA's certificate (-----BEGIN CERTIFICATE-----)`,
+    `smoke: --ca-file ${join(scratch.dir, 'ca.key')} holds no PEM certificate: ` +
+      "give the CA's certificate (-----BEGIN CERTIFICATE-----)",
   ]);
 });
 

@@ -150,7 +150,8 @@ test("ci.yml: a pull request's smoke trailers verified, advisory, each commit th
     const { code, lines } = await runStep(step, root, env, 60_000);
     assert.is(code, 1, lines.join('\n'));
     assert.equal(lines.filter(Boolean), [
-      `smoke trailer verified: commit ${bound.slice(0, 12)}: PASS on tree ${tree.slice(0, 12)}, evidence of ${evidence.at}`,
+      `smoke trailer verified: commit ${bound.slice(0, 12)}: PASS on tree ${tree.slice(0, 12)}, ` +
+        `evidence of ${evidence.at}`,
       `${human.slice(0, 12)}: no smoke trailer, not verified`,
       `::warning title=Smoke trailer (advisory)::smoke trailer verify: commit ${edited.slice(0, 12)}: its tree is ` +
         `${editedTree.slice(0, 12)}, but its trailer names tree ${tree.slice(0, 12)} ` +

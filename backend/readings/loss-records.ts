@@ -1,7 +1,8 @@
 // The `losses` collection: the sequence ranges each device declared lost (evicted from its spool, never written),
 // merged where they overlap or touch, so that a session keeps few disjoint ranges, a declaration repeated on a new
-// socket is counted once, and a range's count is what of it the backend never stored. What lies at or below the device's refusal mark is settled
-// (stored or refused), and no part of a new range: a refused reading is not stored, and not lost either.
+// socket is counted once, and a range's count is what of it the backend never stored. What lies at or below the
+// device's refusal mark is settled (stored or refused), and no part of a new range: a refused reading is not stored,
+// and not lost either.
 import type { AnyBulkWriteOperation, BulkWriteOptions, Collection, Db, IndexDescription } from 'mongodb';
 import type { LossReason, SeqRange } from '../../lib/device-protocol.ts';
 import { addRange, subtractRanges } from '../../lib/seq-ranges.ts';

@@ -1,6 +1,6 @@
-// The stand-in's `update`, `delete` and `findAndModify` commands, answered from memory in mongod's shapes: several update
-// statements (ordered or not) with `upsert` and `multi`, replying n / nModified / upserted / writeErrors, and one
-// document found, changed or removed, replying lastErrorObject and value.
+// The stand-in's `update`, `delete` and `findAndModify` commands, answered from memory in mongod's shapes: several
+// update statements (ordered or not) with `upsert` and `multi`, replying n / nModified / upserted / writeErrors, and
+// one document found, changed or removed, replying lastErrorObject and value.
 import { ObjectId, type Document } from 'bson';
 import { CommandError } from './command-error.ts';
 import type { Memory, WriteError } from './memory.ts';

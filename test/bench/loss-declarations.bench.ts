@@ -105,7 +105,9 @@ const lossDeclarations: Scenario = async ({ quick }) => {
     const ours = median(times);
     const p99 = [...acks].sort((a, b) => a - b)[Math.min(acks.length - 1, Math.floor(acks.length * 0.99))]!;
     const row: BenchRow = {
-      scenario: `a ${RANGES.toLocaleString('en')}-range lost message, ${RECORDED.toLocaleString('en')} ranges recorded (median of ${rounds}); an honest device's ack p99 meanwhile`,
+      scenario:
+        `a ${RANGES.toLocaleString('en')}-range lost message, ${RECORDED.toLocaleString('en')} ranges recorded ` +
+        `(median of ${rounds}); an honest device's ack p99 meanwhile`,
       baseline: `honest ack p99 ${p99.toFixed(0)} ms (${acks.length} acks)`,
       ours: `${ours.toFixed(0)} ms`,
       ratio: `${ours.toFixed(0)} ms`,
