@@ -38,6 +38,9 @@ test('a slow client that closes with readings still queued behind a write: it wa
     timeout: 20_000,
     what: 'the slow client to have sent every reading',
   });
+  // And the hang begun: on a busy machine the backend's first insert can come after the last reading was sent, and
+  // a resume() before it would leave the stand-in hung from then on, with no ack ever sent.
+  await waitFor(() => inserts > 0, { timeout: 20_000, what: "the backend's first insert" });
   mongo.resume();
   assert.is(await attacker.waitExit(30_000), 0, attacker.lines.join('\n'));
   const client = new MongoClient(mongo.url, { serverSelectionTimeoutMS: 2000 });
