@@ -57,7 +57,7 @@ test('a database the backend cannot reach: FAIL naming it and what the backend l
   );
   assert.match(report, /^# smoke: FAIL \(1\/3 failed\)/);
   assert.match(report, '- Checks: `database = disconnected`');
-  assert.match(report, '"checks":{"database":"disconnected"}');
+  assert.match(report, '"checks":{"database":"disconnected","devices":"ok"}');
   assert.match(report, 'Screenshot: `frontend-ok.png`');
   assert.match(report, `## Containers (compose project ${stack.project})`);
   assert.match(report, '### backend: running, healthy (its probe failed)');
