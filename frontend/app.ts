@@ -6,6 +6,7 @@ import { accessLog, type LogLine } from './access-log.ts';
 import { loadStaticFiles, staticFiles } from './static-files.ts';
 import { createStatusCollector } from './status-collector.ts';
 import { operatorAccess, type OperatorAccess } from './operator-access.ts';
+import type { SignInMeter } from './sign-in-metrics.ts';
 import type { ReadingsStatus, StatusDocument } from './status-document.ts';
 
 export const PUBLIC_DIR = fileURLToPath(new URL('./public/', import.meta.url));
@@ -25,6 +26,8 @@ export interface FrontendDeps {
   log: LogLine;
   /** Where this frontend serves HTTPS as the browser sees it, once listening: named when sign-in is refused. */
   httpsPort?: () => number | undefined;
+  /** Counts refused sign-ins for the management port's /metrics (frontend/sign-in-metrics.ts). */
+  signIns?: SignInMeter;
   publicDir?: string;
 }
 
@@ -41,7 +44,7 @@ const hiddenReadings = (): ReadingsStatus => ({
 
 export function createApp(deps: FrontendDeps): Hono {
   const { version, backendUrl, deviceUrl, timeoutMs, access, backendReadToken, log, httpsPort } = deps;
-  const { publicDir = PUBLIC_DIR } = deps;
+  const { publicDir = PUBLIC_DIR, signIns } = deps;
   const collector = createStatusCollector({ version, backendUrl, deviceUrl, timeoutMs, backendReadToken });
   const app = new Hono();
 
@@ -68,7 +71,7 @@ export function createApp(deps: FrontendDeps): Hono {
   );
   app.use(staticFiles(loadStaticFiles(publicDir)));
   // A form posted from another site (Origin not this one) is refused there, on top of the cookie's SameSite=Strict.
-  const gate = operatorAccess(app, access, { httpsPort, log });
+  const gate = operatorAccess(app, access, { httpsPort, log, meter: signIns });
 
   app.get('/status.json', async function statusJson(c) {
     const collected = await collector.collect();

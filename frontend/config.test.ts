@@ -14,6 +14,7 @@ test('defaults: port 3000, every interface, backend :3001, device :3003, 1500 ms
     timeoutMs: 1500,
     access: { tokens: [] },
     backendReadToken: undefined,
+    metricsPort: 9466,
   });
 });
 
@@ -29,6 +30,7 @@ test('every setting is read', () => {
       STATUS_TIMEOUT_MS: '800',
       OPERATOR_TOKENS_FILE: '/run/secrets/operator-tokens',
       BACKEND_READ_TOKEN_FILE: '/run/secrets/read-token',
+      METRICS_PORT: '9100',
     },
     (path) =>
       ({
@@ -46,7 +48,16 @@ test('every setting is read', () => {
     timeoutMs: 800,
     access: { tokens: ['operator-one-0123456789', 'operator-two-0123456789'] },
     backendReadToken: 'read-token-0123456789abc',
+    metricsPort: 9100,
   });
+});
+
+test("the management port defaults to 9466, past the backend's and the device's; off or local: none", () => {
+  assert.is(readConfig({ METRICS: 'off' }).metricsPort, undefined);
+  assert.is(readConfig({ NODE_ENV: 'local' }).metricsPort, undefined);
+  assert.is(readConfig({ NODE_ENV: 'local', METRICS_PORT: '9100' }).metricsPort, 9100);
+  assert.is(readConfig({ METRICS_PORT: '0' }).metricsPort, 0);
+  assert.throws(() => readConfig({ METRICS: 'maybe' }), /METRICS=maybe is not valid/);
 });
 
 test('local mode is open to everyone: no sign-in', () => {

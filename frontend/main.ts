@@ -3,10 +3,12 @@ import { fileURLToPath } from 'node:url';
 import { runMain } from '../lib/run-main.ts';
 import { readTlsFiles } from '../lib/tls-setting.ts';
 import { closeHttpServer, installGracefulShutdown, plainShutdownLog } from '../lib/shutdown.ts';
+import { startManagementServer } from '../lib/management-app.ts';
 import { createApp } from './app.ts';
 import { readConfig } from './config.ts';
 import { planListeners, startListeners } from './listeners.ts';
 import type { OperatorAccess } from './operator-access.ts';
+import { createSignInMetrics } from './sign-in-metrics.ts';
 import { redactUrl } from '../lib/redact-url.ts';
 import { checkoutCommit, readReleaseId } from '../lib/release-id.ts';
 
@@ -20,13 +22,20 @@ runMain(
     const log = (line: string) => console.log(line);
     let httpsActual: number | undefined;
     const httpsPort = () => config.httpsPublishedPort ?? httpsActual;
-    const app = createApp({ version, backendUrl, deviceUrl, timeoutMs, access, backendReadToken, log, httpsPort });
+    const metrics = config.metricsPort === undefined ? undefined : createSignInMetrics();
+    const signIns = metrics?.meter;
+    const deps = { version, backendUrl, deviceUrl, timeoutMs, access, backendReadToken, log, httpsPort, signIns };
+    const app = createApp(deps);
     const servers = await startListeners(app.fetch, host, plan);
+    // /metrics only here, never on the public ports: a stranger learns nothing of a guessing run from it.
+    const management = await startManagementServer(metrics?.registry, config.metricsPort, host);
     const ports = servers.map((server) => (server.address() as { port: number }).port);
     if (plan.length === 2) httpsActual = ports[1];
     const listening = plan.length === 2 ? `port ${ports[0]}, HTTPS on port ${ports[1]}` : `port ${ports[0]}`;
+    const metricsAt = management ? `; metrics on port ${(management.address() as { port: number }).port}` : '';
     console.log(
-      `frontend listening on ${host ?? 'all interfaces'} ${listening}${plan[0]!.tls ? ' over HTTPS' : ''}; ` +
+      `frontend listening on ${host ?? 'all interfaces'} ${listening}${plan[0]!.tls ? ' over HTTPS' : ''}` +
+        `${metricsAt}; ` +
         `backend ${redactUrl(backendUrl)}, ` +
         `device ${deviceUrl ? redactUrl(deviceUrl) : 'not monitored (DEVICE_URL is empty)'}; ` +
         `release ${version}; ` +
@@ -39,7 +48,10 @@ runMain(
       delayMs: 0,
       timeoutMs: timeoutMs * 2 + 5000,
       // Both ports drain at once: a request on one waits on nothing on the other.
-      steps: [{ name: 'http server', run: () => Promise.all(servers.map((server) => closeHttpServer(server))) }],
+      steps: [
+        { name: 'http server', run: () => Promise.all(servers.map((server) => closeHttpServer(server))) },
+        ...(management ? [{ name: 'management server', run: () => closeHttpServer(management) }] : []),
+      ],
     });
   },
   { jsonLog: false },

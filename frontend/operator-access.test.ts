@@ -269,6 +269,28 @@ test('guessing from one address: 429 with Retry-After past ten, the right token 
   );
 });
 
+test('each refused sign-in is counted by its reason; the right token, another origin and plain HTTP are not', async () => {
+  const counted: string[] = [];
+  const a = createApp({
+    version: 'r',
+    backendUrl: backend.url,
+    timeoutMs: 1000,
+    access: { tokens: [OPERATOR] },
+    log: () => {},
+    signIns: { refused: (reason) => counted.push(reason) },
+  });
+  const post = (token: string, from: string, origin = 'https://status.example', url = 'https://status.example') =>
+    a.request(`${url}/sign-in`, form(token, origin), tlsFrom(from));
+  for (let i = 0; i < 11; i++) await post(`guess-${i}-0123456789abcdef`, '10.7.7.7');
+  assert.is((await post(OPERATOR, '10.8.8.8')).status, 303);
+  assert.is((await post('guess-x-0123456789abcdef', '10.8.8.8', 'https://evil.example')).status, 403);
+  assert.is(
+    (await a.request('http://status.example/sign-in', form('guess-y-0123456789', 'http://status.example'))).status,
+    403,
+  );
+  assert.equal(counted, [...Array(10).fill('wrong_token'), 'rate_limited']);
+});
+
 test('sign-in answers are no-store; an operator gets the signed-in page, local mode a redirect', async () => {
   const a = app();
   const cookie = await signIn(a);

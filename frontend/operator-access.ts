@@ -8,6 +8,7 @@ import type { LogLine } from './access-log.ts';
 import { createOperatorSessions, SESSION_TTL_MS } from './operator-session.ts';
 import { createSignInLimit, type SignInLimit } from './sign-in-limit.ts';
 import { signInPage } from './sign-in-page.ts';
+import type { SignInMeter } from './sign-in-metrics.ts';
 import * as refuse from './sign-in-refusals.ts';
 
 /** `open`: local mode, no sign-in. `tokens`: OPERATOR_TOKENS(_FILE); empty, nobody can sign in. */
@@ -25,6 +26,8 @@ export interface OperatorAccessOptions {
   httpsPort?: () => number | undefined;
   log?: LogLine;
   limit?: SignInLimit;
+  /** Counts refused sign-ins (frontend_sign_ins_refused_total); none when metrics are off. */
+  meter?: SignInMeter;
 }
 
 type IncomingEnv = { incoming?: { socket?: { encrypted?: boolean; remoteAddress?: string } } } | undefined;
@@ -42,7 +45,7 @@ const html = (c: Context, body: string, status: 200 | 401) => c.html(body, statu
 const formBound: MiddlewareHandler = bodyLimit({ maxSize: refuse.MAX_FORM_BYTES, onError: refuse.formTooLarge });
 
 export function operatorAccess(app: Hono, access: OperatorAccess, options: OperatorAccessOptions = {}): OperatorGate {
-  const { httpsPort = () => undefined, log = () => {}, limit = createSignInLimit() } = options;
+  const { httpsPort = () => undefined, log = () => {}, limit = createSignInLimit(), meter } = options;
   const sessions = access === 'open' ? undefined : createOperatorSessions({ tokens: access.tokens });
   // Only over TLS: a cookie sent on plain HTTP (a client that ignores Secure, or a browser that trusts localhost)
   // would have the fleet travel back in the clear.
@@ -68,7 +71,10 @@ export function operatorAccess(app: Hono, access: OperatorAccess, options: Opera
     if (!overTls(c)) return needsTls(c);
     if (!(await refuse.fromThisOrigin(c))) return refuse.otherOrigin(c);
     const wait = limit.retryAfterS(socketOf(c)?.remoteAddress ?? '');
-    if (wait > 0) return refuse.tooManyWrong(c, wait);
+    if (wait > 0) {
+      meter?.refused('rate_limited');
+      return refuse.tooManyWrong(c, wait);
+    }
     await next();
   });
 
@@ -80,6 +86,7 @@ export function operatorAccess(app: Hono, access: OperatorAccess, options: Opera
       const address = socketOf(c)?.remoteAddress ?? '';
       limit.failed(address);
       wrong.note({ address });
+      meter?.refused('wrong_token');
       return html(c, signInPage('wrong'), 401);
     }
     const maxAge = SESSION_TTL_MS / 1000;

@@ -22,6 +22,13 @@ export interface MetricsOptions {
   processMetrics?: boolean;
 }
 
+/** prom-client's default process metrics in `registry`, less those `promtool check metrics` rejects. */
+export function collectProcessMetrics(registry: Registry): void {
+  collectDefaultMetrics({ register: registry });
+  // Gauges named like counters; the per-type gauges beside them stay.
+  for (const name of LINT_FAILING_DEFAULTS) registry.removeSingleMetric(name);
+}
+
 /**
  * The readiness gauges read the registry's snapshot when scraped, so a scrape costs no I/O and never waits on a
  * dependency. `service_check_state` keeps a series for every state a check has been in since start (1 for the
@@ -29,11 +36,7 @@ export interface MetricsOptions {
  */
 export function createMetrics({ readiness, processMetrics = true }: MetricsOptions): Metrics {
   const registry = new Registry();
-  if (processMetrics) {
-    collectDefaultMetrics({ register: registry });
-    // Gauges named like counters, which `promtool check metrics` rejects; the per-type gauges beside them stay.
-    for (const name of LINT_FAILING_DEFAULTS) registry.removeSingleMetric(name);
-  }
+  if (processMetrics) collectProcessMetrics(registry);
   const seen = new Map<string, Set<string>>();
   const remember = (check: string, state: string) => {
     const states = seen.get(check) ?? new Set<string>();

@@ -1,6 +1,7 @@
 // The frontend's sign-in doors as a stranger meets them, on a real process over real HTTPS: a 100 MiB chunked body
 // answered 413 with memory flat, a guessing run from one and from many loopback addresses answered 429 while the
-// right token still signs in from elsewhere, and a session that sign-out ends.
+// right token still signs in from elsewhere, each refusal counted on the management port's /metrics, and a session
+// that sign-out ends.
 import { writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { join } from 'node:path';
@@ -14,6 +15,8 @@ import { stopAll } from './support/spawn-process.ts';
 import { createTestCa, type TestCa } from './support/test-ca.ts';
 import { waitFor } from './support/deadline.ts';
 import { freePort } from '../tools/free-port.ts';
+import { parseExposition, sampleValue, scrape } from './support/metrics-text.ts';
+import { lintMetrics } from './support/promtool.ts';
 
 const OPERATOR = 'operator-token-doors-5f0c2a9e41d87b36';
 const MiB = 1024 * 1024;
@@ -107,6 +110,7 @@ test('sign-out ends the session: the same cookie replayed is a stranger', async 
 
 test('guessing from one and from many addresses: 429 with Retry-After; the right token works elsewhere', async () => {
   const guess = (i: number, from: string) => post('/sign-in', `token=guess-${i}-0123456789abcdef`, from);
+  const before = await refusals();
   const one: number[] = [];
   for (let i = 0; i < 12; i++) one.push((await guess(i, '127.0.0.2')).status);
   assert.equal(one, [...Array(10).fill(401), 429, 429]);
@@ -123,6 +127,22 @@ test('guessing from one and from many addresses: 429 with Retry-After; the right
   const warned = frontend.lines.filter((line) => line.includes('wrong operator token'));
   assert.ok(warned.length >= 1 && warned.length < 10, `${warned.length} warning lines for over 100 wrong tokens`);
   assert.not.ok(frontend.lines.some((line) => line.includes('guess-') || line.includes(OPERATOR)));
+  // Every refusal counted once by its reason, on the management port; no label names a token or an address.
+  const after = await refusals();
+  const limited = many.filter((s) => s === 429).length + 3; // 2 guesses and the right token from 127.0.0.2
+  assert.is(after.wrong_token - before.wrong_token, 10 + many.filter((s) => s === 401).length);
+  assert.is(after.rate_limited - before.rate_limited, limited);
+  assert.not.match(after.text, /guess-|127\.0\.0\.|operator-token/);
+  assert.equal(lintMetrics(after.text), [], 'promtool check metrics');
 });
+
+/** frontend_sign_ins_refused_total by reason, scraped from the management port. */
+async function refusals() {
+  const { status, text } = await scrape(frontend.metricsUrl);
+  assert.is(status, 200);
+  const samples = parseExposition(text);
+  const count = (reason: string) => sampleValue(samples, 'frontend_sign_ins_refused_total', { reason }) ?? NaN;
+  return { wrong_token: count('wrong_token'), rate_limited: count('rate_limited'), text };
+}
 
 test.run();

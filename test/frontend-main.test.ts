@@ -36,9 +36,35 @@ test('serves the page and /status.json with the backend down, logging one plain 
   assert.match(line, /^\d{4}-\d\d-\d\dT[\d:.]+Z GET \/status\.json 200 \d+ms$/);
   assert.match(
     frontend.stdout[0] ?? '',
-    new RegExp(`^frontend listening on 127\\.0\\.0\\.1 port ${frontend.port}; backend ${down}, device not monitored`),
+    new RegExp(
+      `^frontend listening on 127\\.0\\.0\\.1 port ${frontend.port}; metrics on port ${new URL(frontend.metricsUrl).port}; ` +
+        `backend ${down}, device not monitored`,
+    ),
   );
   for (const l of frontend.lines) assert.not.ok(l.trimStart().startsWith('{'), `JSON-looking log line: ${l}`);
+});
+
+test('METRICS_PORT=0: /metrics on the port the start-up line names, and a 404 on the public port', async () => {
+  const frontend = await spawnService('frontend/main.ts', {
+    env: { BACKEND_URL: await closedPortUrl(), DEVICE_URL: '', METRICS_PORT: '0' },
+    waitPath: '/',
+  });
+  const port = /; metrics on port (\d+);/.exec(frontend.stdout[0] ?? '')?.[1];
+  assert.ok(port && port !== '0', frontend.stdout[0]);
+  const scrape = await fetch(`http://127.0.0.1:${port}/metrics`);
+  assert.is(scrape.status, 200);
+  assert.match(await scrape.text(), /^frontend_sign_ins_refused_total\{reason="wrong_token"\} 0$/m);
+  assert.is((await fetch(`${frontend.url}/metrics`)).status, 404);
+});
+
+test('METRICS=off: no management port, and the start-up line names none', async () => {
+  const frontend = await spawnService('frontend/main.ts', {
+    env: { BACKEND_URL: await closedPortUrl(), DEVICE_URL: '', METRICS: 'off' },
+    waitPath: '/',
+  });
+  assert.not.match(frontend.stdout[0] ?? '', /metrics/);
+  const refused = await fetch(`${frontend.metricsUrl}/metrics`).catch((error: Error) => error);
+  assert.instance(refused, Error, 'nothing listens on the management port');
 });
 
 test('tells its own release: /status.json version and its start-up line', async () => {
