@@ -291,7 +291,10 @@ test(
       '127.0.0.1:${BACKEND_PORT:-3001}:3001',
       '127.0.0.1:${BACKEND_METRICS_PORT:-0}:9464',
     ]);
-    assert.equal(service('frontend').ports, ['127.0.0.1:${FRONTEND_PORT:-3000}:3000']);
+    assert.equal(service('frontend').ports, [
+      '127.0.0.1:${FRONTEND_PORT:-3000}:3000',
+      '127.0.0.1:${FRONTEND_METRICS_PORT:-0}:9466',
+    ]);
     assert.equal(service('device').ports, ['127.0.0.1:${DEVICE_PORT:-3003}:3003']);
     assert.equal(service('device-serial').ports, ['127.0.0.1:${DEVICE_PORT:-3003}:3003']);
     assert.equal(Object.keys(cloud.services).sort(), ['backend', 'device', 'device-serial', 'frontend', 'lb']);

@@ -60,7 +60,12 @@ test('promtool check config accepts the compose scrape configuration, which send
     alerting: { alertmanagers: { static_configs: { targets: string[] }[] }[] };
   };
   const targets = Object.fromEntries(config.scrape_configs.map((s) => [s.job_name, s.static_configs[0]!.targets]));
-  assert.equal(targets, { backend: ['backend:9464'], device: ['device:3003'], prometheus: ['localhost:9090'] });
+  assert.equal(targets, {
+    backend: ['backend:9464'],
+    device: ['device:3003'],
+    frontend: ['frontend:9466'],
+    prometheus: ['localhost:9090'],
+  });
   assert.equal(config.alerting.alertmanagers[0]!.static_configs[0]!.targets, ['alertmanager:9093']);
 });
 
@@ -84,7 +89,7 @@ test("the README's host commands write a configuration promtool accepts, watchin
   };
   assert.equal(
     config.scrape_configs.map((s) => s.static_configs[0]!.targets[0]),
-    ['127.0.0.1:9464', '127.0.0.1:3003', 'localhost:9090'],
+    ['127.0.0.1:9464', '127.0.0.1:3003', '127.0.0.1:9466', 'localhost:9090'],
   );
   assert.equal(config.alerting.alertmanagers[0]!.static_configs[0]!.targets, ['127.0.0.1:9093']);
 });
