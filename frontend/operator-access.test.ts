@@ -269,7 +269,7 @@ test('guessing from one address: 429 with Retry-After past ten, the right token 
   );
 });
 
-test('each refused sign-in is counted by its reason; the right token, another origin and plain HTTP are not', async () => {
+test('each refused sign-in is counted by its reason; a right token, another origin, plain HTTP are not', async () => {
   const counted: string[] = [];
   const a = createApp({
     version: 'r',

@@ -37,8 +37,8 @@ test('serves the page and /status.json with the backend down, logging one plain 
   assert.match(
     frontend.stdout[0] ?? '',
     new RegExp(
-      `^frontend listening on 127\\.0\\.0\\.1 port ${frontend.port}; metrics on port ${new URL(frontend.metricsUrl).port}; ` +
-        `backend ${down}, device not monitored`,
+      `^frontend listening on 127\\.0\\.0\\.1 port ${frontend.port}; ` +
+        `metrics on port ${new URL(frontend.metricsUrl).port}; backend ${down}, device not monitored`,
     ),
   );
   for (const l of frontend.lines) assert.not.ok(l.trimStart().startsWith('{'), `JSON-looking log line: ${l}`);
