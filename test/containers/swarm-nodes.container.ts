@@ -19,6 +19,7 @@ import { createSwarmStack, type UpdateStatus } from './support/swarm-stack.ts';
 import { createRequestLoop, describeFailures, failures, type Answer } from './support/request-loop.ts';
 import { sequenceProblems, storedReadings } from './support/stored-readings.ts';
 import { CONVERGE_MS } from './support/swarm-suite.ts';
+import { deviceSettled } from './support/device-settled.ts';
 import { onTerminate } from '../support/on-terminate.ts';
 
 const test = suite('swarm across nodes');
@@ -137,16 +138,7 @@ async function markedDownAt(since: number): Promise<number> {
 /** The device connected through the lb again, nothing waiting for an ack, and every reading stored once. */
 async function deviceWhole(): Promise<number> {
   const device = await stack.url('device', 3003);
-  await waitFor(
-    async () => {
-      const [ready, health] = await Promise.all([
-        fetch(`${device}/api/ready`).then((r) => r.json() as Promise<{ checks: { backend: string } }>),
-        fetch(`${device}/api/health`).then((r) => r.json() as Promise<{ readings: { unacknowledged: number } }>),
-      ]);
-      return ready.checks.backend === 'connected' && health.readings.unacknowledged === 0;
-    },
-    { timeout: 60_000, interval: 200, what: 'the device connected with no unacknowledged reading' },
-  );
+  await deviceSettled(device, 60_000);
   const readings = await storedReadings(await stack.url('lb', 3001));
   assert.equal(sequenceProblems(readings), []);
   return readings.length;

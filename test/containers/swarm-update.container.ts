@@ -10,6 +10,7 @@ import type { Answer } from './support/request-loop.ts';
 import type { UpdateStatus } from './support/swarm-stack.ts';
 import { createRequestLoop, describeFailures, failures } from './support/request-loop.ts';
 import { createDeviceWatch } from './support/device-watch.ts';
+import { deviceSettled } from './support/device-settled.ts';
 import { READ_AUTH, sequenceProblems, storedReadings } from './support/stored-readings.ts';
 
 const { test, swarmTest, stack } = await swarmSuite('swarm rolling update', import.meta.filename);
@@ -80,16 +81,7 @@ swarmTest(
     }
     const updateMs = Date.now() - startedAt;
     // The device is connected again, and has nothing left waiting for an ack.
-    await waitFor(
-      async () => {
-        const [ready, health] = await Promise.all([
-          fetch(`${device}/api/ready`).then((r) => r.json() as Promise<{ checks: { backend: string } }>),
-          fetch(`${device}/api/health`).then((r) => r.json() as Promise<{ readings: { unacknowledged: number } }>),
-        ]);
-        return ready.checks.backend === 'connected' && health.readings.unacknowledged === 0;
-      },
-      { timeout: 20_000, interval: 100, what: 'the device connected with no unacknowledged reading' },
-    );
+    await deviceSettled(device, 20_000);
     const seen = await watch.stop();
     const answers = loop.answers;
     assert.is(failures(answers).length, 0, describeFailures(answers));
