@@ -14,6 +14,9 @@
 # IMAGEs, read from the Engine the shell points at (scripts/container-engine.sh), are loaded into every node
 # (docker save | docker load); `--load IMAGE...` loads more later. The Engine binaries are the ones that script
 # unpacked (or dockerd on the PATH). Nothing else is touched: not that Engine, not its swarm, no other address.
+# The names (namespaces, links, cgroups, node host names) are the machine's, whatever SWARM_NODES_DIR says: one
+# multi-node swarm per machine. A --nodes run while one is up, under any SWARM_NODES_DIR, is refused with one line
+# and touches nothing; --stop removes only what was made under its own SWARM_NODES_DIR, the lock file last.
 # Needs root. Progress goes to stderr, the `export` line to stdout; a failure is one line, exit 1 (a bad argument:
 # exit 2), and a --nodes run that failed removes what it made.
 set -euo pipefail
@@ -117,6 +120,8 @@ in_ns() {
 make_hub() {
   ip route get "$subnet.1" 2>/dev/null | grep -q -E '^local|dev lo' && fail "$subnet.1 is already an address here"
   if ip route | grep -q "^$subnet\.0/24"; then fail "$subnet.0/24 is already routed here (SWARM_SUBNET picks another)"; fi
+  # From here on the hub and the host's link are this run's: what --stop and a failed run may remove.
+  touch "$work/hub"
   ip netns add "$hub"
   in_ns "$hub" ip link set lo up
   in_ns "$hub" ip link add br0 type bridge
@@ -188,9 +193,27 @@ remove_all() {
     ip netns del "$(node_ns "$k")" 2>/dev/null || true
     rm -rf "$dir"
   done
-  ip link del "$host_link" 2>/dev/null || true
-  ip netns del "$hub" 2>/dev/null || true
-  rm -f "$work/nodes" "$work/images.tar"
+  if [ -f "$work/hub" ]; then
+    ip link del "$host_link" 2>/dev/null || true
+    ip netns del "$hub" 2>/dev/null || true
+  fi
+  rm -f "$work/nodes" "$work/images.tar" "$work/hub"
+}
+
+# Whether anything made under $work is left: node directories, the hub, the count.
+made_here() { [ -f "$work/nodes" ] || [ -f "$work/hub" ] || compgen -G "$work/node-*" >/dev/null; }
+
+# Holds $work/lock on fd 9. --stop deletes the file while holding it, so a run that waited on the deleted file
+# checks that the file it holds is still the one at the path, and opens it anew when not.
+hold_lock() {
+  for _ in 1 2 3; do
+    mkdir -p "$work"
+    exec 9>>"$work/lock"
+    flock -w 600 9 || fail "$work/lock was held for 10 min by another run"
+    [ "$(stat -c %i "$work/lock" 2>/dev/null)" != "$(stat -L -c %i /proc/$$/fd/9)" ] || return 0
+    exec 9>&-
+  done
+  fail "$work/lock kept being removed under this run"
 }
 
 # --- main -----------------------------------------------------------------------------------------------------
@@ -213,19 +236,20 @@ case "$command" in
   *) usage_error "unknown argument \"$command\"" ;;
 esac
 [ "$(id -u)" -eq 0 ] || fail "needs root (network namespaces, veth pairs and a dockerd per node)"
-mkdir -p "$work"
-exec 9>>"$work/lock"
-flock -w 600 9 || fail "$work/lock was held for 10 min by another run"
+hold_lock
 
 up=$(node_count)
 case "$command" in
   --stop)
-    if [ "$up" -eq 0 ] && ! ip netns list | grep -q "^$hub"; then
-      say "no swarm of this script is up"
-    else
+    if made_here; then
       remove_all
       say "removed the $up-node swarm, its namespaces, links and files"
+    else
+      say "no swarm of this script is up under $work"
     fi
+    # The lock last, held until here; then the directory, if nothing else is in it.
+    rm -f "$work/lock"
+    rmdir "$work" 2>/dev/null || true
     exit 0
     ;;
   --nodes) ;;
@@ -247,6 +271,11 @@ case "$command" in
     ;;
   --nodes)
     [ "$up" -eq 0 ] || fail "a $up-node swarm is already up under $work (manager socket $(node_dir 1)/docker.sock); --stop removes it"
+    # Another SWARM_NODES_DIR's swarm holds the same names: one per machine.
+    if ip netns list | grep -q "^$hub\b"; then
+      fail "a swarm of this script is already up on this machine (namespace $hub): one per machine;" \
+        "--stop with its SWARM_NODES_DIR removes it"
+    fi
     # A run that fails half-way leaves nothing behind.
     trap 'code=$?; if [ "$code" -ne 0 ]; then remove_all; fi' EXIT
     make_hub

@@ -1,10 +1,11 @@
 // scripts/swarm-nodes.sh on bad input: one line naming the problem, exit 2 for a bad argument and 1 for a refusal,
 // nothing on stdout for `eval`, and nothing made. The state directory is the test's own (SWARM_NODES_DIR), so no
-// namespace, link or daemon is ever reached: every case here is refused before the script makes anything.
+// namespace, link or daemon is ever reached: every case here is refused before the script makes anything, or is a
+// --stop with nothing of its own to remove.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { root } from './support/spawn-service.ts';
@@ -66,6 +67,63 @@ for (const [args, message] of badArguments) {
   const { code, stderr } = run('--kill', '4');
   assert.is(code, 1);
   assert.is(stderr, 'swarm-nodes: there is no node 4 (nodes 1 to 3 are up)\n');
+});
+
+const HUB = 'shk-swarm-hub';
+const hubUp = () =>
+  spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' })
+    .stdout.split('\n')
+    .some((l) => l.startsWith(`${HUB} `) || l === HUB);
+
+(asRoot ? test : test.skip)("a --nodes run while another directory's swarm is up: one line, nothing touched", () => {
+  // The names are the machine's: the hub namespace alone says a swarm is up. Made here when none is.
+  const made = !hubUp();
+  if (made) spawnSync('ip', ['netns', 'add', HUB]);
+  const other = mkdtempSync(join(tmpdir(), 'swarm-nodes-other-'));
+  try {
+    const result = spawnSync('bash', [join(root, 'scripts/swarm-nodes.sh'), '--nodes', '2'], {
+      env: { ...process.env, SWARM_NODES_DIR: other },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    assert.is(result.status, 1);
+    assert.is(result.stdout, '');
+    assert.is(
+      result.stderr,
+      `swarm-nodes: a swarm of this script is already up on this machine (namespace ${HUB}): one per machine; ` +
+        '--stop with its SWARM_NODES_DIR removes it\n',
+    );
+    assert.equal(readdirSync(other), ['lock']);
+    assert.ok(hubUp(), "the other swarm's hub is still there");
+  } finally {
+    rmSync(other, { recursive: true, force: true });
+    if (made) spawnSync('ip', ['netns', 'del', HUB]);
+  }
+});
+
+(asRoot ? test : test.skip)(
+  '--stop with a stale count and no node: the count and the lock removed, nothing else',
+  () => {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'nodes'), '3\n');
+    const hubBefore = hubUp();
+    const { code, stdout, stderr } = run('--stop');
+    assert.is(code, 0);
+    assert.is(stdout, '');
+    assert.is(stderr, 'swarm-nodes: removed the 3-node swarm, its namespaces, links and files\n');
+    assert.not.ok(existsSync(dir), 'the emptied directory is gone, lock and all');
+    assert.is(hubUp(), hubBefore, 'a hub this directory did not make is left alone');
+  },
+);
+
+(asRoot ? test : test.skip)('--stop with nothing up: one line, exit 0, no lock file left', () => {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'keep'), ''); // not the script's: the directory stays
+  const { code, stdout, stderr } = run('--stop');
+  assert.is(code, 0);
+  assert.is(stdout, '');
+  assert.is(stderr, `swarm-nodes: no swarm of this script is up under ${dir}\n`);
+  assert.equal(readdirSync(dir), ['keep']);
 });
 
 test.run();
