@@ -28,6 +28,8 @@ export interface FrontendDeps {
   httpsPort?: () => number | undefined;
   /** Counts refused sign-ins for the management port's /metrics (frontend/sign-in-metrics.ts). */
   signIns?: SignInMeter;
+  /** Given, once, what replaces the operators' tokens and ends the removed ones' sessions (frontend/token-reload.ts). */
+  onTokenReload?: (setTokens: (tokens: readonly string[]) => number) => void;
   publicDir?: string;
 }
 
@@ -44,7 +46,7 @@ const hiddenReadings = (): ReadingsStatus => ({
 
 export function createApp(deps: FrontendDeps): Hono {
   const { version, backendUrl, deviceUrl, timeoutMs, access, backendReadToken, log, httpsPort } = deps;
-  const { publicDir = PUBLIC_DIR, signIns } = deps;
+  const { publicDir = PUBLIC_DIR, signIns, onTokenReload } = deps;
   const collector = createStatusCollector({ version, backendUrl, deviceUrl, timeoutMs, backendReadToken });
   const app = new Hono();
 
@@ -72,6 +74,7 @@ export function createApp(deps: FrontendDeps): Hono {
   app.use(staticFiles(loadStaticFiles(publicDir)));
   // A form posted from another site (Origin not this one) is refused there, on top of the cookie's SameSite=Strict.
   const gate = operatorAccess(app, access, { httpsPort, log, meter: signIns });
+  onTokenReload?.(gate.setTokens);
 
   app.get('/status.json', async function statusJson(c) {
     const collected = await collector.collect();

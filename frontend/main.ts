@@ -9,6 +9,8 @@ import { readConfig } from './config.ts';
 import { planListeners, startListeners } from './listeners.ts';
 import type { OperatorAccess } from './operator-access.ts';
 import { createSignInMetrics } from './sign-in-metrics.ts';
+import { readTokenList } from './secret-settings.ts';
+import { reloadOnHangup } from './token-reload.ts';
 import { redactUrl } from '../lib/redact-url.ts';
 import { checkoutCommit, readReleaseId } from '../lib/release-id.ts';
 
@@ -25,7 +27,10 @@ runMain(
     const metrics = config.metricsPort === undefined ? undefined : createSignInMetrics();
     const signIns = metrics?.meter;
     const deps = { version, backendUrl, deviceUrl, timeoutMs, access, backendReadToken, log, httpsPort, signIns };
-    const app = createApp(deps);
+    // Outside local mode SIGHUP reads OPERATOR_TOKENS_FILE again; a removed token's sessions end.
+    const readTokens = () => readTokenList(process.env, 'OPERATOR_TOKENS') ?? [];
+    const onTokenReload = access === 'open' ? undefined : reloadOnHangup(readTokens, log);
+    const app = createApp({ ...deps, onTokenReload });
     const servers = await startListeners(app.fetch, host, plan);
     // /metrics only here, never on the public ports: a stranger learns nothing of a guessing run from it.
     const management = await startManagementServer(metrics?.registry, config.metricsPort, host);

@@ -19,6 +19,8 @@ export const SESSION_COOKIE = '__Host-operator';
 
 export interface OperatorGate {
   isOperator(c: Context): boolean;
+  /** Replaces the operators' tokens (a reload); ends every session of a token no longer listed, returns how many. */
+  setTokens(tokens: readonly string[]): number;
 }
 
 export interface OperatorAccessOptions {
@@ -102,5 +104,5 @@ export function operatorAccess(app: Hono, access: OperatorAccess, options: Opera
     return c.redirect('/', 303);
   });
 
-  return { isOperator };
+  return { isOperator, setTokens: (tokens) => sessions?.setTokens(tokens) ?? 0 };
 }

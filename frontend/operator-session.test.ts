@@ -70,6 +70,25 @@ test('a restart ends every session, so a token removed from the list keeps none'
   assert.ok(after.verify(after.signIn(B)));
 });
 
+test("a reload without a token ends that token's sessions only, and it signs in no more; a new one does", () => {
+  const sessions = createOperatorSessions({ tokens: [A, B] });
+  const fromA = [sessions.signIn(A)!, sessions.signIn(A)!];
+  const fromB = sessions.signIn(B)!;
+  const C = 'operator-token-c-0a1b2c3d4e5f6789';
+  assert.is(sessions.setTokens([B, C]), 2);
+  for (const cookie of fromA) assert.not.ok(sessions.verify(cookie));
+  assert.ok(sessions.verify(fromB));
+  assert.is(sessions.signIn(A), undefined);
+  assert.ok(sessions.verify(sessions.signIn(C)));
+  // The same list again ends nothing; a token listed again does not bring its ended sessions back.
+  assert.is(sessions.setTokens([B, C]), 0);
+  assert.is(sessions.setTokens([A, B, C]), 0);
+  assert.not.ok(sessions.verify(fromA[0]));
+  assert.ok(sessions.verify(fromB));
+  assert.is(sessions.setTokens([]), 2);
+  assert.not.ok(sessions.verify(fromB));
+});
+
 test('past the bound the oldest session ends first', () => {
   const sessions = createOperatorSessions({ tokens: [A], maxSessions: 2 });
   const [first, second, third] = [sessions.signIn(A)!, sessions.signIn(A)!, sessions.signIn(A)!];

@@ -19,16 +19,18 @@ import { parseExposition, sampleValue, scrape } from './support/metrics-text.ts'
 import { lintMetrics } from './support/promtool.ts';
 
 const OPERATOR = 'operator-token-doors-5f0c2a9e41d87b36';
+const SECOND = 'operator-token-second-a41d87b365f0c2e9';
 const MiB = 1024 * 1024;
 
 let ca: TestCa;
 let frontend: Service;
 let base: string;
+let operators: string;
 
 test.before(async () => {
   ca = createTestCa();
   const cert = ca.issue('localhost');
-  const operators = join(ca.dir, 'operator-tokens');
+  operators = join(ca.dir, 'operator-tokens');
   writeFileSync(operators, `${OPERATOR}\n`);
   const httpsPort = await freePort();
   frontend = await spawnService('frontend/main.ts', {
@@ -134,6 +136,39 @@ test('guessing from one and from many addresses: 429 with Retry-After; the right
   assert.is(after.rate_limited - before.rate_limited, limited);
   assert.not.match(after.text, /guess-|127\.0\.0\.|operator-token/);
   assert.equal(lintMetrics(after.text), [], 'promtool check metrics');
+});
+
+test('SIGHUP reloads the token file: a removed token signs in no more and its cookie replayed is a stranger', async () => {
+  const reloaded = async (expected: RegExp) => {
+    const seen = frontend.lines.length;
+    frontend.signal('SIGHUP');
+    return waitFor(() => frontend.lines.slice(seen).find((line) => expected.test(line)), { what: String(expected) });
+  };
+  const signIn = async (token: string) => {
+    const answer = await post('/sign-in', `token=${token}`, '127.0.0.60');
+    assert.is(answer.status, 303, answer.body);
+    return String(answer.headers['set-cookie']).split(';')[0]!;
+  };
+  const operator = async (cookie: string) =>
+    JSON.parse((await httpsGet(`${base}/status.json`, { ca: ca.ca, headers: { cookie } })).body).operator;
+  const first = await signIn(OPERATOR);
+  writeFileSync(operators, `${OPERATOR}\n${SECOND}\n`);
+  await reloaded(/^frontend: operator tokens reloaded: 2 tokens; 0 sessions of removed tokens ended$/);
+  const second = await signIn(SECOND);
+  // A weak token in the file: nothing changes, and the line names the rule, not the token.
+  writeFileSync(operators, `${SECOND}\n0123456789abcdef\n`);
+  const refused = await reloaded(/^frontend: operator tokens not reloaded/);
+  assert.match(refused, /OPERATOR_TOKENS_FILE: token 2 is too short/);
+  assert.ok(await operator(first), 'the weak file left every session alone');
+  writeFileSync(operators, `${SECOND}\n`);
+  // The earlier tests' sessions of OPERATOR end too, so at least this one.
+  const ended = await reloaded(/^frontend: operator tokens reloaded: 1 token; \d+ sessions? of removed tokens ended$/);
+  assert.ok(Number(/; (\d+) session/.exec(ended)![1]) >= 1, ended);
+  assert.is(await operator(first), false, "the removed token's cookie replayed");
+  assert.is(await operator(second), true, "the other token's session survives");
+  assert.is((await post('/sign-in', `token=${OPERATOR}`, '127.0.0.61')).status, 401);
+  assert.not.ok(frontend.lines.some((line) => line.includes(SECOND) || line.includes('0123456789abcdef')));
+  assert.is(frontend.child.exitCode, null, 'still running');
 });
 
 /** frontend_sign_ins_refused_total by reason, scraped from the management port. */
