@@ -35,7 +35,7 @@ const names = (n: Notification) => n.alerts.map((a) => a.labels.alertname).join(
 const outage = (n: Notification) => n.receiver !== '/watchdog';
 
 test('a database hang pages once, for the database; the Watchdog keeps arriving; the recovery is told', async () => {
-  const mongo = await startMongoProcess(await freePort());
+  const mongo = await startMongoProcess();
   // Local mode: /metrics on the service's own port, and the device reads its emulator (a reading a second).
   const local = { NODE_ENV: 'local', LOG_LEVEL: 'warn' };
   const backend = await spawnService('backend/main.ts', { env: { ...local, MONGODB_URI: mongo.uri } });

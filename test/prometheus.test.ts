@@ -8,7 +8,6 @@ import { startMongoProcess } from './support/mongo-process.ts';
 import { startPrometheus, type PrometheusServer } from './support/prometheus-server.ts';
 import { stopAll } from './support/spawn-process.ts';
 import { waitFor } from './support/deadline.ts';
-import { freePort } from '../tools/free-port.ts';
 import { shortRules } from './support/alert-rules.ts';
 
 const test = suite('prometheus');
@@ -23,7 +22,7 @@ test.after.each(async () => {
 const WAIT = { timeout: 30_000, interval: 250 };
 
 test('the database check follows a database stopped and continued; ServiceNotReady fires and ends', async () => {
-  const mongo = await startMongoProcess(await freePort());
+  const mongo = await startMongoProcess();
   const backend = await spawnService('backend/main.ts', { env: { MONGODB_URI: mongo.uri } });
   prometheus = await startPrometheus({ targets: { backend: backend.metricsUrl }, rules: shortRules() });
   const p = prometheus;
@@ -50,7 +49,7 @@ test('the database check follows a database stopped and continued; ServiceNotRea
 });
 
 test('a backend that is gone fires ScrapeTargetDown', async () => {
-  const mongo = await startMongoProcess(await freePort());
+  const mongo = await startMongoProcess();
   const backend = await spawnService('backend/main.ts', { env: { MONGODB_URI: mongo.uri } });
   prometheus = await startPrometheus({ targets: { backend: backend.metricsUrl }, rules: shortRules() });
   const p = prometheus;

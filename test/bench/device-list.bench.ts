@@ -6,7 +6,6 @@ import { median } from './scenario.ts';
 import { fmt } from './load.ts';
 import { READ_AUTH, spawnService } from '../support/spawn-service.ts';
 import { startMongoProcess } from '../support/mongo-process.ts';
-import { freePort } from '../../tools/free-port.ts';
 import { stopAll } from '../support/spawn-process.ts';
 import { waitFor } from '../support/deadline.ts';
 
@@ -27,7 +26,7 @@ async function latencies(url: string, rounds: number): Promise<number[]> {
 
 const deviceList: Scenario = async ({ quick }) => {
   const rounds = quick ? 10 : 30;
-  const mongo = await startMongoProcess(await freePort());
+  const mongo = await startMongoProcess();
   const client = new MongoClient(mongo.uri);
   try {
     const backend = await spawnService('backend/main.ts', { env: { MONGODB_URI: mongo.uri } });

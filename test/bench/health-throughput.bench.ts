@@ -6,7 +6,6 @@ import { wrk } from './wrk.ts';
 import { compareThroughput, cpuRow, throughputRow } from './throughput-rows.ts';
 import { spawnService } from '../support/spawn-service.ts';
 import { startMongoProcess } from '../support/mongo-process.ts';
-import { freePort } from '../../tools/free-port.ts';
 import { stopAll } from '../support/spawn-process.ts';
 import { waitFor } from '../support/deadline.ts';
 import { assertSameBodies } from './same-bodies.ts';
@@ -15,7 +14,7 @@ const healthThroughput: Scenario = async ({ quick }) => {
   const rounds = quick ? 2 : 5;
   const seconds = quick ? 2 : 5;
   try {
-    const mongo = await startMongoProcess(await freePort());
+    const mongo = await startMongoProcess();
     // METRICS on (the default, said here): the probes keep their speed with every request timed into /metrics.
     const ours = await spawnService('backend/main.ts', {
       env: { MONGODB_URI: mongo.uri, LOG_LEVEL: 'info', METRICS: 'on' },

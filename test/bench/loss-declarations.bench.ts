@@ -7,7 +7,6 @@ import type { BenchRow, Scenario } from './scenario.ts';
 import { median } from './scenario.ts';
 import { spawnService, TEST_DEVICE_TOKEN } from '../support/spawn-service.ts';
 import { startMongoProcess } from '../support/mongo-process.ts';
-import { freePort } from '../../tools/free-port.ts';
 import { stopAll } from '../support/spawn-process.ts';
 import { waitFor, withDeadline } from '../support/deadline.ts';
 import { DEVICE_SOCKET_PATH, lostFrame, parseAck, type SeqRange } from '../../lib/device-protocol.ts';
@@ -65,7 +64,7 @@ function span(k: number) {
 
 const lossDeclarations: Scenario = async ({ quick }) => {
   const rounds = quick ? 3 : 10;
-  const mongo = await startMongoProcess(await freePort());
+  const mongo = await startMongoProcess();
   try {
     const backend = await spawnService('backend/main.ts', { env: { MONGODB_URI: mongo.uri, LOG_LEVEL: 'warn' } });
     await waitFor(async () => (await fetch(`${backend.url}/api/ready`)).status === 200, { what: 'backend ready' });

@@ -43,7 +43,7 @@ const memory: Scenario = async () => {
   const warmUp = 40_000;
   const amount = 100_000;
   try {
-    const mongo = await startMongoProcess(await freePort());
+    const mongo = await startMongoProcess();
     const [backend, backendInspect] = await spawnInspectable('backend/main.ts', { MONGODB_URI: mongo.uri });
     await msUntilStatus(`${backend.url}/api/ready`, 200, 10_000);
     const services: [string, Service, number][] = [['backend', backend, backendInspect]];

@@ -79,7 +79,7 @@ const readinessFlips: Scenario = async ({ quick }) => {
  * (test/bench/fixtures/default-monitor.ts).
  */
 async function startContrast() {
-  const mongo: MongoProcess = await startMongoProcess(await freePort());
+  const mongo: MongoProcess = await startMongoProcess();
   const monitor = spawnProcess(process.execPath, ['--import', 'tsx', 'test/bench/fixtures/default-monitor.ts'], {
     cwd: root,
     env: { ...process.env, MONGODB_URI: mongo.uri },

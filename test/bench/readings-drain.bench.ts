@@ -7,7 +7,6 @@ import { ms } from './readiness-timer.ts';
 import { startReadingsPath, type ReadingsPath } from './readings-path.ts';
 import { spawnService } from '../support/spawn-service.ts';
 import { startMongoProcess } from '../support/mongo-process.ts';
-import { freePort } from '../../tools/free-port.ts';
 import { stopAll } from '../support/spawn-process.ts';
 import { waitFor } from '../support/deadline.ts';
 
@@ -18,7 +17,7 @@ const readingsDrain: Scenario = async ({ quick }) => {
   const rounds = quick ? 1 : 3;
   let path: ReadingsPath | undefined;
   try {
-    const mongo = await startMongoProcess(await freePort());
+    const mongo = await startMongoProcess();
     const backend = await spawnService('backend/main.ts', { env: { MONGODB_URI: mongo.uri } });
     const ready = async () => (await fetch(`${backend.url}/api/ready`, { signal: AbortSignal.timeout(2000) })).status;
     // Info level: the liveness body is polled every 20 ms, and each poll would be a debug line.

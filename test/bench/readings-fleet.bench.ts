@@ -9,7 +9,6 @@ import { fmt } from './load.ts';
 import { startReadingSender, type ReadingSender } from '../support/reading-sender.ts';
 import { spawnService } from '../support/spawn-service.ts';
 import { startMongoProcess } from '../support/mongo-process.ts';
-import { freePort } from '../../tools/free-port.ts';
 import { stopAll } from '../support/spawn-process.ts';
 import { waitFor } from '../support/deadline.ts';
 import { DEVICE_SEND_PACE } from '../../lib/device-protocol.ts';
@@ -45,7 +44,7 @@ async function storeReadings(senders: ReadingSender[], total: number): Promise<n
 const readingsFleet: Scenario = async ({ quick }) => {
   const rounds = quick ? 3 : 7;
   const total = 50_000; // 100 readings a device in the fleet: every device sends in every round
-  const mongo = await startMongoProcess(await freePort());
+  const mongo = await startMongoProcess();
   const client = new MongoClient(mongo.uri);
   const senders: ReadingSender[] = [];
   try {

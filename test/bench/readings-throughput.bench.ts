@@ -7,7 +7,6 @@ import { fmt } from './load.ts';
 import { startReadingsPath, type ReadingsPath } from './readings-path.ts';
 import { spawnService } from '../support/spawn-service.ts';
 import { startMongoProcess } from '../support/mongo-process.ts';
-import { freePort } from '../../tools/free-port.ts';
 import { stopAll } from '../support/spawn-process.ts';
 import { waitFor } from '../support/deadline.ts';
 
@@ -33,7 +32,7 @@ const readingsThroughput: Scenario = async ({ quick }) => {
   const count = 20_000;
   const paths: ReadingsPath[] = [];
   try {
-    const mongo = await startMongoProcess(await freePort());
+    const mongo = await startMongoProcess();
     const backend = await spawnService('backend/main.ts', { env: { MONGODB_URI: mongo.uri } });
     const memory = await spawnService('test/bench/fixtures/memory-ack-backend.ts', {});
     const ours = await startReadingsPath(backend.url);

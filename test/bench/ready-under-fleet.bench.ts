@@ -6,7 +6,6 @@ import type { BenchRow, Scenario } from './scenario.ts';
 import { fmt } from './load.ts';
 import { root, spawnService } from '../support/spawn-service.ts';
 import { startMongoProcess } from '../support/mongo-process.ts';
-import { freePort } from '../../tools/free-port.ts';
 import { spawnProcess, stopAll, type Spawned } from '../support/spawn-process.ts';
 import { waitFor } from '../support/deadline.ts';
 import { DEVICE_SEND_PACE } from '../../lib/device-protocol.ts';
@@ -74,7 +73,7 @@ const readyUnderFleet: Scenario = async ({ quick }) => {
   const rounds = quick ? 2 : 5;
   const perWindow = quick ? 200 : 500;
   try {
-    const mongo = await startMongoProcess(await freePort());
+    const mongo = await startMongoProcess();
     const backend = await spawnService('backend/main.ts', { env: { MONGODB_URI: mongo.uri } });
     const ready = `${backend.url}/api/ready`;
     await waitFor(async () => (await fetch(ready)).status === 200, { what: 'backend ready' });

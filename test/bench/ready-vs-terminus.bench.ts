@@ -4,7 +4,6 @@ import { interleaved, median } from './scenario.ts';
 import { load, fmt } from './load.ts';
 import { spawnService } from '../support/spawn-service.ts';
 import { startMongoProcess } from '../support/mongo-process.ts';
-import { freePort } from '../../tools/free-port.ts';
 import { stopAll } from '../support/spawn-process.ts';
 import { waitFor } from '../support/deadline.ts';
 
@@ -13,7 +12,7 @@ const readyVsTerminus: Scenario = async ({ quick }) => {
   const seconds = quick ? 2 : 5;
   try {
     // One stand-in for both, so both readiness checks talk to the same database process.
-    const mongo = await startMongoProcess(await freePort());
+    const mongo = await startMongoProcess();
     const ours = await spawnService('backend/main.ts', { env: { MONGODB_URI: mongo.uri } });
     const terminus = await spawnService('test/bench/fixtures/terminus-ready-server.ts', {
       env: { MONGODB_URI: mongo.uri },

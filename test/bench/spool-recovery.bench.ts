@@ -40,7 +40,7 @@ const spoolRecovery: Scenario = async ({ quick }) => {
   const pty = await startPtyPair(ptys);
   try {
     const { held, evicted } = fillSpool(spoolDir, maxBytes);
-    const mongo = await startMongoProcess(await freePort());
+    const mongo = await startMongoProcess();
     const backendPort = await freePort();
     const device = await spawnService('device/main.ts', {
       env: {

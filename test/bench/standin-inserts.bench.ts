@@ -6,7 +6,6 @@ import type { BenchRow, Scenario } from './scenario.ts';
 import { cpuMs } from './process-cpu.ts';
 import { startMongoProcess } from '../support/mongo-process.ts';
 import { stopAll } from '../support/spawn-process.ts';
-import { freePort } from '../../tools/free-port.ts';
 import { storedUpdates, type DeviceSummaryDocument } from '../../backend/readings/device-summary.ts';
 import type { ReadingDocument } from '../../backend/readings/reading-document.ts';
 
@@ -26,7 +25,7 @@ function readings(from: number, to: number): ReadingDocument[] {
 
 const standinInserts: Scenario = async ({ quick }) => {
   const total = quick ? 100_000 : 400_000;
-  const mongo = await startMongoProcess(await freePort());
+  const mongo = await startMongoProcess();
   const client = await new MongoClient(mongo.uri).connect();
   try {
     const db = client.db();

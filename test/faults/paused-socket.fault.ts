@@ -7,7 +7,6 @@ import { root, spawnService } from '../support/spawn-service.ts';
 import { startMongoProcess } from '../support/mongo-process.ts';
 import { spawnProcess, stopAll } from '../support/spawn-process.ts';
 import { waitFor } from '../support/deadline.ts';
-import { freePort } from '../../tools/free-port.ts';
 
 const FLEET = Number(process.env.PAUSED_FLEET ?? 200);
 // 200 × 12 frames of ~56 KiB held at once stay under the backend's 256 MiB bound on what its writers hold.
@@ -32,7 +31,7 @@ test.after(async () => {
 });
 
 test(`${FLEET} devices × ${FRAMES} big frames: none silent past ${SILENCE_LIMIT_MS} ms, none closed`, async () => {
-  const mongo = await startMongoProcess(await freePort());
+  const mongo = await startMongoProcess();
   const backend = await spawnService('backend/main.ts', { env: { MONGODB_URI: mongo.uri } });
   await waitFor(async () => (await fetch(`${backend.url}/api/ready`)).status === 200, { what: 'backend ready' });
   const fleet = spawnProcess(process.execPath, ['--import', 'tsx', 'test/faults/support/ping-fleet.ts'], {

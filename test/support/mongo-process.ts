@@ -13,19 +13,18 @@ export interface MongoProcess extends Spawned {
   streaming(options?: { timeout?: number }): Promise<void>;
 }
 
-/** `extraArgs` go to the stand-in's command line, e.g. `['--hello-delay-ms', '1500']`. */
-export async function startMongoProcess(
-  port: number,
-  database = 'app',
-  extraArgs: string[] = [],
-): Promise<MongoProcess> {
+/**
+ * `port` 0 (the default): the stand-in binds a free port itself and names it in its start-up line; name one only
+ * to restart it where it was. `extraArgs` go to the stand-in's command line, e.g. `['--hello-delay-ms', '1500']`.
+ */
+export async function startMongoProcess(port = 0, database = 'app', extraArgs: string[] = []): Promise<MongoProcess> {
   const args = ['--import', 'tsx', 'dev/mongo-standin.ts', '--port', String(port), '--report-streams', ...extraArgs];
   const proc = spawnProcess(process.execPath, args, { cwd: root });
   try {
-    await waitFor(
+    port = await waitFor(
       () => {
         if (proc.child.exitCode !== null) throw new Error(`stand-in exited: ${proc.lines.join(' | ')}`);
-        return proc.stdout.some((line) => line.includes('mongo stand-in listening'));
+        return boundPort(proc.stdout);
       },
       { timeout: 10_000, what: `mongo stand-in on port ${port}` },
     );
@@ -49,4 +48,11 @@ export async function startMongoProcess(
       });
     },
   });
+}
+
+/** The port in `mongo stand-in listening on mongodb://HOST:PORT (…)`, once that line is out. */
+function boundPort(stdout: string[]): number | undefined {
+  const prefix = 'mongo stand-in listening on ';
+  const line = stdout.find((l) => l.startsWith(prefix));
+  return line ? Number(new URL(line.slice(prefix.length).split(' ')[0]!).port) : undefined;
 }

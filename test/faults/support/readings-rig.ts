@@ -8,7 +8,6 @@ import { spawnService, type Service } from '../../support/spawn-service.ts';
 import { startMongoProcess, type MongoProcess } from '../../support/mongo-process.ts';
 import { ptyDir, removePtyDir, startPtyPair, type PtyPair } from '../../support/pty-pair.ts';
 import { waitFor } from '../../support/deadline.ts';
-import { freePort } from '../../../tools/free-port.ts';
 import { createLineWriter, type LineWriter } from './line-writer.ts';
 
 export interface ReadingsRigOptions {
@@ -74,7 +73,7 @@ export async function startReadingsRig({
   };
   let uri: string;
   try {
-    rig.db = await startMongoProcess(await freePort());
+    rig.db = await startMongoProcess();
     uri = mongoUri ? await mongoUri(rig.db) : rig.db.uri;
     rig.pty = await startPtyPair(ptys);
   } catch (error) {
