@@ -5,10 +5,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { READ_AUTH, spawnService, type Service } from './support/spawn-service.ts';
+import { READ_AUTH, type Service } from './support/spawn-service.ts';
 import { withDeadline, waitFor } from './support/deadline.ts';
 import { stopAll } from './support/spawn-process.ts';
-import { openSocket } from './support/device-socket.ts';
+import { openSocket, type OpenSocket } from './support/device-socket.ts';
+import { startReadyBackend } from './support/ready-backend.ts';
 import { jsonLines } from './support/device-services.ts';
 import {
   DEVICE_IN_FLIGHT_HEADER,
@@ -20,27 +21,55 @@ import {
 import { startMongoStandin, type MongoStandin } from '../dev/mongo-standin/server.ts';
 
 const test = suite('backend device socket');
+// One backend (and stand-in) for the file: each test speaks for devices of its own (`dev-1` of test 3 is
+// `t3-dev-1`) and reads only the log lines written since it began, so what one test leaves cannot pass another.
+// The tests that stop a backend or need a second one start their own (`own`).
 let backend: Service;
 let mongo: MongoStandin;
+let prefix = '';
+let since = 0;
+let tests = 0;
+const sockets: OpenSocket[] = [];
+const own: Service[] = [];
 
-test.before.each(async () => {
+test.before(async () => {
   mongo = await startMongoStandin();
-  backend = await spawnService('backend/main.ts', { env: { MONGODB_URI: `${mongo.url}/app`, LOG_LEVEL: 'debug' } });
-  // Acks follow stored writes: wait until the database is there.
-  await waitFor(async () => (await fetch(`${backend.url}/api/ready`)).status === 200, {
-    timeout: 10_000,
-    what: 'backend ready',
-  });
+  backend = await startReadyBackend(mongo.url, { LOG_LEVEL: 'debug' });
+});
+test.before.each(() => {
+  prefix = `t${++tests}-`;
+  since = backend.stdout.length;
 });
 test.after.each(async () => {
+  for (const { ws } of sockets.splice(0)) ws.close(1000);
+  await Promise.all(own.splice(0).map((service) => service.stop()));
+});
+test.after(async () => {
   await stopAll();
   await mongo.close();
 });
 
-const connect = () => openSocket(backend.url);
-const hello = (deviceId = 'dev-1', session = 's1') => JSON.stringify({ type: 'hello', deviceId, session });
+const connect = async (url = backend.url) => {
+  const socket = await openSocket(url);
+  sockets.push(socket);
+  return socket;
+};
+const ownBackend = async (env: Record<string, string> = {}) => {
+  const started = await startReadyBackend(mongo.url, env);
+  own.push(started);
+  return started;
+};
+const hello = (deviceId = 'dev-1', session = 's1') =>
+  JSON.stringify({ type: 'hello', deviceId: prefix + deviceId, session });
 const reading = (seq: number, session = 's1', deviceId = 'dev-1') =>
-  JSON.stringify({ type: 'reading', deviceId, session, seq, timestamp: new Date().toISOString(), value: `v${seq}` });
+  JSON.stringify({
+    type: 'reading',
+    deviceId: prefix + deviceId,
+    session,
+    seq,
+    timestamp: new Date().toISOString(),
+    value: `v${seq}`,
+  });
 const acks = (messages: Array<Record<string, any>>) => messages.map((m) => `${m.session}:${m.seq}`);
 /** Waits for an ack of `session` up to `seq` (acks are cumulative: one may cover several readings). */
 const ackedUpTo = (messages: Array<Record<string, any>>, session: string, seq: number) =>
@@ -48,12 +77,18 @@ const ackedUpTo = (messages: Array<Record<string, any>>, session: string, seq: n
     timeout: 5000,
     what: `an ack of ${session} up to ${seq}`,
   });
-const devices = async () => (await (await fetch(`${backend.url}/api/devices`, { headers: READ_AUTH })).json()).devices;
+/** The devices this test spoke for, as the shared backend lists them, without the test's prefix. */
+const devices = async () =>
+  ((await (await fetch(`${backend.url}/api/devices`, { headers: READ_AUTH })).json()).devices as any[])
+    .filter((d) => d.deviceId.startsWith(prefix))
+    .map((d) => ({ ...d, deviceId: d.deviceId.slice(prefix.length) }));
+/** The backend's log lines since this test began. */
+const lines = () => jsonLines(backend).slice(since);
 const stored = () =>
-  jsonLines(backend)
-    .filter((l) => l.msg === 'readings stored')
+  lines()
+    .filter((l) => l.msg === 'readings stored' && String(l.deviceId).startsWith(prefix))
     .flatMap((l) => l.readings.map((r: { session: string; seq: number }) => `${r.session}:${r.seq}`));
-const logged = (text: string) => jsonLines(backend).filter((l) => String(l.msg).includes(text));
+const logged = (text: string) => lines().filter((l) => String(l.msg).includes(text));
 
 test('readings are stored once, in order, then acked; a resend is acked but not stored again', async () => {
   const { ws, messages } = await connect();
@@ -87,10 +122,7 @@ test('readings are stored once, in order, then acked; a resend is acked but not 
 
 test('the upgrade is logged with the status the device got: 101 Switching Protocols', async () => {
   const { ws } = await connect();
-  const upgrade = () =>
-    backend.stdout
-      .map((l) => JSON.parse(l))
-      .find((l) => l.msg === 'request completed' && l.req.url === DEVICE_SOCKET_PATH);
+  const upgrade = () => lines().find((l) => l.msg === 'request completed' && l.req.url === DEVICE_SOCKET_PATH);
   const line = await waitFor(upgrade, { timeout: 2000, what: 'the upgrade request logged' });
   assert.is(line.res.statusCode, 101);
   assert.is(line.level, 20); // device-socket requests are logged at debug: the hub logs what matters about them
@@ -115,12 +147,8 @@ test("the previous session's rest on another replica after a refusal, then the n
   assert.equal(first.messages.at(-1), { type: 'ack', session: 'old', seq: 4, refused: [4] });
   first.ws.close(1000);
   // Another replica on the same database: it learns from the store that old is settled to 4, so old:5 is acked.
-  const other = await spawnService('backend/main.ts', { env: { MONGODB_URI: `${mongo.url}/app` } });
-  await waitFor(async () => (await fetch(`${other.url}/api/ready`)).status === 200, {
-    timeout: 10_000,
-    what: 'the other replica ready',
-  });
-  const { ws, messages } = await openSocket(other.url);
+  const other = await ownBackend();
+  const { ws, messages } = await connect(other.url);
   ws.send(hello('dev-1', 'new'));
   ws.send(reading(5, 'old'));
   ws.send(reading(1, 'new'));
@@ -208,7 +236,7 @@ test('the rate counts frames, not readings: 10,000 readings in frames of 500, as
   for (let sent = 0; sent < 10_000; sent += 500) {
     await waitFor(() => sent + 500 - acked() <= 2000, { timeout: 5000, what: `room to send after ${sent}` });
     const readings = Array.from({ length: 500 }, (_, i) => ({ seq: sent + i + 1, timestamp: at, value: 'v' }));
-    ws.send(JSON.stringify({ type: 'readings', deviceId: 'dev-1', session: 's1', readings }));
+    ws.send(JSON.stringify({ type: 'readings', deviceId: `${prefix}dev-1`, session: 's1', readings }));
   }
   await ackedUpTo(messages, 's1', 10_000);
   assert.is((await devices())[0].readingsStored, 10_000);
@@ -220,7 +248,7 @@ test('a frame over 64 KiB is closed with 1009; one just under is fine; a value o
   const at = new Date().toISOString();
   const readings = Array.from({ length: 6 }, (_, i) => ({ seq: i + 1, timestamp: at, value: 'x'.repeat(8 * 1024) }));
   readings.push({ seq: 7, timestamp: at, value: 'y'.repeat(8 * 1024 + 1) });
-  const frame = JSON.stringify({ type: 'readings', deviceId: 'dev-1', session: 's1', readings });
+  const frame = JSON.stringify({ type: 'readings', deviceId: `${prefix}dev-1`, session: 's1', readings });
   assert.ok(frame.length > 56 * 1024 && frame.length <= 64 * 1024, `${frame.length} bytes`);
   ws.send(frame);
   await ackedUpTo(messages, 's1', 7);
@@ -239,12 +267,16 @@ test('a reading stamped over 5 minutes ahead is refused in the ack and never bec
     { seq: 2, timestamp: new Date(now + 4 * 60_000).toISOString(), value: 'a clock 4 minutes fast' },
     { seq: 3, timestamp: '2099-01-01T00:00:00Z', value: 'far future' },
   ];
-  ws.send(JSON.stringify({ type: 'readings', deviceId: 'dev-1', session: 's1', readings }));
+  ws.send(JSON.stringify({ type: 'readings', deviceId: `${prefix}dev-1`, session: 's1', readings }));
   await ackedUpTo(messages, 's1', 3);
   assert.equal(messages, [{ type: 'ack', session: 's1', seq: 3, refused: [3] }]);
   const [device] = await devices();
   assert.equal([device.readingsStored, device.lastReading.seq], [2, 2]);
-  assert.ok(logged('refused 1 reading').length > 0, 'the refusal is logged (summed)');
+  // Summed: the line may come up to 5 s later when another test's refusal was logged just before.
+  await waitFor(() => logged('refused 1 reading').some((l) => l.deviceId === `${prefix}dev-1`), {
+    timeout: 8000,
+    what: 'the refusal logged (summed)',
+  });
 });
 
 test('frames out of order on one socket: no ack claims a reading before it came; each stored once', async () => {
@@ -253,7 +285,7 @@ test('frames out of order on one socket: no ack claims a reading before it came;
   const frame = (...seqs: number[]) =>
     JSON.stringify({
       type: 'readings',
-      deviceId: 'dev-1',
+      deviceId: `${prefix}dev-1`,
       session: 's1',
       readings: seqs.map((seq) => ({
         seq,
@@ -281,13 +313,14 @@ test('frames out of order on one socket: no ack claims a reading before it came;
 });
 
 test('on SIGTERM device sockets are closed with 1001 (going away) and the backend exits 0', async () => {
-  const { ws, closed } = await connect();
+  const stopping = await ownBackend({ LOG_LEVEL: 'debug' });
+  const { ws, closed } = await connect(stopping.url);
   ws.send(hello());
-  const silent = await connect(); // one that has not said hello yet is closed too
-  backend.signal('SIGTERM');
+  const silent = await connect(stopping.url); // one that has not said hello yet is closed too
+  stopping.signal('SIGTERM');
   assert.is((await withDeadline(closed, 5000, 'socket close')).code, 1001);
   assert.is((await withDeadline(silent.closed, 5000, 'socket close')).code, 1001);
-  assert.is(await backend.waitExit(10_000), 0);
+  assert.is(await stopping.waitExit(10_000), 0);
 });
 
 /** The nice value of each of `pid`'s threads (Linux: the 19th field of /proc/<pid>/task/<tid>/stat). */
@@ -301,8 +334,10 @@ function threadNiceValues(pid: number): Map<number, number> {
 }
 
 test('the device thread runs 10 nice levels below the thread that answers probes', async () => {
-  const nice = threadNiceValues(backend.pid);
-  const main = nice.get(backend.pid)!;
+  // A backend of its own: threads the device thread starts later inherit its nice value.
+  const fresh = await ownBackend();
+  const nice = threadNiceValues(fresh.pid);
+  const main = nice.get(fresh.pid)!;
   assert.is(main, 0, 'the main thread at the nice value it was started with');
   const lowered = [...nice.values()].filter((value) => value === main + 10);
   assert.is(lowered.length, 1, JSON.stringify([...nice]));
