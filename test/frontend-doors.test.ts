@@ -14,7 +14,6 @@ import { spawnService, type Service } from './support/spawn-service.ts';
 import { stopAll } from './support/spawn-process.ts';
 import { createTestCa, type TestCa } from './support/test-ca.ts';
 import { waitFor } from './support/deadline.ts';
-import { freePort } from '../tools/free-port.ts';
 import { parseExposition, sampleValue, scrape } from './support/metrics-text.ts';
 import { lintMetrics } from './support/promtool.ts';
 
@@ -32,11 +31,10 @@ test.before(async () => {
   const cert = ca.issue('localhost');
   operators = join(ca.dir, 'operator-tokens');
   writeFileSync(operators, `${OPERATOR}\n`);
-  const httpsPort = await freePort();
   frontend = await spawnService('frontend/main.ts', {
     env: {
       HOST: '0.0.0.0', // every loopback address, so 127.0.0.x are distinct clients
-      HTTPS_PORT: String(httpsPort),
+      HTTPS_PORT: '0', // the kernel's choice, read back from the start-up line
       BACKEND_URL: 'http://127.0.0.1:9', // the doors ask no backend
       DEVICE_URL: '',
       TLS_CERT_FILE: cert.certFile,
@@ -45,8 +43,8 @@ test.before(async () => {
     },
     waitPath: false,
   });
-  base = `https://localhost:${httpsPort}`;
-  await waitFor(() => frontend.lines.some((line) => line.includes('listening')), { timeout: 15000, what: 'frontend' });
+  if (!frontend.httpsPort) throw new Error(`the frontend did not start:\n${frontend.lines.join('\n')}`);
+  base = `https://localhost:${frontend.httpsPort}`;
 });
 
 test.after(async () => {

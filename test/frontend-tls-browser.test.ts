@@ -16,7 +16,6 @@ import { stopAll } from './support/spawn-process.ts';
 import { createTestCa, type TestCa } from './support/test-ca.ts';
 import { openWatchedPage } from './support/watched-page.ts';
 import { waitFor } from './support/deadline.ts';
-import { freePort } from '../tools/free-port.ts';
 
 const OPERATOR = 'operator-token-browser-0123456789';
 const READ_TOKEN = 'frontend-read-token-0123456789abcdef';
@@ -65,10 +64,9 @@ test.before(async () => {
       .writeHead(body ? 200 : 401, { 'content-type': 'application/json' })
       .end(JSON.stringify(body ?? { error: 'no' }));
   });
-  httpsPort = await freePort();
   frontend = await spawnService('frontend/main.ts', {
     env: {
-      HTTPS_PORT: String(httpsPort),
+      HTTPS_PORT: '0', // the kernel's choice, read back from the start-up line
       BACKEND_URL: backend.url,
       DEVICE_URL: '',
       TLS_CERT_FILE: cert.certFile,
@@ -79,6 +77,7 @@ test.before(async () => {
     },
     waitPath: false,
   });
+  httpsPort = frontend.httpsPort!;
   base = `https://localhost:${httpsPort}`;
   plain = `http://localhost:${frontend.port}`;
   launched = await launchBrowser({ extraArgs: [`--ignore-certificate-errors-spki-list=${spkiHash(cert.cert)}`] });
