@@ -6,7 +6,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MongoClient, type Document } from 'mongodb';
 import { startMongoStandin, type MongoStandin } from '../dev/mongo-standin/server.ts';
-import { READ_AUTH, spawnService, type Service } from './support/spawn-service.ts';
+import { READ_AUTH, type Service } from './support/spawn-service.ts';
+import { startReadyBackend } from './support/ready-backend.ts';
 import { waitFor, withDeadline } from './support/deadline.ts';
 import { stopAll } from './support/spawn-process.ts';
 import { openSocket, type OpenSocket } from './support/device-socket.ts';
@@ -14,67 +15,82 @@ import { jsonLines } from './support/device-services.ts';
 import { DEVICE_UNACKED_IN_FLIGHT } from '../lib/device-protocol.ts';
 
 const test = suite('backend readings');
+// One stand-in and one backend for the file: each test writes as a device of its own (`t3-dev-1` in test 3) and
+// looks only at its own inserts, devices and the log lines written since it began. The restart test starts its
+// own pair of backends.
 let mongo: MongoStandin;
-let inserts: Document[];
+let shared: Service;
+let dev = '';
+let since = 0;
+let tests = 0;
+const allInserts: Document[] = [];
+/** This test's insert commands, as the stand-in received them. */
+const inserts = () => allInserts.filter((c) => (c.documents as Document[])[0]?.deviceId === dev);
 
-test.before.each(async () => {
-  inserts = [];
-  mongo = await startMongoStandin({ onCommand: (command) => 'insert' in command && inserts.push(command) });
+test.before(async () => {
+  mongo = await startMongoStandin({ onCommand: (command) => 'insert' in command && allInserts.push(command) });
+  shared = await startReadyBackend(mongo.url);
 });
-test.after.each(async () => {
-  mongo.resume();
+test.before.each(async () => {
+  dev = `t${++tests}-dev-1`;
+  since = shared.stdout.length;
+  // A test that hung the database leaves it resumed: the shared backend is connected again before the next.
+  await waitFor(async () => (await fetch(`${shared.url}/api/ready`)).status === 200, {
+    timeout: 10_000,
+    what: 'the shared backend ready',
+  });
+});
+test.after.each(() => mongo.resume());
+test.after(async () => {
   await stopAll();
   await mongo.close();
 });
-
-async function startBackend(env: Record<string, string> = {}): Promise<Service> {
-  const backend = await spawnService('backend/main.ts', { env: { MONGODB_URI: `${mongo.url}/app`, ...env } });
-  await waitFor(async () => (await fetch(`${backend.url}/api/ready`)).status === 200, {
-    timeout: 10_000,
-    what: 'backend ready',
-  });
-  return backend;
-}
 
 const AT = '2026-03-01T12:00:00.000Z';
 const frame = (from: number, count: number, session = 's1', timestamp = AT) =>
   JSON.stringify({
     type: 'readings',
-    deviceId: 'dev-1',
+    deviceId: dev,
     session,
     readings: Array.from({ length: count }, (_, i) => ({ seq: from + i, timestamp, value: `line ${from + i}` })),
   });
-const hello = (session = 's1') => JSON.stringify({ type: 'hello', deviceId: 'dev-1', session });
+const hello = (session = 's1') => JSON.stringify({ type: 'hello', deviceId: dev, session });
 const ackedUpTo = (socket: OpenSocket, seq: number, session = 's1') =>
   waitFor(() => socket.messages.some((m) => m.type === 'ack' && m.session === session && m.seq >= seq), {
     timeout: 10_000,
     what: `an ack of ${session} up to ${seq}`,
   });
+/** GET `path`; a list of devices holds only this test's device. */
 const get = async (backend: Service, path: string) => {
   const res = await withDeadline(fetch(`${backend.url}${path}`, { headers: READ_AUTH }), 10_000, `GET ${path}`);
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
+  const body = (await res.json()) as Record<string, any>;
+  if (Array.isArray(body.devices)) body.devices = body.devices.filter((d: { deviceId: string }) => d.deviceId === dev);
+  return { status: res.status, body };
 };
+/** Warnings logged since the test began (the shared backend's, from its start). */
 const warnings = (backend: Service, text: string) =>
-  jsonLines(backend).filter((l) => l.level === 40 && String(l.msg).includes(text));
+  jsonLines(backend)
+    .slice(backend === shared ? since : 0)
+    .filter((l) => l.level === 40 && String(l.msg).includes(text));
 
 test('a frame of 300 readings is one insert, acknowledged once it is stored; the fields as documented', async () => {
-  const backend = await startBackend();
+  const backend = shared;
   const socket = await openSocket(backend.url);
   socket.ws.send(hello());
   socket.ws.send(frame(1, 300));
   await ackedUpTo(socket, 300);
   assert.equal(socket.messages, [{ type: 'ack', session: 's1', seq: 300 }]);
   assert.equal(
-    inserts.map((c) => [c.insert, (c.documents as Document[]).length, c.ordered, c.writeConcern]),
+    inserts().map((c) => [c.insert, (c.documents as Document[]).length, c.ordered, c.writeConcern]),
     [['readings', 300, false, { w: 'majority', j: true, wtimeout: 5000 }]],
   );
   const client = new MongoClient(mongo.url);
-  const [first] = await client.db('app').collection('readings').find({ seq: 1 }).toArray();
+  const [first] = await client.db('app').collection('readings').find({ deviceId: dev, seq: 1 }).toArray();
   await client.close();
   assert.equal(Object.keys(first!), ['_id', 'deviceId', 'session', 'seq', 'timestamp', 'value', 'receivedAt']);
   assert.instance(first!.timestamp, Date, 'timestamp is a BSON date');
   assert.instance(first!.receivedAt, Date, 'receivedAt is a BSON date');
-  const { status, body } = await get(backend, '/api/readings?deviceId=dev-1&limit=2');
+  const { status, body } = await get(backend, `/api/readings?deviceId=${dev}&limit=2`);
   assert.is(status, 200);
   assert.equal(
     body.readings.map((r: { seq: number }) => r.seq),
@@ -86,7 +102,7 @@ test('a frame of 300 readings is one insert, acknowledged once it is stored; the
 });
 
 test('a resend after a reconnect is acknowledged and makes no second document', async () => {
-  const backend = await startBackend();
+  const backend = shared;
   const first = await openSocket(backend.url);
   first.ws.send(hello());
   first.ws.send(frame(1, 50));
@@ -98,7 +114,7 @@ test('a resend after a reconnect is acknowledged and makes no second document', 
   await ackedUpTo(second, 59);
   const { body } = await get(backend, '/api/devices');
   assert.is(body.devices[0].readingsStored, 59);
-  const { body: page } = await get(backend, '/api/readings?deviceId=dev-1&limit=1000');
+  const { body: page } = await get(backend, `/api/readings?deviceId=${dev}&limit=1000`);
   assert.equal(
     page.readings.map((r: { seq: number }) => r.seq),
     Array.from({ length: 59 }, (_, i) => 59 - i),
@@ -106,7 +122,7 @@ test('a resend after a reconnect is acknowledged and makes no second document', 
 });
 
 test('a backlog drains at database speed: inserts of whole frames, never a round trip per reading', async () => {
-  const backend = await startBackend();
+  const backend = shared;
   const socket = await openSocket(backend.url);
   socket.ws.send(hello());
   const TOTAL = 20_000;
@@ -124,7 +140,7 @@ test('a backlog drains at database speed: inserts of whole frames, never a round
   }
   await ackedUpTo(socket, TOTAL);
   const ms = performance.now() - started;
-  const sizes = inserts.map((c) => (c.documents as Document[]).length);
+  const sizes = inserts().map((c) => (c.documents as Document[]).length);
   console.log(
     `    measured: ${TOTAL} readings in frames of ${PER_FRAME} stored and acked in ${ms.toFixed(0)} ms ` +
       `(${Math.round((TOTAL / ms) * 1000)}/s) with ${sizes.length} inserts ` +
@@ -139,14 +155,14 @@ test('a backlog drains at database speed: inserts of whole frames, never a round
 });
 
 test('while the database hangs nothing is acked and reads answer 503; afterwards all is stored once', async () => {
-  const backend = await startBackend();
+  const backend = shared;
   const socket = await openSocket(backend.url);
   socket.ws.send(hello());
   socket.ws.send(frame(1, 10));
   await ackedUpTo(socket, 10);
   mongo.hang();
   for (let from = 11; from <= 1000; from += 110) socket.ws.send(frame(from, 110));
-  for (const path of ['/api/readings?deviceId=dev-1', '/api/devices']) {
+  for (const path of [`/api/readings?deviceId=${dev}`, '/api/devices']) {
     const { status, body } = await get(backend, path);
     assert.is(status, 503, path);
     assert.equal(Object.keys(body), ['error']);
@@ -158,19 +174,19 @@ test('while the database hangs nothing is acked and reads answer 503; afterwards
     [10],
     'nothing acknowledged while the database hangs',
   );
-  const before = inserts.length;
+  const before = inserts().length;
   mongo.resume();
   await ackedUpTo(socket, 1000);
   const { body } = await get(backend, '/api/devices');
   assert.is(body.devices[0].readingsStored, 1000);
   // The 990 held readings went out together, not a round trip per frame.
-  assert.ok(inserts.length - before <= 3, `${inserts.length - before} inserts after the database came back`);
+  assert.ok(inserts().length - before <= 3, `${inserts().length - before} inserts after the database came back`);
   const summed = warnings(backend, 'of readings failed');
   assert.ok(summed.length <= 3, `${summed.length} warning lines for the failed writes`);
 });
 
 test('past twice DEVICE_UNACKED_IN_FLIGHT held readings the socket is closed with 1013 and one warning', async () => {
-  const backend = await startBackend();
+  const backend = shared;
   const socket = await openSocket(backend.url);
   socket.ws.send(hello());
   mongo.hang();
@@ -194,7 +210,7 @@ test('past twice DEVICE_UNACKED_IN_FLIGHT held readings the socket is closed wit
 });
 
 test('what is stored survives a backend restart: /api/devices and /api/readings read the database', async () => {
-  const first = await startBackend();
+  const first = await startReadyBackend(mongo.url);
   const socket = await openSocket(first.url);
   socket.ws.send(hello('s1'));
   socket.ws.send(frame(1, 5, 's1'));
@@ -202,13 +218,13 @@ test('what is stored survives a backend restart: /api/devices and /api/readings 
   socket.ws.send(frame(1, 3, 's2', LATER));
   await ackedUpTo(socket, 3, 's2');
   await first.stop();
-  const second = await startBackend();
+  const second = await startReadyBackend(mongo.url);
   const { status, body } = await get(second, '/api/devices');
   assert.is(status, 200);
-  const [newest] = (await get(second, '/api/readings?deviceId=dev-1&limit=1')).body.readings;
+  const [newest] = (await get(second, `/api/readings?deviceId=${dev}&limit=1`)).body.readings;
   assert.equal(body.devices, [
     {
-      deviceId: 'dev-1',
+      deviceId: dev,
       session: 's2',
       connected: false,
       // Its time of receipt as the readings list gives it: the order "latest" follows.
@@ -220,25 +236,25 @@ test('what is stored survives a backend restart: /api/devices and /api/readings 
     },
   ]);
   assert.ok(Date.parse(body.devices[0].lastSeenAt) > 0, 'when the first backend last heard from it');
-  const { body: older } = await get(second, '/api/readings?deviceId=dev-1&before=3');
+  const { body: older } = await get(second, `/api/readings?deviceId=${dev}&before=3`);
   assert.equal(
     older.readings.map((r: { session: string; seq: number }) => `${r.session}:${r.seq}`),
     ['s2:2', 's2:1'],
   );
   // Paging back by the time of receipt: before the first reading of s2 came, s1's.
-  const { body: all } = await get(second, '/api/readings?deviceId=dev-1');
+  const { body: all } = await get(second, `/api/readings?deviceId=${dev}`);
   const s2First = all.readings.find((r: { session: string; seq: number }) => r.session === 's2' && r.seq === 1);
-  const { body: earlier } = await get(second, `/api/readings?deviceId=dev-1&before=${s2First.receivedAt}&limit=2`);
+  const { body: earlier } = await get(second, `/api/readings?deviceId=${dev}&before=${s2First.receivedAt}&limit=2`);
   assert.equal(
     earlier.readings.map((r: { session: string; seq: number }) => `${r.session}:${r.seq}`),
     ['s1:5', 's1:4'],
   );
-  const { body: none } = await get(second, '/api/readings?deviceId=dev-1&before=2026-03-01T12:00:00Z');
+  const { body: none } = await get(second, `/api/readings?deviceId=${dev}&before=2026-03-01T12:00:00Z`);
   assert.equal(none, { readings: [] });
 });
 
 test('a device clock gone back or ahead neither pins nor hides its newest: latest is the last received', async () => {
-  const backend = await startBackend();
+  const backend = shared;
   const now = Date.now();
   const iso = (ms: number) => new Date(now + ms).toISOString();
   const DAY = 86_400_000;
@@ -255,7 +271,7 @@ test('a device clock gone back or ahead neither pins nor hides its newest: lates
     await ackedUpTo(socket, 3, session);
     socket.ws.close();
     const { body: listed } = await get(backend, '/api/devices');
-    const { body: read } = await get(backend, '/api/readings?deviceId=dev-1&limit=1');
+    const { body: read } = await get(backend, `/api/readings?deviceId=${dev}&limit=1`);
     const [first] = read.readings;
     shown.push(`${listed.devices[0].lastReading.timestamp}#${listed.devices[0].lastReading.seq} ${first.session}`);
     const receivedAt = first.receivedAt;
@@ -263,7 +279,7 @@ test('a device clock gone back or ahead neither pins nor hides its newest: lates
     assert.equal([first.session, first.seq, first.timestamp], [session, 3, timestamp], `after ${session}`);
   }
   assert.equal(shown, [`${iso(240_000)}#3 ahead`, `${iso(-DAY)}#3 behind`, `${iso(0)}#3 right`]);
-  const { body: all } = await get(backend, '/api/readings?deviceId=dev-1');
+  const { body: all } = await get(backend, `/api/readings?deviceId=${dev}`);
   assert.equal(
     all.readings.map((r: { session: string; seq: number }) => `${r.session}:${r.seq}`),
     ['right:3', 'right:2', 'right:1', 'behind:3', 'behind:2', 'behind:1', 'ahead:3', 'ahead:2', 'ahead:1'],
