@@ -1,7 +1,7 @@
 // The smoke CLI as a real process against healthy local stand-ins: --help, env fallbacks, the 3- and 5-probe runs,
 // IPv4/IPv6 localhost, --wait on a service that passes late, the JSON/JUnit/step-summary files, colour, and
 // Chromium cleanup.
-import { test } from 'uvu';
+import { test as uvuTest } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { RequestListener } from 'node:http';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,24 +15,29 @@ import { freePort } from '../tools/free-port.ts';
 import { spawnProcess, stopAll } from './support/spawn-process.ts';
 import { root } from './support/spawn-service.ts';
 import { waitFor, withDeadline } from './support/deadline.ts';
+import { sideBySide } from './support/side-by-side.ts';
+
+// Each test has its own artifacts, TMPDIR and, where it counts requests, its own recording server: three run at once
+// (each CLI run starts a Chromium), each test awaiting its own, so the file takes about as long as its longest tests.
+const test = sideBySide(uvuTest, 3);
 
 const base = mkdtempSync(join(tmpdir(), 'smoke-cli-'));
-const hits: string[] = [];
 const fixture = createFixtureHandler();
-const recording: RequestListener = (req, res) => {
-  hits.push(req.url ?? '');
-  fixture(req, res);
-};
 const servers: Listening[] = [];
+/** A fixture server of the test's own, with the paths it was asked for in `hits`. */
 const serve = async (host = '127.0.0.1') => {
+  const hits: string[] = [];
+  const recording: RequestListener = (req, res) => {
+    hits.push(req.url ?? '');
+    fixture(req, res);
+  };
   const s = await listen(recording, host);
   servers.push(s);
-  return s;
+  return Object.assign(s, { hits });
 };
-const fx = await serve();
-const F = fx.url;
+const F = (await serve()).url;
 
-test.after(async () => {
+uvuTest.after(async () => {
   await stopAll();
   await Promise.all(servers.map((s) => s.close()));
   rmSync(base, { recursive: true, force: true });
@@ -80,18 +85,24 @@ test(
   '-h prints the same usage; asking for help wins over a mistake on the same line; ' +
     'a mistake alone is one line, exit 2',
   async () => {
-    const help = await runCli(['--help']);
-    for (const args of [['-h'], ['--bogus', '--help'], ['--timeout', '-h']]) {
-      const run = await runCli(args);
+    const asks = [['-h'], ['--bogus', '--help'], ['--timeout', '-h']];
+    const mistakes = [
+      [['--strict=yes'], 'smoke: --strict takes no value'],
+      [['--json', '--strict'], 'smoke: --json needs a value (write --json=-x for one starting with "-")'],
+    ] as const;
+    // No Chromium in any of these: the six processes run side by side.
+    const [help, runs] = await Promise.all([
+      runCli(['--help']),
+      Promise.all([...asks, ...mistakes.map(([args]) => args)].map((args) => runCli([...args]))),
+    ]);
+    for (const [i, args] of asks.entries()) {
+      const run = runs[i]!;
       assert.is(run.code, 0, args.join(' '));
       assert.equal(run.stdout, help.stdout, args.join(' '));
       assert.equal(run.stderr, [], args.join(' '));
     }
-    for (const [args, line] of [
-      [['--strict=yes'], 'smoke: --strict takes no value'],
-      [['--json', '--strict'], 'smoke: --json needs a value (write --json=-x for one starting with "-")'],
-    ] as const) {
-      const run = await runCli([...args]);
+    for (const [i, [args, line]] of mistakes.entries()) {
+      const run = runs[asks.length + i]!;
       assert.is(run.code, 2, args.join(' '));
       assert.equal([run.stdout, run.stderr], [[], [line]], args.join(' '));
     }
@@ -101,9 +112,9 @@ test(
 test('no --device: three probes in order, smoke: PASS (3/3), Chromium and its profile gone afterwards', async () => {
   const tmp = dir('tmp-3');
   mkdirSync(tmp, { recursive: true });
-  hits.length = 0;
+  const { url, hits } = await serve();
   const run = await runCli(
-    ['--backend', `${F}/ok`, '--frontend', `${F}/`, '--artifacts', dir('three'), '--timeout', '5000'],
+    ['--backend', `${url}/ok`, '--frontend', `${url}/`, '--artifacts', dir('three'), '--timeout', '5000'],
     { env: { TMPDIR: tmp } },
   );
   assert.is(run.code, 0, show(run));
@@ -168,9 +179,9 @@ test('with --device: five probes, backend then device then frontend, smoke: PASS
 });
 
 test('SMOKE_BACKEND_URL, SMOKE_DEVICE_URL, SMOKE_FRONTEND_URL apply when the flags are absent; flags win', async () => {
-  hits.length = 0;
+  const { url, hits } = await serve();
   const fromEnv = await runCli(['--artifacts', dir('env'), '--timeout', '5000'], {
-    env: { SMOKE_BACKEND_URL: `${F}/ok`, SMOKE_DEVICE_URL: `${F}/ok`, SMOKE_FRONTEND_URL: `${F}/ok/` },
+    env: { SMOKE_BACKEND_URL: `${url}/ok`, SMOKE_DEVICE_URL: `${url}/ok`, SMOKE_FRONTEND_URL: `${url}/ok/` },
   });
   assert.is(fromEnv.code, 0, show(fromEnv));
   assert.is(fromEnv.stdout.at(-1), 'smoke: PASS (5/5)');
@@ -398,14 +409,15 @@ test(
 test('SIGTERM mid-run closes Chromium, removes its profile and exits 143', async () => {
   const tmp = dir('tmp-term');
   mkdirSync(tmp, { recursive: true });
+  const { url, hits } = await serve();
   const args = [
     '--import',
     'tsx',
     'smoke/cli.ts',
     '--backend',
-    `${F}/ok`,
+    `${url}/ok`,
     '--frontend',
-    `${F}/hang/`,
+    `${url}/hang/`,
     '--timeout',
     '60000',
     '--artifacts',
@@ -466,4 +478,4 @@ test("a URL's password and secret query values are printed and written as ***, n
   assert.match(refused.stderr.join('\n'), '"ftp://ci:***@x/"');
 });
 
-test.run();
+uvuTest.run();
