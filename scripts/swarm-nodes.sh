@@ -161,16 +161,21 @@ form_swarm() {
   done
 }
 
-# Copies IMAGEs from the Engine the shell points at to every node: saved once, loaded on each.
+# Copies IMAGEs from the Engine the shell points at to every node: saved once, loaded on all nodes at once (each
+# load is mostly its own dockerd unpacking layers, so they overlap rather than queue).
 load_images() {
   [ $# -gt 0 ] || return 0
   local archive=$work/images.tar k
+  local -a loads=()
   docker image inspect "$@" >/dev/null 2>&1 || fail "not every image is in the Engine DOCKER_HOST names: $*"
   say "copying $# image(s) to $(node_count) nodes"
   docker save -o "$archive" "$@" || fail "docker save $* failed"
   for k in $(seq 1 "$(node_count)"); do
-    timeout 600 docker -H "unix://$(node_dir "$k")/docker.sock" load -q -i "$archive" >/dev/null ||
-      fail "docker load on node $k failed"
+    timeout 600 docker -H "unix://$(node_dir "$k")/docker.sock" load -q -i "$archive" >/dev/null &
+    loads[k]=$!
+  done
+  for k in "${!loads[@]}"; do
+    wait "${loads[k]}" || fail "docker load on node $k failed"
   done
   rm -f "$archive"
 }
