@@ -7,8 +7,8 @@ import { createSummedWarning, type SummedWarning } from '../../lib/summed-warnin
 export interface DeviceWarnings {
   /** The sockets' own: a malformed message, no hello in time, a hello its token may not speak for. */
   socket: { malformed: SummedWarning; silent: SummedWarning; impostor: SummedWarning };
-  /** The writers': refused readings, failed writes, readings dropped over the bound. */
-  writer: { refused: SummedWarning; failed: SummedWarning; dropped: SummedWarning };
+  /** The writers': refused readings, failed writes, readings dropped over the bound, refused declarations. */
+  writer: { refused: SummedWarning; failed: SummedWarning; dropped: SummedWarning; lossRefused: SummedWarning };
   /** A write of the devices' presence failed. */
   presenceFailed: SummedWarning;
   /** Logs what each has counted and not reported yet (on shutdown). */
@@ -30,6 +30,9 @@ export function createDeviceWarnings(log: Logger, helloTimeoutMs: number): Devic
   const writer = {
     refused: warn((n) => `refused ${plural(n, 'reading')} the backend cannot store as given (acknowledged as refused)`),
     failed: warn((n) => `${plural(n, 'write')} of readings failed; holding them unacknowledged and retrying`),
+    lossRefused: warn(
+      (n) => `refused ${plural(n, 'lost-range declaration')} past the ranges kept per session (left unacknowledged)`,
+    ),
     dropped: warn(
       (n) =>
         `dropped the readings held for ${sockets(n)} over the bound and closed ` +

@@ -46,14 +46,22 @@ function withoutFlag({ from, to, lost, replaces }: MergedLoss & { changed: boole
   return { from, to, lost, replaces };
 }
 
-/** How many of `seqs` (ascending) each range of `ranges` (sorted, disjoint) holds, in one walk. */
-export function countWithin(ranges: readonly SeqRange[], seqs: readonly number[]): number[] {
+/** Counts, as `seqs` come in ascending order, how many each range of `ranges` (sorted, disjoint) holds: one walk. */
+export function createRangeCounter(ranges: readonly SeqRange[]) {
   const counts = ranges.map(() => 0);
   let r = 0;
-  for (const seq of seqs) {
-    while (r < ranges.length && ranges[r]![1] < seq) r += 1;
-    if (r === ranges.length) break;
-    if (seq >= ranges[r]![0]) counts[r]! += 1;
-  }
-  return counts;
+  return {
+    counts,
+    add(seq: number) {
+      while (r < ranges.length && ranges[r]![1] < seq) r += 1;
+      if (r < ranges.length && seq >= ranges[r]![0]) counts[r]! += 1;
+    },
+  };
+}
+
+/** How many of `seqs` (ascending) each range of `ranges` (sorted, disjoint) holds, in one walk. */
+export function countWithin(ranges: readonly SeqRange[], seqs: readonly number[]): number[] {
+  const counter = createRangeCounter(ranges);
+  for (const seq of seqs) counter.add(seq);
+  return counter.counts;
 }

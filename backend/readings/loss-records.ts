@@ -6,7 +6,8 @@
 import type { AnyBulkWriteOperation, BulkWriteOptions, Collection, Db, IndexDescription } from 'mongodb';
 import type { LossReason, SeqRange } from '../../lib/device-protocol.ts';
 import { addRange, subtractRanges } from '../../lib/seq-ranges.ts';
-import { countWithin, mergeLosses, type MergedLoss } from './loss-merge.ts';
+import { createRangeCounter, mergeLosses } from './loss-merge.ts';
+import { LOSS_RANGES_KEPT_MAX, LossRefusedError } from './loss-refusal.ts';
 import { DEVICES_COLLECTION, lostUpdate, type DeviceSummaryDocument } from './device-summary.ts';
 import { READINGS_COLLECTION, type ReadingDocument } from './reading-document.ts';
 
@@ -35,36 +36,43 @@ interface LossParts {
   db: Db;
   bounds: { maxTimeMS: number; signal: AbortSignal };
   writeOptions: BulkWriteOptions;
+  /** The most ranges a session keeps (LOSS_RANGES_KEPT_MAX unless a test says otherwise). */
+  rangesKeptMax?: number;
 }
+
+/**
+ * How many ranges a session keeps, in the `losses` collection beside them: `<deviceId> <session> ranges` (a range's
+ * `_id` ends in a number, so none is taken), with no `deviceId`, `session` or `from`, so no range query finds it.
+ */
+interface RangeCountDocument {
+  _id: string;
+  ranges: number;
+}
+
+const countId = (deviceId: string, session: string) => `${deviceId} ${session} ranges`;
+
+// Readings a find hands back at a time while counting those stored inside fresh parts: a 1,000-range message's
+// readings come in one reply, and a span holding millions is counted a batch at a time, never held whole.
+const COUNT_BATCH = 1024;
 
 /**
  * Records `ranges` of `session` lost for `reason`, except what earlier declarations hold; returns how many of the new
  * ones were not stored. Its cost grows with the ranges it declares and the recorded ones within their span, never
- * with all of the session's: one indexed look before the first range and one over the span, one find of the readings
- * stored inside the fresh parts, then one write of the merged ranges. The readings are counted before the ranges are
+ * with all of the session's: one round of indexed finds (the range before the first, those over the span, the
+ * refusal mark, the session's range count), one find of the readings stored inside the fresh parts, then one write
+ * of the merged ranges and the count, and one of the summary. The readings are counted before the ranges are
  * written, so a failure before the end leaves the rest to be recorded (and counted) when the writer tries again.
+ * Throws LossRefusedError when the session would keep more than LOSS_RANGES_KEPT_MAX ranges.
  */
 export async function recordLosses(
-  { db, bounds, writeOptions }: LossParts,
+  { db, bounds, writeOptions, rangesKeptMax = LOSS_RANGES_KEPT_MAX }: LossParts,
   deviceId: string,
   session: string,
   reason: LossReason,
   ranges: readonly SeqRange[],
 ): Promise<number> {
   if (ranges.length === 0) return 0;
-  const losses: Collection<LossDocument> = db.collection(LOSSES_COLLECTION);
-  const summaries: Collection<DeviceSummaryDocument> = db.collection(DEVICES_COLLECTION);
-  const [first, last] = [ranges[0]![0], ranges.at(-1)![1]];
-  const refusal = { _id: deviceId, 'refusedThrough.session': session };
-  const [before, within, [summary]] = await Promise.all([
-    losses.find({ deviceId, session, from: { $lt: first } }, { sort: { from: -1 }, limit: 1, ...bounds }).toArray(),
-    losses
-      .find({ deviceId, session, from: { $gte: first, $lte: last + 1 } }, { sort: { from: 1 }, ...bounds })
-      .toArray(),
-    summaries.find(refusal, { limit: 1, ...bounds }).toArray(),
-  ]);
-  const near = [...before.filter(({ to }) => to >= first - 1), ...within];
-  const mark = summary?.refusedThrough?.seq ?? 0;
+  const { near, mark, kept } = await lookAround({ db, bounds }, deviceId, session, ranges);
   const settled: SeqRange[] = mark > 0 ? [[1, mark]] : [];
   const covered = near.reduce((set, { from, to }) => addRange(set, [from, to]), settled);
   const fresh = subtractRanges(ranges, covered);
@@ -72,28 +80,80 @@ export async function recordLosses(
   const stored = await storedWithin(db, bounds, deviceId, session, fresh);
   const parts = fresh.map(([from, to], i) => ({ from, to, lost: to - from + 1 - stored[i]! }));
   const total = parts.reduce((sum, part) => sum + part.lost, 0);
-  const declaredAt = new Date();
   const merged = mergeLosses(near, parts);
-  const doc = (m: MergedLoss): LossDocument => {
-    const { from, to, lost } = m;
-    return { _id: `${deviceId} ${session} ${from}`, deviceId, session, from, to, reason, lost, declaredAt };
-  };
-  const ops: AnyBulkWriteOperation<LossDocument>[] = merged.map((m) => ({
-    replaceOne: { filter: { _id: doc(m)._id }, replacement: doc(m), upsert: true },
-  }));
   const gone = merged.flatMap((m) => m.replaces.filter((from) => from !== m.from));
-  if (gone.length > 0) {
-    ops.push({ deleteMany: { filter: { _id: { $in: gone.map((from) => `${deviceId} ${session} ${from}`) } } } });
+  const added = merged.filter((m) => !m.replaces.includes(m.from)).length - gone.length;
+  if (added > 0 && kept + added > rangesKeptMax) {
+    throw new LossRefusedError(
+      `session ${session} would keep ${kept + added} lost ranges, over the ${rangesKeptMax} kept per session`,
+    );
   }
-  await losses.bulkWrite(ops, { ...writeOptions, ordered: true });
-  if (total > 0) await summaries.bulkWrite(lostUpdate(deviceId, total, declaredAt), { ...writeOptions, ordered: true });
+  const declaredAt = new Date();
+  const key = (from: number) => `${deviceId} ${session} ${from}`;
+  // A range of its own is new: inserted (a concurrent writer's copy fails the write, and the retry finds it); one
+  // that grew a recorded range replaces it.
+  const ops: AnyBulkWriteOperation<LossDocument>[] = merged.map(({ from, to, lost, replaces }) => {
+    const document = { _id: key(from), deviceId, session, from, to, reason, lost, declaredAt };
+    if (replaces.length === 0) return { insertOne: { document } };
+    return { replaceOne: { filter: { _id: key(from) }, replacement: document, upsert: true } };
+  });
+  if (gone.length > 0) ops.push({ deleteMany: { filter: { _id: { $in: gone.map(key) } } } });
+  await db.collection<LossDocument>(LOSSES_COLLECTION).bulkWrite(ops, { ...writeOptions, ordered: true });
+  // Then, together, the session's range count and the device's summary: one failing fails the batch, and the retry
+  // finds the ranges recorded and counts nothing again (the range count may then stay low by this message's ranges).
+  const count = { _id: countId(deviceId, session) };
+  await Promise.all([
+    added !== 0 &&
+      db
+        .collection<RangeCountDocument>(LOSSES_COLLECTION)
+        .updateOne(count, { $inc: { ranges: added } }, { ...writeOptions, upsert: true }),
+    total > 0 &&
+      db
+        .collection<DeviceSummaryDocument>(DEVICES_COLLECTION)
+        .bulkWrite(lostUpdate(deviceId, total, declaredAt), { ...writeOptions, ordered: true }),
+  ]);
   return total;
 }
 
 /**
- * How many readings each of `ranges` holds in the store: one indexed find over their span, counted in one walk. The
- * span's stored readings come back (those between the ranges too): an `$or` of a range each would fetch fewer, but
- * costs the MongoDB stand-in a test of every clause against every reading of the span.
+ * One round of finds, sent together: the recorded ranges that overlap or touch `ranges`' span (the nearest one before
+ * it, and those starting inside it), the device's refusal mark in `session` and how many ranges the session keeps.
+ */
+async function lookAround(
+  { db, bounds }: Pick<LossParts, 'db' | 'bounds'>,
+  deviceId: string,
+  session: string,
+  ranges: readonly SeqRange[],
+) {
+  const losses: Collection<LossDocument> = db.collection(LOSSES_COLLECTION);
+  const [first, last] = [ranges[0]![0], ranges.at(-1)![1]];
+  const refusal = { _id: deviceId, 'refusedThrough.session': session };
+  const [before, within, [summary], [count]] = await Promise.all([
+    losses.find({ deviceId, session, from: { $lt: first } }, { sort: { from: -1 }, limit: 1, ...bounds }).toArray(),
+    losses
+      .find({ deviceId, session, from: { $gte: first, $lte: last + 1 } }, { sort: { from: 1 }, ...bounds })
+      .toArray(),
+    db
+      .collection<DeviceSummaryDocument>(DEVICES_COLLECTION)
+      .find(refusal, { limit: 1, ...bounds })
+      .toArray(),
+    db
+      .collection<RangeCountDocument>(LOSSES_COLLECTION)
+      .find({ _id: countId(deviceId, session) }, { limit: 1, ...bounds })
+      .toArray(),
+  ]);
+  return {
+    near: [...before.filter(({ to }) => to >= first - 1), ...within],
+    mark: summary?.refusedThrough?.seq ?? 0,
+    kept: count?.ranges ?? 0,
+  };
+}
+
+/**
+ * How many readings each of `ranges` holds in the store: one indexed find over their span, counted as its batches
+ * come, so what is held at once is a batch, whatever the span holds. The span's stored readings come back (those
+ * between the ranges too): an `$or` of a range each would fetch fewer, but costs the MongoDB stand-in a test of
+ * every clause against every reading of the span.
  */
 async function storedWithin(
   db: Db,
@@ -103,14 +163,12 @@ async function storedWithin(
   ranges: readonly SeqRange[],
 ): Promise<number[]> {
   const seq = { $gte: ranges[0]![0], $lte: ranges.at(-1)![1] };
-  const docs = await db
+  const counter = createRangeCounter(ranges);
+  const cursor = db
     .collection<ReadingDocument>(READINGS_COLLECTION)
-    .find({ deviceId, session, seq }, { sort: { seq: 1 }, ...bounds })
-    .toArray();
-  return countWithin(
-    ranges,
-    docs.map(({ seq }) => seq),
-  );
+    .find({ deviceId, session, seq }, { sort: { seq: 1 }, batchSize: COUNT_BATCH, ...bounds });
+  for await (const doc of cursor) counter.add(doc.seq);
+  return counter.counts;
 }
 
 /** Whether a declared lost range of `session` holds `seq`. */

@@ -12,6 +12,7 @@ import { MongoClient } from 'mongodb';
 import { DatabaseUnavailableError } from '../database/database-unavailable-error.ts';
 import type { ReadingDocument } from './reading-document.ts';
 import { createReadingStore, READINGS_COLLECTION, type ReadingStore } from './reading-store.ts';
+import { LossRefusedError } from './loss-refusal.ts';
 
 let target: MongoTarget;
 const test = suite('reading store');
@@ -28,6 +29,7 @@ function setup({
   queryTimeoutMs = 2000,
   socketTimeoutMS = 0,
   writeDeadlineMs = undefined as number | undefined,
+  lossRangesKeptMax = undefined as number | undefined,
 } = {}) {
   // A hung server must fail a new connection's handshake too: connectTimeoutMS, as the backend's monitor sets it.
   const { client, commands } = target.client({ socketTimeoutMS, connectTimeoutMS: 1000 });
@@ -40,6 +42,7 @@ function setup({
     uri: target.url,
     queryTimeoutMs,
     writeDeadlineMs,
+    lossRangesKeptMax,
   });
   return { store, commands, client, db: client.db(databaseName) };
 }
@@ -220,7 +223,7 @@ test('recordLosses: touching and overlapping ranges are kept merged, each number
   assert.is(await declare([1, 30]), 0, 'all of it again');
   const kept = await db
     .collection('losses')
-    .find({}, { sort: { from: 1 } })
+    .find({ deviceId: 'dev-1' }, { sort: { from: 1 } })
     .toArray();
   assert.equal(
     kept.map(({ _id, from, to, lost }) => [_id, from, to, lost]),
@@ -233,6 +236,25 @@ test('recordLosses: touching and overlapping ranges are kept merged, each number
     devices.map((d) => [d.readingsStored, d.readingsLost]),
     [[1, 29]],
     'never more than the numbers covered',
+  );
+});
+
+test('recordLosses: past the ranges kept per session a declaration is refused; merging ones still go in', async () => {
+  const { store } = setup({ lossRangesKeptMax: 3 });
+  const declare = (session: string, ...ranges: Array<[number, number]>) =>
+    store.recordLosses('dev-1', session, 'evicted', ranges);
+  assert.is(await declare('s1', [1, 1], [3, 3], [5, 5]), 3, 'three ranges: the most kept');
+  const refused = await declare('s1', [7, 7]).catch((error: Error) => error);
+  assert.instance(refused, LossRefusedError);
+  assert.is((refused as Error).message, 'session s1 would keep 4 lost ranges, over the 3 kept per session');
+  assert.is(await declare('s1', [2, 2], [4, 4], [6, 6]), 3, 'joining ranges keeps fewer: 1..6 is one');
+  assert.is(await declare('s1', [8, 8], [10, 10]), 2, 'two more: three again');
+  assert.is(await declare('s2', [1, 1], [3, 3], [5, 5]), 3, 'another session keeps its own');
+  const { devices } = await store.devices({ limit: 10 });
+  assert.equal(
+    devices.map((d) => d.readingsLost),
+    [11],
+    'the refused declaration counted nothing',
   );
 });
 

@@ -20,6 +20,7 @@ import {
 import { settledBy } from '../../lib/with-deadline.ts';
 import { READINGS_COLLECTION, toView, type ReadingDocument, type ReadingView } from './reading-document.ts';
 import { declaredLost, LOSS_INDEXES, LOSSES_COLLECTION, recordLosses } from './loss-records.ts';
+import { LOSS_RANGES_KEPT_MAX, LossRefusedError } from './loss-refusal.ts';
 import type { LossReason, SeqRange } from '../../lib/device-protocol.ts';
 import type { ReadingsQuery } from './readings-query.ts';
 import { DEVICES_COLLECTION, refusedUpdates, storedUpdates, type DeviceSummaryDocument } from './device-summary.ts';
@@ -85,6 +86,8 @@ export interface ReadingStoreOptions {
    * and the writer retries. The driver alone may never settle one (see `settledBy`).
    */
   writeDeadlineMs?: number;
+  /** The most lost ranges kept per device session (loss-refusal.ts); a declaration past it is refused. */
+  lossRangesKeptMax?: number;
 }
 
 const NEWEST_FIRST = { receivedAt: -1, seq: -1 } as const;
@@ -102,6 +105,7 @@ export function createReadingStore({
   queryTimeoutMs = 2000,
   writeTimeoutMs = 5000,
   writeDeadlineMs = writeTimeoutMs + 1000,
+  lossRangesKeptMax = LOSS_RANGES_KEPT_MAX,
 }: ReadingStoreOptions): ReadingStore {
   const db = client.db(databaseName);
   const collection: Collection<ReadingDocument> = db.collection(READINGS_COLLECTION);
@@ -157,17 +161,22 @@ export function createReadingStore({
 
     async recordLosses(deviceId, session, reason, ranges) {
       await ensureIndexes();
-      return guard.write('lost ranges', ({ signal }) => {
-        const bounds = { maxTimeMS: writeDeadlineMs, signal };
-        const recording = recordLosses(
-          { db, bounds, writeOptions: { writeConcern } },
-          deviceId,
-          session,
-          reason,
-          ranges,
-        );
-        return settledBy(recording, signal);
-      });
+      return guard
+        .write('lost ranges', ({ signal }) => {
+          const bounds = { maxTimeMS: writeDeadlineMs, signal };
+          const recording = recordLosses(
+            { db, bounds, writeOptions: { writeConcern }, rangesKeptMax: lossRangesKeptMax },
+            deviceId,
+            session,
+            reason,
+            ranges,
+          );
+          return settledBy(recording, signal);
+        })
+        .catch((error: Error) => {
+          // A refusal is no database failure: it reaches the writer as it is, not to be retried.
+          throw error.cause instanceof LossRefusedError ? error.cause : error;
+        });
     },
 
     refusedThrough: (deviceId, session, seq) =>

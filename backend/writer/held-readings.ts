@@ -14,9 +14,10 @@ export interface HeldItem {
   bytes: number;
   /**
    * A range declared lost: from `seq` to `through`. `ranges` is what of it is left to record, fixed the first time
-   * the batch is written (a retry records the same, whatever the marks say by then).
+   * the batch is written (a retry records the same, whatever the marks say by then). `refused`: why the store
+   * would not record it (it then settles nothing).
    */
-  lost?: { through: number; reason: LossReason; ranges?: SeqRange[] };
+  lost?: { through: number; reason: LossReason; ranges?: SeqRange[]; refused?: string };
 }
 
 export interface HeldReadings {

@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert';
 import type { AckMessage, Reading } from '../../lib/device-protocol.ts';
 import { createSummedWarning } from '../../lib/summed-warning.ts';
 import { createLogSink } from '../../test/support/log-sink.ts';
+import { LossRefusedError } from '../readings/loss-refusal.ts';
 import { waitFor } from '../../test/support/deadline.ts';
 import { createHeldBudget } from './held-budget.ts';
 import { DatabaseUnavailableError } from '../database/database-unavailable-error.ts';
@@ -31,7 +32,7 @@ function setup(options: Partial<ReadingWriterOptions> = {}) {
   const refusals: string[] = [];
   const refusalsFail = { now: false };
   const losses: string[] = [];
-  const lossesFail = { now: false };
+  const lossesFail = { now: false, refuse: false };
   const acks: AckMessage[] = [];
   const overflows: string[] = [];
   const budget = options.budget ?? createHeldBudget(1024 * 1024);
@@ -55,6 +56,7 @@ function setup(options: Partial<ReadingWriterOptions> = {}) {
       recordLosses: async (deviceId, session, reason, ranges) => {
         losses.push(`${deviceId}/${session}:${reason} ${JSON.stringify(ranges)}`);
         if (lossesFail.now) throw new DatabaseUnavailableError('timeout', 'the lost ranges timed out');
+        if (lossesFail.refuse) throw new LossRefusedError('session s1 would keep 4 lost ranges, over the 3 kept');
         return ranges.reduce((sum, [from, to]) => sum + to - from + 1, 0);
       },
     },
@@ -64,6 +66,7 @@ function setup(options: Partial<ReadingWriterOptions> = {}) {
       refused: createSummedWarning(sink.log, (n) => `refused ${n}`),
       failed: createSummedWarning(sink.log, (n) => `failed ${n}`),
       dropped: createSummedWarning(sink.log, (n) => `dropped ${n}`),
+      lossRefused: createSummedWarning(sink.log, (n) => `loss refused ${n}`),
     },
     log: sink.log,
     budget,
@@ -127,6 +130,28 @@ test('past an evicted gap: stored, not acked (the wedge); the declared range rec
   calls.at(-1)!.resolve();
   await tick();
   assert.equal(acks.at(-1), { type: 'ack', session: 's1', seq: 6 }, 'and acks go on');
+});
+
+test('a declaration the store refuses: warned once, summed, never retried, and nothing acked past it', async () => {
+  const { writer, calls, acks, losses, lossesFail, lookups, sink } = setup();
+  writer.accept('s1', readings(4, 5));
+  lookups[0]!.resolve(false);
+  await tick();
+  calls[0]!.resolve();
+  await tick();
+  lossesFail.refuse = true;
+  writer.declare('s1', 'evicted', [[1, 3]]);
+  writer.declare('s1', 'evicted', [[1, 3]]);
+  for (let i = 0; i < 3; i++) await tick();
+  assert.equal(acks, [], 'the gap stays: readings 4 and 5 wait');
+  assert.is(losses.length, 2, 'each declaration asked once, none retried');
+  const refused = sink.find('loss refused');
+  assert.is(refused.length, 1, 'the first at once, the second summed');
+  assert.is(refused[0]!.reason, 'session s1 would keep 4 lost ranges, over the 3 kept');
+  writer.accept('s1', readings(6));
+  calls.at(-1)!.resolve();
+  await tick();
+  assert.equal(acks, [], 'a reading past the gap is still not acknowledged');
 });
 
 test('the stored documents: the fields, the timestamp a date, receivedAt when the frame came', async () => {

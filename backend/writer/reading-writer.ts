@@ -29,12 +29,15 @@ import { createHeldReadings, lostItems, readingItems, type HeldItem, type HeldRe
 import { sessionStarts } from './session-starts.ts';
 import { createReceiptClock } from './receipt-clock.ts';
 import type { ReadingDocument, RefusalCode } from '../readings/reading-document.ts';
+import { LossRefusedError } from '../readings/loss-refusal.ts';
 
 /** Shared by every socket's writer, so a thousand devices' troubles are a few lines, not thousands. */
 interface WriterWarnings {
   refused: SummedWarning;
   failed: SummedWarning;
   dropped: SummedWarning;
+  /** A declaration the store refused (loss-refusal.ts): logged, summed, and its ranges left unacknowledged. */
+  lossRefused: SummedWarning;
 }
 
 export interface ReadingWriterOptions {
@@ -82,7 +85,16 @@ export function createReadingWriter(options: ReadingWriterOptions): ReadingWrite
   let closed = false;
   const marks = createAckMarks();
   const receipt = createReceiptClock();
-  const io: WriterIo = { deviceId, store, lastAcked, marks, held, log, onLost: options.onLost };
+  const io: WriterIo = {
+    deviceId,
+    store,
+    lastAcked,
+    marks,
+    held,
+    log,
+    onLost: options.onLost,
+    lossRefused: warnings.lossRefused,
+  };
 
   function stop() {
     closed = true;
@@ -159,6 +171,7 @@ interface WriterIo {
   held: HeldReadings;
   log: Logger;
   onLost: ReadingWriterOptions['onLost'];
+  lossRefused: SummedWarning;
 }
 
 /**
@@ -178,7 +191,8 @@ async function storeBatch(io: WriterIo, batch: HeldItem[], closed: () => boolean
   await recordLosses(io, batch);
   if (closed()) return undefined;
   const waiting = marks.waiting();
-  const acks = marks.settle(batch.map(settledOf));
+  // A refused declaration settles nothing: what lies past its gap waits unacknowledged.
+  const acks = marks.settle(batch.filter((item) => !item.lost?.refused).map(settledOf));
   held.waiting(marks.waiting() - waiting);
   // An ack ending on a refusal is recorded before it is sent: no stored reading could tell a lookup where it ended.
   const endings = acks.filter((ack) => ack.refused?.includes(ack.seq));
@@ -216,23 +230,31 @@ function learnMarks({ deviceId, store, lastAcked, marks }: WriterIo, batch: Held
  * retry records the same. One call of the store per session and reason, whatever the number of ranges: a 1,000-range
  * message is one recording, not a thousand.
  */
-async function recordLosses({ deviceId, store, marks, onLost }: WriterIo, batch: HeldItem[]) {
-  const groups = new Map<string, { session: string; reason: LossReason; ranges: SeqRange[] }>();
+async function recordLosses({ deviceId, store, marks, onLost, lossRefused }: WriterIo, batch: HeldItem[]) {
+  type Group = { session: string; reason: LossReason; ranges: SeqRange[]; items: NonNullable<HeldItem['lost']>[] };
+  const groups = new Map<string, Group>();
   const refusedOf = new Map<string, number[]>();
   for (const { session, seq, lost } of batch) {
-    if (!lost) continue;
+    if (!lost || lost.refused) continue;
     // A refusal is counted as one when it comes: a range declared later in the batch must not count it lost too.
     if (!refusedOf.has(session)) refusedOf.set(session, refusalsOf(batch, session));
     lost.ranges ??= marks.beyond(session, [seq, lost.through], refusedOf.get(session));
     const key = `${lost.reason} ${session}`;
-    const group = groups.get(key) ?? { session, reason: lost.reason, ranges: [] };
+    const group = groups.get(key) ?? { session, reason: lost.reason, ranges: [], items: [] };
     group.ranges.push(...lost.ranges);
+    group.items.push(lost);
     groups.set(key, group);
   }
-  for (const { session, reason, ranges } of groups.values()) {
+  for (const { session, reason, ranges, items } of groups.values()) {
     if (ranges.length === 0) continue;
-    const recorded = await store.recordLosses(deviceId, session, reason, joined(ranges));
-    if (recorded > 0) onLost?.(reason, recorded);
+    try {
+      const recorded = await store.recordLosses(deviceId, session, reason, joined(ranges));
+      if (recorded > 0) onLost?.(reason, recorded);
+    } catch (error) {
+      if (!(error instanceof LossRefusedError)) throw error;
+      for (const lost of items) lost.refused = error.message;
+      lossRefused.note({ deviceId, session, ranges: ranges.length, reason: error.message });
+    }
   }
 }
 
