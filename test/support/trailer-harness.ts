@@ -48,7 +48,9 @@ export function trailerHarness(name: string) {
     printf '%s\\n' "docker $*" >> "$FAKE_RECORD"
   fi
   if [ -n "$FAKE_SLOW_RELEASE" ] && [ "$RELEASE_ID" = "$FAKE_SLOW_RELEASE" ]; then
-    for arg in "$@"; do if [ "$arg" = up ]; then sleep 30; fi; done
+    # exec: the SIGTERM at the trailer's bound ends the sleep itself. A shell killed while it waits leaves its sleep
+    # holding the output pipes, and the trailer reads them to their end: 30 s, as no real compose would hold them.
+    for arg in "$@"; do if [ "$arg" = up ]; then exec sleep 30; fi; done
   fi
   case "$*" in
     *" config") printf 'name: fake\nservices: {}\n'; exit 0;;
