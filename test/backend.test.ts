@@ -1,20 +1,27 @@
-// The backend as a real process against the MongoDB stand-in as a real process: readiness follows the database.
+// The backend as a real process against the MongoDB stand-in (a process of its own where a test kills, hangs or
+// starts it late; in-process where it only has to answer): readiness follows the database.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnService, type Service } from './support/spawn-service.ts';
 import { startMongoProcess, type MongoProcess } from './support/mongo-process.ts';
+import { startMongoStandin, type MongoStandin } from '../dev/mongo-standin/server.ts';
 import { freePort } from '../tools/free-port.ts';
 import { waitFor } from './support/deadline.ts';
 import { stopAll } from './support/spawn-process.ts';
 import { expectRefusal } from './support/refused-start.ts';
+import { createPool } from './support/run-smoke-cli.ts';
 
 const test = suite('backend process');
 let mongoPort = 0;
+/** In-process, for the tests that only need a database that answers: the ones that kill or hang it use a process. */
+let database: MongoStandin;
 
 test.before(async () => {
   mongoPort = await freePort();
+  database = await startMongoStandin();
 });
 test.after.each(() => stopAll());
+test.after(() => database.close());
 
 const status = async (url: string) => {
   const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
@@ -37,6 +44,10 @@ async function startBackend(env: Record<string, string | undefined> = {}) {
   return spawnService('backend/main.ts', { env: { MONGODB_URI: `mongodb://127.0.0.1:${mongoPort}/app`, ...env } });
 }
 
+/** The stand-in process and a backend on it, started side by side: the backend keeps trying until it is there. */
+const startBoth = (env: Record<string, string | undefined> = {}) =>
+  Promise.all([startMongoProcess(mongoPort), startBackend(env)]);
+
 test('boots with the database down: health 200, ready 503, then 200 once the database appears', async () => {
   const backend = await startBackend();
   const health = await status(`${backend.url}/api/health`);
@@ -58,8 +69,7 @@ test('boots with the database down: health 200, ready 503, then 200 once the dat
 });
 
 test('database killed → 503 (database disconnected); restarted → 200', async () => {
-  let mongo: MongoProcess = await startMongoProcess(mongoPort);
-  const backend = await startBackend();
+  let [mongo, backend]: [MongoProcess, Service] = await startBoth();
   await untilReady(backend, 200);
   // Steady state: the driver's streaming heartbeat starts one interval (500 ms) after it connects; before
   // that a dead server is noticed at the next heartbeat, not at once. The stand-in reports the stream.
@@ -72,8 +82,7 @@ test('database killed → 503 (database disconnected); restarted → 200', async
 });
 
 test('database silently hung (SIGSTOP) → 503 while health stays 200; SIGCONT → 200', async () => {
-  const mongo = await startMongoProcess(mongoPort);
-  const backend = await startBackend();
+  const [mongo, backend] = await startBoth();
   await untilReady(backend, 200);
   await mongo.streaming(); // steady state: the driver's heartbeat is streaming
   mongo.signal('SIGSTOP');
@@ -84,8 +93,7 @@ test('database silently hung (SIGSTOP) → 503 while health stays 200; SIGCONT �
 });
 
 test('SIGTERM: readiness 503 shutting_down while health stays 200 during the drain delay, then exit 0', async () => {
-  await startMongoProcess(mongoPort);
-  const backend = await startBackend({ SHUTDOWN_DELAY_MS: '1500' });
+  const backend = await startBackend({ MONGODB_URI: `${database.url}/app`, SHUTDOWN_DELAY_MS: '1500' });
   await untilReady(backend, 200);
   backend.signal('SIGTERM');
   const ready = await waitFor(
@@ -106,8 +114,7 @@ test('SIGTERM: readiness 503 shutting_down while health stays 200 during the dra
 });
 
 test('production logs: every line is JSON with a numeric level; request lines carry req', async () => {
-  await startMongoProcess(mongoPort);
-  const backend = await startBackend({ LOG_LEVEL: 'debug' });
+  const backend = await startBackend({ MONGODB_URI: `${database.url}/app`, LOG_LEVEL: 'debug' });
   await untilReady(backend, 200);
   await fetch(`${backend.url}/api/nope`);
   await backend.stop();
@@ -124,10 +131,9 @@ test('production logs: every line is JSON with a numeric level; request lines ca
 });
 
 test('credentials in MONGODB_URI are never printed, in logs or bodies', async () => {
-  await startMongoProcess(mongoPort);
   const password = 'S3cr3t-Pa55';
   const backend = await startBackend({
-    MONGODB_URI: `mongodb://admin:${password}@127.0.0.1:${mongoPort}/orders?authSource=admin`,
+    MONGODB_URI: `mongodb://admin:${password}@${database.url.slice('mongodb://'.length)}/orders?authSource=admin`,
     LOG_LEVEL: 'debug',
   });
   // Wait for the driver's failed attempt to be logged: that is the line most likely to carry the URI's secret.
@@ -150,7 +156,7 @@ test('credentials in MONGODB_URI are never printed, in logs or bodies', async ()
 test(
   'secrets in MONGODB_URI options are never printed either: ' + 'proxyPassword, tlsCertificateKeyFilePassword',
   async () => {
-    await startMongoProcess(mongoPort);
+    // Through a proxy at port 9, where nothing listens: no database is reached, so none is started.
     const [proxySecret, keySecret] = ['Pr0xy-S3cret', 'K3y-S3cret'];
     const backend = await startBackend({
       MONGODB_URI:
@@ -176,6 +182,9 @@ test(
 );
 
 test('bad settings: one line naming the variable (and the JSON fatal line), exit 1', async () => {
+  // Each refusal is a process of its own: a few at a time.
+  const pool = createPool(4);
+  const refusals: Promise<unknown>[] = [];
   for (const [env, expected] of [
     [{ PORT: 'abc' }, 'backend: PORT=abc is not valid'],
     [{ SHUTDOWN_DELAY_MS: 'soon' }, 'backend: SHUTDOWN_DELAY_MS=soon is not valid'],
@@ -199,12 +208,16 @@ test('bad settings: one line naming the variable (and the JSON fatal line), exit
     [{ RELEASE_ID: 'x'.repeat(129) }, `backend: RELEASE_ID="${'x'.repeat(40)}…" is not valid: it is 129 characters`],
     [{ RELEASE_ID: 'v1 beta' }, 'backend: RELEASE_ID="v1 beta" is not valid: use letters, digits'],
   ] as const) {
-    await expectRefusal('backend/main.ts', { env }, expected);
+    refusals.push(pool(() => expectRefusal('backend/main.ts', { env }, expected)));
   }
+  await Promise.all(refusals);
 });
 
 test('the release: RELEASE_ID as version; unset, the checkout commit; the readiness forms over real HTTP', async () => {
-  const backend = await startBackend({ RELEASE_ID: '9c41d2e07b3a' });
+  const [backend, unset] = await Promise.all([
+    startBackend({ RELEASE_ID: '9c41d2e07b3a' }),
+    startBackend({ RELEASE_ID: '' }),
+  ]);
   assert.is((await status(`${backend.url}/api/health`)).body.version, '9c41d2e07b3a');
   const ask = (path: string, accept?: string) =>
     fetch(`${backend.url}${path}`, { headers: accept ? { accept } : {}, signal: AbortSignal.timeout(5000) });
@@ -228,7 +241,6 @@ test('the release: RELEASE_ID as version; unset, the checkout commit; the readin
   assert.is((await ask('/api/ready/devices')).status, 200, 'the device path is judged on its own');
   assert.is((await ask('/api/ready/nope')).status, 404);
   assert.is((await ask('/api/ready?verbose=garbage')).status, 400);
-  const unset = await startBackend({ RELEASE_ID: '' });
   // The tests run in a git checkout: its short commit; exported without .git, `unknown`.
   assert.match((await status(`${unset.url}/api/health`)).body.version, /^([0-9a-f]{12}|unknown)$/);
 });
