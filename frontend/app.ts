@@ -28,7 +28,7 @@ export interface FrontendDeps {
   httpsPort?: () => number | undefined;
   /** Counts refused sign-ins for the management port's /metrics (frontend/sign-in-metrics.ts). */
   signIns?: SignInMeter;
-  /** Given, once, what replaces the operators' tokens and ends the removed ones' sessions (frontend/token-reload.ts). */
+  /** Given once: what replaces the operators' tokens and ends the removed ones' sessions (frontend/token-reload.ts). */
   onTokenReload?: (setTokens: (tokens: readonly string[]) => number) => void;
   publicDir?: string;
 }

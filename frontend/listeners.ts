@@ -5,6 +5,7 @@ import { ConfigError } from '../lib/config-error.ts';
 import { startServer } from '../lib/serve.ts';
 import { closeHttpServer } from '../lib/shutdown.ts';
 import type { TlsFiles } from '../lib/tls-setting.ts';
+import { answerClientErrors } from './client-errors.ts';
 
 export interface Listener {
   /** The setting that chose the port: named when the port is in use. */
@@ -42,6 +43,7 @@ export async function startListeners(
   try {
     for (const { setting, port, tls } of plan)
       servers.push(await startServer({ fetch, port, host, tls, portSetting: setting }));
+    servers.forEach(answerClientErrors);
   } catch (error) {
     await Promise.all(servers.map((server) => closeHttpServer(server)));
     throw error;

@@ -291,6 +291,42 @@ test('each refused sign-in is counted by its reason; a right token, another orig
   assert.equal(counted, [...Array(10).fill('wrong_token'), 'rate_limited']);
 });
 
+test('a body cut off mid-way, chunked or not: 400 in one line, not counted as a wrong token', async () => {
+  const lines: string[] = [];
+  const counted: string[] = [];
+  const a = createApp({
+    version: 'r',
+    backendUrl: backend.url,
+    timeoutMs: 1000,
+    access: { tokens: [OPERATOR] },
+    log: (line) => lines.push(line),
+    signIns: { refused: (reason) => counted.push(reason) },
+  });
+  // What @hono/node-server hands the app when the client's connection ends mid-body: a stream that errors.
+  const cut = () =>
+    new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('token=operator-tok'));
+      },
+      pull(controller) {
+        controller.error(new Error('aborted'));
+      },
+    });
+  for (const framing of [{ 'content-length': '60' }, { 'transfer-encoding': 'chunked' }]) {
+    const headers = { origin: 'https://status.example', 'content-type': 'application/x-www-form-urlencoded' };
+    const init = { method: 'POST', headers: { ...headers, ...framing }, body: cut(), duplex: 'half' } as RequestInit;
+    const res = await a.request('https://status.example/sign-in', init, tlsFrom('10.6.6.6'));
+    assert.is(res.status, 400, JSON.stringify(framing));
+    assert.is(await res.text(), 'Sign-in form unreadable: the body ended before it was complete.\n');
+    assert.is(res.headers.get('cache-control'), 'no-store');
+  }
+  assert.equal(counted, []);
+  assert.not.ok(
+    lines.some((line) => line.includes('wrong operator token')),
+    lines.join('\n'),
+  );
+});
+
 test('sign-in answers are no-store; an operator gets the signed-in page, local mode a redirect', async () => {
   const a = app();
   const cookie = await signIn(a);

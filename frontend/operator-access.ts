@@ -42,9 +42,11 @@ const html = (c: Context, body: string, status: 200 | 401) => c.html(body, statu
 
 /**
  * Reads the body only up to MAX_FORM_BYTES while it arrives, chunked or not (Hono's bodyLimit), so a stranger's
- * endless body costs no memory: 413 in one line past it.
+ * endless body costs no memory: 413 in one line past it. A chunked body cut off before its last chunk fails the read:
+ * a one-line 400, never Hono's 500 with a stack in the log.
  */
-const formBound: MiddlewareHandler = bodyLimit({ maxSize: refuse.MAX_FORM_BYTES, onError: refuse.formTooLarge });
+const bounded = bodyLimit({ maxSize: refuse.MAX_FORM_BYTES, onError: refuse.formTooLarge });
+const formBound: MiddlewareHandler = (c, next) => bounded(c, next).catch(() => refuse.formUnreadable(c));
 
 export function operatorAccess(app: Hono, access: OperatorAccess, options: OperatorAccessOptions = {}): OperatorGate {
   const { httpsPort = () => undefined, log = () => {}, limit = createSignInLimit(), meter } = options;
@@ -81,6 +83,15 @@ export function operatorAccess(app: Hono, access: OperatorAccess, options: Opera
   });
 
   app.post('/sign-in', formBound, async function signIn(c) {
+    // A body that ends before its Content-Length is no form, and no guess: it is not counted as a wrong token. One
+    // that arrived whole but is no form (a broken multipart) is a wrong token, as one without the field is.
+    if (
+      !(await c.req.arrayBuffer().then(
+        () => true,
+        () => false,
+      ))
+    )
+      return refuse.formUnreadable(c);
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
     const token = typeof form.token === 'string' ? form.token.trim() : '';
     const cookie = token ? sessions!.signIn(token) : undefined;

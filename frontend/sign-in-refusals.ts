@@ -45,6 +45,11 @@ export function tooManyWrong(c: Context, retryAfterS: number): Response {
   return c.text(line, 429, { ...NO_STORE, 'Retry-After': String(retryAfterS) });
 }
 
+/** The body ended before it was whole (a connection cut mid-body, a chunked body without its last chunk). */
+export function formUnreadable(c: Context): Response {
+  return c.text('Sign-in form unreadable: the body ended before it was complete.\n', 400, NO_STORE);
+}
+
 export function formTooLarge(c: Context): Response {
   return c.text(`Sign-in form too large: a token form is at most ${MAX_FORM_BYTES} bytes.\n`, 413, NO_STORE);
 }

@@ -1,9 +1,10 @@
 // The frontend's sign-in doors as a stranger meets them, on a real process over real HTTPS: a 100 MiB chunked body
 // answered 413 with memory flat, a guessing run from one and from many loopback addresses answered 429 while the
-// right token still signs in from elsewhere, each refusal counted on the management port's /metrics, and a session
-// that sign-out ends.
+// right token still signs in from elsewhere, each refusal counted on the management port's /metrics, a session that
+// sign-out ends, a token removed by a reload, and bodies cut off, garbled or trickled answered in one line.
 import { writeFileSync } from 'node:fs';
 import { request } from 'node:https';
+import { connect } from 'node:tls';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -97,6 +98,63 @@ test('100 MiB chunked at /sign-in: 413 in one line, the memory flat', async () =
   assert.is(sized.status, 413, 'a Content-Length over the bound too');
 });
 
+/** Writes `head` over TLS, then `body` as `send` says; resolves with what the server wrote before it closed. */
+function rawSignIn(head: string, send: (socket: ReturnType<typeof connect>) => void) {
+  return new Promise<string>((resolve, reject) => {
+    const socket = connect({ host: 'localhost', port: Number(new URL(base).port), ca: ca.ca }, () => {
+      socket.write(`POST /sign-in HTTP/1.1\r\nHost: ${new URL(base).host}\r\nOrigin: ${base}\r\n` + head);
+      send(socket);
+    });
+    let answer = '';
+    socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
+    socket.on('close', () => resolve(answer));
+    socket.on('error', (error) => (answer ? undefined : reject(error)));
+  });
+}
+const FORM = 'Content-Type: application/x-www-form-urlencoded\r\n';
+const lastLine = (answer: string) => answer.slice(answer.indexOf('\r\n\r\n') + 4);
+
+test('a chunked body cut off, or a chunk size that is no number: 400 in one line, no stack, no guess', async () => {
+  const seen = frontend.lines.length;
+  const cut = await withDeadline(
+    rawSignIn(`${FORM}Transfer-Encoding: chunked\r\n\r\n`, (socket) => socket.end('14\r\ntoken=operator-tok')),
+    15_000,
+    'the answer to a cut-off body',
+  );
+  assert.match(cut, /^HTTP\/1\.1 400 Bad Request\r\n/);
+  assert.is(lastLine(cut), 'Request refused: the connection ended before the request was complete.\n');
+  const garbled = await withDeadline(
+    rawSignIn(`${FORM}Transfer-Encoding: chunked\r\n\r\n`, (socket) => socket.write('zz\r\ntoken=x\r\n')),
+    15_000,
+    'the answer to a bad chunk size',
+  );
+  assert.match(garbled, /^HTTP\/1\.1 400 Bad Request\r\n/);
+  assert.is(lastLine(garbled), 'Request refused: the request is not well-formed HTTP/1.1 (HPE_INVALID_CHUNK_SIZE).\n');
+  // Before, Hono's 500 printed the stream's error with its stack, and a cut Content-Length body counted as a guess.
+  const since = frontend.lines.slice(seen);
+  assert.not.ok(
+    since.some((line) => /Error|^\s+at |wrong operator token/.test(line)),
+    since.join('\n'),
+  );
+  assert.is((await httpsGet(`${base}/`, { ca: ca.ca })).status, 200, 'still serving');
+});
+
+test('a body trickled a byte a second: the request timeout ends it, 408 in one line; others are served', async () => {
+  let trickle: NodeJS.Timeout | undefined;
+  const answer = rawSignIn(`${FORM}Content-Length: 1000\r\n\r\n`, (socket) => {
+    trickle = setInterval(() => socket.writable && socket.write('x'), 1000);
+  });
+  try {
+    assert.is((await httpsGet(`${base}/`, { ca: ca.ca })).status, 200, 'another client meanwhile');
+    // lib/serve.ts's requestTimeout, 30 s, and its check every 0.5 s; without it Node would wait forever.
+    const slow = await withDeadline(answer, 60_000, 'the 408');
+    assert.match(slow, /^HTTP\/1\.1 408 Request Timeout\r\n/);
+    assert.is(lastLine(slow), 'Request refused: the request did not arrive whole in time.\n');
+  } finally {
+    clearInterval(trickle);
+  }
+});
+
 test('sign-out ends the session: the same cookie replayed is a stranger', async () => {
   const signedIn = await post('/sign-in', `token=${OPERATOR}`);
   assert.is(signedIn.status, 303);
@@ -136,7 +194,7 @@ test('guessing from one and from many addresses: 429 with Retry-After; the right
   assert.equal(lintMetrics(after.text), [], 'promtool check metrics');
 });
 
-test('SIGHUP reloads the token file: a removed token signs in no more and its cookie replayed is a stranger', async () => {
+test('SIGHUP reloads the token file: a removed token signs in no more, its cookie replayed is a stranger', async () => {
   const reloaded = async (expected: RegExp) => {
     const seen = frontend.lines.length;
     frontend.signal('SIGHUP');
