@@ -2,7 +2,7 @@
 // which level, on a fake clock.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createLinkStatus } from './link-status.ts';
+import { createLinkStatus, REPEATED_CLOSE_MS, type StatusLine } from './link-status.ts';
 
 function setup() {
   let t = 1000;
@@ -23,12 +23,38 @@ test('an opened socket reports how long the link was down, counted from start or
   assert.equal(status.opened(), { downMs: 40 });
 });
 
-test('a socket closed with 1013 says the backend dropped what it held', () => {
-  const { status } = setup();
-  const { line, why } = status.closed({ opened: true, code: 1013, why: 'overloaded' }, retry(1));
-  assert.is(why, 'closed (1013): overloaded');
-  assert.match(line!.msg, /^backend socket closed: the backend dropped what it held; reconnecting/);
-  assert.equal(line!.fields, { url: 'ws://b/api/device/socket', code: 1013, reason: 'overloaded' });
+test('a socket closed with 1013 says what the reason says; with none, that the backend dropped what it held', () => {
+  const { status, advance } = setup();
+  const { line, why } = status.closed({ opened: true, code: 1013, why: 'device thread restarting' }, retry(1));
+  assert.is(why, 'closed (1013): device thread restarting');
+  assert.match(line!.msg, /^backend socket closed: device thread restarting; reconnecting/);
+  assert.equal(line!.fields, { url: 'ws://b/api/device/socket', code: 1013, reason: 'device thread restarting' });
+  advance(REPEATED_CLOSE_MS);
+  const bare = status.closed({ opened: true, code: 1013 }, retry(1)).line!;
+  assert.match(bare.msg, /^backend socket closed: the backend dropped what it held; reconnecting/);
+});
+
+test('the per-token bound, closing each socket at once: its reason in one line per 5 s, summed', () => {
+  const { status, advance } = setup();
+  const reason = "too many sockets for this device's token (DEVICE_SOCKETS_PER_TOKEN 4 open)";
+  const lines: (StatusLine | undefined)[] = [];
+  for (let i = 0; i < 30; i++) {
+    lines.push(status.closed({ opened: true, code: 1013, why: reason }, retry(1)).line);
+    advance(200);
+  }
+  const logged = lines.filter((line) => line !== undefined);
+  assert.equal(
+    logged.map((line) => line.msg),
+    [
+      `backend socket closed: ${reason}; reconnecting to resend from the oldest unacknowledged reading`,
+      `backend socket closed: ${reason} (and 24 times more in the last 5 s); reconnecting to resend from the oldest ` +
+        'unacknowledged reading',
+    ],
+    'the first at once; the 24 after it within 5 s left out, and counted in the next',
+  );
+  assert.equal(logged[1]!.fields.repeated, 24);
+  const other = status.closed({ opened: true, code: 1006, why: 'read ECONNRESET' }, retry(1)).line!;
+  assert.equal([other.msg.split(';')[0], other.fields.repeated], ['backend socket closed: read ECONNRESET', undefined]);
 });
 
 test('a refused token: unauthorized, warned once per run of refusals, then debug lines', () => {

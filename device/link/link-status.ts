@@ -45,10 +45,14 @@ export interface LinkStatus {
   ): { state: 'disconnected' | 'unauthorized'; why: string; line?: StatusLine };
 }
 
+/** The same close, again and again (a bound the backend holds the device to), is logged once per this. */
+export const REPEATED_CLOSE_MS = 5000;
+
 export function createLinkStatus({ url, tokenSent, now = Date.now }: LinkStatusOptions): LinkStatus {
   let downSince = now();
   // Warn about a refused token once per run of refusals; retries after that are debug lines.
   let refusedInARow = 0;
+  const repeats = sumRepeats(now);
 
   return {
     start() {
@@ -63,7 +67,8 @@ export function createLinkStatus({ url, tokenSent, now = Date.now }: LinkStatusO
       if (!retry) return { state, why };
       if (end.opened) {
         downSince = now();
-        return { state, why, line: lostLine(url, end) };
+        const repeated = repeats.seen(`${end.code} ${end.why ?? ''}`);
+        return { state, why, ...(repeated === undefined ? {} : { line: lostLine(url, end, repeated) }) };
       }
       if (end.refusedWith === UNAUTHORIZED) refusedInARow += 1;
       return { state, why, line: failedLine(url, end, retry, { tokenSent, refusedInARow }) };
@@ -71,13 +76,38 @@ export function createLinkStatus({ url, tokenSent, now = Date.now }: LinkStatusO
   };
 }
 
-/** An open socket closed: a warning, saying when the backend dropped what it held (1013). */
-function lostLine(url: string, { code, why }: SocketEnd): StatusLine {
-  const held = code === CLOSE_TRY_AGAIN_LATER ? ': the backend dropped what it held' : '';
+/**
+ * An open socket closed: a warning saying why, as the backend's close reason says it (a 1013 may be the backend
+ * dropping what it held, or a bound on this device's sockets); without one, a 1013 is said to be the former.
+ * `repeated`: the same closes left unlogged since the last line.
+ */
+function lostLine(url: string, { code, why }: SocketEnd, repeated: number): StatusLine {
+  const said = why ?? (code === CLOSE_TRY_AGAIN_LATER ? 'the backend dropped what it held' : undefined);
+  const times = repeated > 0 ? ` (and ${repeated} times more in the last ${REPEATED_CLOSE_MS / 1000} s)` : '';
   return {
     level: 'warn',
-    fields: { url, code, reason: why },
-    msg: `backend socket closed${held}; reconnecting to resend from the oldest unacknowledged reading`,
+    fields: { url, code, reason: why, ...(repeated > 0 ? { repeated } : {}) },
+    msg: `backend socket closed${said ? `: ${said}` : ''}${times}; reconnecting to resend from the oldest unacknowledged reading`,
+  };
+}
+
+/**
+ * Counts the same thing seen again within REPEATED_CLOSE_MS of its last line: `seen` gives undefined for one to
+ * leave unlogged, else how many were left so since the last line (0 for a first or a different one).
+ */
+function sumRepeats(now: () => number) {
+  let last: { key: string; at: number; unlogged: number } | undefined;
+  return {
+    seen(key: string): number | undefined {
+      const at = now();
+      if (last?.key === key && at - last.at < REPEATED_CLOSE_MS) {
+        last.unlogged += 1;
+        return undefined;
+      }
+      const unlogged = last?.key === key ? last.unlogged : 0;
+      last = { key, at, unlogged: 0 };
+      return unlogged;
+    },
   };
 }
 
