@@ -99,4 +99,62 @@ test('a FAIL: its baseline and its first failing probe', () => {
   );
 });
 
+test('the clock skew is five minutes, and each bound of the time holds up to it exactly', () => {
+  assert.is(CLOCK_SKEW_MS, 5 * 60_000);
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const at = (ms: number) => ({ at: iso(ms), smoke: { ...note().smoke!, startedAt: iso(ms) } });
+  assert.is(problem(at(times.committed + CLOCK_SKEW_MS)), undefined, 'at the commit plus the skew');
+  assert.is(problem(at(times.parentCommitted - CLOCK_SKEW_MS)), undefined, 'at the parent less the skew');
+  assert.is(problem(at(times.parentCommitted - 1000)), undefined, 'a second before the parent');
+  const smokedAt = (ms: number) => problem({ smoke: { ...note().smoke!, startedAt: iso(ms) } });
+  assert.is(smokedAt(Date.parse(AT) - CLOCK_SKEW_MS), undefined, 'the smoke at the evidence less the skew');
+  assert.is(smokedAt(times.committed + CLOCK_SKEW_MS), undefined, 'the smoke at the commit plus the skew');
+  const late = iso(times.committed + CLOCK_SKEW_MS + 1000);
+  assert.is(
+    smokedAt(Date.parse(late)),
+    `its smoke started at "${late}", not between the evidence's ${AT} and the commit`,
+  );
+});
+
+test('times: whole seconds pass; an extended year or a digest with more around it does not', () => {
+  const whole = '2026-03-04T05:06:07Z';
+  assert.is(problem({ at: whole, smoke: { ...note().smoke!, startedAt: whole } }), undefined);
+  // Date.parse reads `+002026-…` as a time; the evidence's format is the plain one only.
+  assert.is(problem({ at: `+00${AT}` }), `its evidence's time "+00${AT}" is not an ISO 8601 time`);
+  const noDigest = 'the trailer claims a compose stack, its evidence has no digest of its configuration';
+  assert.is(problem({ composeConfig: `xsha256:${'c'.repeat(64)}` }), noDigest);
+  assert.is(problem({ composeConfig: `sha256:${'c'.repeat(65)}` }), noDigest);
+});
+
+test("a FAIL: the first failing probe is named by kind and target both; a detail naming none isn't held", () => {
+  const smoke = toSmokeResult({ ...failingRun, startedAt: '2026-03-04T05:06:37.000Z' });
+  const baseline = { parent: null, tree: null, verdict: 'PASS' as const, source: 'evidence' as const };
+  const failed = note({ verdict: 'FAIL', smoke, baseline: { ...baseline, phrase: 'parent passed' } });
+  const line = (what: string) => trailer('FAIL', what, 'parent passed');
+  assert.is(
+    claimProblem(line('[READY] device: serial unplugged'), failed, times),
+    'the trailer names [READY] device failing first, its evidence [READY] backend',
+  );
+  assert.is(
+    claimProblem(line('[HEALTH] backend: HTTP 500'), failed, times),
+    'the trailer names [HEALTH] backend failing first, its evidence [READY] backend',
+  );
+  assert.is(claimProblem(line('compose up failed: port in use'), failed, times), undefined);
+  assert.is(claimProblem(line('then [LOAD] frontend: HTTP 500'), failed, times), undefined, 'named only at the start');
+});
+
+test("a FAIL's baseline: none on either side agrees; one side without it says nothing; brackets are dropped", () => {
+  const smoke = toSmokeResult({ ...failingRun, startedAt: '2026-03-04T05:06:37.000Z' });
+  const what = '[READY] backend: database disconnected';
+  const none = note({ verdict: 'FAIL', smoke, baseline: null });
+  assert.is(claimProblem(trailer('FAIL', what), none, times), undefined);
+  assert.is(
+    claimProblem(trailer('FAIL', what, 'parent passed'), none, times),
+    'the trailer says "parent passed" of the parent, its evidence nothing',
+  );
+  const known = { parent: null, tree: null, verdict: null, source: 'none' as const };
+  const unsmoked = note({ verdict: 'FAIL', smoke, baseline: { ...known, phrase: 'parent not smoked (no evidence)' } });
+  assert.is(claimProblem(trailer('FAIL', what, 'parent not smoked (no evidence)'), unsmoked, times), undefined);
+});
+
 test.run();

@@ -4,6 +4,17 @@ export interface MutationModule {
   module: string;
   /** Run one after another, each as its own process; a mutant is killed when one of them fails. */
   tests: string[];
+  /** Survivors no test can tell from the module, each with why; docs/mutation.md prints the reason beside it. */
+  equivalent?: Equivalent[];
+}
+
+/** Found by its mutator and the text of the line it is on, so the reason follows the line when lines move. */
+export interface Equivalent {
+  mutator: string;
+  line: string;
+  /** When one line holds several mutants of the mutator: the text the mutant puts in, exactly. */
+  replacement?: string;
+  why: string;
 }
 
 export const MODULES: MutationModule[] = [
@@ -19,4 +30,49 @@ export const MODULES: MutationModule[] = [
   { module: 'frontend/operator-session.ts', tests: ['frontend/operator-session.test.ts'] },
   { module: 'frontend/sign-in-limit.ts', tests: ['frontend/sign-in-limit.test.ts'] },
   { module: 'frontend/operator-access.ts', tests: ['frontend/operator-access.test.ts'] },
+  // Who reads device data: the backend's read gate (docs/access.md#read-access).
+  {
+    module: 'backend/http/read-gate.ts',
+    tests: ['backend/http/read-gate.test.ts'],
+    equivalent: [
+      {
+        mutator: 'StringLiteral',
+        line: "c.req.header('Authorization') ?? ''",
+        why: 'any text that is not `Bearer …` in place of a missing header fails the pattern all the same',
+      },
+      {
+        mutator: 'StringLiteral',
+        line: "digest(match?.[1] ?? '')",
+        why: 'with no match the request is refused before the digest counts (`match !== null && granted`)',
+      },
+      {
+        mutator: 'StringLiteral',
+        line: ".update(value, 'utf8')",
+        why: 'Node reads a string in UTF-8 when the encoding is empty too, so the digests are the same',
+      },
+    ],
+  },
+  // What `verify` believes of a trailer: each claim held against the evidence noted on the commit's tree.
+  {
+    module: 'smoke/trailer/claims.ts',
+    tests: ['smoke/trailer/claims.test.ts'],
+    equivalent: [
+      {
+        mutator: 'Regex',
+        line: 'const ISO_UTC =',
+        replacement: String.raw`/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z/`,
+        why: 'without `$`: Date.parse refuses any text after the `Z`, so the time is refused all the same',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        line: 'if (composeConfig === null ||',
+        why: 'without the null check: the pattern tests null as the text "null", which it refuses all the same',
+      },
+      {
+        mutator: 'ConditionalExpression',
+        line: 'if (parentCommitted !== undefined &&',
+        why: 'without the check: `undefined - skew` is NaN, and no time is less than NaN',
+      },
+    ],
+  },
 ];

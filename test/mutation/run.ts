@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Stryker } from '@stryker-mutator/core';
 import { projectRoot } from '../../tools/project-root.ts';
 import { MODULES, type MutationModule } from './modules.ts';
-import { scoreOf, type Score } from './score.ts';
+import { scoreOf, type Score, type Survivor } from './score.ts';
 
 const TARGET = 90;
 const OUTPUT = 'docs/mutation.md';
@@ -28,7 +28,10 @@ for (const entry of chosen) {
 }
 
 const rows = scores.map(([m, s]) => row(m, s));
-for (const [m, s] of scores) console.log(`${m.module}: ${s.percent.toFixed(1)}% of ${s.valid} mutants killed`);
+for (const [m, s] of scores) {
+  console.log(`${m.module}: ${s.percent.toFixed(1)}% of ${s.valid} mutants killed`);
+  for (const survivor of s.survivors) console.log(`  survived: ${explained(m, survivor)}`);
+}
 if (!filter) {
   writeFileSync(join(projectRoot, OUTPUT), page(rows, scores));
   console.log(`written: ${OUTPUT}`);
@@ -42,6 +45,14 @@ function row({ module, tests }: MutationModule, s: Score): string {
   return `| ${cells.join(' | ')} |`;
 }
 
+/** The survivor, and why it is equivalent when modules.ts says so; else it awaits a test. */
+function explained({ equivalent = [] }: MutationModule, { text, mutator, replacement, line }: Survivor): string {
+  const known = equivalent.find(
+    (e) => e.mutator === mutator && line.includes(e.line) && (e.replacement ?? replacement) === replacement,
+  );
+  return known ? `${text}: equivalent, ${known.why}` : `${text}: **no test tells it apart yet**`;
+}
+
 function strykerVersion(): string {
   const manifest = join(projectRoot, 'node_modules/@stryker-mutator/core/package.json');
   return (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version;
@@ -49,7 +60,7 @@ function strykerVersion(): string {
 
 function page(table: string[], all: [MutationModule, Score][]): string {
   const cpu = cpus();
-  const survivors = all.flatMap(([, s]) => s.survivors);
+  const survivors = all.flatMap(([m, s]) => s.survivors.map((survivor) => explained(m, survivor)));
   return [
     '# Mutation testing',
     '',
