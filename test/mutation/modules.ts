@@ -53,6 +53,7 @@ export const MODULES: MutationModule[] = [
     ],
   },
   // What `verify` believes of a trailer: each claim held against the evidence noted on the commit's tree.
+  { module: 'smoke/trailer/verify.ts', tests: ['smoke/trailer/verify-decisions.test.ts'] },
   {
     module: 'smoke/trailer/claims.ts',
     tests: ['smoke/trailer/claims.test.ts'],
