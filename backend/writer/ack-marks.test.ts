@@ -202,10 +202,10 @@ test('beyond: a declared range less what lies at or below the mark, refusals inc
   assert.equal(marks.settle([...readings(1, 1), { session: 's', seq: 2, refused: true }, ...readings(3, 3)]), [
     { type: 'ack', session: 's', seq: 3, refused: [2] },
   ]);
-  assert.equal(marks.beyond('s', [1, 5]), [[4, 5]]);
-  assert.equal(marks.beyond('s', [2, 3]), []);
-  assert.equal(marks.beyond('s', [4, 4]), [[4, 4]]);
-  assert.equal(marks.beyond('t', [1, 5]), [[1, 5]]);
+  assert.equal(marks.beyond('s', [[1, 5]])[0], [[4, 5]]);
+  assert.equal(marks.beyond('s', [[2, 3]])[0], []);
+  assert.equal(marks.beyond('s', [[4, 4]])[0], [[4, 4]]);
+  assert.equal(marks.beyond('t', [[1, 5]])[0], [[1, 5]]);
 });
 
 test('beyond: a refusal waiting past a gap, and the refusals given, are left out of a declared range', () => {
@@ -215,14 +215,31 @@ test('beyond: a refusal waiting past a gap, and the refusals given, are left out
     { session: 's1', seq: 3, refused: true },
     { session: 's1', seq: 4, refused: false },
   ]);
-  assert.equal(marks.beyond('s1', [1, 6]), [
+  assert.equal(marks.beyond('s1', [[1, 6]])[0], [
     [1, 2],
     [4, 6],
   ]);
-  assert.equal(marks.beyond('s1', [1, 6], [5]), [
+  assert.equal(marks.beyond('s1', [[1, 6]], [5])[0], [
     [1, 2],
     [4, 4],
     [6, 6],
+  ]);
+});
+
+test('beyond: many ranges at once, each less the refusals inside it, in one pass', () => {
+  const marks = createAckMarks();
+  marks.start('s', 2);
+  const ranges: Array<[number, number]> = Array.from({ length: 1000 }, (_, i) => [2 * i + 1, 2 * i + 1]);
+  const left = marks.beyond('s', ranges, [7, 9, 1999]);
+  assert.is(left.length, 1000);
+  assert.equal(left.slice(0, 6), [[], [[3, 3]], [[5, 5]], [], [], [[11, 11]]]);
+  assert.equal(left[999], []);
+  assert.equal(marks.beyond('s', [[1, 10]], [4, 5, 8]), [
+    [
+      [3, 3],
+      [6, 7],
+      [9, 10],
+    ],
   ]);
 });
 

@@ -27,11 +27,12 @@ export interface AckMarks {
   /** Readings written past a gap, waiting for it to fill. */
   waiting(): number;
   /**
-   * What of `[from, to]` lies past the session's mark and is neither `refused` (a batch's refusals, not yet settled)
-   * nor a refusal waiting past a gap: at or below the mark every reading is stored, refused or recorded lost already,
-   * and a refused reading is not lost, so a declared range counts none of those as lost.
+   * What of each of `ranges` lies past the session's mark and is neither `refused` (a batch's refusals, not yet
+   * settled) nor a refusal waiting past a gap: at or below the mark every reading is stored, refused or recorded lost
+   * already, and a refused reading is not lost, so a declared range counts none of those as lost. One list per range,
+   * in one pass over what waits, however many ranges: a 1,000-range message costs a search per range, not a walk.
    */
-  beyond(session: string, [from, to]: SeqRange, refused?: readonly number[]): SeqRange[];
+  beyond(session: string, ranges: readonly SeqRange[], refused?: readonly number[]): SeqRange[][];
 }
 
 interface Mark {
@@ -89,13 +90,15 @@ export function createAckMarks(): AckMarks {
       return acks;
     },
     waiting: () => waiting,
-    beyond(session, [from, to], refused = []) {
+    beyond(session, ranges, refused = []) {
       const mark = marks.get(session);
-      const start = Math.max(from, (mark?.through ?? 0) + 1);
-      if (start > to) return [];
+      const floor = (mark?.through ?? 0) + 1;
       const waitingRefused = [...(mark?.ahead ?? [])].flatMap(([seq, entry]) => (entry.refused ? [seq] : []));
-      const settled = [...new Set([...waitingRefused, ...refused])].sort((a, b) => a - b);
-      return subtractRanges([[start, to]], runsOf(settled));
+      const settled = runsOf([...new Set([...waitingRefused, ...refused])].sort((a, b) => a - b));
+      return ranges.map(([from, to]) => {
+        const start = Math.max(from, floor);
+        return start > to ? [] : subtractRanges([[start, to]], runsWithin(settled, start, to));
+      });
     },
   };
 }
@@ -119,4 +122,18 @@ function overtaken(mark: Mark): number {
     }
   }
   return gone;
+}
+
+/** The runs of `runs` (sorted, disjoint) that reach into `[from, to]`: found by a binary search, not a walk. */
+function runsWithin(runs: readonly SeqRange[], from: number, to: number): SeqRange[] {
+  let low = 0;
+  let high = runs.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (runs[middle]![1] < from) low = middle + 1;
+    else high = middle;
+  }
+  let end = low;
+  while (end < runs.length && runs[end]![0] <= to) end += 1;
+  return runs.slice(low, end);
 }

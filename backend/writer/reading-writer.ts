@@ -233,12 +233,9 @@ function learnMarks({ deviceId, store, lastAcked, marks }: WriterIo, batch: Held
 async function recordLosses({ deviceId, store, marks, onLost, lossRefused }: WriterIo, batch: HeldItem[]) {
   type Group = { session: string; reason: LossReason; ranges: SeqRange[]; items: NonNullable<HeldItem['lost']>[] };
   const groups = new Map<string, Group>();
-  const refusedOf = new Map<string, number[]>();
-  for (const { session, seq, lost } of batch) {
-    if (!lost || lost.refused) continue;
-    // A refusal is counted as one when it comes: a range declared later in the batch must not count it lost too.
-    if (!refusedOf.has(session)) refusedOf.set(session, refusalsOf(batch, session));
-    lost.ranges ??= marks.beyond(session, [seq, lost.through], refusedOf.get(session));
+  fixRanges(marks, batch);
+  for (const { session, lost } of batch) {
+    if (!lost?.ranges || lost.refused) continue;
     const key = `${lost.reason} ${session}`;
     const group = groups.get(key) ?? { session, reason: lost.reason, ranges: [], items: [] };
     group.ranges.push(...lost.ranges);
@@ -255,6 +252,26 @@ async function recordLosses({ deviceId, store, marks, onLost, lossRefused }: Wri
       for (const lost of items) lost.refused = error.message;
       lossRefused.note({ deviceId, session, ranges: ranges.length, reason: error.message });
     }
+  }
+}
+
+/** Fixes what of each new declared range is left to record: one pass of the marks per session, whatever its ranges. */
+function fixRanges(marks: AckMarks, batch: HeldItem[]) {
+  const fresh = new Map<string, { seq: number; lost: NonNullable<HeldItem['lost']> }[]>();
+  for (const { session, seq, lost } of batch) {
+    if (!lost || lost.refused || lost.ranges) continue;
+    const items = fresh.get(session) ?? [];
+    items.push({ seq, lost });
+    fresh.set(session, items);
+  }
+  for (const [session, items] of fresh) {
+    // A refusal is counted as one when it comes: a range declared later in the batch must not count it lost too.
+    const left = marks.beyond(
+      session,
+      items.map(({ seq, lost }) => [seq, lost.through]),
+      refusalsOf(batch, session),
+    );
+    items.forEach(({ lost }, i) => (lost.ranges = left[i]));
   }
 }
 
