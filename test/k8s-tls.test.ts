@@ -73,7 +73,8 @@ test("the backend's probes speak HTTPS on its port; /metrics stays plain on the 
 
 test('the frontend keeps PORT plain, its probes there, and serves HTTPS on 3443, published on 443', () => {
   const ports = Object.fromEntries(container('frontend').ports!.map((p) => [p.name, p.containerPort]));
-  assert.equal(ports, { http: Number(env('frontend').PORT), https: Number(env('frontend').HTTPS_PORT) });
+  const https = Number(env('frontend').HTTPS_PORT);
+  assert.equal(ports, { http: Number(env('frontend').PORT), metrics: 9466, https });
   assert.is(ports.https, 3443);
   for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe'] as const) {
     assert.is(container('frontend')[probe]?.httpGet?.port, 'http', probe);

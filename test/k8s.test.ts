@@ -92,9 +92,13 @@ test("each Service selects its Deployment's pods and targets the named container
       assert.is(pods[key], value, `${name} selector ${key}`);
     assert.equal(deployment(name).spec.selector.matchLabels, service.spec.selector);
     assert.equal(container(name).ports![0], { name: 'http', containerPort: port });
-    // Besides http, only the backend's management port, which no Service targets.
+    // Besides http, only the backend's and the frontend's management ports, which no Service targets.
     const others = container(name).ports!.slice(1);
-    assert.equal(others, name === 'backend' ? [{ name: 'metrics', containerPort: 9464 }] : []);
+    const management = {
+      backend: [{ name: 'metrics', containerPort: 9464 }],
+      frontend: [{ name: 'metrics', containerPort: 9466 }],
+    };
+    assert.equal(others, management[name as keyof typeof management] ?? []);
     assert.equal(
       service.spec.ports.map((p: { targetPort: string }) => p.targetPort),
       ['http'],
@@ -268,11 +272,11 @@ test('the services find each other by Service name', () => {
   assert.is(env('device').NODE_ENV, 'local', 'the emulator: no USB device on a cluster node');
 });
 
-test('backend and device pods ask to be scraped at /metrics (the backend on its management port); no frontend', () => {
-  for (const name of ['backend', 'device']) {
+test('every pod asks to be scraped at /metrics (backend and frontend on their management ports)', () => {
+  for (const name of ['backend', 'device', 'frontend']) {
     const annotations = deployment(name).spec.template.metadata.annotations as Record<string, string>;
     // The device runs in local mode here, which keeps /metrics on its main port.
-    const portName = name === 'backend' ? 'metrics' : 'http';
+    const portName = name === 'device' ? 'http' : 'metrics';
     const port = container(name).ports!.find((p) => p.name === portName)!.containerPort;
     assert.equal(annotations, {
       'prometheus.io/scrape': 'true',
@@ -281,7 +285,7 @@ test('backend and device pods ask to be scraped at /metrics (the backend on its 
     });
     assert.not.ok(env(name).METRICS, `${name} keeps METRICS on`);
   }
-  assert.is(deployment('frontend').spec.template.metadata.annotations, undefined);
+  assert.is(container('frontend').ports!.find((p) => p.name === 'metrics')!.containerPort, 9466);
 });
 
 test.run();
