@@ -140,6 +140,8 @@ test("a FAIL: the first failing probe is named by kind and target both; a detail
     'the trailer names [HEALTH] backend failing first, its evidence [READY] backend',
   );
   assert.is(claimProblem(line('compose up failed: port in use'), failed, times), undefined);
+  const unsmoked = { ...failed, smoke: null };
+  assert.is(claimProblem(line('compose up failed: port in use'), unsmoked, times), undefined, 'no smoke ran: no time');
   assert.is(claimProblem(line('then [LOAD] frontend: HTTP 500'), failed, times), undefined, 'named only at the start');
 });
 
