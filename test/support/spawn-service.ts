@@ -8,6 +8,7 @@ import { freePort } from '../../tools/free-port.ts';
 import { waitFor } from './deadline.ts';
 import { httpsGet } from './https-get.ts';
 import { listeningPorts, type ListeningPorts } from './listening-ports.ts';
+import { serviceArgs } from './compiled-services.ts';
 
 export const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -63,7 +64,8 @@ export async function spawnService(entry: string, options: ServiceOptions = {}):
   if (entry === 'device/main.ts' && !(options.env && 'DEVICE_SPOOL_DIR' in options.env)) {
     env.DEVICE_SPOOL_DIR = spool = mkdtempSync(join(tmpdir(), 'device-spool-'));
   }
-  const proc = spawnProcess(process.execPath, ['--import', 'tsx', entry], { cwd: root, env: env as NodeJS.ProcessEnv });
+  const args = await serviceArgs(root, entry);
+  const proc = spawnProcess(process.execPath, args, { cwd: root, env: env as NodeJS.ProcessEnv });
   if (spool) void proc.exited.then(() => rmSync(spool, { recursive: true, force: true }));
   const deadline = Date.now() + (options.timeout ?? 15000);
   try {

@@ -1,0 +1,79 @@
+// The services as JavaScript, compiled once per source tree: a spawn then loads no TypeScript compiler, which cost
+// 1.5 s (backend) to 3.8 s (frontend) of each start-up on a loaded machine. TEST_SPAWN_TSX=1 runs them through tsx.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+
+const SOURCES = ['backend', 'device', 'frontend', 'lib'];
+const ENTRIES: Record<string, string> = {
+  'backend/main': 'backend/main.ts',
+  'backend/device-worker': 'backend/device-thread/device-worker.ts',
+  'device/main': 'device/main.ts',
+  'frontend/main': 'frontend/main.ts',
+};
+const WORKER_ENTRY = 'backend/device-thread/device-worker-entry.mjs';
+/** Builds older than this, of trees since edited, are removed; a test still starting one is long over by then. */
+const STALE_MS = 60 * 60_000;
+
+let built: Promise<string> | undefined;
+
+/** The command-line arguments that run `entry` (e.g. `backend/main.ts`) under `process.execPath`. */
+export async function serviceArgs(root: string, entry: string): Promise<string[]> {
+  const name = entry.replace(/\.ts$/, '');
+  if (process.env.TEST_SPAWN_TSX === '1' || !(name in ENTRIES)) return ['--import', 'tsx', entry];
+  built ??= compiled(root);
+  return [join(await built, `${name}.js`)];
+}
+
+/** The build of the current tree, made by whichever test process gets there first (an atomic rename). */
+async function compiled(root: string): Promise<string> {
+  const cache = join(root, '.tmp', 'spawn-js');
+  const dir = join(cache, treeHash(root));
+  if (existsSync(dir)) return dir;
+  const staging = `${dir}.${process.pid}.partial`;
+  rmSync(staging, { recursive: true, force: true });
+  await compileInto(root, staging);
+  try {
+    renameSync(staging, dir);
+  } catch {
+    rmSync(staging, { recursive: true, force: true }); // another test file built the same tree at the same time
+  }
+  removeStale(cache);
+  return dir;
+}
+
+async function compileInto(root: string, out: string): Promise<void> {
+  const entryPoints = Object.fromEntries(Object.entries(ENTRIES).map(([name, file]) => [name, join(root, file)]));
+  const options = { bundle: true, platform: 'node', format: 'esm', packages: 'external', target: 'node20' } as const;
+  await build({ ...options, entryPoints, outdir: out, logLevel: 'silent' });
+  // What the bundles find beside themselves through import.meta.url: the worker's entry (which loads the worker
+  // by name, here its JavaScript) and the frontend's static files.
+  const entry = readFileSync(join(root, WORKER_ENTRY), 'utf8');
+  const loadsJs = entry.replace("'./device-worker.ts'", "'./device-worker.js'");
+  if (loadsJs === entry)
+    throw new Error(`${WORKER_ENTRY} no longer names './device-worker.ts': update test/support/compiled-services.ts`);
+  writeFileSync(join(out, 'backend', 'device-worker-entry.mjs'), loadsJs);
+  symlinkSync(join(root, 'frontend', 'public'), join(out, 'frontend', 'public'));
+}
+
+/** A hash of every shipped source file of the services: an edit anywhere makes a new build. */
+function treeHash(root: string): string {
+  const hash = createHash('sha256');
+  for (const folder of SOURCES) {
+    const files = readdirSync(join(root, folder), { recursive: true, encoding: 'utf8' })
+      .filter((file) => /\.(ts|mjs)$/.test(file) && !file.endsWith('.test.ts') && !file.includes('node_modules'))
+      .sort();
+    for (const file of files) hash.update(`${folder}/${file}\0`).update(readFileSync(join(root, folder, file)));
+  }
+  return hash.digest('hex').slice(0, 16);
+}
+
+function removeStale(cache: string): void {
+  mkdirSync(cache, { recursive: true });
+  for (const name of readdirSync(cache)) {
+    const path = join(cache, name);
+    if (Date.now() - statSync(path).mtimeMs > STALE_MS) rmSync(path, { recursive: true, force: true });
+  }
+}
