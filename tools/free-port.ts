@@ -1,7 +1,8 @@
-// A free TCP port, for processes that must be told their port up front (the local stack's database, test services).
+// A free TCP port, for processes that must be told their port before they start (the local stack's database, a URL
+// nothing listens on); a server that can bind port 0 itself should do that and say its port instead.
 import { createServer } from 'node:net';
 
-/** A port nothing listens on right now on `host`; a server that can bind port 0 itself should do that instead. */
+/** A port nothing listens on right now on `host`: another process may take it before it is used. */
 export function freePort(host = '127.0.0.1'): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
