@@ -1,40 +1,70 @@
-// Runs every test file in its own process with a deadline, then prints the plain totals line CI reads.
-// Usage: node --import tsx test/run.ts [faults|containers] [filter | path/to/one-file.ts]
-// Plain runs take *.test.ts; `faults` takes the fault suite (*.fault.ts), `containers` the tests against a
-// Docker Engine (*.container.ts, test/containers/), which need `eval "$(bash scripts/container-engine.sh)"` first.
+// Runs test files under a deadline each, two at a time, printing a line per file as it ends, then the failures whole,
+// the slowest files and the plain totals line CI reads. Unit files (the *.test.ts beside the code) share a few
+// processes (test/runner/unit-batch.ts); every other file runs in a process of its own. Usage:
+//   node --import tsx test/run.ts [unit|faults|containers] [--repeat N] [--batch] [filter | path/to/file.ts …]
+// Plain runs take every *.test.ts, `unit` those outside test/, `faults` the fault suite (*.fault.ts), `containers`
+// the tests against a Docker Engine (*.container.ts), which need `eval "$(bash scripts/container-engine.sh)"` first.
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { withDeadline } from '../lib/with-deadline.ts';
-import { startProcess } from '../tools/child-process.ts';
 import { projectRoot as root } from '../tools/project-root.ts';
+import { parseRunnerArgs, UsageError, type Mode, type RunnerArgs } from './runner/args.ts';
+import { startBatch, type Batch } from './runner/batch.ts';
+import { closingLines, failureLines, fileLine, repeatLines, slowestLines } from './runner/report.ts';
+import { runAlone } from './runner/run-alone.ts';
+import { stopAll } from './runner/test-process.ts';
+import type { FileResult } from './runner/verdict.ts';
 
-const args = process.argv.slice(2);
-const SUFFIXES: Record<string, string> = { faults: '.fault.ts', containers: '.container.ts' };
-const mode = args[0] !== undefined && args[0] in SUFFIXES ? args[0] : undefined;
-const suffix = mode ? SUFFIXES[mode]! : '.test.ts';
-const filter = (mode ? args[1] : args[0]) ?? '';
+let args: RunnerArgs;
+try {
+  args = parseRunnerArgs(process.argv.slice(2));
+} catch (error) {
+  if (!(error instanceof UsageError)) throw error;
+  console.log(`test/run.ts: ${error.message}`);
+  process.exit(2);
+}
+const { mode } = args;
+const SUFFIXES: Record<Mode, string> = {
+  all: '.test.ts',
+  unit: '.test.ts',
+  faults: '.fault.ts',
+  containers: '.container.ts',
+};
 const DEFAULT_DEADLINE_MS = 240_000;
 // Past its deadline a file gets SIGTERM, and this long to stop what it started before SIGKILL: a container test
 // takes down its compose project or Swarm stack (their clean-ups wait up to a minute for the Engine).
 const KILL_GRACE_MS = mode === 'containers' ? 90_000 : 5000;
-// Plain test files run two at a time (each is its own process on free ports and temporary files); the fault suite
+// Plain test files run two at a time (each on free ports and temporary files of its own); the fault suite
 // measures time and the container tests share one Engine, so those run one at a time.
-const CONCURRENCY = mode ? 1 : Number(process.env.TEST_CONCURRENCY ?? 2);
+const serial = mode === 'faults' || mode === 'containers';
+const CONCURRENCY = serial ? 1 : Number(process.env.TEST_CONCURRENCY ?? 2);
 if (!Number.isInteger(CONCURRENCY) || CONCURRENCY < 1) {
   console.log(`TEST_CONCURRENCY=${process.env.TEST_CONCURRENCY} is not valid: expected a whole number, at least 1`);
   process.exit(2);
 }
-const EXIT_ON_SIGTERM = './test/support/exit-on-sigterm.ts';
+const VERBOSE = process.env.TEST_VERBOSE === '1';
 const SKIP_DIRS = new Set(['node_modules', '.git', 'dist', 'smoke-artifacts']);
+// Unit files that cannot share a process with others run alone, each for the reason given.
+const ALONE = new Set<string>([]);
 
 function findTests(dir: string, found: string[] = []): string[] {
   for (const name of readdirSync(dir).sort()) {
     const path = join(dir, name);
     if (SKIP_DIRS.has(name) || name.startsWith('.')) continue;
     if (statSync(path).isDirectory()) findTests(path, found);
-    else if (name.endsWith(suffix)) found.push(relative(root, path));
+    else if (name.endsWith(SUFFIXES[mode])) found.push(relative(root, path));
   }
   return found;
+}
+
+const isUnit = (file: string) => !file.startsWith('test/');
+
+/** The files the arguments select: a path to a file runs that file whatever its name; other words filter paths. */
+function selected(): string[] {
+  const all = findTests(root).filter((file) => mode !== 'unit' || isUnit(file));
+  if (args.selectors.length === 0) return all;
+  const paths = args.selectors.filter((s) => s.endsWith('.ts') && existsSync(join(root, s)));
+  const words = args.selectors.filter((s) => !paths.includes(s));
+  return [...new Set([...paths, ...all.filter((file) => words.some((word) => file.includes(word)))])];
 }
 
 /**
@@ -47,75 +77,82 @@ function deadlineOf(file: string): number {
   return own ? Number(own[1]) * 1000 : DEFAULT_DEADLINE_MS;
 }
 
-interface FileResult {
+interface Item {
   file: string;
-  passed: number;
-  failed: number;
-  ms: number;
+  run?: number;
+  batched: boolean;
 }
 
-async function runFile(file: string): Promise<FileResult> {
-  const started = Date.now();
-  const deadlineMs = deadlineOf(file);
-  let output = '';
-  if (CONCURRENCY === 1) console.log(`\n# ${file}`);
-  // Its own process group, so the deadline also stops whatever the test file started in it; the groups it started
-  // (spawn helpers detach their children) are stopped by the file itself on SIGTERM (exit-on-sigterm.ts).
-  const child = startProcess(process.execPath, ['--import', 'tsx', '--import', EXIT_ON_SIGTERM, file], {
-    cwd: root,
-    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
-    group: true,
-    onOutput: (chunk) => {
-      output += chunk.toString();
-      if (CONCURRENCY === 1) process.stdout.write(chunk);
-    },
-  });
-  let timedOut = false;
-  const { code } = await withDeadline(child.closed, deadlineMs, file).catch(() => {
-    timedOut = true;
-    return child.stop(KILL_GRACE_MS).then(() => child.closed);
-  });
-  // uvu prints "Total: N" and "Passed: N" once per process.
-  const total = Number(/Total:\s+(\d+)/.exec(output)?.[1] ?? NaN);
-  const passed = Number(/Passed:\s+(\d+)/.exec(output)?.[1] ?? NaN);
-  const ms = Date.now() - started;
-  // Side by side, a file's output is printed whole when it ends, so two files' lines never interleave.
-  if (CONCURRENCY > 1) process.stdout.write(`\n# ${file}\n${output}`);
-  if (timedOut) console.log(`\n✘ ${file}: killed after ${deadlineMs} ms`);
-  if (Number.isNaN(total) || Number.isNaN(passed) || timedOut) {
-    if (!timedOut) console.log(`\n✘ ${file}: ended (code ${code}) without uvu totals`);
-    return { file, passed: Number.isNaN(passed) ? 0 : passed, failed: Math.max(1, (total || 0) - (passed || 0)), ms };
-  }
-  const failed = total - passed + (code !== 0 && total === passed ? 1 : 0);
-  if (code !== 0 && total === passed) console.log(`\n✘ ${file}: exited with code ${code} after all tests passed`);
-  return { file, passed, failed, ms };
+/** What to run, batched files first: under --repeat each file N times, each run in a process of its own. */
+function plan(files: string[]): Item[] {
+  if (args.repeat)
+    return files.flatMap((file) =>
+      Array.from({ length: args.repeat! }, (_, i) => ({ file, run: i + 1, batched: false })),
+    );
+  const batched = (file: string) => args.batch || (!serial && isUnit(file) && !ALONE.has(file));
+  const items = files.map((file) => ({ file, batched: batched(file) }));
+  return [...items.filter((i) => i.batched), ...items.filter((i) => !i.batched)];
 }
 
-// A path to one file runs that file whatever its name (how test/runner.test.ts runs its hanging fixture).
-const files =
-  filter.endsWith('.ts') && existsSync(join(root, filter))
-    ? [filter]
-    : findTests(root).filter((f) => f.includes(filter));
+const files = selected();
 if (files.length === 0) {
-  console.log(`no test files match "${filter}"`);
+  console.log(`no test files match "${args.selectors.join(' ')}"`);
   console.log('0 passed, 1 failed');
   process.exit(1);
 }
-const results: FileResult[] = new Array(files.length);
-let next = 0;
+const items = plan(files);
+const total = items.length;
+const results: FileResult[] = [];
+const running = new Set<string>();
+let interrupted: NodeJS.Signals | undefined;
+
+function finished(result: FileResult) {
+  results.push(result);
+  if (VERBOSE) process.stdout.write(`\n# ${result.file}\n${result.output}\n`);
+  console.log(fileLine(result, results.filter((r) => !r.batch).length, total));
+}
+
 async function worker() {
-  while (next < files.length) {
-    const index = next++;
-    results[index] = await runFile(files[index]!);
+  let batch: Batch | undefined;
+  const closeBatch = async () => {
+    const failed = await batch?.close(KILL_GRACE_MS);
+    if (failed && !interrupted) finished(failed);
+    batch = undefined;
+  };
+  for (let item = items.shift(); item && !interrupted; item = items.shift()) {
+    const limits = { deadlineMs: deadlineOf(item.file), graceMs: KILL_GRACE_MS };
+    if (!item.batched) await closeBatch();
+    if (item.batched && (!batch || batch.ended)) batch = startBatch();
+    running.add(item.file);
+    const result = item.batched ? await batch!.run(item.file, limits) : await runAlone(item.file, limits);
+    if (!interrupted) running.delete(item.file);
+    if (!interrupted) finished({ ...result, ...(item.run ? { run: item.run } : {}) });
   }
+  await closeBatch();
 }
-await Promise.all(Array.from({ length: Math.min(CONCURRENCY, files.length) }, worker));
-const passed = results.reduce((n, r) => n + r.passed, 0);
-const failed = results.reduce((n, r) => n + r.failed, 0);
-console.log('\nfile                                      passed failed   seconds');
-for (const r of results) {
-  const seconds = (r.ms / 1000).toFixed(1).padStart(9);
-  console.log(`${r.file.padEnd(42)}${String(r.passed).padStart(6)} ${String(r.failed).padStart(6)} ${seconds}`);
+
+/** Ctrl-C or SIGTERM: the running files are stopped with their clean-ups; a second signal does not wait for them. */
+function interrupt(signal: NodeJS.Signals) {
+  if (interrupted) process.exit(signal === 'SIGINT' ? 130 : 143); // the test processes' groups are killed on exit
+  interrupted = signal;
+  console.log(
+    `\n${signal}: stopping ${[...running].join(', ') || 'the run'} (clean-ups run; a second ${signal} kills)`,
+  );
+  void stopAll(KILL_GRACE_MS);
 }
-console.log(`${passed} passed, ${failed} failed`);
-process.exitCode = failed > 0 ? 1 : 0;
+process.on('SIGINT', interrupt);
+process.on('SIGTERM', interrupt);
+
+const started = Date.now();
+await Promise.all(Array.from({ length: Math.min(CONCURRENCY, total) }, worker));
+const notRun = [...running, ...items.map((i) => i.file)];
+for (const line of [
+  ...failureLines(results),
+  ...slowestLines(results),
+  ...(args.repeat ? ['', ...repeatLines(results)] : []),
+  ...closingLines(results, Date.now() - started, interrupted ? notRun : []),
+]) {
+  console.log(line);
+}
+if (interrupted) process.exit(interrupted === 'SIGINT' ? 130 : 143);
+process.exitCode = results.some((r) => r.failed > 0) ? 1 : 0;

@@ -1,0 +1,65 @@
+// One process that runs many unit files in turn (test/run.ts's batches): the runner writes their paths to its stdin,
+// one a line, and it answers on the results channel with each file's start, output and uvu counts. It saves each
+// file a process start with tsx. A file must leave nothing running (a timer, a server, a socket): once its stdin
+// ends the batch must exit by itself, and when it does not, it says what is still open and after which files.
+import { createInterface } from 'node:readline';
+import { isAbsolute, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { projectRoot } from '../../tools/project-root.ts';
+import { takeChannel, writeRecord } from './results-channel.ts';
+import { divertOutput } from './divert-output.ts';
+import { tallyUvuSuites } from './uvu-suites.ts';
+
+/** How long the batch may stay up after its last file before it reports itself stuck. */
+const STUCK_AFTER_MS = Number(process.env.TEST_BATCH_STUCK_MS ?? 5000);
+
+if (!takeChannel()) {
+  console.error('test/runner/unit-batch.ts is started by test/run.ts (it answers on the results channel)');
+  process.exit(2);
+}
+// uvu's CLI mode: files only queue their suites, and exec() runs them (node_modules/uvu/run does the same).
+(globalThis as { UVU_DEFER?: number }).UVU_DEFER = 1;
+const tally = tallyUvuSuites();
+const { exec } = await import('uvu');
+const suspects: string[] = [];
+// What the batch itself holds (its stdio pipes): not counted as left open by a file.
+const baseline = process.getActiveResourcesInfo();
+
+async function runOne(file: string): Promise<void> {
+  writeRecord({ kind: 'start', file });
+  const before = process.getActiveResourcesInfo();
+  tally.reset();
+  (globalThis as { UVU_QUEUE?: unknown[][] }).UVU_QUEUE!.push([file]);
+  const restore = divertOutput((text) => writeRecord({ kind: 'output', text }));
+  let error: string | undefined;
+  try {
+    await import(pathToFileURL(isAbsolute(file) ? file : join(projectRoot, file)).href);
+    await exec();
+  } catch (thrown) {
+    error = thrown instanceof Error ? (thrown.stack ?? thrown.message) : String(thrown);
+  } finally {
+    restore();
+  }
+  process.exitCode = 0; // uvu sets it per file; the counts above carry the outcome
+  const left = grown(before, process.getActiveResourcesInfo());
+  if (left.length) suspects.push(`${file} (${left.join(', ')})`);
+  writeRecord({ kind: 'done', file, suites: tally.suites, queued: tally.queued, left, ...(error ? { error } : {}) });
+}
+
+/** The kinds of handle there are more of than before (Timeout, TCPServerWrap, …), each as often as it grew. */
+function grown(before: string[], after: string[]): string[] {
+  const left = [...before];
+  return after.filter((kind) => {
+    const index = left.indexOf(kind);
+    if (index === -1) return true;
+    left.splice(index, 1);
+    return false;
+  });
+}
+
+for await (const line of createInterface({ input: process.stdin })) if (line.trim()) await runOne(line.trim());
+// The timer does not keep the batch alive: it fires only when something a file left does.
+setTimeout(() => {
+  writeRecord({ kind: 'stuck', open: grown(baseline, process.getActiveResourcesInfo()), suspects });
+  process.exit(1);
+}, STUCK_AFTER_MS).unref();
