@@ -45,6 +45,8 @@ export interface LinkStatus {
   ): { state: 'disconnected' | 'unauthorized'; why: string; line?: StatusLine };
 }
 
+const RECONNECTING = 'reconnecting to resend from the oldest unacknowledged reading';
+
 /** The same close, again and again (a bound the backend holds the device to), is logged once per this. */
 export const REPEATED_CLOSE_MS = 5000;
 
@@ -87,7 +89,7 @@ function lostLine(url: string, { code, why }: SocketEnd, repeated: number): Stat
   return {
     level: 'warn',
     fields: { url, code, reason: why, ...(repeated > 0 ? { repeated } : {}) },
-    msg: `backend socket closed${said ? `: ${said}` : ''}${times}; reconnecting to resend from the oldest unacknowledged reading`,
+    msg: `backend socket closed${said ? `: ${said}` : ''}${times}; ${RECONNECTING}`,
   };
 }
 
