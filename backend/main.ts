@@ -22,7 +22,7 @@ import { startManagementServer } from '../lib/management-app.ts';
 import { createBackendMetrics } from './device-thread/backend-metrics.ts';
 import { checkoutCommit, readReleaseId } from '../lib/release-id.ts';
 import { tellTokenSetup } from './token-setup.ts';
-import { startDeviceThread, type DeviceThread } from './device-thread/device-thread.ts';
+import { startDeviceThread } from './device-thread/device-thread.ts';
 
 runMain('backend', async function main() {
   const config = readConfig(process.env);
@@ -37,30 +37,14 @@ runMain('backend', async function main() {
   const readiness = createReadiness();
   const setDatabase = readiness.define('database', { initial: 'disconnected', ready: ['connected'] });
   // Shown, and /api/ready/devices answers by it, but reads go on while the device path is behind (docs/contract.md).
-  // `ok` from the start: the backend listens only once its first device thread runs.
-  const setDevices = readiness.define('devices', { initial: 'ok', ready: ['ok'], decides: false });
+  // `starting` until the first device thread runs: it loads while the database connects and the port opens.
+  const setDevices = readiness.define('devices', { initial: 'starting', ready: ['ok'], decides: false });
   logReadinessChanges(readiness, log);
   const registry = metricsOn ? createMetrics({ readiness }).registry : undefined;
-  // The device thread starts once the database monitor exists; until then no socket is open and it has no verdict.
-  let devices: DeviceThread | undefined;
-  const meters =
-    registry && createBackendMetrics({ registry, readiness, socketsOpen: () => devices?.socketsOpen() ?? 0 });
-  const database = createDatabaseMonitor({
-    uri,
-    log,
-    onState(state, reason) {
-      setDatabase(state, reason);
-      devices?.setConnected(state === 'connected');
-    },
-  });
-  const store = createReadingStore({
-    client: database.client,
-    databaseName: databaseName(uri),
-    isConnected: () => database.state() === 'connected',
-    uri,
-  });
-  const indexes = createIndexesAtStartUp({ store, log });
-  const hub = await startDeviceThread({
+  const meters = registry && createBackendMetrics({ registry, readiness, socketsOpen: () => hub.socketsOpen() });
+  // First, as it takes longest to load (its own MongoDB driver): the rest of start-up runs meanwhile, and HTTP
+  // answers before it is ready. Device sockets opened before then are held (device-thread.ts).
+  const hub = startDeviceThread({
     logger: log,
     log: { environment, level: config.logLevel, ...readLogDisplay(process.env) },
     uri,
@@ -70,12 +54,26 @@ runMain('backend', async function main() {
     open: tellTokenSetup(config, log),
     socketsMax: config.deviceSocketsMax,
     socketsPerToken: config.deviceSocketsPerToken,
-    onHeard: database.heard,
+    onHeard: () => database.heard(),
     onPath: setDevices,
     ...(meters ? { meters } : {}),
   });
-  devices = hub;
+  const database = createDatabaseMonitor({
+    uri,
+    log,
+    onState(state, reason) {
+      setDatabase(state, reason);
+      hub.setConnected(state === 'connected');
+    },
+  });
   hub.setConnected(database.state() === 'connected');
+  const store = createReadingStore({
+    client: database.client,
+    databaseName: databaseName(uri),
+    isConnected: () => database.state() === 'connected',
+    uri,
+  });
+  const indexes = createIndexesAtStartUp({ store, log });
   const app = createApp({
     readiness,
     environment,
@@ -121,4 +119,6 @@ runMain('backend', async function main() {
       { name: 'database', run: () => database.close() },
     ],
   });
+  // A device thread that cannot start stops the backend, in one line, as it did when the port waited for it.
+  await hub.started;
 });

@@ -1,6 +1,7 @@
 // The logger factory: JSON lines in production (and any unknown NODE_ENV), coloured text in `local`.
+import { createRequire } from 'node:module';
 import { pino, destination, type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
-import pretty from 'pino-pretty';
+import type { PrettyOptions } from 'pino-pretty';
 import { ConfigError } from './config-error.ts';
 import { redactUrl } from './redact-url.ts';
 
@@ -43,8 +44,20 @@ export function createLogger(options: LoggerOptions): Logger {
   if (environment === 'local') {
     // Synchronous in-process pretty printing: no worker thread, nothing lost at exit. LOG_SINGLE_LINE=1 (set
     // by `npm start`, which prefixes each line with the service's name) keeps each entry on one line.
-    return pino(settings, pretty({ colorize: color, singleLine, destination: stream ?? 1, sync: true }));
+    return pino(settings, prettyOnFirstLine({ colorize: color, singleLine, destination: stream ?? 1, sync: true }));
   }
   // Synchronous stdout: the last lines before exit are neither lost nor reordered.
   return pino(settings, stream ?? destination({ dest: 1, sync: true }));
+}
+
+/**
+ * pino-pretty's stream, loaded when the first line is written: its module tree costs a thread 150–300 ms to load,
+ * and the backend's device thread, which builds a logger as it starts, may log nothing for a long while. In
+ * production it is never loaded.
+ */
+function prettyOnFirstLine(options: PrettyOptions): DestinationStream {
+  let stream: DestinationStream | undefined;
+  const load = () =>
+    (createRequire(import.meta.url)('pino-pretty') as (o: PrettyOptions) => DestinationStream)(options);
+  return { write: (line) => (stream ??= load()).write(line) };
 }

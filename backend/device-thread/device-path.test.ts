@@ -5,7 +5,7 @@ import { watchDevicePath, type DevicePathState } from './device-path.ts';
 
 test('down without a thread; behind past the bound; ok once the frame is handled; down when the thread stops', () => {
   const states: [DevicePathState, string | undefined][] = [];
-  const clock = { now: 10_000, oldest: undefined as number | undefined };
+  const clock = { now: 5000, oldest: undefined as number | undefined };
   const path = watchDevicePath({
     oldestAt: () => clock.oldest,
     onState: (state, reason) => void states.push([state, reason]),
@@ -16,6 +16,7 @@ test('down without a thread; behind past the bound; ok once the frame is handled
     path.judge();
     assert.equal(states, [], 'no thread yet: nothing judged');
     path.thread(true);
+    clock.now = 10_000;
     clock.oldest = 9000;
     path.judge();
     clock.oldest = 7500;
@@ -30,6 +31,25 @@ test('down without a thread; behind past the bound; ok once the frame is handled
       ['ok', undefined],
       ['down', 'the device thread stopped (exit code 1)'],
     ]);
+  } finally {
+    path.stop();
+  }
+});
+
+test('frames held before a thread ran are judged by their wait since it runs', () => {
+  const states: DevicePathState[] = [];
+  const clock = { now: 10_000, oldest: 1000 as number | undefined };
+  const path = watchDevicePath({
+    oldestAt: () => clock.oldest,
+    onState: (s) => void states.push(s),
+    now: () => clock.now,
+  });
+  try {
+    path.thread(true);
+    assert.equal(states, ['ok'], 'read 9 s ago, before any thread ran: not behind yet');
+    clock.now = 12_001;
+    path.judge();
+    assert.equal(states, ['ok', 'behind'], 'still unhandled 2 s after the thread started: behind');
   } finally {
     path.stop();
   }

@@ -1,6 +1,7 @@
 // Whether the device path keeps up, for the `devices` readiness check: `down` while no device thread runs (it
 // stopped and a new one is starting), `behind` while the oldest frame read from a socket has waited longer than
-// `behindMs` for the thread to handle it, else `ok`. Judged every `everyMs` from what the relay holds: no I/O.
+// `behindMs` for the thread to handle it (counted from when a thread runs, for frames held before), else `ok`.
+// Judged every `everyMs` from what the relay holds: no I/O.
 
 export type DevicePathState = 'ok' | 'behind' | 'down';
 
@@ -27,6 +28,8 @@ export interface DevicePath {
 export function watchDevicePath(options: DevicePathOptions): DevicePath {
   const { oldestAt, onState, behindMs = DEVICE_PATH_BEHIND_MS, everyMs = 500, now = () => performance.now() } = options;
   let running = false;
+  // Frames held while no thread ran (before the first was ready) are judged by their wait since one runs.
+  let runningSince = 0;
   let last: DevicePathState | undefined;
   const tell = (state: DevicePathState, reason?: string) => {
     if (state === last) return;
@@ -36,7 +39,7 @@ export function watchDevicePath(options: DevicePathOptions): DevicePath {
   function judge() {
     if (!running) return;
     const at = oldestAt();
-    const waited = at === undefined ? 0 : now() - at;
+    const waited = at === undefined ? 0 : now() - Math.max(at, runningSince);
     if (waited <= behindMs) return tell('ok');
     tell(
       'behind',
@@ -46,6 +49,7 @@ export function watchDevicePath(options: DevicePathOptions): DevicePath {
   const timer = setInterval(judge, everyMs).unref();
   return {
     thread(value, reason) {
+      if (value && !running) runningSince = now();
       running = value;
       if (value) judge();
       else tell('down', reason ?? 'no device thread runs');

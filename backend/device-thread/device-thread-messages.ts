@@ -26,9 +26,12 @@ export type SocketEvent =
   | { kind: 'close'; id: number; code: number; reason: string }
   | { kind: 'error'; id: number; message: string };
 
-/** To the device thread: a socket's event, the database monitor's verdict, close the sockets, or stop. */
+/**
+ * To the device thread: a socket's event, the database monitor's verdict, close the sockets, stop, or a probe it
+ * answers at once with `probed` (thread-answers.ts: a thread that stops answering is hung).
+ */
 export type ToDeviceThread =
-  SocketEvent | { kind: 'connected'; connected: boolean } | { kind: 'closeAll' } | { kind: 'stop' };
+  SocketEvent | { kind: 'connected'; connected: boolean } | { kind: 'closeAll' } | { kind: 'stop' } | { kind: 'probe' };
 
 /** What the device thread does to a socket. */
 export type SocketCommand =
@@ -67,4 +70,5 @@ export type FromDeviceThread =
   | { kind: 'heard' }
   | { kind: 'counted'; counted: Counted }
   | { kind: 'closedAll' }
-  | { kind: 'stopped' };
+  | { kind: 'stopped' }
+  | { kind: 'probed' };

@@ -8,18 +8,25 @@ import WebSocket, { WebSocketServer } from 'ws';
 import { DEVICE_SOCKET_PATH } from '../../lib/device-protocol.ts';
 import { startServer } from '../../lib/serve.ts';
 import { createLogSink } from '../../test/support/log-sink.ts';
-import { waitFor, withDeadline } from '../../test/support/deadline.ts';
+import { rejection, waitFor, withDeadline } from '../../test/support/deadline.ts';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createScratch } from '../../test/support/scratch.ts';
 import { startDeviceThread } from './device-thread.ts';
 
 const TOKEN = 'in-process-token-0123456789';
 const ECHO = new URL('../../test/support/echo-device-worker.mjs', import.meta.url);
 
-/** The device thread's main side with the echoing stand-in, in an app on a real server; `close()` in a finally. */
-async function startRelay() {
+/**
+ * The device thread's main side with the echoing stand-in, in an app on a real server; `close()` in a finally.
+ * `started: false` returns before the thread is ready.
+ */
+async function startRelay({ started = true, silentMs }: { started?: boolean; silentMs?: number } = {}) {
   const sink = createLogSink('info', 'backend');
-  // The `devices` readiness check's states, as the device path told them.
+  // The `devices` readiness check's states and reasons, as the device path told them.
   const paths: string[] = [];
-  const thread = await startDeviceThread({
+  const reasons: (string | undefined)[] = [];
+  const thread = startDeviceThread({
     logger: sink.log,
     log: { environment: 'production' },
     uri: 'mongodb://127.0.0.1:9/app',
@@ -28,9 +35,11 @@ async function startRelay() {
     socketsMax: 10,
     onHeard: () => {},
     entry: ECHO,
-    onPath: (state) => void paths.push(state),
+    onPath: (state, reason) => void (paths.push(state), reasons.push(reason)),
     behindMs: 300,
+    ...(silentMs ? { silentMs } : {}),
   });
+  if (started) await thread.started;
   const app = new Hono();
   app.get(DEVICE_SOCKET_PATH, thread.gate, thread.upgrade);
   const websocket = new WebSocketServer({ noServer: true });
@@ -41,6 +50,7 @@ async function startRelay() {
     sink,
     thread,
     paths,
+    reasons,
     async connect() {
       const client = await connect(url);
       clients.push(client.ws);
@@ -48,9 +58,10 @@ async function startRelay() {
     },
     async close() {
       for (const ws of clients) ws.terminate();
-      await thread.stop();
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      await thread.stop().finally(() => {
+        server.closeAllConnections();
+        return new Promise((resolve) => server.close(resolve));
+      });
     },
   };
 }
@@ -150,6 +161,52 @@ test('a peer that leaves more than 64 KiB of our sending unread is dropped', asy
     await waitFor(() => relay.thread.socketsOpen() === 0, { timeout: 5000, what: 'the socket gone' });
   } finally {
     await relay.close();
+  }
+});
+
+test('a thread stuck in a loop: the devices check is down once the thread leaves a probe unanswered', async () => {
+  const relay = await startRelay({ silentMs: 300 });
+  try {
+    const { ws, closed } = await relay.connect();
+    ws.send('hang');
+    await waitFor(() => relay.paths.includes('down'), { timeout: 5000, what: 'the devices check down' });
+    // Its `hang` frame is never handled: `behind` may come first (the bound is 300 ms here too).
+    assert.equal(
+      relay.paths.filter((state) => state !== 'behind'),
+      ['ok', 'down'],
+    );
+    const reason = relay.reasons[relay.paths.indexOf('down')]!;
+    assert.match(reason, /^the device thread has not answered for \d+ ms: it is hung$/);
+    assert.is(relay.thread.socketsOpen(), 1, 'a hung thread still holds its socket: it is not dead');
+    ws.terminate();
+    await closed;
+  } finally {
+    // Asked to stop, the hung thread answers nothing: after the question's deadline it is ended all the same.
+    const stopped = await rejection(relay.close());
+    assert.match(stopped.message, 'the device thread to stop');
+  }
+});
+
+test('sockets opened before the thread is ready are held, and their frames handled once it is', async () => {
+  const scratch = createScratch('device-thread-gate-');
+  const gate = join(scratch.dir, 'ready');
+  process.env.ECHO_READY_GATE = gate;
+  const relay = await startRelay({ started: false });
+  try {
+    const { ws, messages } = await relay.connect();
+    ws.send('early');
+    ws.send(Buffer.alloc(3), { binary: true });
+    assert.is(relay.thread.socketsOpen(), 1, 'open and held');
+    assert.equal([relay.paths, messages], [[], []], 'no verdict and no answer before the thread runs');
+    writeFileSync(gate, '');
+    await echoed(messages, 'early');
+    await echoed(messages, 'binary 3');
+    assert.equal(messages, ['early', 'binary 3'], 'in order');
+    assert.equal(relay.paths, ['ok']);
+  } finally {
+    delete process.env.ECHO_READY_GATE;
+    await relay.close();
+    scratch.remove();
   }
 });
 

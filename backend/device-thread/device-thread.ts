@@ -14,11 +14,14 @@ import {
   isSocketCommand,
   type DeviceWorkerData,
   type FromDeviceThread,
+  type SocketEvent,
   type ToDeviceThread,
 } from './device-thread-messages.ts';
 import { createSocketRelay } from './device-relay.ts';
 import { keepThread, type KeptThread } from './kept-thread.ts';
 import { watchDevicePath, type DevicePathState } from './device-path.ts';
+import { holdUntilReady } from './held-events.ts';
+import { watchThreadAnswers } from './thread-answers.ts';
 
 /** The device thread's nice value above the process's: when both want the CPU, the probes' thread gets it first. */
 export const DEVICE_THREAD_NICE = 10;
@@ -29,6 +32,8 @@ export interface DeviceThread extends DeviceRoutes {
   setConnected(connected: boolean): void;
   /** Closes the device thread's client and ends the thread (after closeAll). */
   stop(): Promise<void>;
+  /** Settles once the first device thread is ready; rejects, in one line, when it could not start. */
+  started: Promise<void>;
 }
 
 export interface DeviceThreadOptions
@@ -44,35 +49,53 @@ export interface DeviceThreadOptions
   onPath?: (state: DevicePathState, reason?: string) => void;
   /** Frames unhandled this long make the path `behind` (tests shorten it). */
   behindMs?: number;
+  /** A probe unanswered this long makes the path `down` (thread-answers.ts; tests shorten it). */
+  silentMs?: number;
 }
 
-export async function startDeviceThread(options: DeviceThreadOptions): Promise<DeviceThread> {
+/**
+ * Starts the device thread and returns at once, so that the thread loads while the backend connects to its database
+ * and listens. Device sockets that open before the thread is ready are held, their frames within the read budget
+ * (device-relay.ts), and handed to it once it is; the `devices` check stays as the caller defined it until then.
+ */
+export function startDeviceThread(options: DeviceThreadOptions): DeviceThread {
   const { logger: log, meters, onHeard, nice = DEVICE_THREAD_NICE, uri, databaseName, tokens } = options;
   const gate = createUpgradeGate({ ...options, log });
   const data: DeviceWorkerData = { uri, databaseName, log: options.log, tokens, nice, metrics: meters !== undefined };
   let connected = false;
   const restarting = { code: CLOSE_TRY_AGAIN_LATER, reason: 'device thread restarting' };
-  const relay = createSocketRelay((event, transfer) => thread.post(event, transfer), log, restarting);
+  const held = holdUntilReady<SocketEvent>((event, transfer) => thread.post(event, transfer));
+  const relay = createSocketRelay(held.tell, log, restarting);
   const path = watchDevicePath({
     oldestAt: () => relay.unhandled().oldestAt,
     onState: options.onPath ?? (() => {}),
     ...(options.behindMs ? { behindMs: options.behindMs } : {}),
   });
-  const thread: KeptThread<ToDeviceThread, FromDeviceThread> = await keepThread(options.entry ?? ENTRY, data, onReply, {
+  const answers = watchThreadAnswers({
+    probe: () => thread.post({ kind: 'probe' }),
+    onSilent: (ms) => path.thread(false, `the device thread has not answered for ${ms} ms: it is hung`),
+    onAnswered: () => path.thread(true),
+    ...(options.silentMs ? { silentMs: options.silentMs } : {}),
+  });
+  const thread: KeptThread<ToDeviceThread, FromDeviceThread> = keepThread(options.entry ?? ENTRY, data, onReply, {
     log,
     name: 'device thread',
     onStopped(code) {
+      answers.reset();
       path.thread(false, `the device thread stopped (exit code ${code}); a new one is starting`);
       relay.closeAll(restarting.code, restarting.reason);
     },
     onStarted(started) {
       started.post({ kind: 'connected', connected });
+      held.ready();
+      answers.reset();
       path.thread(true);
     },
   });
 
   function onReply(reply: FromDeviceThread) {
     if (isSocketCommand(reply)) relay.act(reply);
+    else if (reply.kind === 'probed') answers.answered();
     else if (reply.kind === 'heard') onHeard();
     else if (reply.kind === 'counted') meters?.counted(reply.counted);
   }
@@ -93,7 +116,9 @@ export async function startDeviceThread(options: DeviceThreadOptions): Promise<D
     },
     stop() {
       path.stop();
+      answers.stop();
       return thread.stop((last) => last.ask({ kind: 'stop' }, 'stopped', 'the device thread to stop'));
     },
+    started: thread.started,
   };
 }

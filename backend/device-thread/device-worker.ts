@@ -1,8 +1,6 @@
 // The device thread (device-thread.ts starts it): the device hub, its writers and a MongoDB client of their own. It
 // is told each device socket's events and answers with what to do to the socket; parsing frames, BSON, the driver
 // and their garbage live here, at a lower priority, so that the thread answering /api/ready never waits for them.
-import { readlinkSync } from 'node:fs';
-import { getPriority, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { MongoClient } from 'mongodb';
 import { WSContext, type WSEvents } from 'hono/ws';
@@ -26,7 +24,6 @@ const DRIVER_OPTIONS = { ...SHARED_DRIVER_OPTIONS, appName: 'service-health-kit-
 const port = parentPort!;
 const data = workerData as DeviceWorkerData;
 const { post } = threadPort<FromDeviceThread>(port);
-lowerThisThread(data.nice);
 
 const log = createLogger({ name: 'backend', ...data.log });
 const client = new MongoClient(data.uri, DRIVER_OPTIONS);
@@ -61,6 +58,7 @@ post({ kind: 'ready' });
 
 function onMessage(message: ToDeviceThread) {
   if (message.kind === 'connected') connected = message.connected;
+  else if (message.kind === 'probe') post({ kind: 'probed' });
   else if (message.kind === 'closeAll') void hub.closeAll().finally(() => post({ kind: 'closedAll' }));
   else if (message.kind === 'stop') void client.close().finally(() => post({ kind: 'stopped' }));
   else onSocketEvent(message);
@@ -128,17 +126,4 @@ function heardFrom(mongo: MongoClient) {
     last = now;
     post({ kind: 'heard' });
   });
-}
-
-/**
- * On Linux a thread has a nice value of its own: this one goes `by` above the process's, so that it yields the CPU
- * to the probes' thread (never above 19, the lowest priority).
- */
-function lowerThisThread(by: number) {
-  try {
-    const thread = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    setPriority(thread, Math.min(19, getPriority(thread) + by));
-  } catch {
-    // Not Linux, or not allowed: the thread runs at the process's priority, as everything did before it.
-  }
 }

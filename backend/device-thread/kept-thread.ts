@@ -12,6 +12,8 @@ export interface KeptThread<In, Out extends { kind: string }> {
   ask(message: In, answer: Out['kind'], what: string): Promise<void>;
   /** No more restarts; ends the thread once `last` (a last question, say) settled. */
   stop(last?: (thread: StartedWorker<In, Out>) => Promise<void>): Promise<void>;
+  /** Settles once the first thread is ready; rejects, in one line, when it could not start. */
+  started: Promise<void>;
 }
 
 export interface KeptThreadOptions {
@@ -24,12 +26,13 @@ export interface KeptThreadOptions {
   name: string;
 }
 
-export async function keepThread<In, Out extends { kind: string }>(
+/** Starts the first thread and returns at once: the caller goes on with its own start-up meanwhile (`started`). */
+export function keepThread<In, Out extends { kind: string }>(
   entry: URL,
   workerData: unknown,
   onMessage: (message: Out) => void,
   { log, onStopped, onStarted, name }: KeptThreadOptions,
-): Promise<KeptThread<In, Out>> {
+): KeptThread<In, Out> {
   let thread: StartedWorker<In, Out> | undefined;
   let stopping = false;
 
@@ -48,10 +51,15 @@ export async function keepThread<In, Out extends { kind: string }>(
     });
   }
   async function start() {
-    thread = await startWorker<In, Out>(entry, workerData, onMessage, { onExit: exited, log });
+    const ready = await startWorker<In, Out>(entry, workerData, onMessage, { onExit: exited, log });
+    // Stopped while it was starting: it is not wanted any more.
+    if (stopping) return void (await ready.end());
+    thread = ready;
     onStarted(thread);
   }
-  await start();
+  const started = start();
+  // The caller awaits it once its own start-up is done; until then a failure must not count as unhandled.
+  started.catch(() => {});
 
   return {
     post(message, transfer) {
@@ -65,5 +73,6 @@ export async function keepThread<In, Out extends { kind: string }>(
       if (!current) return;
       await (last ? last(current) : Promise.resolve()).finally(() => current.end());
     },
+    started,
   };
 }
