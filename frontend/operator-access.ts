@@ -48,6 +48,13 @@ const html = (c: Context, body: string, status: 200 | 401) => c.html(body, statu
 const bounded = bodyLimit({ maxSize: refuse.MAX_FORM_BYTES, onError: refuse.formTooLarge });
 const formBound: MiddlewareHandler = (c, next) => bounded(c, next).catch(() => refuse.formUnreadable(c));
 
+/** Whether the body could be read to its end (Hono keeps it, so the form is parsed from the same bytes). */
+const arrivedWhole = (c: Context) =>
+  c.req.arrayBuffer().then(
+    () => true,
+    () => false,
+  );
+
 export function operatorAccess(app: Hono, access: OperatorAccess, options: OperatorAccessOptions = {}): OperatorGate {
   const { httpsPort = () => undefined, log = () => {}, limit = createSignInLimit(), meter } = options;
   const sessions = access === 'open' ? undefined : createOperatorSessions({ tokens: access.tokens });
@@ -85,13 +92,7 @@ export function operatorAccess(app: Hono, access: OperatorAccess, options: Opera
   app.post('/sign-in', formBound, async function signIn(c) {
     // A body that ends before its Content-Length is no form, and no guess: it is not counted as a wrong token. One
     // that arrived whole but is no form (a broken multipart) is a wrong token, as one without the field is.
-    if (
-      !(await c.req.arrayBuffer().then(
-        () => true,
-        () => false,
-      ))
-    )
-      return refuse.formUnreadable(c);
+    if (!(await arrivedWhole(c))) return refuse.formUnreadable(c);
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
     const token = typeof form.token === 'string' ? form.token.trim() : '';
     const cookie = token ? sessions!.signIn(token) : undefined;
