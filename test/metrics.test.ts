@@ -5,24 +5,40 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startDeviceStack, type DeviceStack } from './support/device-stack.ts';
-import { spawnService } from './support/spawn-service.ts';
+import { spawnService, type Service } from './support/spawn-service.ts';
 import { stopAll } from './support/spawn-process.ts';
 import { waitFor, withDeadline } from './support/deadline.ts';
 import { lintMetrics } from './support/promtool.ts';
 import { parseExposition, sampleValue, scrape } from './support/metrics-text.ts';
 
 const test = suite('metrics');
-let stack: DeviceStack | undefined;
+// The tests that only read /metrics, and the one that writes readings and counts them, share one stack (nothing
+// else writes readings there); the one that hangs the database has its own, and so do the local-mode services.
+let shared: Promise<DeviceStack> | undefined;
+const sharedStack = () => (shared ??= startDeviceStack());
+let ownStack: DeviceStack | undefined;
+const services: Service[] = [];
 
 test.after.each(async () => {
-  stack?.mongo.resume();
-  await stack?.stop();
-  stack = undefined;
+  ownStack?.mongo.resume();
+  await ownStack?.stop();
+  ownStack = undefined;
+  await Promise.all(services.splice(0).map((service) => service.stop()));
+});
+test.after(async () => {
+  await (await shared?.catch(() => undefined))?.stop();
   await stopAll();
 });
 
-const writeLines = (prefix: string, count: number) =>
-  stack!.pty.write(Array.from({ length: count }, (_, i) => `${prefix} ${i + 1}\n`).join(''));
+/** A local-mode device service, stopped after the test. */
+async function localDevice(env: Record<string, string> = {}, waitPath?: false) {
+  const service = await spawnService('device/main.ts', { env: { NODE_ENV: 'local', ...env }, waitPath });
+  services.push(service);
+  return service;
+}
+
+const writeLines = (stack: DeviceStack, prefix: string, count: number) =>
+  stack.pty.write(Array.from({ length: count }, (_, i) => `${prefix} ${i + 1}\n`).join(''));
 
 async function metricValue(url: string, name: string, labels: Record<string, string> = {}) {
   const { status, text } = await scrape(url);
@@ -31,9 +47,9 @@ async function metricValue(url: string, name: string, labels: Record<string, str
 }
 
 test('both /metrics pass promtool; every reading read is counted, stored, acknowledged and timed', async () => {
-  stack = await startDeviceStack();
+  const stack = await sharedStack();
   const backend = stack.backend();
-  writeLines('reading', 25);
+  writeLines(stack, 'reading', 25);
   await waitFor(async () => (await metricValue(backend.metricsUrl, 'backend_readings_stored_total')) === 25, {
     timeout: 15_000,
     what: 'backend_readings_stored_total 25',
@@ -63,7 +79,7 @@ test('both /metrics pass promtool; every reading read is counted, stored, acknow
 });
 
 test('while the database hangs /metrics answers, the database check turns, the device backlog shows', async () => {
-  stack = await startDeviceStack();
+  const stack = (ownStack = await startDeviceStack());
   const backend = stack.backend();
   stack.mongo.hang();
   await waitFor(
@@ -77,7 +93,7 @@ test('while the database hangs /metrics answers, the database check turns, the d
   assert.is(sampleValue(samples, 'service_ready'), 0);
   assert.is(sampleValue(samples, 'backend_database_state_changes_total', { state: 'disconnected' }), 1);
   assert.equal(lintMetrics(text), [], 'promtool check metrics while the database hangs');
-  writeLines('held', 5);
+  writeLines(stack, 'held', 5);
   await waitFor(async () => (await metricValue(stack!.device.metricsUrl, 'device_readings_unacknowledged')) === 5, {
     timeout: 10_000,
     what: 'device backlog of 5',
@@ -91,7 +107,7 @@ test('while the database hangs /metrics answers, the database check turns, the d
 });
 
 test('route labels are route patterns or (unmatched), never a raw path; /metrics is not counted', async () => {
-  stack = await startDeviceStack();
+  const stack = await sharedStack();
   const { url, metricsUrl } = stack.backend();
   for (const path of ['/api/readings?deviceId=a&limit=1', '/api/readings?deviceId=b', '/no/such/7', '/metrics?x=1']) {
     await withDeadline(fetch(url + path), 10_000, path).then((res) => res.arrayBuffer());
@@ -108,7 +124,7 @@ test('route labels are route patterns or (unmatched), never a raw path; /metrics
 });
 
 test('outside local mode /metrics is on METRICS_PORT only: 404 on the public port, only it on its own', async () => {
-  stack = await startDeviceStack();
+  const stack = await sharedStack();
   for (const service of [stack.backend(), stack.device]) {
     const onPublic = await scrape(service.url);
     assert.is(onPublic.status, 404, `${service.url}/metrics`);
@@ -122,18 +138,18 @@ test('outside local mode /metrics is on METRICS_PORT only: 404 on the public por
 });
 
 test('local mode keeps /metrics on the main port', async () => {
-  const service = await spawnService('device/main.ts', { env: { NODE_ENV: 'local' } });
+  const service = await localDevice();
   assert.is((await scrape(service.url)).status, 200);
 });
 
 test('METRICS=off: /metrics is 404 and the probes answer as before; METRICS=maybe is one line, exit 1', async () => {
-  const service = await spawnService('device/main.ts', { env: { NODE_ENV: 'local', METRICS: 'off' } });
+  // Side by side: the refusal exits on its own while the other starts.
+  const [service, refused] = await Promise.all([
+    localDevice({ METRICS: 'off' }),
+    localDevice({ METRICS: 'maybe' }, false),
+  ]);
   assert.is((await scrape(service.url)).status, 404);
   assert.is((await withDeadline(fetch(`${service.url}/api/health`), 10_000, 'health')).status, 200);
-  const refused = await spawnService('device/main.ts', {
-    env: { NODE_ENV: 'local', METRICS: 'maybe' },
-    waitPath: false,
-  });
   assert.is(await refused.waitExit(15_000), 1);
   assert.ok(
     refused.lines.some((line) => line.includes('METRICS=maybe is not valid: expected on or off')),
