@@ -7,8 +7,7 @@ import { freePort } from '../tools/free-port.ts';
 import { withDeadline } from './support/deadline.ts';
 import { spawnService, type Service } from './support/spawn-service.ts';
 import { stopAll } from './support/spawn-process.ts';
-
-test.after.each(stopAll);
+import { createPool } from './support/run-smoke-cli.ts';
 
 /** What `curl --http2 http://…` sends: an HTTP/1.1 request asking to switch to cleartext HTTP/2. */
 const H2C_UPGRADE =
@@ -31,6 +30,23 @@ const services = {
     }),
 };
 
+// Every service the file needs starts when it begins, a few side by side; each test awaits its own. The two that
+// only ask share a backend; the ones that send SIGTERM have one each.
+const pool = createPool(3);
+let started: Record<'asked' | 'h2cStopped' | 'backend' | 'device' | 'frontend', Promise<Service>>;
+test.before(() => {
+  const { backend, device, frontend } = services;
+  started = {
+    asked: pool(backend),
+    h2cStopped: pool(backend),
+    backend: pool(backend),
+    device: pool(device),
+    frontend: pool(frontend),
+  };
+  for (const start of Object.values(started)) start.catch(() => {}); // its test reports the failure
+});
+test.after(stopAll);
+
 const open: Socket[] = [];
 test.after.each(() => {
   for (const socket of open.splice(0)) socket.destroy();
@@ -50,7 +66,7 @@ async function rawClient(service: Service, text: string) {
 }
 
 test('backend: an h2c upgrade request gets a plain HTTP/1.1 answer, then the connection closes', async () => {
-  const backend = await services.backend();
+  const backend = await started.asked;
   const client = await rawClient(backend, H2C_UPGRADE);
   await withDeadline(client.ended, 10_000, 'the answer to an h2c upgrade request');
   const [head = '', body = ''] = client.received().split('\r\n\r\n');
@@ -61,7 +77,7 @@ test('backend: an h2c upgrade request gets a plain HTTP/1.1 answer, then the con
 });
 
 test('backend: a WebSocket upgrade to a path with no socket is still refused with a status', async () => {
-  const backend = await services.backend();
+  const backend = await started.asked;
   const client = await rawClient(
     backend,
     'GET /api/health HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n' +
@@ -73,7 +89,7 @@ test('backend: a WebSocket upgrade to a path with no socket is still refused wit
 });
 
 test('backend: SIGTERM with an h2c upgrade connection open exits 0', async () => {
-  const backend = await services.backend();
+  const backend = await started.h2cStopped;
   await rawClient(backend, H2C_UPGRADE);
   backend.signal('SIGTERM');
   assert.is(await backend.waitExit(EXIT_DEADLINE_MS), 0, backend.lines.slice(-5).join('\n'));
@@ -81,7 +97,7 @@ test('backend: SIGTERM with an h2c upgrade connection open exits 0', async () =>
 
 for (const name of ['backend', 'device', 'frontend'] as const) {
   test(`${name}: SIGTERM with a half-sent request head left open exits 0`, async () => {
-    const service = await services[name]();
+    const service = await started[name];
     const client = await rawClient(service, HALF_HEAD);
     service.signal('SIGTERM');
     assert.is(await service.waitExit(EXIT_DEADLINE_MS), 0, service.lines.slice(-5).join('\n'));
