@@ -3,28 +3,35 @@
 // test-only `for:` of 2 s) go pending and firing and resolve, and a backend that is gone fires ScrapeTargetDown.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawnService } from './support/spawn-service.ts';
-import { startMongoProcess } from './support/mongo-process.ts';
+import { spawnService, type Service } from './support/spawn-service.ts';
+import { startMongoProcess, type MongoProcess } from './support/mongo-process.ts';
 import { startPrometheus, type PrometheusServer } from './support/prometheus-server.ts';
 import { stopAll } from './support/spawn-process.ts';
 import { waitFor } from './support/deadline.ts';
 import { shortRules } from './support/alert-rules.ts';
 
 const test = suite('prometheus');
-let prometheus: PrometheusServer | undefined;
+// One stand-in, backend and Prometheus for the file: the first test leaves the database running again, the last
+// stops the backend.
+let mongo: MongoProcess;
+let backend: Service;
+let prometheus: PrometheusServer;
 
-test.after.each(async () => {
+test.before(async () => {
+  mongo = await startMongoProcess();
+  backend = await spawnService('backend/main.ts', { env: { MONGODB_URI: mongo.uri } });
+  prometheus = await startPrometheus({ targets: { backend: backend.metricsUrl }, rules: shortRules() });
+});
+
+test.after(async () => {
+  mongo?.signal('SIGCONT');
   await prometheus?.stop();
-  prometheus = undefined;
   await stopAll();
 });
 
-const WAIT = { timeout: 30_000, interval: 250 };
+const WAIT = { timeout: 30_000, interval: 100 };
 
 test('the database check follows a database stopped and continued; ServiceNotReady fires and ends', async () => {
-  const mongo = await startMongoProcess();
-  const backend = await spawnService('backend/main.ts', { env: { MONGODB_URI: mongo.uri } });
-  prometheus = await startPrometheus({ targets: { backend: backend.metricsUrl }, rules: shortRules() });
   const p = prometheus;
   const databaseReady = async () => (await p.query('service_check_ready{job="backend",check="database"}'))[0]?.value;
   const alert = async (state: string) =>
@@ -49,9 +56,6 @@ test('the database check follows a database stopped and continued; ServiceNotRea
 });
 
 test('a backend that is gone fires ScrapeTargetDown', async () => {
-  const mongo = await startMongoProcess();
-  const backend = await spawnService('backend/main.ts', { env: { MONGODB_URI: mongo.uri } });
-  prometheus = await startPrometheus({ targets: { backend: backend.metricsUrl }, rules: shortRules() });
   const p = prometheus;
   await waitFor(async () => (await p.query('up{job="backend"}'))[0]?.value === 1, { ...WAIT, what: 'up 1' });
   await backend.stop();
