@@ -9,6 +9,7 @@ import { stopAll } from './support/spawn-process.ts';
 import { openSocket, upgrade, type Refused } from './support/device-socket.ts';
 import { jsonLines } from './support/device-services.ts';
 import { expectRefusal } from './support/refused-start.ts';
+import { createPool } from './support/run-smoke-cli.ts';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { setTimeout } from 'node:timers/promises';
@@ -19,19 +20,46 @@ const start = (env: Record<string, string | undefined> = {}) =>
   spawnService('backend/main.ts', { env: { MONGODB_URI: 'mongodb://127.0.0.1:9/app', ...env } });
 const warnings = (backend: Service, text: string) =>
   jsonLines(backend).filter((l) => l.level === 40 && String(l.msg).includes(text));
+const zip = <A, B>(as: readonly A[], bs: readonly B[]) => as.map((a, i) => [a, bs[i]!] as const);
 const refusal = async (url: string, authorization: string | null) => {
   const result = await upgrade(url, { authorization });
   assert.is.not(result.status, 101, `upgraded with ${JSON.stringify(authorization)}`);
   return result as Refused;
 };
 
-test.after.each(() => stopAll());
+const TOKEN_A = 'own-token-of-device-a-5f2c91d07b';
+const TOKEN_B = 'own-token-of-device-b-a81e6c3d44';
+
+// Each test's backend has settings of its own: all of them start when the file begins, a few side by side, and each
+// test awaits its own (one backend per setting, so no test sees another's sockets or warnings).
+const SETTINGS = {
+  shared: {},
+  noToken: { DEVICE_TOKEN: undefined, NODE_ENV: 'production' },
+  localOpen: { DEVICE_TOKEN: undefined, NODE_ENV: 'local', NO_COLOR: '1' },
+  localGuarded: { NODE_ENV: 'local' },
+  socketsMax: { DEVICE_SOCKETS_MAX: '2' },
+  trimmed: { DEVICE_TOKEN: `  ${TEST_DEVICE_TOKEN}\n` },
+  ownTokens: { DEVICE_TOKEN: undefined, DEVICE_TOKENS: `dev-a:${TOKEN_A},dev-b:${TOKEN_B}` },
+  bothTokens: { DEVICE_TOKENS: `dev-a:${TOKEN_A}` },
+  perToken: { DEVICE_TOKENS: `dev-a:${TOKEN_A}`, DEVICE_SOCKETS_PER_TOKEN: '2' },
+} satisfies Record<string, Record<string, string | undefined>>;
+const pool = createPool(3);
+let started: Record<keyof typeof SETTINGS, Promise<Service>>;
+test.before(() => {
+  const entries = Object.entries(SETTINGS).map(([name, env]) => [name, pool(() => start(env))] as const);
+  for (const [, promise] of entries) promise.catch(() => {}); // its test reports the failure
+  started = Object.fromEntries(entries) as typeof started;
+});
+test.after(() => stopAll());
+/** Refusals side by side, in the same pool as the starts. */
+const refusals = (table: ReadonlyArray<readonly [Record<string, string>, string]>) =>
+  Promise.all(table.map(([env, expected]) => pool(() => expectRefusal('backend/main.ts', { env }, expected))));
 
 test(
   'no token, a wrong token, Basic, or the token in the wrong case: ' +
     '401 before any upgrade; the right token upgrades',
   async () => {
-    const backend = await start();
+    const backend = await started.shared;
     const wrongCase = TEST_DEVICE_TOKEN.toUpperCase();
     for (const authorization of [
       null,
@@ -70,7 +98,7 @@ test(
 test(
   'outside local mode, a backend without DEVICE_TOKEN refuses every device (401) ' + 'and says so once at start-up',
   async () => {
-    const backend = await start({ DEVICE_TOKEN: undefined, NODE_ENV: 'production' });
+    const backend = await started.noToken;
     assert.is((await refusal(backend.url, `Bearer ${TEST_DEVICE_TOKEN}`)).status, 401);
     assert.is((await refusal(backend.url, null)).status, 401);
     assert.equal(
@@ -87,7 +115,7 @@ test(
 test(
   'in local mode without DEVICE_TOKEN the socket is open (with a start-up warning); ' + 'with one, it is required',
   async () => {
-    const open = await start({ DEVICE_TOKEN: undefined, NODE_ENV: 'local', NO_COLOR: '1' });
+    const open = await started.localOpen;
     const { ws } = await openSocket(open.url, { authorization: null });
     ws.close();
     assert.ok(
@@ -95,7 +123,7 @@ test(
         l.includes('DEVICE_TOKEN is not set: in local mode the device socket accepts devices without a token'),
       ),
     );
-    const guarded = await start({ NODE_ENV: 'local' });
+    const guarded = await started.localGuarded;
     assert.is((await refusal(guarded.url, null)).status, 401);
   },
 );
@@ -103,7 +131,7 @@ test(
 test(
   `beyond DEVICE_SOCKETS_MAX open sockets the upgrade gets 503 with Retry-After; ` + `a closed socket frees its slot`,
   async () => {
-    const backend = await start({ DEVICE_SOCKETS_MAX: '2' });
+    const backend = await started.socketsMax;
     const first = await openSocket(backend.url);
     await openSocket(backend.url);
     const full = await refusal(backend.url, `Bearer ${TEST_DEVICE_TOKEN}`);
@@ -129,32 +157,30 @@ test(
 );
 
 test('bad settings: one line, exit 1, and the token is never quoted', async () => {
-  for (const [env, expected] of [
+  const table = [
     [{ DEVICE_TOKEN: 'Zq7Wk-short' }, 'backend: DEVICE_TOKEN is too short (11 characters): use at least 16'],
     [{ DEVICE_TOKEN: 'Zq7Wk two words-0123' }, 'backend: DEVICE_TOKEN is not valid: it contains whitespace'],
     [{ DEVICE_TOKEN: 'Zq7Wk\nline-0123456789' }, 'backend: DEVICE_TOKEN is not valid: it contains whitespace'],
     [{ DEVICE_SOCKETS_MAX: 'abc' }, 'backend: DEVICE_SOCKETS_MAX=abc is not valid'],
     [{ DEVICE_SOCKETS_MAX: '0' }, 'backend: DEVICE_SOCKETS_MAX=0 is not valid'],
-  ] as const) {
-    // Outside local mode the same error is also one level-60 JSON line on stdout, for log pipelines.
-    const { service: backend } = await expectRefusal('backend/main.ts', { env }, expected);
+  ] as const;
+  // Outside local mode the same error is also one level-60 JSON line on stdout, for log pipelines.
+  for (const [[env], { service: backend }] of zip(table, await refusals(table))) {
     if ('DEVICE_TOKEN' in env) assert.not.ok(backend.lines.join('\n').includes('Zq7Wk'), 'the token is quoted');
   }
   // Surrounding whitespace (a trailing newline from a file or a Secret) is trimmed, not refused.
-  const trimmed = await start({ DEVICE_TOKEN: `  ${TEST_DEVICE_TOKEN}\n` });
+  const trimmed = await started.trimmed;
   const { ws } = await openSocket(trimmed.url);
   ws.close();
 });
 
-const TOKEN_A = 'own-token-of-device-a-5f2c91d07b';
-const TOKEN_B = 'own-token-of-device-b-a81e6c3d44';
 const hello = (deviceId: string) => JSON.stringify({ type: 'hello', deviceId, session: 's1' });
 
 test(
   "DEVICE_TOKENS: a device's own token may say hello only as that device; " +
     'anything else is closed with 1008 and summed into one warning',
   async () => {
-    const backend = await start({ DEVICE_TOKEN: undefined, DEVICE_TOKENS: `dev-a:${TOKEN_A},dev-b:${TOKEN_B}` });
+    const backend = await started.ownTokens;
     const own = await openSocket(backend.url, { authorization: `Bearer ${TOKEN_A}` });
     own.ws.send(hello('dev-a'));
     const impostors = [];
@@ -194,7 +220,7 @@ test(
   'DEVICE_TOKEN and DEVICE_TOKENS together: a listed device needs its own token; ' +
     'the shared one still admits devices not listed',
   async () => {
-    const backend = await start({ DEVICE_TOKENS: `dev-a:${TOKEN_A}` });
+    const backend = await started.bothTokens;
     const shared = await openSocket(backend.url);
     shared.ws.send(hello('dev-a'));
     assert.equal(await withDeadline(shared.closed, 3000, 'closed'), { code: 1008, reason: 'device has its own token' });
@@ -225,7 +251,7 @@ test(
   "past DEVICE_SOCKETS_PER_TOKEN a device's own token gets its socket closed with 1013 and the reason; " +
     'a closed socket frees its slot; the shared token is bounded by DEVICE_SOCKETS_MAX alone',
   async () => {
-    const backend = await start({ DEVICE_TOKENS: `dev-a:${TOKEN_A}`, DEVICE_SOCKETS_PER_TOKEN: '2' });
+    const backend = await started.perToken;
     const own = { authorization: `Bearer ${TOKEN_A}` };
     const kept = [await openSocket(backend.url, own), await openSocket(backend.url, own)];
     // A flood of one token: every socket past the bound is upgraded, then closed with a code and a reason.
@@ -283,7 +309,7 @@ test('DEVICE_TOKENS_FILE: the pairs from a mounted file, one per line', async ()
 });
 
 test('bad DEVICE_TOKENS: one line naming the entry (never the token), exit 1', async () => {
-  for (const [env, expected] of [
+  const table = [
     [{ DEVICE_TOKENS: `dev-a:${TOKEN_A},${TOKEN_B}` }, 'backend: DEVICE_TOKENS entry 2 is not deviceId:token'],
     [
       { DEVICE_TOKENS: `dev-a:${TOKEN_A},dev-a:${TOKEN_B}` },
@@ -297,8 +323,8 @@ test('bad DEVICE_TOKENS: one line naming the entry (never the token), exit 1', a
       { DEVICE_TOKENS_FILE: '/nonexistent/tokens' },
       'backend: DEVICE_TOKENS_FILE names a file that cannot be read: ENOENT',
     ],
-  ] as const) {
-    const { service: backend } = await expectRefusal('backend/main.ts', { env }, expected);
+  ] as const;
+  for (const { service: backend } of await refusals(table)) {
     const output = backend.lines.join('\n');
     assert.not.ok(
       output.includes(TOKEN_A) || output.includes(TOKEN_B) || output.includes('Zq7Wk'),
