@@ -4,6 +4,12 @@ import type { Logger } from '../../lib/logger.ts';
 import { startWorker, type StartedWorker } from './worker-start.ts';
 
 const RESTART_DELAY_MS = 1000;
+/**
+ * The first start's deadline. It loads alongside the rest of start-up (the backend serves meanwhile, its `devices`
+ * check `starting`): on a machine whose 2 cores ran 40 other jobs, the 10 s a restart gets were missed, and the
+ * backend stopped. A start that fails outright still stops it at once.
+ */
+const FIRST_START_MS = 60_000;
 
 export interface KeptThread<In, Out extends { kind: string }> {
   /** Posts `message` (moving what `transfer` lists); false, and nothing posted, while no thread runs. */
@@ -45,19 +51,20 @@ export function keepThread<In, Out extends { kind: string }>(
   }
   function again() {
     if (stopping) return;
-    start().catch((error: Error) => {
+    start(undefined).catch((error: Error) => {
       log.error({ err: error.message }, `${error.message}; trying again`);
       setTimeout(again, RESTART_DELAY_MS).unref();
     });
   }
-  async function start() {
-    const ready = await startWorker<In, Out>(entry, workerData, onMessage, { onExit: exited, log });
+  async function start(timeoutMs: number | undefined) {
+    const options = { onExit: exited, log, ...(timeoutMs ? { timeoutMs } : {}) };
+    const ready = await startWorker<In, Out>(entry, workerData, onMessage, options);
     // Stopped while it was starting: it is not wanted any more.
     if (stopping) return void (await ready.end());
     thread = ready;
     onStarted(thread);
   }
-  const started = start();
+  const started = start(FIRST_START_MS);
   // The caller awaits it once its own start-up is done; until then a failure must not count as unhandled.
   started.catch(() => {});
 

@@ -41,13 +41,14 @@ function spawnBackend({ tree, compiled }: Backend, mongoUri: string, [port, metr
   return spawnProcess(process.execPath, args, { cwd: tree, env });
 }
 
-/** Polls `url` every 5 ms until it answers 200; the ms since `start`. */
-async function until200(url: string, start: number, what: string): Promise<number> {
-  await waitFor(async () => (await fetch(url).catch(() => undefined))?.status === 200, {
-    timeout: 30_000,
-    interval: 5,
-    what,
-  });
+/** Polls `url` every 5 ms until it answers 200; the ms since `start`. A process that exits meanwhile fails it. */
+async function until200(url: string, start: number, what: string, proc?: Spawned): Promise<number> {
+  const answered = async () => {
+    if (proc && proc.child.exitCode !== null)
+      throw new Error(`exited with ${proc.child.exitCode}: ${proc.stderr.at(-1)}`);
+    return (await fetch(url).catch(() => undefined))?.status === 200;
+  };
+  await waitFor(answered, { timeout: 30_000, interval: 5, what });
   return performance.now() - start;
 }
 
@@ -58,9 +59,9 @@ async function startOnce(backend: Backend, mongoUri: string, devicesCheck: boole
   const start = performance.now();
   const proc = spawnBackend(backend, mongoUri, ports);
   try {
-    const ready = await until200(`http://127.0.0.1:${port}/api/ready`, start, 'the backend ready');
+    const ready = await until200(`http://127.0.0.1:${port}/api/ready`, start, 'the backend ready', proc);
     const url = `http://127.0.0.1:${port}/api/ready/devices`;
-    const devices = devicesCheck ? await until200(url, start, 'its device path ready') : ready;
+    const devices = devicesCheck ? await until200(url, start, 'its device path ready', proc) : ready;
     return { ready, devices };
   } finally {
     await proc.stop();
