@@ -48,6 +48,8 @@ interface Repo {
   note?: string | null;
   noteBytes?: number;
   noteUnreadable?: 'fails' | 'truncated';
+  /** The author's name and time, when not the committer's. */
+  author?: { name: string; time: number };
 }
 
 const ok = (stdout: string): CommandResult => ({
@@ -59,8 +61,8 @@ const ok = (stdout: string): CommandResult => ({
   timedOut: false,
 });
 const no = (code = 1, stderr = ''): CommandResult => ({ ...ok(''), code, stderr });
-const commitText = (tree: string, time: number, parent?: string, message = '') =>
-  `tree ${tree}\n${parent ? `parent ${parent}\n` : ''}author A <a@x> ${time} +0000\n` +
+const commitText = (tree: string, time: number, parent?: string, message = '', author = { name: 'A', time }) =>
+  `tree ${tree}\n${parent ? `parent ${parent}\n` : ''}author ${author.name} <a@x> ${author.time} +0000\n` +
   `committer A <a@x> ${time} +0000\n\n${message}`;
 
 /** What git answers each command verifyCommit and its helpers run, for the repository `repo` describes. */
@@ -73,7 +75,7 @@ function fakeGit(repo: Repo): Git {
     [`cat-file commit ${COMMIT}`]: () =>
       repo.commitUnreadable
         ? no(128, 'fatal: bad object')
-        : ok(commitText(TREE, SECONDS + 60, parent === 'none' ? undefined : PARENT, repo.message)),
+        : ok(commitText(TREE, SECONDS + 60, parent === 'none' ? undefined : PARENT, repo.message, repo.author)),
     [`cat-file commit ${PARENT}`]: () =>
       parent === 'unreadable' ? no(128, 'fatal: missing') : ok(commitText('b2'.repeat(20), SECONDS - 3600)),
     [`notes --ref=${NOTES_REF} list ${TREE}`]: () => (typeof repo.note === 'string' ? ok('b10b\n') : no()),
@@ -228,6 +230,19 @@ test("the commit's times bound the evidence: a note older than the parent, or af
     note: JSON.stringify(record({ at: late, smoke: { ...record().smoke!, startedAt: late } })),
   });
   assert.equal(after, { code: 1, line: `commit ${c}: its evidence is of ${late}, after the commit was made` });
+});
+
+test("only the header's lines count: a name or a message that reads like one changes no time", async () => {
+  // An author called "committer", with an older time: the commit's time is still the committer's.
+  const author = { name: 'Ann committer Smith', time: SECONDS - 7200 };
+  assert.is((await bound({ author })).code, 0, 'the author line is not the committer line');
+  // A root commit whose message starts a line with its would-be parent: it has no parent to bound the evidence.
+  const old = new Date((SECONDS - 3600) * 1000 - 10 * 60_000).toISOString();
+  const note = JSON.stringify(record({ at: old, smoke: { ...record().smoke!, startedAt: old } }));
+  for (const said of [`parent ${PARENT}`, `parent ${PARENT} was reverted`, `See parent ${PARENT}`]) {
+    const text = `Change a.txt\n\n${said}\n\n${line()}\n`;
+    assert.is((await bound({ parent: 'none', message: text, note })).code, 0, said);
+  }
 });
 
 test.run();

@@ -39,10 +39,14 @@ export async function verifyCommit(git: Git, rev: string): Promise<Verdict> {
   return bound(git, { ...target, times: await commitTimes(git, raw.stdout) }, line);
 }
 
-/** The commit's committer time and its parent's, from the commit's raw text (a parent out of reach has none). */
+/**
+ * The commit's committer time and its parent's, from the commit's raw text (a parent out of reach has none). Only
+ * the header is read: a message line that reads `parent <name>` names no parent.
+ */
 async function commitTimes(git: Git, raw: string): Promise<CommitTimes> {
-  const committed = (text: string) => Number(/^committer .* (\d+) [+-]\d{4}$/m.exec(text)?.[1]) * 1000;
-  const parent = /^parent ([0-9a-f]+)$/m.exec(raw)?.[1];
+  const header = (text: string) => text.split('\n\n', 1)[0]!;
+  const committed = (text: string) => Number(/^committer .* (\d+) [+-]\d{4}$/m.exec(header(text))?.[1]) * 1000;
+  const parent = /^parent ([0-9a-f]+)$/m.exec(header(raw))?.[1];
   const read = parent ? await git.run(['cat-file', 'commit', parent]) : undefined;
   const parentCommitted = read?.code === 0 ? committed(read.stdout) : undefined;
   return { committed: committed(raw), ...(parentCommitted ? { parentCommitted } : {}) };

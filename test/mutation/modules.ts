@@ -53,7 +53,28 @@ export const MODULES: MutationModule[] = [
     ],
   },
   // What `verify` believes of a trailer: each claim held against the evidence noted on the commit's tree.
-  { module: 'smoke/trailer/verify.ts', tests: ['smoke/trailer/verify-decisions.test.ts'] },
+  {
+    module: 'smoke/trailer/verify.ts',
+    tests: ['smoke/trailer/verify-decisions.test.ts'],
+    equivalent: [
+      {
+        mutator: 'OptionalChaining',
+        line: 'const committed = (text: string) =>',
+        why: 'git writes no commit object without its committer line (fsck: missingCommitter), so one is always found',
+      },
+      {
+        mutator: 'Regex',
+        line: 'const committed = (text: string) =>',
+        replacement: String.raw`/^committer .* (\d+) [+-]\d{4}/m`,
+        why: 'without `$`: the greedy `.*` still leaves only the last number and zone of the line to match',
+      },
+      {
+        mutator: 'Regex',
+        line: 'const parent = /^parent',
+        why: 'in the header only `parent` lines start so or end in a name, so either anchor alone finds the same line',
+      },
+    ],
+  },
   {
     module: 'smoke/trailer/claims.ts',
     tests: ['smoke/trailer/claims.test.ts'],
