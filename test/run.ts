@@ -145,12 +145,11 @@ process.on('SIGTERM', interrupt);
 
 const started = Date.now();
 await Promise.all(Array.from({ length: Math.min(CONCURRENCY, total) }, worker));
-const notRun = [...running, ...items.map((i) => i.file)];
 for (const line of [
   ...failureLines(results),
   ...slowestLines(results),
   ...(args.repeat ? ['', ...repeatLines(results)] : []),
-  ...closingLines(results, Date.now() - started, interrupted ? notRun : []),
+  ...closingLines(results, Date.now() - started, interrupted && { stopped: [...running], notStarted: items.length }),
 ]) {
   console.log(line);
 }

@@ -128,7 +128,7 @@ test('Ctrl-C mid-run: the running file is stopped with its clean-ups, nothing is
   const output = child.lines.join('\n');
   assert.is(code, 130, output);
   assert.match(output, `[1/2] ✔ ${PASSES}`);
-  assert.match(output, `interrupted: 1 not finished (${HANGS})`);
+  assert.match(output, `interrupted: stopped ${HANGS}; 0 not started`);
   assert.is(child.lines.at(-1), '1 passed, 0 failed');
   assert.equal(pids.filter(running), [], 'processes still running after Ctrl-C');
   assert.is(readFileSync(cleaned, 'utf8'), 'cleaned up', 'the clean-up it registered ran');

@@ -43,11 +43,15 @@ export function repeatLines(results: FileResult[]): string[] {
 }
 
 /** The closing lines; the totals line is the last, in the form CI and the tools read. */
-export function closingLines(results: FileResult[], wallMs: number, notRun: string[]): string[] {
+export function closingLines(
+  results: FileResult[],
+  wallMs: number,
+  cut?: { stopped: string[]; notStarted: number },
+): string[] {
   const passed = results.reduce((n, r) => n + r.passed, 0);
   const failed = results.reduce((n, r) => n + r.failed, 0);
   const fileMs = results.reduce((n, r) => n + r.ms, 0);
   const lines = ['', `${results.length} files in ${seconds(wallMs)} (${seconds(fileMs)} of file time)`];
-  if (notRun.length) lines.push(`interrupted: ${notRun.length} not finished (${notRun.join(', ')})`);
+  if (cut) lines.push(`interrupted: stopped ${cut.stopped.join(', ') || 'nothing'}; ${cut.notStarted} not started`);
   return [...lines, `${passed} passed, ${failed} failed`];
 }

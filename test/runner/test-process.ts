@@ -38,7 +38,7 @@ const REPORT_AT_EXIT = './test/runner/report-results.ts';
 /** How long its output may go on after its group is gone (a process outside the group holding the pipe). */
 const DRAIN_MS = 2000;
 /** How long its group has to empty by itself after it exits before what is left counts as left behind. */
-const SETTLE_MS = 1000;
+const SETTLE_MS = 3000;
 
 export function startTestProcess(script: string, { onRecord, onOutput, batch }: TestProcessOptions): TestProcess {
   const preloads = batch ? PRELOADS : [...PRELOADS, REPORT_AT_EXIT];
