@@ -11,6 +11,7 @@ import { parseRunnerArgs, UsageError, type Mode, type RunnerArgs } from './runne
 import { startBatch, type Batch } from './runner/batch.ts';
 import { closingLines, failureLines, fileLine, repeatLines, slowestLines } from './runner/report.ts';
 import { runAlone } from './runner/run-alone.ts';
+import { lastTimes, longestFirst, saveTimes } from './runner/timings.ts';
 import { stopAll } from './runner/test-process.ts';
 import type { FileResult } from './runner/verdict.ts';
 
@@ -91,7 +92,10 @@ function plan(files: string[]): Item[] {
     );
   const batched = (file: string) => args.batch || (!serial && isUnit(file) && !ALONE.has(file));
   const items = files.map((file) => ({ file, batched: batched(file) }));
-  return [...items.filter((i) => i.batched), ...items.filter((i) => !i.batched)];
+  // Side by side, the longest first (by their last times), so the run does not end on one long file alone.
+  const order = (group: Item[]) => (CONCURRENCY > 1 ? longestFirst(group, times) : group);
+  const times = lastTimes();
+  return [...order(items.filter((i) => i.batched)), ...order(items.filter((i) => !i.batched))];
 }
 
 const files = selected();
@@ -153,5 +157,6 @@ for (const line of [
 ]) {
   console.log(line);
 }
+saveTimes(results);
 if (interrupted) process.exit(interrupted === 'SIGINT' ? 130 : 143);
 process.exitCode = results.some((r) => r.failed > 0) ? 1 : 0;
