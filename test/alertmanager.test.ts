@@ -11,7 +11,7 @@ import { startPrometheus, type PrometheusServer } from './support/prometheus-ser
 import { startAlertmanager, type AlertmanagerServer } from './support/alertmanager-server.ts';
 import { startAlertWebhook, type AlertWebhook, type Notification } from './support/alert-webhook.ts';
 import { shortAlertmanagerConfig, shortRules } from './support/alert-rules.ts';
-import { stopAll } from './support/spawn-process.ts';
+import { stopAll, type Spawned } from './support/spawn-process.ts';
 import { waitFor } from './support/deadline.ts';
 import { freePort } from '../tools/free-port.ts';
 
@@ -19,29 +19,65 @@ const test = suite('alertmanager');
 let prometheus: PrometheusServer | undefined;
 let alertmanager: AlertmanagerServer | undefined;
 let webhook: AlertWebhook | undefined;
+const services: Spawned[] = [];
 
 test.after.each(async () => {
   await prometheus?.stop();
   await alertmanager?.stop();
   await webhook?.close();
   prometheus = alertmanager = webhook = undefined;
-  await stopAll();
+  // Not stopAll(): the second test's Prometheus runs from the start (below); test.after stops the rest.
+  await Promise.all(services.splice(0).map((service) => service.stop()));
 });
 
 const WAIT = { timeout: 60_000, interval: 250 };
+
+/** A Prometheus sending to a port where nothing listens until the test that uses it starts an Alertmanager there. */
+async function startUndelivered() {
+  const port = await freePort();
+  const prometheus = await startPrometheus({
+    targets: {},
+    rules: shortRules(() => '1s'),
+    alertmanagers: [`http://127.0.0.1:${port}`],
+    scrapeSelf: true,
+  });
+  return { port, prometheus };
+}
+
+// Started with the file: its failed deliveries and the alert on them build up while the first test runs.
+let undelivered: ReturnType<typeof startUndelivered> | undefined;
+test.before(() => {
+  undelivered = startUndelivered();
+  undelivered.catch(() => {}); // the test that awaits it reports the failure
+});
+test.after(async () => {
+  await (await undelivered?.catch(() => undefined))?.prometheus.stop();
+  await stopAll();
+});
 // The cause fires first and the consequences after it, as with the shipped 1 min against 5–15 min.
 const forOf = (alert: string) => (alert === 'DatabaseNotReady' ? '1s' : '4s');
 const names = (n: Notification) => n.alerts.map((a) => a.labels.alertname).join(',');
 const outage = (n: Notification) => n.receiver !== '/watchdog';
 
-test('a database hang pages once, for the database; the Watchdog keeps arriving; the recovery is told', async () => {
+/** The backend and the device service on the stand-in, in local mode: /metrics on each service's own port, and the
+ * device reads its emulator (a reading a second). */
+async function startServices() {
   const mongo = await startMongoProcess();
-  // Local mode: /metrics on the service's own port, and the device reads its emulator (a reading a second).
-  const local = { NODE_ENV: 'local', LOG_LEVEL: 'warn' };
-  const backend = await spawnService('backend/main.ts', { env: { ...local, MONGODB_URI: mongo.uri } });
-  const device = await spawnService('device/main.ts', { env: { ...local, BACKEND_URL: backend.url } });
+  services.push(mongo);
+  const backend = await spawnService('backend/main.ts', { env: { NODE_ENV: 'local', MONGODB_URI: mongo.uri } });
+  services.push(backend);
+  const device = await spawnService('device/main.ts', { env: { NODE_ENV: 'local', BACKEND_URL: backend.url } });
+  services.push(device);
+  return { mongo, backend, device };
+}
+
+test('a database hang pages once, for the database; the Watchdog keeps arriving; the recovery is told', async () => {
+  // The services start while Alertmanager and its webhook do.
   const hook = (webhook = await startAlertWebhook());
-  const am = (alertmanager = await startAlertmanager(shortAlertmanagerConfig(hook.url)));
+  const [{ mongo, backend, device }, am] = await Promise.all([
+    startServices(),
+    startAlertmanager(shortAlertmanagerConfig(hook.url)).then((started) => (alertmanager = started)),
+  ]);
   const p = (prometheus = await startPrometheus({
     targets: { backend: backend.url, device: device.url },
     rules: shortRules(forOf),
@@ -91,14 +127,8 @@ test('a database hang pages once, for the database; the Watchdog keeps arriving;
 });
 
 test('an Alertmanager that is down: failed deliveries counted, AlertsNotDelivered fires, nothing blocks', async () => {
-  const port = await freePort(); // nothing listens here until the end of the test
+  const { port, prometheus: p } = await undelivered!;
   const hook = (webhook = await startAlertWebhook());
-  const p = (prometheus = await startPrometheus({
-    targets: {},
-    rules: shortRules(() => '1s'),
-    alertmanagers: [`http://127.0.0.1:${port}`],
-    scrapeSelf: true,
-  }));
   const value = async (expr: string) => (await p.query(expr))[0]?.value;
   await waitFor(async () => ((await value('prometheus_notifications_errors_total')) ?? 0) > 0, {
     ...WAIT,
