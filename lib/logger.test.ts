@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Hono } from 'hono';
@@ -7,6 +8,25 @@ import { ConfigError } from './config-error.ts';
 import { collectLines } from '../test/support/log-sink.ts';
 
 const sink = collectLines;
+
+// In a process of its own: test files may share one, where another's logger has loaded pino-pretty already.
+test('production never loads pino-pretty; local mode loads it at its first line, not before', () => {
+  const code = `
+    import { createRequire } from 'node:module';
+    import { Writable } from 'node:stream';
+    import { createLogger } from ${JSON.stringify(new URL('./logger.ts', import.meta.url).href)};
+    const cache = createRequire(import.meta.url).cache;
+    const loaded = () => Object.keys(cache).some((file) => file.includes('/node_modules/pino-pretty/'));
+    const stream = new Writable({ write: (chunk, encoding, done) => done() });
+    createLogger({ name: 'backend', environment: 'production', stream }).info('a line');
+    const local = createLogger({ name: 'backend', environment: 'local', stream });
+    const before = loaded();
+    local.info('the first line');
+    console.log(JSON.stringify([before, loaded()]));`;
+  const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { encoding: 'utf8' });
+  assert.is(run.stderr, '');
+  assert.equal(JSON.parse(run.stdout), [false, true], 'not by a production logger, nor by making a local one');
+});
 
 test('production writes one JSON object per line with a numeric level', () => {
   const { stream, lines } = sink();
