@@ -312,7 +312,8 @@ test('a body cut off mid-way, chunked or not: 400 in one line, not counted as a 
         controller.error(new Error('aborted'));
       },
     });
-  for (const framing of [{ 'content-length': '60' }, { 'transfer-encoding': 'chunked' }]) {
+  const framings: Record<string, string>[] = [{ 'content-length': '60' }, { 'transfer-encoding': 'chunked' }];
+  for (const framing of framings) {
     const headers = { origin: 'https://status.example', 'content-type': 'application/x-www-form-urlencoded' };
     const init = { method: 'POST', headers: { ...headers, ...framing }, body: cut(), duplex: 'half' } as RequestInit;
     const res = await a.request('https://status.example/sign-in', init, tlsFrom('10.6.6.6'));
