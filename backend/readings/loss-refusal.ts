@@ -11,3 +11,8 @@ export const LOSS_RANGES_KEPT_MAX = 100_000;
 export class LossRefusedError extends Error {
   override readonly name = 'LossRefusedError';
 }
+
+/** Rethrows what the store's guard made of a refusal as the refusal itself: no database failure, not to be retried. */
+export function passRefusal(error: Error): never {
+  throw error.cause instanceof LossRefusedError ? error.cause : error;
+}

@@ -20,7 +20,7 @@ import {
 import { settledBy } from '../../lib/with-deadline.ts';
 import { READINGS_COLLECTION, toView, type ReadingDocument, type ReadingView } from './reading-document.ts';
 import { declaredLost, LOSS_INDEXES, LOSSES_COLLECTION, recordLosses } from './loss-records.ts';
-import { LOSS_RANGES_KEPT_MAX, LossRefusedError } from './loss-refusal.ts';
+import { LOSS_RANGES_KEPT_MAX, passRefusal } from './loss-refusal.ts';
 import type { LossReason, SeqRange } from '../../lib/device-protocol.ts';
 import type { ReadingsQuery } from './readings-query.ts';
 import { DEVICES_COLLECTION, refusedUpdates, storedUpdates, type DeviceSummaryDocument } from './device-summary.ts';
@@ -161,22 +161,13 @@ export function createReadingStore({
 
     async recordLosses(deviceId, session, reason, ranges) {
       await ensureIndexes();
+      const parts = { db, writeOptions: { writeConcern }, rangesKeptMax: lossRangesKeptMax };
       return guard
         .write('lost ranges', ({ signal }) => {
           const bounds = { maxTimeMS: writeDeadlineMs, signal };
-          const recording = recordLosses(
-            { db, bounds, writeOptions: { writeConcern }, rangesKeptMax: lossRangesKeptMax },
-            deviceId,
-            session,
-            reason,
-            ranges,
-          );
-          return settledBy(recording, signal);
+          return settledBy(recordLosses({ ...parts, bounds }, deviceId, session, reason, ranges), signal);
         })
-        .catch((error: Error) => {
-          // A refusal is no database failure: it reaches the writer as it is, not to be retried.
-          throw error.cause instanceof LossRefusedError ? error.cause : error;
-        });
+        .catch(passRefusal);
     },
 
     refusedThrough: (deviceId, session, seq) =>
