@@ -328,6 +328,28 @@ test('a body cut off mid-way, chunked or not: 400 in one line, not counted as a 
   );
 });
 
+test("a token reload through the app ends the removed token's sessions and counts them; local mode has none", async () => {
+  let setTokens: ((tokens: readonly string[]) => number) | undefined;
+  const KEPT = 'a-kept-operator-token-5f0c2a9e41d8';
+  const make = (access: OperatorAccess) =>
+    createApp({
+      version: 'r',
+      backendUrl: backend.url,
+      timeoutMs: 1000,
+      access,
+      log: () => {},
+      onTokenReload: (set) => (setTokens = set),
+    });
+  const a = make({ tokens: [OPERATOR, KEPT] });
+  const removed = await signIn(a);
+  const kept = await signIn(a, KEPT);
+  assert.is(setTokens!([KEPT]), 1);
+  assert.is(await operatorSees(a, removed), false);
+  assert.is(await operatorSees(a, kept), true);
+  make('open');
+  assert.is(setTokens!([KEPT]), 0);
+});
+
 test('sign-in answers are no-store; an operator gets the signed-in page, local mode a redirect', async () => {
   const a = app();
   const cookie = await signIn(a);

@@ -29,7 +29,32 @@ export const MODULES: MutationModule[] = [
   { module: 'lib/token-strength.ts', tests: ['lib/token-strength.test.ts'] },
   { module: 'frontend/operator-session.ts', tests: ['frontend/operator-session.test.ts'] },
   { module: 'frontend/sign-in-limit.ts', tests: ['frontend/sign-in-limit.test.ts'] },
-  { module: 'frontend/operator-access.ts', tests: ['frontend/operator-access.test.ts'] },
+  {
+    module: 'frontend/operator-access.ts',
+    tests: ['frontend/operator-access.test.ts'],
+    equivalent: [
+      {
+        mutator: 'ArrowFunction',
+        line: '() => false,',
+        why: 'a body that could not be read answers undefined instead of false: as falsy, the same 400',
+      },
+      {
+        mutator: 'OptionalChaining',
+        line: "socketOf(c)?.remoteAddress ?? ''",
+        why: 'only a request over TLS gets this far, and it has a socket: the chaining is never needed',
+      },
+      {
+        mutator: 'StringLiteral',
+        line: "socketOf(c)?.remoteAddress ?? ''",
+        why: 'only a request over TLS gets this far, and its socket has an address: the fallback is never used',
+      },
+      {
+        mutator: 'StringLiteral',
+        line: "typeof form.token === 'string' ? form.token.trim() : ''",
+        why: 'a token field that is no text becomes another text that is no token: the same 401',
+      },
+    ],
+  },
   // Who reads device data: the backend's read gate (docs/access.md#read-access).
   {
     module: 'backend/http/read-gate.ts',
