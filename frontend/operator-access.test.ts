@@ -328,7 +328,7 @@ test('a body cut off mid-way, chunked or not: 400 in one line, not counted as a 
   );
 });
 
-test("a token reload through the app ends the removed token's sessions and counts them; local mode has none", async () => {
+test("a token reload through the app ends the removed token's sessions, counted; local mode has none", async () => {
   let setTokens: ((tokens: readonly string[]) => number) | undefined;
   const KEPT = 'a-kept-operator-token-5f0c2a9e41d8';
   const make = (access: OperatorAccess) =>
