@@ -18,7 +18,7 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-const USAGE = 'usage: test/run.ts [unit|faults|containers] [--repeat N] [--batch] [filter | path/to/file.ts …]';
+export const USAGE = 'usage: test/run.ts [unit|faults|containers] [--repeat N] [--batch] [filter | path/to/file.ts …]';
 const MODES = new Set<string>(['unit', 'faults', 'containers']);
 
 export function parseRunnerArgs(argv: string[]): RunnerArgs {

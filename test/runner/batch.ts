@@ -86,7 +86,8 @@ function outcomeOf(seen: Seen, garbled: string | undefined) {
 function closeProblem(exit: TestExit, stuck: Extract<ResultRecord, { kind: 'stuck' }> | undefined) {
   if (stuck) {
     const after = stuck.suspects.length ? `; handles left after ${stuck.suspects.join('; ')}` : '';
-    return `still running after its last file (open: ${stuck.open.join(', ')})${after}: unit files must leave nothing open`;
+    const open = stuck.open.join(', ');
+    return `still running after its last file (open: ${open})${after}: unit files must leave nothing open`;
   }
   if (exit.code !== 0 || exit.signal) return `ended (${exit.signal ?? `exit code ${exit.code}`}) after its last file`;
   return undefined;
