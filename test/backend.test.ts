@@ -40,6 +40,15 @@ async function untilReady(backend: Service, code: number): Promise<void> {
   });
 }
 
+/** The device thread starts beside the rest of start-up: readiness names `devices` starting until it runs. */
+async function untilDevicesOk(backend: Service): Promise<void> {
+  await waitFor(async () => (await status(`${backend.url}/api/ready`)).body.checks?.devices === 'ok', {
+    timeout: 20_000,
+    interval: 10,
+    what: 'the devices check to say ok',
+  });
+}
+
 async function startBackend(env: Record<string, string | undefined> = {}) {
   return spawnService('backend/main.ts', { env: { MONGODB_URI: `mongodb://127.0.0.1:${mongoPort}/app`, ...env } });
 }
@@ -50,6 +59,7 @@ const startBoth = (env: Record<string, string | undefined> = {}) =>
 
 test('boots with the database down: health 200, ready 503, then 200 once the database appears', async () => {
   const backend = await startBackend();
+  await untilDevicesOk(backend);
   const health = await status(`${backend.url}/api/health`);
   assert.is(health.status, 200);
   assert.equal(health.body.database, { status: 'disconnected', name: 'app' });
@@ -71,6 +81,7 @@ test('boots with the database down: health 200, ready 503, then 200 once the dat
 test('database killed → 503 (database disconnected); restarted → 200', async () => {
   let [mongo, backend]: [MongoProcess, Service] = await startBoth();
   await untilReady(backend, 200);
+  await untilDevicesOk(backend);
   // Steady state: the driver's streaming heartbeat starts one interval (500 ms) after it connects; before
   // that a dead server is noticed at the next heartbeat, not at once. The stand-in reports the stream.
   await mongo.streaming();
@@ -218,6 +229,7 @@ test('the release: RELEASE_ID as version; unset, the checkout commit; the readin
     startBackend({ RELEASE_ID: '9c41d2e07b3a' }),
     startBackend({ RELEASE_ID: '' }),
   ]);
+  await untilDevicesOk(backend);
   assert.is((await status(`${backend.url}/api/health`)).body.version, '9c41d2e07b3a');
   const ask = (path: string, accept?: string) =>
     fetch(`${backend.url}${path}`, { headers: accept ? { accept } : {}, signal: AbortSignal.timeout(5000) });
