@@ -220,6 +220,19 @@ test('closed with 1013 (the backend dropped what it held): reconnects and resend
   assert.match(closed!.msg, /^backend socket closed: test; reconnecting/, "the close's reason, as the backend gave it");
 });
 
+test('a backend that closes each socket as it opens (1013): the waits grow, not reset at each open', async (ctx) => {
+  ctx.backend = await startFakeBackend();
+  const backoff = quickBackoff();
+  startLink(ctx, ctx.backend.url, { backoff, keptOpenMs: 60_000 });
+  for (let closes = 1; closes <= 3; closes++) {
+    await waitFor(() => ctx.backend!.authorizations.length === closes, { what: `connection ${closes}` });
+    ctx.backend.closeAll(1013);
+    await waitFor(() => backoff.attempts === closes, { what: `attempt ${closes} asked of the backoff` });
+  }
+  await connected(ctx);
+  assert.is(backoff.attempts, 3, 'three quick closes in a row, three growing waits');
+});
+
 test('after a restart the previous session’s readings go first, each frame naming its session', async (ctx) => {
   const before = openSpool(ctx, 'previous');
   for (let i = 1; i <= 3; i++) before.push(`old-${i}`);

@@ -35,6 +35,8 @@ export interface BackendLinkOptions {
   onAck?: (ack: AckMessage, forgotten: number) => void;
   log: Logger;
   backoff?: Backoff;
+  /** How long a socket stays open before the backoff starts again from its shortest wait (1000 ms). */
+  keptOpenMs?: number;
   /** How often to ping; a stopped (SIGSTOP) or cut-off backend closes no socket, only silence shows it. */
   pingIntervalMs?: number;
   /**
@@ -61,11 +63,16 @@ export interface BackendLink {
 
 /** Room left in each frame for what a byte count might miss; the frame's own bytes are counted exactly. */
 const FRAME_MARGIN = 1024;
+/**
+ * How long a socket stays open before its backoff starts again from the shortest wait. A backend that accepts the
+ * upgrade and closes at once (too many sockets for this token, 1013) would otherwise be reconnected to every 100 ms.
+ */
+const KEPT_OPEN_MS = 1000;
 
 export function createBackendLink(options: BackendLinkOptions): BackendLink {
   const { url, deviceId, token, spool, onState, log } = options;
   const { backoff = createBackoff({ initialMs: 100, maxMs: 2000 }) } = options;
-  const { pingIntervalMs = 1000, silenceLimitMs = 2500 } = options;
+  const { pingIntervalMs = 1000, silenceLimitMs = 2500, keptOpenMs = KEPT_OPEN_MS } = options;
   const { maxPayload = DEVICE_MAX_PAYLOAD } = options;
   let socket: WebSocket | undefined;
   let retryTimer: NodeJS.Timeout | undefined;
@@ -86,6 +93,7 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
     const end: SocketEnd = { opened: false, code: 0 };
     let lastError: string | undefined;
     let heartbeat: NodeJS.Timeout | undefined;
+    let kept: NodeJS.Timeout | undefined;
     // The backend's message rate and in-flight bound, as its answer to the upgrade says them (older ones say none).
     let answer: BackendAnswer = {};
     ws.on('upgrade', ({ headers }) => {
@@ -99,7 +107,7 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
     ws.on('open', function socketOpen() {
       end.opened = true;
       const attempts = backoff.attempts;
-      backoff.reset();
+      kept = setTimeout(() => backoff.reset(), keptOpenMs);
       const { downMs } = status.opened();
       // Everything not yet acked goes again, in order; the backend ignores readings it already stored.
       const unacknowledged = spool.size;
@@ -124,6 +132,7 @@ export function createBackendLink(options: BackendLinkOptions): BackendLink {
     });
     ws.on('close', function socketClosed(code, reason) {
       clearInterval(heartbeat);
+      clearTimeout(kept);
       if (socket !== ws) return;
       sender.stop();
       socket = undefined;
