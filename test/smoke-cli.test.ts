@@ -14,6 +14,7 @@ import { listen, type Listening } from './support/listen.ts';
 import { freePort } from '../tools/free-port.ts';
 import { spawnProcess, stopAll } from './support/spawn-process.ts';
 import { root } from './support/spawn-service.ts';
+import { serviceArgs } from './support/compiled-services.ts';
 import { waitFor, withDeadline } from './support/deadline.ts';
 import { sideBySide } from './support/side-by-side.ts';
 import { noticeLine } from '../smoke/wait-notice.ts';
@@ -414,9 +415,7 @@ test('SIGTERM mid-run closes Chromium, removes its profile and exits 143', async
   mkdirSync(tmp, { recursive: true });
   const { url, hits } = await serve();
   const args = [
-    '--import',
-    'tsx',
-    'smoke/cli.ts',
+    ...(await serviceArgs(root, 'smoke/cli.ts')),
     '--backend',
     `${url}/ok`,
     '--frontend',

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { freePort } from '../tools/free-port.ts';
 import { spawnProcess } from './support/spawn-process.ts';
 import { root } from './support/spawn-service.ts';
+import { serviceArgs } from './support/compiled-services.ts';
 import { trailerHarness } from './support/trailer-harness.ts';
 import { EVIDENCE_FORMAT, NOTES_REF, parseEvidence, writeEvidence } from '../smoke/trailer/evidence-note.ts';
 
@@ -32,9 +33,9 @@ async function advance(message = 'Change\n\nWhy.') {
 }
 
 const verifyRun = async (rev: string) => {
-  // From inside the repository, as a reader would: tsx named by its full address, since cwd holds no node_modules.
-  const tsx = import.meta.resolve('tsx');
-  const proc = spawnProcess(process.execPath, ['--import', tsx, join(root, 'smoke/trailer.ts'), 'verify', rev], {
+  // From inside the repository, as a reader would (the trailer's arguments name every file by its full address).
+  const entry = await serviceArgs(root, 'smoke/trailer.ts');
+  const proc = spawnProcess(process.execPath, [...entry, 'verify', rev], {
     cwd: h.repo.dir,
     env: { ...process.env, ...h.repo.env },
   });

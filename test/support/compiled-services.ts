@@ -1,28 +1,42 @@
-// The services as JavaScript, compiled once per source tree: a spawn then loads no TypeScript compiler, which cost
-// 1.5 s (backend) to 3.8 s (frontend) of each start-up on a loaded machine. TEST_SPAWN_TSX=1 runs them through tsx.
+// The services, the smoke CLI and the trailer as JavaScript, compiled once per source tree: a spawn then loads no
+// TypeScript compiler, which cost 1.5 s (backend) to 3.8 s (frontend) of each service's start-up on a loaded machine
+// and 0.6 s of CPU per smoke CLI run. TEST_SPAWN_TSX=1 runs them through tsx.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { build } from 'esbuild';
+import { join, relative, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build, type Plugin } from 'esbuild';
 
-const SOURCES = ['backend', 'device', 'frontend', 'lib'];
+const SOURCES = ['backend', 'device', 'frontend', 'lib', 'smoke', 'tools'];
 const ENTRIES: Record<string, string> = {
   'backend/main': 'backend/main.ts',
   'backend/device-worker': 'backend/device-thread/device-worker.ts',
   'device/main': 'device/main.ts',
   'frontend/main': 'frontend/main.ts',
+  'smoke/cli': 'smoke/cli.ts',
+  'smoke/trailer': 'smoke/trailer.ts',
 };
+/**
+ * Folders whose modules keep their source's address in `import.meta.url` once bundled: tools/project-root.ts then
+ * finds this checkout (not the bundle's folder), and smoke/cli.ts names the command the bundle stands in for,
+ * `npx tsx smoke/cli.ts` (a .js address would make it the installed package's `npx service-health-kit`).
+ */
+const SOURCE_ADDRESSED = ['smoke', 'tools'];
 const WORKER_ENTRY = 'backend/device-thread/device-worker-entry.mjs';
 /** Builds older than this, of trees since edited, are removed; a test still starting one is long over by then. */
 const STALE_MS = 60 * 60_000;
 
 let built: Promise<string> | undefined;
 
-/** The command-line arguments that run `entry` (e.g. `backend/main.ts`) under `process.execPath`. */
+/**
+ * The command-line arguments that run `entry` (e.g. `backend/main.ts`, `smoke/cli.ts`) under `process.execPath`,
+ * from any working directory.
+ */
 export async function serviceArgs(root: string, entry: string): Promise<string[]> {
   const name = entry.replace(/\.ts$/, '');
-  if (process.env.TEST_SPAWN_TSX === '1' || !(name in ENTRIES)) return ['--import', 'tsx', entry];
+  if (process.env.TEST_SPAWN_TSX === '1' || !(name in ENTRIES))
+    return ['--import', import.meta.resolve('tsx'), join(root, entry)];
   built ??= compiled(root);
   return [join(await built, `${name}.js`)];
 }
@@ -47,7 +61,8 @@ async function compiled(root: string): Promise<string> {
 async function compileInto(root: string, out: string): Promise<void> {
   const entryPoints = Object.fromEntries(Object.entries(ENTRIES).map(([name, file]) => [name, join(root, file)]));
   const options = { bundle: true, platform: 'node', format: 'esm', packages: 'external', target: 'node20' } as const;
-  await build({ ...options, entryPoints, outdir: out, logLevel: 'silent' });
+  const plugins = [sourceAddressed(root)];
+  await build({ ...options, entryPoints, outdir: out, plugins, logLevel: 'silent' });
   // What the bundles find beside themselves through import.meta.url: the worker's entry (which loads the worker
   // by name, here its JavaScript) and the frontend's static files.
   const entry = readFileSync(join(root, WORKER_ENTRY), 'utf8');
@@ -58,9 +73,25 @@ async function compileInto(root: string, out: string): Promise<void> {
   symlinkSync(join(root, 'frontend', 'public'), join(out, 'frontend', 'public'));
 }
 
-/** A hash of every shipped source file of the services: an edit anywhere makes a new build. */
+/** `import.meta.url` in the modules of SOURCE_ADDRESSED as the address of their source file. */
+function sourceAddressed(root: string): Plugin {
+  return {
+    name: 'source-addressed',
+    setup(plugin) {
+      plugin.onLoad({ filter: /\.ts$/ }, (args) => {
+        const [folder] = relative(root, args.path).split(sep);
+        if (!SOURCE_ADDRESSED.includes(folder!)) return undefined;
+        const text = readFileSync(args.path, 'utf8');
+        const address = JSON.stringify(pathToFileURL(args.path).href);
+        return { contents: text.replaceAll('import.meta.url', address), loader: 'ts' };
+      });
+    },
+  };
+}
+
+/** A hash of every shipped source file compiled here, and of how they are compiled: an edit makes a new build. */
 function treeHash(root: string): string {
-  const hash = createHash('sha256');
+  const hash = createHash('sha256').update(readFileSync(fileURLToPath(import.meta.url)));
   for (const folder of SOURCES) {
     const files = readdirSync(join(root, folder), { recursive: true, encoding: 'utf8' })
       .filter((file) => /\.(ts|mjs)$/.test(file) && !file.endsWith('.test.ts') && !file.includes('node_modules'))

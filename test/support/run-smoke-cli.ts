@@ -1,6 +1,7 @@
 // Runs the smoke CLI as a real process and returns its exit code, output lines and wall time.
 import { spawnProcess } from './spawn-process.ts';
 import { root } from './spawn-service.ts';
+import { serviceArgs } from './compiled-services.ts';
 import { withDeadline } from './deadline.ts';
 import { noticeLine } from '../../smoke/wait-notice.ts';
 
@@ -51,7 +52,7 @@ export async function runCli(
   args: string[],
   { env, deadline = 90_000, wrap, entry = 'smoke/cli.ts' }: RunOptions = {},
 ): Promise<CliRun> {
-  const argv = [process.execPath, '--import', 'tsx', entry, ...args];
+  const argv = [process.execPath, ...(await serviceArgs(root, entry)), ...args];
   const [command, ...rest] = wrap ? wrap(argv) : argv;
   const started = Date.now();
   const proc = spawnProcess(command!, rest, { cwd: root, env: cliEnv(env) });

@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { listen, type Listening } from './listen.ts';
 import { spawnProcess, stopAll } from './spawn-process.ts';
 import { root } from './spawn-service.ts';
+import { serviceArgs } from './compiled-services.ts';
 import { createRepo, type TestRepo } from './git-repo.ts';
 
 export function trailerHarness(name: string) {
@@ -142,10 +143,8 @@ export function trailerHarness(name: string) {
       ...env,
     };
     for (const key of ['MONGODB_URI', 'HOST', 'PORT']) delete full[key]; // the local stack must not pick these up
-    const proc = spawnProcess(process.execPath, ['--import', 'tsx', 'smoke/trailer.ts', ...args], {
-      cwd: root,
-      env: full,
-    });
+    const entry = await serviceArgs(root, 'smoke/trailer.ts');
+    const proc = spawnProcess(process.execPath, [...entry, ...args], { cwd: root, env: full });
     const code = await proc.waitExit(limitMs);
     return { code, stdout: proc.stdout.filter(Boolean), stderr: proc.stderr.join('\n') };
   }
