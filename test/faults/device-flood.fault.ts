@@ -66,7 +66,7 @@ test('the baseline: the honest device alone, warm', async () => {
 });
 
 for (const sockets of [10, 100]) {
-  const title = `${sockets} sockets of one token: past ${PER_TOKEN} closed with 1013, memory bounded, honest device acked`;
+  const title = `${sockets} sockets of one token: past ${PER_TOKEN} closed 1013, memory bounded, honest device acked`;
   test(title, async () => {
     const { tally, peak, after, times, notReady } = await flood(sockets);
     assert.ok((tally.closes['1013'] ?? 0) >= sockets - PER_TOKEN, `at least ${sockets - PER_TOKEN} closed with 1013`);
