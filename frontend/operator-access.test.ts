@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { IncomingHttpHeaders } from 'node:http';
-import { createApp } from './app.ts';
+import { createApp, type FrontendDeps } from './app.ts';
 import { SESSION_COOKIE, type OperatorAccess } from './operator-access.ts';
 import { listen, type Listening } from '../test/support/listen.ts';
 import { healthyBody, readyBody } from '../test/support/health-bodies.ts';
@@ -42,7 +42,12 @@ test.after(async () => {
   await backend.close();
 });
 
-const app = (access: OperatorAccess = { tokens: [OPERATOR] }, log: (line: string) => void = () => {}) =>
+/** The app with operator access, a backend that answers and `more` of its settings (an HTTPS port, a counter …). */
+const app = (
+  access: OperatorAccess = { tokens: [OPERATOR] },
+  log: (line: string) => void = () => {},
+  more: Partial<FrontendDeps> = {},
+) =>
   createApp({
     version: 'rel-7',
     backendUrl: backend.url,
@@ -50,6 +55,7 @@ const app = (access: OperatorAccess = { tokens: [OPERATOR] }, log: (line: string
     access,
     backendReadToken: READ_TOKEN,
     log,
+    ...more,
   });
 
 /** What @hono/node-server passes as the env of a request that came over TLS, from `remoteAddress`. */
@@ -139,14 +145,7 @@ test('over plain HTTP the form is not shown and a posted token is refused unread
 });
 
 test("the refusal names the HTTPS port; X-Forwarded-Proto, anyone's to send on port 80, changes nothing", async () => {
-  const a = createApp({
-    version: 'rel-7',
-    backendUrl: backend.url,
-    timeoutMs: 1000,
-    access: { tokens: [OPERATOR] },
-    log: () => {},
-    httpsPort: () => 443,
-  });
+  const a = app({ tokens: [OPERATOR] }, () => {}, { httpsPort: () => 443 });
   const forwarded = { 'x-forwarded-proto': 'https', 'x-forwarded-ssl': 'on', forwarded: 'proto=https' };
   const page = await a.request('http://status.example/sign-in', { headers: forwarded });
   assert.is(page.status, 403);
@@ -230,14 +229,7 @@ test('a sign-in refused for its origin says why in one line, with the header cur
 });
 
 test('curl on the plain port, no Origin: the documented line naming the HTTPS port, not a bare word', async () => {
-  const a = createApp({
-    version: 'r',
-    backendUrl: backend.url,
-    timeoutMs: 1000,
-    access: { tokens: [OPERATOR] },
-    log: () => {},
-    httpsPort: () => 3443,
-  });
+  const a = app({ tokens: [OPERATOR] }, () => {}, { httpsPort: () => 3443 });
   const post = await a.request('http://status.example/sign-in', {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -271,14 +263,7 @@ test('guessing from one address: 429 with Retry-After past ten, the right token 
 
 test('each refused sign-in is counted by its reason; a right token, another origin, plain HTTP are not', async () => {
   const counted: string[] = [];
-  const a = createApp({
-    version: 'r',
-    backendUrl: backend.url,
-    timeoutMs: 1000,
-    access: { tokens: [OPERATOR] },
-    log: () => {},
-    signIns: { refused: (reason) => counted.push(reason) },
-  });
+  const a = app({ tokens: [OPERATOR] }, () => {}, { signIns: { refused: (reason) => counted.push(reason) } });
   const post = (token: string, from: string, origin = 'https://status.example', url = 'https://status.example') =>
     a.request(`${url}/sign-in`, form(token, origin), tlsFrom(from));
   for (let i = 0; i < 11; i++) await post(`guess-${i}-0123456789abcdef`, '10.7.7.7');
@@ -294,12 +279,7 @@ test('each refused sign-in is counted by its reason; a right token, another orig
 test('a body cut off mid-way, chunked or not: 400 in one line, not counted as a wrong token', async () => {
   const lines: string[] = [];
   const counted: string[] = [];
-  const a = createApp({
-    version: 'r',
-    backendUrl: backend.url,
-    timeoutMs: 1000,
-    access: { tokens: [OPERATOR] },
-    log: (line) => lines.push(line),
+  const a = app({ tokens: [OPERATOR] }, (line) => lines.push(line), {
     signIns: { refused: (reason) => counted.push(reason) },
   });
   // What @hono/node-server hands the app when the client's connection ends mid-body: a stream that errors.
