@@ -99,8 +99,17 @@ test('every action is pinned to a major version', () => {
   }
 });
 
-test('ci.yml: three jobs, the Node matrix, the container tests and the advisory trailer check', () => {
-  assert.equal(Object.keys(load('ci.yml').jobs), ['test', 'containers', 'trailers']);
+test('ci.yml: four jobs, the Node matrix, the faults, the container tests and the advisory trailer check', () => {
+  assert.equal(Object.keys(load('ci.yml').jobs), ['test', 'faults', 'containers', 'trailers']);
+});
+
+test('ci.yml: the fault suite on Node 20, after npm ci', () => {
+  const job = load('ci.yml').jobs.faults!;
+  const setup = job.steps.find((s) => s.uses?.startsWith('actions/setup-node@'));
+  assert.is(setup?.with?.['node-version'], 20);
+  const install = indexOf(job.steps, (s) => /^npm ci\b/.test(s.run ?? ''), 'runs npm ci');
+  const faults = indexOf(job.steps, (s) => s.run === 'npm run test:faults', 'runs the fault suite');
+  assert.ok(install < faults, 'in that order');
 });
 
 test("ci.yml: a pull request's smoke trailers verified, advisory, each commit that carries one", async () => {
