@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { withDeadline } from '../../lib/with-deadline.ts';
 import { waitFor } from '../support/deadline.ts';
 import { projectRoot } from '../../tools/project-root.ts';
+import { groupRunning } from './process-group.ts';
 import { RESULTS_ENV, RESULTS_FD, recordReader, type ResultRecord } from './results-channel.ts';
 
 export interface TestExit {
@@ -37,8 +38,11 @@ const PRELOADS = ['tsx', './test/support/exit-on-sigterm.ts'];
 const REPORT_AT_EXIT = './test/runner/report-results.ts';
 /** How long its output may go on after its group is gone (a process outside the group holding the pipe). */
 const DRAIN_MS = 2000;
-/** How long its group has to empty by itself after it exits before what is left counts as left behind. */
-const SETTLE_MS = 3000;
+/**
+ * How long its group has to empty by itself after it exits before what is left counts as left behind;
+ * TEST_SETTLE_MS sets it (the runner's own tests, whose fixture leaves a `sleep` on purpose).
+ */
+const SETTLE_MS = Number(process.env.TEST_SETTLE_MS ?? 3000);
 
 export function startTestProcess(script: string, { onRecord, onOutput, batch }: TestProcessOptions): TestProcess {
   const preloads = batch ? PRELOADS : [...PRELOADS, REPORT_AT_EXIT];
@@ -65,7 +69,7 @@ export function startTestProcess(script: string, { onRecord, onOutput, batch }: 
   });
   const ended = exited.then(async (exit) => {
     // What it started may be ending with it (tsx's esbuild service ends when its stdin closes): a moment for that.
-    const leftover = await waitFor(() => !groupAlive(pid), { timeout: SETTLE_MS, interval: 50 }).then(
+    const leftover = await waitFor(() => !groupRunning(pid), { timeout: SETTLE_MS, interval: 50 }).then(
       () => false,
       () => true,
     );
@@ -97,14 +101,4 @@ process.on('exit', () => live.forEach((signal) => signal('SIGKILL')));
 /** Stops every test process still running (an interrupted run), each with its clean-ups. */
 export async function stopAll(graceMs: number): Promise<void> {
   await Promise.all([...live.keys()].map((test) => test.stop(graceMs)));
-}
-
-/** Whether any process of group `pid` is still there (signal 0 only asks). */
-function groupAlive(pid: number): boolean {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
