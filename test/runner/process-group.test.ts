@@ -41,16 +41,21 @@ test('a group with a process running is running; once it has exited and been rea
 });
 
 test('a group holding only a zombie is not running, though signal 0 still finds the group', async () => {
-  // The leader starts a shell in its group that starts `true` there, then moves itself to a session of its own
-  // (setsid) as a `sleep` that never reaps it; the leader exits. What is left in the group is the zombie `true`.
-  const script = 'sh -c "true & echo zombie \\$!; exec setsid sleep 300 >/dev/null 2>&1" & echo parent $!';
-  const leader = spawnProcess('sh', ['-c', script]);
+  // The leader starts a shell in its group that starts a child there, then moves itself to a session of its own
+  // (setsid) as a `sleep` that never reaps; the child ends once its parent is that `sleep` (a child that ended
+  // sooner, the shell would reap), and the leader exits. What is left in the group is the child, a zombie.
+  const child = 'until grep -qx sleep /proc/$PPID/comm; do sleep 0.05; done';
+  const parent = `sh -c '${child}' & echo zombie $!; exec setsid sleep 300 >/dev/null 2>&1`;
+  const leader = spawnProcess('sh', ['-c', 'sh -c "$1" & echo parent $!', 'sh', parent]);
   const pid = (word: string) => Number(leader.stdout.find((l) => l.startsWith(word))?.split(' ')[1]);
   await waitFor(() => pid('zombie') && pid('parent'), { timeout: 30_000, what: 'both pids' });
   pids.push(pid('parent'));
   await leader.waitExit(30_000);
-  await waitFor(() => stat(pid('zombie'))?.state === 'Z', { timeout: 30_000, what: '`true` a zombie' });
-  await waitFor(() => stat(pid('parent'))?.pgrp === pid('parent'), { timeout: 30_000, what: 'its parent gone' });
+  await waitFor(() => stat(pid('zombie'))?.state === 'Z', { timeout: 30_000, what: 'the child a zombie' });
+  await waitFor(() => stat(pid('parent'))?.pgrp === pid('parent'), {
+    timeout: 30_000,
+    what: 'its parent in a group of its own',
+  });
   assert.not.throws(() => process.kill(-leader.pid, 0), 'signal 0 finds the group (what the runner used to ask)');
   assert.not.ok(groupRunning(leader.pid), 'a zombie is not a process running');
 });
