@@ -24,7 +24,7 @@ test("refusal: a device's own token speaks for it alone; the shared token for de
   assert.is(b.refusal(hello('dev-2'), { deviceId: undefined }), undefined);
 });
 
-test('a newer socket takes a device over; the older one then asks to rebind, and its close changes nothing', () => {
+test('a newer socket takes a device over; the older one speaking again holds it, under the same connection', () => {
   const b = bindings();
   assert.equal(b.bind(hello('dev-1', 's1', 4), 'ws-a'), {
     deviceId: 'dev-1',
@@ -36,11 +36,14 @@ test('a newer socket takes a device over; the older one then asks to rebind, and
   b.bind(hello('dev-1', 's2'), 'ws-b');
   assert.is(b.get('dev-1')?.connection, 'c2');
   assert.is(b.get('dev-1')?.backlog, null, 'a hello without a backlog: not known');
-  assert.is(b.touch('dev-1', 'ws-a'), 'rebind');
-  assert.is(b.release('dev-1', 'ws-a'), undefined);
-  assert.is(b.get('dev-1')?.socket, 'ws-b');
-  assert.is(b.release('dev-1', 'ws-b')?.connection, 'c2');
+  assert.is(b.touch('dev-1', 'ws-a'), undefined, 'nothing to tell the collection');
+  assert.is(b.get('dev-1')?.socket, 'ws-a');
+  assert.is(b.touch('dev-1', 'ws-b', 's2'), undefined, 'back to ws-b, its session unchanged');
+  assert.is(b.touch('dev-1', 'ws-a', 's1'), 'session');
+  assert.is(b.release('dev-1', 'ws-b'), undefined, 'the close of a socket that does not hold it changes nothing');
+  assert.is(b.release('dev-1', 'ws-a')?.connection, 'c2');
   assert.is(b.get('dev-1'), undefined);
+  assert.is(b.touch('dev-1', 'ws-b'), 'rebind', 'a socket left open after the holder closed binds it again');
 });
 
 test('touch: a backlog is kept for the next beat; a new session is to be told now', () => {

@@ -23,9 +23,12 @@ export interface DeviceBindings<S> {
   /** Binds the device `hello` names to `socket`, taking it over from any older socket. */
   bind(hello: HelloMessage, socket: S): DeviceRecord<S>;
   /**
-   * A message of `deviceId` on `socket`: `rebind` when a newer socket had taken the device over (bind it again),
-   * `session` when its session changed (tell the collection now), undefined when the next beat will do. The backlog
-   * is kept in memory only: the next beat (or the close) writes it, which bounds how stale the list is.
+   * A message of `deviceId` on `socket`: `rebind` when no socket holds the device (the one that did closed: bind it
+   * again), `session` when its session changed (tell the collection now), undefined when the next beat will do. Another
+   * of this process's sockets for the device speaking again takes the record over as it is, under the same
+   * connection: the collection's state is this process's either way, so sockets of one token taking turns cost no
+   * write (nor a log line) per frame. The backlog is kept in memory only: the next beat (or the close) writes it,
+   * which bounds how stale the list is.
    */
   touch(deviceId: string, socket: S, session?: string, backlog?: number): 'rebind' | 'session' | undefined;
   /** `socket` closed: its record, unless a newer socket holds the device (then undefined, and nothing changes). */
@@ -56,7 +59,8 @@ export function createDeviceBindings<S>(
     },
     touch(deviceId, socket, session, backlog) {
       const record = devices.get(deviceId);
-      if (record?.socket !== socket) return 'rebind';
+      if (!record) return 'rebind';
+      record.socket = socket;
       if (backlog !== undefined) record.backlog = backlog;
       if (session === undefined || session === record.session) return undefined;
       record.session = session;
