@@ -19,6 +19,7 @@ import type { FrameQueueOptions } from './frame-queue.ts';
 import type { ReadingStore } from '../readings/reading-store.ts';
 import { createReadingWriter, type ReadingWriterOptions } from '../writer/reading-writer.ts';
 import { createHeldBudget } from '../writer/held-budget.ts';
+import { createDeviceLanes } from '../writer/device-lanes.ts';
 import { PRESENCE_BEAT_MS, type PresenceState } from '../readings/device-summary.ts';
 
 export interface DeviceHub {
@@ -76,6 +77,7 @@ export function createDeviceHub(options: DeviceHubOptions): DeviceHub {
   const bindings = createDeviceBindings<WSContext>(tokens, randomUUID);
   const sockets = new Set<WebSocket>();
   const budget = createHeldBudget(heldBytesMax);
+  const lanes = createDeviceLanes();
   const warnings = createDeviceWarnings(log, helloTimeoutMs);
   const state = (record: DeviceRecord<WSContext>, connected: boolean) =>
     presenceOf(record, connected, replica, new Date());
@@ -102,7 +104,7 @@ export function createDeviceHub(options: DeviceHubOptions): DeviceHub {
     rate,
     frames: createFrameSlices(options.frames),
     writer(deviceId, send, overflow) {
-      const shared = { store, lastAcked, log, budget, warnings: warnings.writer };
+      const shared = { store, lastAcked, log, budget, lanes, warnings: warnings.writer };
       return createReadingWriter({ deviceId, ...shared, ...options.writer, send, overflow });
     },
   };

@@ -8,6 +8,7 @@ import { createLogSink } from '../../test/support/log-sink.ts';
 import { LossRefusedError } from '../readings/loss-refusal.ts';
 import { waitFor } from '../../test/support/deadline.ts';
 import { createHeldBudget } from './held-budget.ts';
+import { createDeviceLanes } from './device-lanes.ts';
 import { DatabaseUnavailableError } from '../database/database-unavailable-error.ts';
 import type { ReadingDocument } from '../readings/reading-document.ts';
 import type { InsertResult } from '../readings/reading-store.ts';
@@ -104,6 +105,27 @@ test('one write in flight; what arrives meanwhile goes into the next insert toge
     { type: 'ack', session: 's2', seq: 1 },
   ]);
   assert.is(budget.held, 0, 'none held');
+});
+
+test("one device's sockets take turns at the database; another device's writer does not wait", async () => {
+  const lanes = createDeviceLanes();
+  const [first, second] = [setup({ lanes }), setup({ lanes })];
+  const other = setup({ lanes, deviceId: 'dev-2' });
+  first.writer.accept('s1', readings(1));
+  second.writer.accept('s2', readings(1));
+  second.writer.accept('s2', readings(2));
+  other.writer.accept('s3', readings(1));
+  await tick();
+  assert.is(first.calls.length, 1);
+  assert.is(second.calls.length, 0, 'the same device: waits for the first write');
+  assert.is(other.calls.length, 1, 'another device writes at once');
+  first.calls[0]!.resolve();
+  await waitFor(() => second.calls.length === 1, { timeout: 2000, what: "the second socket's turn" });
+  assert.equal(seqs(second.calls[0]), ['s2:1', 's2:2'], 'what waited goes in one batch');
+  second.calls[0]!.resolve();
+  await waitFor(() => second.acks.length === 1, { timeout: 2000, what: "the second socket's ack" });
+  assert.equal(second.acks, [{ type: 'ack', session: 's2', seq: 2 }]);
+  assert.is(lanes.busy, 1, 'only the other device still writes');
 });
 
 test('past an evicted gap: stored, not acked (the wedge); the declared range recorded, then acked past', async () => {

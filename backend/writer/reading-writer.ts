@@ -23,6 +23,7 @@ import { createBackoff } from '../../lib/backoff.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { SummedWarning } from '../../lib/summed-warning.ts';
 import type { HeldBudget } from './held-budget.ts';
+import type { DeviceLanes } from './device-lanes.ts';
 import type { InsertResult, ReadingStore } from '../readings/reading-store.ts';
 import { createAckMarks, type AckMarks } from './ack-marks.ts';
 import { createHeldReadings, lostItems, readingItems, type HeldItem, type HeldReadings } from './held-readings.ts';
@@ -55,6 +56,8 @@ export interface ReadingWriterOptions {
   log: Logger;
   /** The bytes all sockets may hold together. */
   budget: HeldBudget;
+  /** Shared by this process's writers: one write in flight per device (device-lanes.ts). Without it, one per socket. */
+  lanes?: DeviceLanes;
   /** Readings this socket may hold (received, not yet acknowledged, including those waiting past a gap). */
   heldMax?: number;
   backoff?: { initialMs: number; maxMs: number };
@@ -105,6 +108,9 @@ export function createReadingWriter(options: ReadingWriterOptions): ReadingWrite
   async function pump(): Promise<void> {
     if (closed || writing || retry.pending() || held.queued === 0) return;
     writing = true;
+    const release = options.lanes ? await options.lanes.acquire(deviceId) : () => {};
+    if (closed) return release();
+    // Taken once the device's turn came: what arrived while its other sockets wrote goes in this batch too.
     const batch = held.take();
     try {
       await write(batch);
@@ -116,6 +122,7 @@ export function createReadingWriter(options: ReadingWriterOptions): ReadingWrite
       retry.schedule();
     } finally {
       writing = false;
+      release();
     }
     void pump(); // what arrived during the write
   }
