@@ -5,6 +5,7 @@ import type { Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { WebSocketServer } from 'ws';
 import { ConfigError } from './config-error.ts';
+import { lingerAfterEarlyAnswers } from './lingering-close.ts';
 import { answerNonWebSocketUpgrades } from './non-websocket-upgrade.ts';
 import { TLS12_CIPHERS, type TlsFiles } from './tls-setting.ts';
 
@@ -84,6 +85,8 @@ function listenOnce({
         fetch,
         port,
         hostname,
+        // Its drain of a body left unread closes the connection too soon: lingerAfterEarlyAnswers does it instead.
+        autoCleanupIncoming: false,
         ...(tls
           ? { createServer: createHttpsServer, serverOptions: { ...HTTP_LIMITS, ...TLS_LIMITS, ...tls } }
           : { serverOptions: { ...HTTP_LIMITS } }),
@@ -95,6 +98,7 @@ function listenOnce({
       },
     );
     server.once('error', onError);
+    lingerAfterEarlyAnswers(server as Server);
     if (websocket) answerNonWebSocketUpgrades(server as Server);
   });
 }

@@ -1,7 +1,8 @@
 // The frontend's sign-in doors as a stranger meets them, on a real process over real HTTPS: a 100 MiB chunked body
-// answered 413 with memory flat, a guessing run from one and from many loopback addresses answered 429 while the
-// right token still signs in from elsewhere, each refusal counted on the management port's /metrics, a session that
-// sign-out ends, a token removed by a reload, and bodies cut off, garbled or trickled answered in one line.
+// answered 413 with memory flat, and read by a client that sends its whole body first; a guessing run from one and
+// from many loopback addresses answered 429 while the right token still signs in from elsewhere, each refusal
+// counted on the management port's /metrics, a session that sign-out ends, a token removed by a reload, and bodies
+// cut off, garbled or trickled answered in one line.
 import { writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { connect } from 'node:tls';
@@ -113,6 +114,26 @@ function rawSignIn(head: string, send: (socket: ReturnType<typeof connect>) => v
 }
 const FORM = 'Content-Type: application/x-www-form-urlencoded\r\n';
 const lastLine = (answer: string) => answer.slice(answer.indexOf('\r\n\r\n') + 4);
+const CRLF = Buffer.from('\r\n');
+
+test('32 MiB chunked sent whole before the answer is read: 413 in one line, no reset', async () => {
+  // Before, the frontend closed with the body unread: the reset lost the 413 and failed the writes (EPIPE).
+  const chunk = Buffer.concat([Buffer.from(`${MiB.toString(16)}\r\n`), Buffer.alloc(MiB, 'token='), CRLF]);
+  let failed: string | undefined;
+  const answer = await withDeadline(
+    rawSignIn(`${FORM}Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n`, (socket) => {
+      socket.on('error', (error: NodeJS.ErrnoException) => (failed = error.code));
+      socket.pause(); // a client that looks at the answer only once it has sent its body
+      for (let i = 0; i < 32; i++) socket.write(chunk);
+      socket.write('0\r\n\r\n', () => socket.resume());
+    }),
+    60_000,
+    'the 413 to a body sent whole',
+  );
+  assert.is(failed, undefined, 'the body was sent whole');
+  assert.match(answer, /^HTTP\/1\.1 413 Payload Too Large\r\n/, answer);
+  assert.is(lastLine(answer), 'Sign-in form too large: a token form is at most 4096 bytes.\n');
+});
 
 test('a chunked body cut off, or a chunk size that is no number: 400 in one line, no stack, no guess', async () => {
   const seen = frontend.lines.length;
