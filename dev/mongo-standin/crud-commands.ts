@@ -1,11 +1,12 @@
 // The stand-in's data commands, answered from memory in the shapes mongod answers them: insert (ordered and unordered,
 // E11000 write errors), update, delete and findAndModify (update-commands.ts), find with a filter, sort, skip and
-// limit, getMore and killCursors, count, distinct, createIndexes, listIndexes, drop and dropDatabase. Write concerns
+// limit and a projection of fields, getMore and killCursors, count, distinct, createIndexes, listIndexes, drop and dropDatabase. Write concerns
 // and maxTimeMS are accepted and have nothing to wait for: every answer is in memory already.
 import { BSON, Long, type Document } from 'bson';
 import { CommandError } from './command-error.ts';
 import { createMemory, type IndexSpec, type Memory } from './memory.ts';
-import { compileFilter, firstInOrder, sortDocuments, equalityFields } from './query.ts';
+import { compileProjection } from './projection.ts';
+import { compileFilter, firstInOrder, sortDocuments } from './query.ts';
 import { createUpdateCommands } from './update-commands.ts';
 import { compareValues, valueAt } from './values.ts';
 
@@ -30,7 +31,7 @@ export const CRUD_COMMANDS = [
 const FIRST_BATCH = 101;
 // Open cursors kept at most; beyond, the oldest is forgotten (a client that never finishes its cursors).
 const CURSORS_MAX = 1000;
-const UNSUPPORTED_FIND_OPTIONS = ['projection', 'hint', 'collation', 'min', 'max', 'tailable', 'awaitData', 'let'];
+const UNSUPPORTED_FIND_OPTIONS = ['hint', 'collation', 'min', 'max', 'tailable', 'awaitData', 'let'];
 const INDEX_OPTIONS = new Set(['key', 'name', 'unique', 'v', 'background']);
 
 // A batch holds at most 16 MiB (at least one document), as in mongod: its reply stays under the object limit.
@@ -86,17 +87,22 @@ export function createCrudCommands(memory: Memory = createMemory()): CrudCommand
       for (const option of UNSUPPORTED_FIND_OPTIONS) {
         if (command[option] !== undefined) throw badValue(`find's ${option} is not supported by the MongoDB stand-in`);
       }
-      const selected = select(memory, db, name, command.filter as Document | undefined);
+      const filter = command.filter as Document | undefined;
       const sort = command.sort as Document | undefined;
       const skip = Number(command.skip ?? 0);
       const limit = Math.abs(Number(command.limit ?? 0));
+      const ordered = sort && memory.inOrder(db, name, filter, sort);
       let docs: Document[];
-      if (limit > 0) docs = firstInOrder(selected, sort, skip + limit).slice(skip);
+      if (ordered) docs = takeMatching(ordered, compileFilter(filter), skip, limit);
+      else if (limit > 0) docs = firstInOrder(select(memory, db, name, filter), sort, skip + limit).slice(skip);
       else {
+        const selected = select(memory, db, name, filter);
         docs = [...selected];
         sortDocuments(docs, sort);
         docs = docs.slice(skip);
       }
+      const project = compileProjection(command.projection);
+      if (project) docs = docs.map(project);
       const batchSize = command.batchSize === undefined ? FIRST_BATCH : Number(command.batchSize);
       const single = command.singleBatch === true || Number(command.limit) < 0;
       return openCursor(`${db}.${name}`, docs, single ? docs.length : batchSize, single);
@@ -212,9 +218,21 @@ function batchEnd(docs: Document[], from: number, count: number): number {
   return end;
 }
 
+/** From documents already in order, the matching ones past `skip`, at most `limit` of them (0: all): no sort. */
+function takeMatching(docs: Iterable<Document>, matches: (doc: Document) => boolean, skip: number, limit: number) {
+  const taken: Document[] = [];
+  let skipped = 0;
+  for (const doc of docs) {
+    if (!matches(doc)) continue;
+    if (skipped < skip) skipped += 1;
+    else if (taken.push(doc) === limit) break;
+  }
+  return taken;
+}
+
 /** The stored documents matching `filter`: the collection's own array, not a copy, when the filter is empty. */
 function select(memory: Memory, db: string, name: string, filter: Document | undefined): readonly Document[] {
-  const candidates = memory.candidates(db, name, equalityFields(filter));
+  const candidates = memory.candidates(db, name, filter);
   if (filter === undefined || Object.keys(filter).length === 0) return candidates;
   return candidates.filter(compileFilter(filter));
 }

@@ -1,7 +1,11 @@
 // The stand-in's data: databases of collections of documents, held in this process's memory only (gone when it
-// stops), with mongod's `_id_` index and unique indexes enforced on insert the way mongod words the refusal.
+// stops), with mongod's `_id_` index and unique indexes enforced on insert the way mongod words the refusal, and every
+// other index kept in key order (ordered-keys.ts), so that a find pinning an index's leading fields reads its part of
+// the collection only, as mongod would.
 import { ObjectId, type Document } from 'bson';
 import { CommandError } from './command-error.ts';
+import { createOrderedKeys, type IndexScan, type OrderedKeys } from './ordered-keys.ts';
+import { equalityFields } from './query.ts';
 import { createUniqueKeys, type KeySlot, type UniqueKeys } from './unique-keys.ts';
 import { renderKey, valueAt } from './values.ts';
 
@@ -35,6 +39,8 @@ interface StoredCollection extends Collection {
   indexes: IndexSpec[];
   /** Per unique index (by name), each key present and the document holding it. */
   keys: Map<string, UniqueKeys>;
+  /** Per index but `_id_` (by name), its documents in key order. */
+  ordered: Map<string, OrderedKeys>;
 }
 
 export interface Memory {
@@ -42,10 +48,13 @@ export interface Memory {
   /** Inserts in order; `ordered` stops at the first refusal. Returns how many went in and why the rest did not. */
   insert(db: string, name: string, docs: Document[], ordered: boolean): { n: number; writeErrors: WriteError[] };
   /**
-   * The documents that may match `pinned` (fields a filter pins to one value): the one document holding that key
-   * when the fields cover a unique index, so a lookup by key costs no scan; else the whole collection.
+   * The documents that may match `filter`, in natural order: the one document holding a key when the filter pins a
+   * unique index's fields, so a lookup by key costs no scan; else the smallest part an index's order gives (its
+   * leading fields pinned, bounds on the next); else the whole collection.
    */
-  candidates(db: string, name: string, pinned: Array<[string, unknown]>): readonly Document[];
+  candidates(db: string, name: string, filter: Document | undefined): readonly Document[];
+  /** The documents that may match `filter` already in `sort`'s order, read from an index, when one gives that order. */
+  inOrder(db: string, name: string, filter: Document | undefined, sort: Document): Iterable<Document> | undefined;
   /** Puts `next` where the stored `current` is, or refuses it (a unique key) and leaves `current` as it was. */
   replace(db: string, name: string, current: Document, next: Document): Refusal | undefined;
   /** Takes the stored `doc` out of its collection. */
@@ -60,6 +69,9 @@ const ID_INDEX: IndexSpec = { name: '_id_', key: { _id: 1 }, unique: true };
 
 export function createMemory(): Memory {
   const collections = new Map<string, StoredCollection>();
+  // Each stored document's place in natural order: an index's candidates are put back in it, and its ties kept in it.
+  const natural = new WeakMap<Document, number>();
+  let nextPlace = 0;
 
   function ensure(db: string, name: string): { collection: StoredCollection; created: boolean } {
     const ns = `${db}.${name}`;
@@ -70,6 +82,7 @@ export function createMemory(): Memory {
       docs: [],
       indexes: [ID_INDEX],
       keys: new Map([['_id_', keysFor(ID_INDEX)]]),
+      ordered: new Map(),
     };
     collections.set(ns, collection);
     return { collection, created: true };
@@ -118,22 +131,33 @@ export function createMemory(): Memory {
         }
         keep(doc, keys, true);
         collection.docs.push(doc);
+        natural.set(doc, nextPlace);
+        for (const ordered of collection.ordered.values()) ordered.add(doc, nextPlace);
+        nextPlace += 1;
         n += 1;
       }
       return { n, writeErrors };
     },
 
-    candidates(db, name, pinned) {
+    candidates(db, name, filter) {
       const collection = collections.get(`${db}.${name}`);
       if (!collection) return [];
-      const values = new Map(pinned);
+      const values = new Map(equalityFields(filter));
       for (const index of collection.indexes) {
         const paths = Object.keys(index.key);
         if (!index.unique || !paths.every((path) => values.has(path))) continue;
         const doc = collection.keys.get(index.name)!.find(paths.map((path) => values.get(path)));
         return doc ? [doc] : [];
       }
-      return collection.docs;
+      const scan = bestScan(collection, filter, values, undefined);
+      if (!scan) return collection.docs;
+      return [...scan.docs()].sort((a, b) => natural.get(a)! - natural.get(b)!);
+    },
+
+    inOrder(db, name, filter, sort) {
+      const collection = collections.get(`${db}.${name}`);
+      const scan = collection && bestScan(collection, filter, new Map(equalityFields(filter)), sort);
+      return scan?.inOrder ? scan.docs() : undefined;
     },
 
     replace(db, name, current, next) {
@@ -149,6 +173,12 @@ export function createMemory(): Memory {
       }
       keep(next, keys, true);
       collection.docs[at] = next;
+      const place = natural.get(current)!;
+      natural.set(next, place);
+      for (const ordered of collection.ordered.values()) {
+        ordered.remove(current, place);
+        ordered.add(next, place);
+      }
       return undefined;
     },
 
@@ -158,6 +188,7 @@ export function createMemory(): Memory {
       if (at < 0) return;
       keep(doc, keysHeld(collection!, doc), false);
       collection!.docs.splice(at, 1);
+      for (const ordered of collection!.ordered.values()) ordered.remove(doc, natural.get(doc)!);
     },
 
     createIndexes(db, name, specs) {
@@ -195,6 +226,11 @@ export function createMemory(): Memory {
         }
         collection.keys.set(spec.name, keys);
       }
+      for (const spec of added) {
+        const ordered = createOrderedKeys(Object.keys(spec.key));
+        for (const doc of collection.docs) ordered.add(doc, natural.get(doc)!);
+        collection.ordered.set(spec.name, ordered);
+      }
       collection.indexes.push(...added);
       return { before: created ? 1 : before, after: collection.indexes.length, created };
     },
@@ -209,6 +245,22 @@ export function createMemory(): Memory {
       for (const ns of collections.keys()) if (ns.startsWith(`${db}.`)) collections.delete(ns);
     },
   };
+}
+
+/** The index scan with the fewest candidates for `filter` (one in `sort`'s order among equals), if any index has one. */
+function bestScan(
+  collection: StoredCollection,
+  filter: Document | undefined,
+  pinned: ReadonlyMap<string, unknown>,
+  sort: Document | undefined,
+): IndexScan | undefined {
+  let best: IndexScan | undefined;
+  for (const ordered of collection.ordered.values()) {
+    const scan = ordered.scan(filter ?? {}, pinned, sort);
+    if (!scan || (best && (scan.size > best.size || (scan.size === best.size && !scan.inOrder)))) continue;
+    best = scan;
+  }
+  return best;
 }
 
 /** `E11000 duplicate key error collection: app.readings index: deviceId_1_session_1_seq_1 dup key: { … }`. */

@@ -40,7 +40,7 @@ export function createUpdateCommands(memory: Memory): UpdateCommands {
 
   function matching(db: string, name: string, filter: Document | undefined): Document[] {
     const matches = compileFilter(filter);
-    return memory.candidates(db, name, equalityFields(filter)).filter(matches);
+    return memory.candidates(db, name, filter).filter(matches);
   }
 
   return {

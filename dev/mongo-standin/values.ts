@@ -38,7 +38,8 @@ export function isNumber(value: unknown): boolean {
   );
 }
 
-function toNumber(value: unknown): number {
+/** A number of any BSON numeric type as a JavaScript number. */
+export function toNumber(value: unknown): number {
   if (typeof value === 'number') return value;
   if (Long.isLong(value)) return (value as Long).toNumber();
   return Number(String((value as { valueOf(): unknown }).valueOf()));
