@@ -149,6 +149,10 @@ async function lookAround(
   };
 }
 
+// Only the seq of each stored reading comes back: mongod answers it from the unique index alone (a covered query),
+// and neither side encodes nor decodes the readings' values and times.
+const SEQ_ONLY = { _id: 0, seq: 1 } as const;
+
 /**
  * How many readings each of `ranges` holds in the store: one indexed find over their span, counted as its batches
  * come, so what is held at once is a batch, whatever the span holds. The span's stored readings come back (those
@@ -166,8 +170,8 @@ async function storedWithin(
   const counter = createRangeCounter(ranges);
   const cursor = db
     .collection<ReadingDocument>(READINGS_COLLECTION)
-    .find({ deviceId, session, seq }, { sort: { seq: 1 }, batchSize: COUNT_BATCH, ...bounds });
-  for await (const doc of cursor) counter.add(doc.seq);
+    .find({ deviceId, session, seq }, { sort: { seq: 1 }, projection: SEQ_ONLY, batchSize: COUNT_BATCH, ...bounds });
+  for await (const doc of cursor) counter.add(doc.seq as number);
   return counter.counts;
 }
 

@@ -275,6 +275,30 @@ test('delete: the first match or every match, counted as mongod counts them', as
   );
 });
 
+test('a projection of field names keeps those (and _id unless excluded), or drops them', async () => {
+  const { collection } = fresh();
+  await collection.insertMany([
+    { _id: 1 as never, deviceId: 'd', seq: 1, value: 'a' },
+    { _id: 2 as never, deviceId: 'd', seq: 2, value: 'b' },
+  ]);
+  const sorted = { sort: { seq: 1 } } as const;
+  assert.equal(await collection.find({ deviceId: 'd' }, { ...sorted, projection: { _id: 0, seq: 1 } }).toArray(), [
+    { seq: 1 },
+    { seq: 2 },
+  ]);
+  assert.equal(await collection.find({}, { ...sorted, projection: { value: 1 } }).toArray(), [
+    { _id: 1, value: 'a' },
+    { _id: 2, value: 'b' },
+  ]);
+  assert.equal(await collection.find({ seq: 2 }, { projection: { value: 0, deviceId: false } }).toArray(), [
+    { _id: 2, seq: 2 },
+  ]);
+  const mixed = (await rejection(
+    collection.find({}, { projection: { seq: 1, value: 0 } }).toArray(),
+  )) as MongoServerError;
+  assert.is(mixed.code, 31254);
+});
+
 test('the stand-in refuses by name what it does not do, in mongod’s error shape', async () => {
   if (!standin()) return; // mongod does all of it
   const { db, collection } = fresh();
@@ -287,7 +311,12 @@ test('the stand-in refuses by name what it does not do, in mongod’s error shap
       2,
       /^\$not is not supported by the MongoDB stand-in/,
     ],
-    [() => collection.find({}, { projection: { a: 1 } }).toArray(), 2, /^find's projection is not supported/],
+    [() => collection.find({}, { hint: { a: 1 } }).toArray(), 2, /^find's hint is not supported/],
+    [
+      () => collection.find({}, { projection: { a: { $slice: 1 } } }).toArray(),
+      2,
+      /^a projection value for a is not supported by the MongoDB stand-in/,
+    ],
     [() => db.command({ createIndexes: 'things', indexes: [{ key: { a: 1 }, name: 'a', sparse: true }] }), 2, /sparse/],
   ] as Array<[() => Promise<unknown>, number, RegExp]>) {
     const error = (await rejection(run())) as MongoServerError;
