@@ -8,6 +8,7 @@ import { delimiter, join } from 'node:path';
 import { redactUrl } from '../../lib/redact-url.ts';
 import type { StackChild } from './child.ts';
 import { stackError } from './error.ts';
+import { entryArgs } from '../../tools/node-entry.ts';
 
 export interface Database {
   uri: string;
@@ -50,9 +51,7 @@ export async function startDatabase({ uri, port, path, deadlineMs, start }: Data
     };
   }
   const child = start('database', process.execPath, [
-    '--import',
-    'tsx',
-    'dev/mongo-standin.ts',
+    ...entryArgs('dev/mongo-standin.ts'),
     '--port',
     String(port),
     '--host',

@@ -7,6 +7,7 @@ import { startDatabase, type Database } from './database.ts';
 import { stackError } from './error.ts';
 import type { CLIError } from '../../tools/cli-error.ts';
 import { freePort } from '../../tools/free-port.ts';
+import { entryArgs } from '../../tools/node-entry.ts';
 import { portProblem } from './ports.ts';
 import { waitUntilReady } from './ready.ts';
 
@@ -28,7 +29,6 @@ const STOP_GRACE_MS = 10_000;
 export function createStack(config: StackConfig, env: NodeJS.ProcessEnv, io: StackIo) {
   const children: StackChild[] = [];
   let database: Database | undefined;
-  const tsx = ['--import', 'tsx'];
   // The children write into pipes, so they cannot see whether our stdout is a terminal: we tell them. Their
   // pretty logs go one entry per line (each line gets a name prefix), in colour only for a terminal.
   const childEnv: NodeJS.ProcessEnv = { LOG_SINGLE_LINE: '1', ...(io.colour ? {} : { NO_COLOR: '1' }) };
@@ -79,21 +79,21 @@ export function createStack(config: StackConfig, env: NodeJS.ProcessEnv, io: Sta
     const host = config.host === undefined ? {} : { HOST: config.host };
     // A fresh device token for this stack only, known to its backend and its device service and nothing else.
     const DEVICE_TOKEN = randomBytes(24).toString('base64url');
-    const backend = start('backend', process.execPath, [...tsx, 'backend/main.ts'], {
+    const backend = start('backend', process.execPath, entryArgs('backend/main.ts', env), {
       ...host,
       NODE_ENV: 'local',
       PORT: String(config.backendPort),
       MONGODB_URI: database.uri,
       DEVICE_TOKEN,
     });
-    const device = start('device', process.execPath, [...tsx, 'device/main.ts'], {
+    const device = start('device', process.execPath, entryArgs('device/main.ts', env), {
       ...host,
       NODE_ENV: 'local',
       PORT: String(config.devicePort),
       BACKEND_URL: urls.backend,
       DEVICE_TOKEN,
     });
-    const frontend = start('frontend', process.execPath, [...tsx, 'frontend/main.ts'], {
+    const frontend = start('frontend', process.execPath, entryArgs('frontend/main.ts', env), {
       ...host,
       NODE_ENV: 'local',
       PORT: String(config.frontendPort),
@@ -116,8 +116,7 @@ export function createStack(config: StackConfig, env: NodeJS.ProcessEnv, io: Sta
   /** Runs the smoke CLI with --device; its lines are printed as they are, and its exit code returned. */
   async function smoke(): Promise<number> {
     const args = [
-      ...tsx,
-      'smoke/cli.ts',
+      ...entryArgs('smoke/cli.ts', env),
       '--frontend',
       urls.frontend,
       '--backend',

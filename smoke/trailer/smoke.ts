@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { failingChecks } from '../../lib/health-judge.ts';
 import { explain, runCommand, type CommandResult } from '../../tools/child-process.ts';
+import { entryArgs } from '../../tools/node-entry.ts';
 import { projectRoot as root } from '../../tools/project-root.ts';
 import { readSmokeResult, type ReadResult } from '../result.ts';
 import type { ProbeRecord, SmokeResult, SmokeVerdict } from '../types.ts';
@@ -50,7 +51,7 @@ export async function smokeAgainst(
   targets: SmokeTargets,
   { artifacts, probeTimeoutMs, env, limitMs = Infinity }: SmokeOptions,
 ): Promise<SmokeOutcome> {
-  const args = ['--import', 'tsx', join(root, 'smoke/cli.ts'), '--frontend', targets.frontend];
+  const args = [...entryArgs('smoke/cli.ts', env), '--frontend', targets.frontend];
   args.push('--backend', targets.backend);
   if (targets.device) args.push('--device', targets.device);
   args.push('--artifacts', artifacts, '--timeout', String(probeTimeoutMs));
@@ -69,7 +70,7 @@ export async function smokeAgainst(
  */
 export async function smokeLocalStack(env: NodeJS.ProcessEnv): Promise<SmokeOutcome> {
   return withResultFile('smoke-trailer-local-', async (jsonFile) => {
-    const run = await runCommand(process.execPath, ['--import', 'tsx', join(root, 'dev/stack.ts'), '--once'], {
+    const run = await runCommand(process.execPath, [...entryArgs('dev/stack.ts', env), '--once'], {
       env: { ...env, SMOKE_JSON: jsonFile },
       cwd: root,
       timeoutMs: LOCAL_TIMEOUT_MS,

@@ -1,6 +1,6 @@
-// The services, the smoke CLI and the trailer as JavaScript, compiled once per source tree: a spawn then loads no
-// TypeScript compiler, which cost 1.5 s (backend) to 3.8 s (frontend) of each service's start-up on a loaded machine
-// and 0.6 s of CPU per smoke CLI run. TEST_SPAWN_TSX=1 runs them through tsx.
+// The services, the smoke CLI, the trailer and the local stack as JavaScript, compiled once per source tree: a spawn
+// then loads no TypeScript compiler, which cost 1.5 s (backend) to 3.8 s (frontend) of each service's start-up on a
+// loaded machine and 0.6 s of CPU per smoke CLI run. TEST_SPAWN_TSX=1 runs them through tsx.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { symlinkSync, writeFileSync } from 'node:fs';
@@ -8,11 +8,13 @@ import { join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 
-const SOURCES = ['backend', 'device', 'frontend', 'lib', 'smoke', 'tools'];
+const SOURCES = ['backend', 'device', 'dev', 'frontend', 'lib', 'smoke', 'tools'];
 const ENTRIES: Record<string, string> = {
   'backend/main': 'backend/main.ts',
   'backend/device-worker': 'backend/device-thread/device-worker.ts',
   'device/main': 'device/main.ts',
+  'dev/stack': 'dev/stack.ts',
+  'dev/mongo-standin': 'dev/mongo-standin.ts',
   'frontend/main': 'frontend/main.ts',
   'smoke/cli': 'smoke/cli.ts',
   'smoke/trailer': 'smoke/trailer.ts',
@@ -39,6 +41,16 @@ export async function serviceArgs(root: string, entry: string): Promise<string[]
     return ['--import', import.meta.resolve('tsx'), join(root, entry)];
   built ??= compiled(root);
   return [join(await built, `${name}.js`)];
+}
+
+/**
+ * The environment that makes the trailer and the local stack start their children (the smoke CLI, the stack, its
+ * services) from this build too (tools/node-entry.ts); empty under TEST_SPAWN_TSX=1.
+ */
+export async function compiledEntriesEnv(root: string): Promise<Record<string, string>> {
+  if (process.env.TEST_SPAWN_TSX === '1') return {};
+  built ??= compiled(root);
+  return { JS_ENTRIES_DIR: await built };
 }
 
 /** The build of the current tree, made by whichever test process gets there first (an atomic rename). */

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { listen, type Listening } from './listen.ts';
 import { spawnProcess, stopAll } from './spawn-process.ts';
 import { root } from './spawn-service.ts';
-import { serviceArgs } from './compiled-services.ts';
+import { compiledEntriesEnv, serviceArgs } from './compiled-services.ts';
 import { createRepo, type TestRepo } from './git-repo.ts';
 
 export function trailerHarness(name: string) {
@@ -140,6 +140,7 @@ export function trailerHarness(name: string) {
       PATH: path,
       FAKE_RECORD: record,
       FAKE_IMAGES,
+      ...(await compiledEntriesEnv(root)), // the smoke and the local stack it starts, compiled as the trailer is
       ...env,
     };
     for (const key of ['MONGODB_URI', 'HOST', 'PORT']) delete full[key]; // the local stack must not pick these up
