@@ -17,7 +17,7 @@ import { createDeviceWarnings } from './device-warnings.ts';
 import { createFrameSlices } from './frame-slices.ts';
 import type { FrameQueueOptions } from './frame-queue.ts';
 import type { ReadingStore } from '../readings/reading-store.ts';
-import { createReadingWriter, type ReadingWriterOptions } from '../writer/reading-writer.ts';
+import { createReadingWriter, type ReadingWriter, type ReadingWriterOptions } from '../writer/reading-writer.ts';
 import { createHeldBudget } from '../writer/held-budget.ts';
 import { createDeviceLanes } from '../writer/device-lanes.ts';
 import { PRESENCE_BEAT_MS, type PresenceState } from '../readings/device-summary.ts';
@@ -70,7 +70,13 @@ export interface DeviceHubOptions {
   beatMs?: number;
 }
 
-export function createDeviceHub(options: DeviceHubOptions): DeviceHub {
+/** The hub as the device thread holds it. */
+export interface LocalDeviceHub extends DeviceHub {
+  /** When the oldest reading waiting for a write, of any socket, was received (performance.now()); see the writer. */
+  waitingSince(): number | undefined;
+}
+
+export function createDeviceHub(options: DeviceHubOptions): LocalDeviceHub {
   const { log, store, tokens, helloTimeoutMs = 5000 } = options;
   const { rate = DEVICE_MESSAGE_RATE, heldBytesMax = 256 * 1024 * 1024 } = options;
   const { presence, replica = `${hostname()}:${process.pid}`, beatMs = PRESENCE_BEAT_MS } = options;
@@ -78,6 +84,7 @@ export function createDeviceHub(options: DeviceHubOptions): DeviceHub {
   const sockets = new Set<WebSocket>();
   const budget = createHeldBudget(heldBytesMax);
   const lanes = createDeviceLanes();
+  const writers = new Set<ReadingWriter>();
   const warnings = createDeviceWarnings(log, helloTimeoutMs);
   const state = (record: DeviceRecord<WSContext>, connected: boolean) =>
     presenceOf(record, connected, replica, new Date());
@@ -105,7 +112,9 @@ export function createDeviceHub(options: DeviceHubOptions): DeviceHub {
     frames: createFrameSlices(options.frames),
     writer(deviceId, send, overflow) {
       const shared = { store, lastAcked, log, budget, lanes, warnings: warnings.writer };
-      return createReadingWriter({ deviceId, ...shared, ...options.writer, send, overflow });
+      const writer = createReadingWriter({ deviceId, ...shared, ...options.writer, send, overflow });
+      writers.add(writer);
+      return { ...writer, close: () => (writers.delete(writer), writer.close()) };
     },
   };
 
@@ -113,6 +122,14 @@ export function createDeviceHub(options: DeviceHubOptions): DeviceHub {
     rate,
     events: (remoteAddress, identity, done) => createDeviceSocket(socketOptions, remoteAddress, identity, done),
     socketsOpen: () => sockets.size,
+    waitingSince() {
+      let oldest: number | undefined;
+      for (const writer of writers) {
+        const at = writer.waitingSince();
+        if (at !== undefined && (oldest === undefined || at < oldest)) oldest = at;
+      }
+      return oldest;
+    },
     async closeAll() {
       clearInterval(beat);
       // Forgotten first: the sockets' close events then write nothing more.

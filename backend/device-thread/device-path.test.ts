@@ -55,4 +55,32 @@ test('frames held before a thread ran are judged by their wait since it runs', (
   }
 });
 
+test('behind while the oldest reading waits past the bound for its write; ok once it is written', () => {
+  const states: [DevicePathState, string | undefined][] = [];
+  const clock = { now: 10_000, unwritten: undefined as number | undefined };
+  const path = watchDevicePath({
+    oldestAt: () => undefined,
+    unwrittenAt: () => clock.unwritten,
+    onState: (state, reason) => void states.push([state, reason]),
+    behindMs: 2000,
+    now: () => clock.now,
+  });
+  try {
+    path.thread(true);
+    clock.unwritten = 8500;
+    path.judge();
+    clock.unwritten = 7000;
+    path.judge();
+    clock.unwritten = undefined;
+    path.judge();
+    assert.equal(states, [
+      ['ok', undefined],
+      ['behind', 'the oldest reading received has waited 3000 ms for its write (bound 2000 ms)'],
+      ['ok', undefined],
+    ]);
+  } finally {
+    path.stop();
+  }
+});
+
 test.run();

@@ -1,7 +1,9 @@
 // Whether the device path keeps up, for the `devices` readiness check: `down` while no device thread runs (it
 // stopped and a new one is starting), `behind` while the oldest frame read from a socket has waited longer than
-// `behindMs` for the thread to handle it (counted from when a thread runs, for frames held before), else `ok`.
-// Judged every `everyMs` from what the relay holds: no I/O.
+// `behindMs` for the thread to handle it (counted from when a thread runs, for frames held before), or the oldest
+// reading the thread handled has waited longer than that for its write (behind its socket's write in flight or its
+// device's other sockets' writes: what a flood of one token delays), else `ok`. Judged every `everyMs` from what
+// the relay holds and what the thread's last probe answer said: no I/O.
 
 export type DevicePathState = 'ok' | 'behind' | 'down';
 
@@ -11,6 +13,8 @@ export const DEVICE_PATH_BEHIND_MS = 2000;
 export interface DevicePathOptions {
   /** When the oldest frame not yet handled was read (performance.now()), or undefined when none waits. */
   oldestAt: () => number | undefined;
+  /** When the oldest reading waiting for a write was received (performance.now()), or undefined when none waits. */
+  unwrittenAt?: () => number | undefined;
   onState: (state: DevicePathState, reason?: string) => void;
   behindMs?: number;
   everyMs?: number;
@@ -26,7 +30,8 @@ export interface DevicePath {
 }
 
 export function watchDevicePath(options: DevicePathOptions): DevicePath {
-  const { oldestAt, onState, behindMs = DEVICE_PATH_BEHIND_MS, everyMs = 500, now = () => performance.now() } = options;
+  const { oldestAt, unwrittenAt = () => undefined, onState, behindMs = DEVICE_PATH_BEHIND_MS } = options;
+  const { everyMs = 500, now = () => performance.now() } = options;
   let running = false;
   // Frames held while no thread ran (before the first was ready) are judged by their wait since one runs.
   let runningSince = 0;
@@ -39,12 +44,15 @@ export function watchDevicePath(options: DevicePathOptions): DevicePath {
   function judge() {
     if (!running) return;
     const at = oldestAt();
+    const unwritten = unwrittenAt();
     const waited = at === undefined ? 0 : now() - Math.max(at, runningSince);
-    if (waited <= behindMs) return tell('ok');
-    tell(
-      'behind',
-      `the oldest frame read has waited ${Math.round(waited)} ms for the device thread (bound ${behindMs} ms)`,
-    );
+    const writeWaited = unwritten === undefined ? 0 : now() - unwritten;
+    if (waited <= behindMs && writeWaited <= behindMs) return tell('ok');
+    const reason =
+      waited >= writeWaited
+        ? `the oldest frame read has waited ${Math.round(waited)} ms for the device thread`
+        : `the oldest reading received has waited ${Math.round(writeWaited)} ms for its write`;
+    tell('behind', `${reason} (bound ${behindMs} ms)`);
   }
   const timer = setInterval(judge, everyMs).unref();
   return {

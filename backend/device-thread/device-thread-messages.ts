@@ -71,4 +71,5 @@ export type FromDeviceThread =
   | { kind: 'counted'; counted: Counted }
   | { kind: 'closedAll' }
   | { kind: 'stopped' }
-  | { kind: 'probed' };
+  /** The answer to a probe; `waitedMs`: how long the oldest reading waiting for a write has waited (none: unset). */
+  | { kind: 'probed'; waitedMs?: number };

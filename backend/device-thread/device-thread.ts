@@ -66,8 +66,11 @@ export function startDeviceThread(options: DeviceThreadOptions): DeviceThread {
   const restarting = { code: CLOSE_TRY_AGAIN_LATER, reason: 'device thread restarting' };
   const held = holdUntilReady<SocketEvent>((event, transfer) => thread.post(event, transfer));
   const relay = createSocketRelay(held.tell, log, restarting);
+  // When the oldest reading waiting for a write on the device thread was received, as its last probe answer said.
+  let unwrittenAt: number | undefined;
   const path = watchDevicePath({
     oldestAt: () => relay.unhandled().oldestAt,
+    unwrittenAt: () => unwrittenAt,
     onState: options.onPath ?? (() => {}),
     ...(options.behindMs ? { behindMs: options.behindMs } : {}),
   });
@@ -82,6 +85,7 @@ export function startDeviceThread(options: DeviceThreadOptions): DeviceThread {
     name: 'device thread',
     onStopped(code) {
       answers.reset();
+      unwrittenAt = undefined;
       path.thread(false, `the device thread stopped (exit code ${code}); a new one is starting`);
       relay.closeAll(restarting.code, restarting.reason);
     },
@@ -95,8 +99,10 @@ export function startDeviceThread(options: DeviceThreadOptions): DeviceThread {
 
   function onReply(reply: FromDeviceThread) {
     if (isSocketCommand(reply)) relay.act(reply);
-    else if (reply.kind === 'probed') answers.answered();
-    else if (reply.kind === 'heard') onHeard();
+    else if (reply.kind === 'probed') {
+      unwrittenAt = reply.waitedMs === undefined ? undefined : performance.now() - reply.waitedMs;
+      answers.answered();
+    } else if (reply.kind === 'heard') onHeard();
     else if (reply.kind === 'counted') meters?.counted(reply.counted);
   }
 

@@ -58,7 +58,7 @@ post({ kind: 'ready' });
 
 function onMessage(message: ToDeviceThread) {
   if (message.kind === 'connected') connected = message.connected;
-  else if (message.kind === 'probe') post({ kind: 'probed' });
+  else if (message.kind === 'probe') post(probed());
   else if (message.kind === 'closeAll') void hub.closeAll().finally(() => post({ kind: 'closedAll' }));
   else if (message.kind === 'stop') void client.close().finally(() => post({ kind: 'stopped' }));
   else onSocketEvent(message);
@@ -84,6 +84,12 @@ function onSocketEvent(event: SocketEvent) {
     // Node 20 has no CloseEvent; the hub reads only these fields.
     events.onClose?.({ code: event.code, reason: event.reason } as CloseEvent, ws);
   }
+}
+
+/** The answer to a probe, with how long the oldest reading waiting for a write has waited (device-path.ts). */
+function probed(): FromDeviceThread {
+  const since = hub.waitingSince();
+  return since === undefined ? { kind: 'probed' } : { kind: 'probed', waitedMs: performance.now() - since };
 }
 
 /** A frame as Hono gives it: text as a string, binary as an ArrayBuffer. */

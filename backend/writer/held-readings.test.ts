@@ -72,4 +72,18 @@ test('readingItems: a refused reading is held without a document and told; lostI
   ]);
 });
 
+test('the oldest item queued: when it was taken; a failed batch put back counts from its first take', () => {
+  const held = createHeldReadings(createHeldBudget(10_000), 10);
+  assert.is(held.oldestQueuedAt(), undefined);
+  held.add([item(1), item(2)], 100);
+  held.add([item(3)], 250);
+  assert.is(held.oldestQueuedAt(), 100);
+  const batch = held.take();
+  assert.is(held.oldestQueuedAt(), undefined, 'in flight: no longer queued');
+  held.add([item(4)], 400);
+  assert.is(held.oldestQueuedAt(), 400);
+  held.putBack(batch);
+  assert.is(held.oldestQueuedAt(), 100);
+});
+
 test.run();

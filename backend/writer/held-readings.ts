@@ -18,11 +18,13 @@ export interface HeldItem {
    * would not record it (it then settles nothing).
    */
   lost?: { through: number; reason: LossReason; ranges?: SeqRange[]; refused?: string };
+  /** When the writer took it (performance.now()): how long it waits to be written is the device path's lag. */
+  at?: number;
 }
 
 export interface HeldReadings {
-  /** Queues `items`; the reason (and nothing queued) when that would pass a bound. */
-  add(items: HeldItem[]): string | undefined;
+  /** Queues `items`, taken at `at` (ms); the reason (and nothing queued) when that would pass a bound. */
+  add(items: HeldItem[], at?: number): string | undefined;
   /** Takes everything queued, as the next write's batch. */
   take(): HeldItem[];
   /** A failed batch goes back to the front, ahead of what arrived meanwhile. */
@@ -33,6 +35,8 @@ export interface HeldReadings {
   waiting(delta: number): void;
   /** Forgets everything, giving its bytes back to the budget. */
   clear(): void;
+  /** When the oldest item queued for a write was taken (a failed batch put back counts from its first take). */
+  oldestQueuedAt(): number | undefined;
   readonly held: number;
   readonly queued: number;
 }
@@ -44,10 +48,11 @@ export function createHeldReadings(budget: HeldBudget, heldMax: number): HeldRea
   let held = 0;
   let heldBytes = 0;
   return {
-    add(items) {
+    add(items, at = performance.now()) {
       const bytes = bytesOf(items);
       if (held + items.length > heldMax) return `over ${heldMax} readings held`;
       if (!budget.take(bytes)) return `the readings held for all sockets would pass ${budget.max} bytes`;
+      for (const item of items) item.at ??= at;
       queue.push(...items);
       held += items.length;
       heldBytes += bytes;
@@ -76,6 +81,7 @@ export function createHeldReadings(budget: HeldBudget, heldMax: number): HeldRea
       held = 0;
       heldBytes = 0;
     },
+    oldestQueuedAt: () => queue[0]?.at,
     get held() {
       return held;
     },

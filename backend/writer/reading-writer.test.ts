@@ -128,6 +128,21 @@ test("one device's sockets take turns at the database; another device's writer d
   assert.is(lanes.busy, 1, 'only the other device still writes');
 });
 
+test('waitingSince: the oldest reading queued behind a write in flight; not while a failed write backs off', async () => {
+  const { writer, calls } = setup({ backoff: { initialMs: 60_000, maxMs: 60_000 } });
+  writer.accept('s1', readings(1));
+  assert.is(writer.waitingSince(), undefined, 'in flight at once: nothing waits');
+  const before = performance.now();
+  writer.accept('s1', readings(2));
+  writer.accept('s1', readings(3));
+  const since = writer.waitingSince();
+  assert.ok(since !== undefined && since >= before && since <= performance.now(), `queued at ${since}`);
+  calls[0]!.reject(new DatabaseUnavailableError('timeout', 'the database did not answer within 6000 ms'));
+  await tick();
+  assert.is(writer.waitingSince(), undefined, "backing off: the database's trouble, not the path's");
+  writer.close();
+});
+
 test('past an evicted gap: stored, not acked (the wedge); the declared range recorded, then acked past', async () => {
   const lost: string[] = [];
   const { writer, calls, acks, losses, lossesFail, lookups } = setup({

@@ -77,6 +77,12 @@ export interface ReadingWriter {
   declare(session: string, reason: LossReason, ranges: readonly SeqRange[]): void;
   /** Stops: forgets what it holds, sends no more acks, retries no more. */
   close(): void;
+  /**
+   * When the oldest reading waiting for a write was taken (performance.now()): queued behind a write in flight or
+   * the device's other sockets' writes, not in flight itself nor waiting out a failed write's backoff (the database's
+   * trouble, which its own check reports). Undefined when none waits.
+   */
+  waitingSince(): number | undefined;
 }
 
 export function createReadingWriter(options: ReadingWriterOptions): ReadingWriter {
@@ -166,6 +172,7 @@ export function createReadingWriter(options: ReadingWriterOptions): ReadingWrite
       if (!closed) enqueue(lostItems(session, reason, ranges));
     },
     close: stop,
+    waitingSince: () => (closed || retry.pending() ? undefined : held.oldestQueuedAt()),
   };
 }
 
