@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { IncomingHttpHeaders } from 'node:http';
 import { createApp, type FrontendDeps } from './app.ts';
-import { SESSION_COOKIE, type OperatorAccess } from './operator-access.ts';
+import { SESSION_COOKIE, wrongTokensLine, type OperatorAccess } from './operator-access.ts';
 import { listen, type Listening } from '../test/support/listen.ts';
 import { healthyBody, readyBody } from '../test/support/health-bodies.ts';
 import type { StatusDocument } from './status-document.ts';
@@ -259,6 +259,13 @@ test('guessing from one address: 429 with Retry-After past ten, the right token 
     lines.some((line) => line.includes('guess-')),
     'no guessed token in the log',
   );
+});
+
+test('the summed warning counts wrong tokens in words: one token, then tokens', () => {
+  // The first is logged alone; the rest of each 5 s interval are summed into one line (lib/summed-warning.ts).
+  assert.is(wrongTokensLine(1), '1 wrong operator token at /sign-in');
+  assert.is(wrongTokensLine(2), '2 wrong operator tokens at /sign-in');
+  assert.is(wrongTokensLine(140), '140 wrong operator tokens at /sign-in');
 });
 
 test('each refused sign-in is counted by its reason; a right token, another origin, plain HTTP are not', async () => {

@@ -48,6 +48,9 @@ const html = (c: Context, body: string, status: 200 | 401) => c.html(body, statu
 const bounded = bodyLimit({ maxSize: refuse.MAX_FORM_BYTES, onError: refuse.formTooLarge });
 const formBound: MiddlewareHandler = (c, next) => bounded(c, next).catch(() => refuse.formUnreadable(c));
 
+/** The summed warning's words for `n` wrong tokens (the first alone, then those of each interval). */
+export const wrongTokensLine = (n: number) => `${n} wrong operator token${n === 1 ? '' : 's'} at /sign-in`;
+
 /** Whether the body could be read to its end (Hono keeps it, so the form is parsed from the same bytes). */
 const arrivedWhole = (c: Context) =>
   c.req.arrayBuffer().then(
@@ -65,7 +68,7 @@ export function operatorAccess(app: Hono, access: OperatorAccess, options: Opera
   const needsTls = (c: Context) => c.text(refuse.needsTlsLine(httpsPort()), 403, { 'Cache-Control': 'no-store' });
   const wrong = createSummedWarning(
     { warn: (fields, message) => log(`frontend: ${message} (latest from ${fields.address}; ${fields.total} in all)`) },
-    (n) => `${n} wrong operator token${n === 1 ? '' : 's'} at /sign-in`,
+    wrongTokensLine,
   );
 
   app.get('/sign-in', function signInForm(c) {
