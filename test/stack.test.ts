@@ -9,6 +9,7 @@ import { freePort } from '../tools/free-port.ts';
 import { listen } from './support/listen.ts';
 import { spawnProcess, stopAll, type Spawned } from './support/spawn-process.ts';
 import { root } from './support/spawn-service.ts';
+import { compiledEntriesEnv, serviceArgs } from './support/compiled-services.ts';
 import { portProblem } from '../dev/local-stack/ports.ts';
 import { readSmokeResult } from '../smoke/result.ts';
 import { sideBySide } from './support/side-by-side.ts';
@@ -30,6 +31,7 @@ async function stackEnv(extra: Record<string, string> = {}) {
     SMOKE_ARTIFACTS: artifacts,
     // Not the repository's ./spool: a stack per test, none inheriting another's unacknowledged readings.
     DEVICE_SPOOL_DIR: mkdtempSync(join(artifacts, 'spool-')),
+    ...(await compiledEntriesEnv(root)), // the services and the smoke the stack starts, compiled as the stack is
     ...extra,
   };
   // NO_COLOR too: the test runner sets it, and the stack must leave out colour on its own when piped.
@@ -45,6 +47,9 @@ async function stackEnv(extra: Record<string, string> = {}) {
     if (!(key in extra)) delete env[key];
   return env;
 }
+
+/** The node arguments of `npm start`'s dev/stack.ts, compiled (test/support/compiled-services.ts). */
+const stackArgs = () => serviceArgs(root, 'dev/stack.ts');
 
 const MAX_LINES = 40;
 const ESC = '\u001b';
@@ -145,7 +150,7 @@ test('a bad argument: one line pointing at --help, exit 2, nothing started', asy
     ['--onse', 'stack: unknown option --onse (run with --help to list the options)'],
     ['--once=yes', 'stack: --once takes no value (npm start -- --help for the usage)'],
   ]) {
-    const proc = spawnProcess(process.execPath, ['--import', 'tsx', 'dev/stack.ts', arg!], {
+    const proc = spawnProcess(process.execPath, [...(await stackArgs()), arg!], {
       cwd: root,
       env: await stackEnv(),
     });
@@ -160,7 +165,7 @@ test('a port already in use: fails before starting anything, naming the service 
   const taken = await listen((_, res) => res.end('someone else'));
   env.DEVICE_PORT = String(taken.port);
   try {
-    const proc = spawnProcess(process.execPath, ['--import', 'tsx', 'dev/stack.ts', '--once'], { cwd: root, env });
+    const proc = spawnProcess(process.execPath, [...(await stackArgs()), '--once'], { cwd: root, env });
     const code = await proc.waitExit(60_000);
     assert.is(code, 3, output(proc));
     assert.ok(
@@ -176,7 +181,7 @@ test('a port already in use: fails before starting anything, naming the service 
 });
 
 test('a service that crashes: one line naming it, its last log lines, every child stopped, exit 3', async () => {
-  const proc = spawnProcess(process.execPath, ['--import', 'tsx', 'dev/stack.ts', '--once'], {
+  const proc = spawnProcess(process.execPath, [...(await stackArgs()), '--once'], {
     cwd: root,
     env: await stackEnv({ MONGODB_URI: 'not-a-uri' }),
   });
@@ -199,7 +204,7 @@ test('a service that never becomes ready: the deadline names it and what it last
   // starting at once on a loaded machine were seen to take over 6 s to listen (the reason was then ECONNREFUSED),
   // and over 15 s with this file's other stacks starting beside them. The wait passes while those tests run.
   const deadlineMs = 30_000;
-  const proc = spawnProcess(process.execPath, ['--import', 'tsx', 'dev/stack.ts', '--once'], {
+  const proc = spawnProcess(process.execPath, [...(await stackArgs()), '--once'], {
     cwd: root,
     env: await stackEnv({
       MONGODB_URI: `mongodb://127.0.0.1:${closed}/app`,
@@ -224,7 +229,8 @@ test(
   "on a terminal the services' log lines are coloured, still one line per entry; " + 'NO_COLOR turns colour off',
   async () => {
     // `script` gives the stack a pseudo-terminal as stdout, as a person at a shell would; its children stay piped.
-    const wrap = ['-qfec', `'${process.execPath}' --import tsx dev/stack.ts --once`, '/dev/null'];
+    const command = [process.execPath, ...(await stackArgs()), '--once'].map((word) => `'${word}'`).join(' ');
+    const wrap = ['-qfec', command, '/dev/null'];
     // Two stacks of their own, side by side: coloured, and with NO_COLOR.
     const [coloured, plain] = [
       spawnProcess('script', wrap, { cwd: root, env: await stackEnv() }),
@@ -255,7 +261,7 @@ for (const [signal, toGroup] of [
   test(
     `running until ${signal}${toGroup ? ' to the terminal group (Ctrl-C)' : ''}: ` + `every child stopped, exit 0`,
     async () => {
-      const proc = spawnProcess(process.execPath, ['--import', 'tsx', 'dev/stack.ts'], {
+      const proc = spawnProcess(process.execPath, [...(await stackArgs())], {
         cwd: root,
         env: await stackEnv(),
       });
