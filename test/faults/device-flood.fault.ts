@@ -2,9 +2,11 @@
 // times it, each opening again when closed, against the backend on the MongoDB stand-in, while an honest device of
 // another token sends a reading at a time. What holds today, and is asserted: past DEVICE_SOCKETS_PER_TOKEN the
 // flood's sockets are closed with 1013 and the reason; the honest device is acknowledged all along; the backend
-// stays up; its RSS stays within its warm level + 512 MiB, a tripwire for the unbounded queue this flood once made
-// (160 to 650 MiB in 5 s and rising). The goals not yet met (RSS peak + 64 MiB and back within 16 MiB 10 s after;
-// the honest ack p99 within 250 ms) are the bench's `device-flood` row, which prints each figure against them.
+// stays up; its RSS stays within its warm level + 192 MiB, a tripwire for the unbounded queue this flood once made
+// (160 to 650 MiB in 5 s and rising) and for the device thread's young generation left to grow (+216 MiB on Node
+// 24 before it was capped; since, +10 to +70 MiB on Node 20 and 24). The goals (RSS peak + 64 MiB and back within
+// 16 MiB 10 s after; the honest ack p99 within 250 ms) are the bench's `device-flood` row, which prints each figure
+// against them: timing has no place here, and on a shared machine RSS moves by tens of MiB with the load.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnService, type Service } from '../support/spawn-service.ts';
@@ -17,7 +19,7 @@ import { FLOOD_TOKENS, honestDevice, percentile, runFlood } from './support/floo
 
 const PER_TOKEN = 4;
 const FLOOD_MS = 10_000;
-const UNBOUNDED_MIB = 512;
+const UNBOUNDED_MIB = 192;
 const AFTER_SLACK_MIB = 16;
 const AFTER_MS = 10_000;
 const TOO_MANY = `too many sockets for this device's token (DEVICE_SOCKETS_PER_TOKEN ${PER_TOKEN} open)`;
