@@ -2,6 +2,7 @@
 import { spawnProcess, type Spawned } from './spawn-process.ts';
 import { waitFor } from './deadline.ts';
 import { root } from './spawn-service.ts';
+import { serviceArgs } from './compiled-services.ts';
 
 export interface MongoProcess extends Spawned {
   port: number;
@@ -18,7 +19,8 @@ export interface MongoProcess extends Spawned {
  * to restart it where it was. `extraArgs` go to the stand-in's command line, e.g. `['--hello-delay-ms', '1500']`.
  */
 export async function startMongoProcess(port = 0, database = 'app', extraArgs: string[] = []): Promise<MongoProcess> {
-  const args = ['--import', 'tsx', 'dev/mongo-standin.ts', '--port', String(port), '--report-streams', ...extraArgs];
+  const entry = await serviceArgs(root, 'dev/mongo-standin.ts'); // compiled: no TypeScript compiler to load
+  const args = [...entry, '--port', String(port), '--report-streams', ...extraArgs];
   const proc = spawnProcess(process.execPath, args, { cwd: root });
   try {
     port = await waitFor(
