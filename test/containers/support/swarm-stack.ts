@@ -8,6 +8,7 @@ import { waitFor } from '../../support/deadline.ts';
 import { onTerminate } from '../../support/on-terminate.ts';
 import { docker, dockerOk } from './swarm.ts';
 import { writeDeploySecrets } from './deploy-secrets.ts';
+import { removeStack } from './stack-removal.ts';
 import { freePort } from '../../../tools/free-port.ts';
 
 const BUILD_TIMEOUT_MS = 10 * 60_000;
@@ -195,19 +196,22 @@ export function createSwarmStack(
     );
   }
 
-  /** `docker stack rm`, then waits until its services and its network are gone (the command returns before). */
+  /** `docker stack rm`, carried through until nothing of it is left (./stack-removal.ts); then its secret files. */
   async function remove(): Promise<void> {
     forget?.();
     forget = undefined;
-    await docker(['stack', 'rm', name]);
-    await waitFor(
-      async () => {
-        const left = await dockerOk(['network', 'ls', '-q', '--filter', `label=com.docker.stack.namespace=${name}`]);
-        const containers = await dockerOk(['ps', '-aq', '--filter', `label=com.docker.stack.namespace=${name}`]);
-        return left.trim() === '' && containers.trim() === '';
-      },
-      { timeout: 60_000, interval: 250, what: `stack ${name} removed` },
-    );
+    await removeStack(name);
+    secrets.remove();
+  }
+
+  /**
+   * Forgets the stack without removing it: its secret files go, and its removal when the file is stopped. For a swarm
+   * removed whole right after (scripts/swarm-nodes.sh --stop), whose nodes take every container, network and volume
+   * of the stack with them.
+   */
+  function discard(): void {
+    forget?.();
+    forget = undefined;
     secrets.remove();
   }
 
@@ -240,6 +244,7 @@ export function createSwarmStack(
     url,
     converged,
     remove,
+    discard,
     removeVolumes,
   };
 }
