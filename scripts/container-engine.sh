@@ -303,7 +303,8 @@ build_mongo_image() {
   cp "$root/dev/mongo-standin/cli.ts" "$root/dev/mongo-standin/server.ts" "$root/dev/mongo-standin/crud-commands.ts" \
     "$root/dev/mongo-standin/memory.ts" "$root/dev/mongo-standin/query.ts" "$root/dev/mongo-standin/values.ts" \
     "$root/dev/mongo-standin/command-error.ts" "$root/dev/mongo-standin/update-commands.ts" \
-    "$root/dev/mongo-standin/update.ts" "$root/dev/mongo-standin/unique-keys.ts" "$context/dev/mongo-standin/"
+    "$root/dev/mongo-standin/update.ts" "$root/dev/mongo-standin/unique-keys.ts" \
+    "$root/dev/mongo-standin/ordered-keys.ts" "$root/dev/mongo-standin/projection.ts" "$context/dev/mongo-standin/"
   # The stand-in's imports: its command line's parser and errors (tools/), lib/run-main.ts and what it imports
   # (node's modules and bson aside). test/mongo-standin-image.test.ts checks this list against the imports.
   cp "$root/tools/cli-error.ts" "$root/tools/parse-command-line.ts" "$context/tools/"
