@@ -32,6 +32,9 @@ async function stackEnv(extra: Record<string, string> = {}) {
     // Not the repository's ./spool: a stack per test, none inheriting another's unacknowledged readings.
     DEVICE_SPOOL_DIR: mkdtempSync(join(artifacts, 'spool-')),
     ...(await compiledEntriesEnv(root)), // the services and the smoke the stack starts, compiled as the stack is
+    // Every probe here must pass: its page has to load in a Chromium that starts while this file's other stacks
+    // start beside it (10 s, the default, was missed with two copies of this file at once at a load average of 24).
+    SMOKE_TIMEOUT_MS: '30000',
     ...extra,
   };
   // NO_COLOR too: the test runner sets it, and the stack must leave out colour on its own when piped.
