@@ -150,8 +150,9 @@ export function createMemory(): Memory {
         return doc ? [doc] : [];
       }
       const scan = bestScan(collection, filter, values, undefined);
-      if (!scan) return collection.docs;
-      return [...scan.docs()].sort((a, b) => natural.get(a)! - natural.get(b)!);
+      const found = listedKeys(collection, filter) ?? (scan && [...scan.docs()]);
+      if (!found) return collection.docs;
+      return found.sort((a, b) => natural.get(a)! - natural.get(b)!);
     },
 
     inOrder(db, name, filter, sort) {
@@ -245,6 +246,22 @@ export function createMemory(): Memory {
       for (const ns of collections.keys()) if (ns.startsWith(`${db}.`)) collections.delete(ns);
     },
   };
+}
+
+/**
+ * The documents a `{ <field>: { $in: [...] } }` names by a unique index on that field alone (a deleteMany of merged
+ * lost ranges by `_id`): one lookup per value, as mongod's index would, not a test of each document against the list.
+ */
+function listedKeys(collection: StoredCollection, filter: Document | undefined): Document[] | undefined {
+  for (const index of collection.indexes) {
+    const paths = Object.keys(index.key);
+    const condition = paths.length === 1 && index.unique ? (filter?.[paths[0]!] as Document | undefined) : undefined;
+    const listed = condition?.$in;
+    if (!Array.isArray(listed) || Object.keys(condition!).length !== 1) continue;
+    const keys = collection.keys.get(index.name)!;
+    return [...new Set(listed.map((value) => keys.find([value])).filter((doc) => doc !== undefined))];
+  }
+  return undefined;
 }
 
 /** The index scan with the fewest candidates for `filter` (one in `sort`'s order among equals), if any index has one. */

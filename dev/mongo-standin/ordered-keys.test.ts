@@ -2,9 +2,10 @@
 // does: the same documents in the same order, ties and natural order included, after inserts, replaces and removes.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Document } from 'bson';
+import { Int32, type Document } from 'bson';
 import { createCrudCommands } from './crud-commands.ts';
 import { createMemory } from './memory.ts';
+import { compileFilter } from './query.ts';
 import { seededRandom } from '../../test/support/seeded-random.ts';
 
 // Few values, so that ties are common; several types (sorted by type first); null and a missing field.
@@ -81,6 +82,25 @@ test('a find pinning the leading fields reads only the part its bounds leave, no
   assert.is(below[Symbol.iterator]().next().value!._id, 14_999);
   // Without the leading field pinned, no index helps: every document is a candidate.
   assert.is(memory.candidates('app', 'c', { b: { $gte: 100, $lte: 104 } }).length, 20_000);
+});
+
+test('an $in on _id looks each key up: the documents a scan finds, in natural order, after replaces', () => {
+  for (let seed = 1; seed <= 100; seed++) {
+    const { int, pick } = seededRandom(seed);
+    const memory = createMemory();
+    const documents = Array.from({ length: 50 }, (_, i) => ({ _id: pick([i, `s${i}`, i + 0.5]), n: i }));
+    memory.insert('app', 'c', documents, false);
+    for (let i = 0; i < 10; i++) {
+      const current = pick(memory.collection('app', 'c')!.docs);
+      memory.replace('app', 'c', current, { ...current, n: 100 + i });
+    }
+    const listed = Array.from({ length: int(8) }, () =>
+      pick([int(60), `s${int(60)}`, int(60) + 0.5, new Int32(int(60))]),
+    );
+    const filter = { _id: { $in: listed } };
+    const scan = memory.collection('app', 'c')!.docs.filter(compileFilter(filter));
+    assert.equal(memory.candidates('app', 'c', filter), scan, `seed ${seed}: ${JSON.stringify(listed)}`);
+  }
 });
 
 test('a leading value the index cannot key (an embedded document) leaves finds scanning, and right', () => {
