@@ -11,7 +11,7 @@ import type { Logger } from '../lib/logger.ts';
 import type { DeviceRoutes } from './device-socket/device-hub.ts';
 import type { ReadingStore } from './readings/reading-store.ts';
 import { createReadingsRoutes, READINGS_PATHS } from './http/readings-routes.ts';
-import { createReadGate } from './http/read-gate.ts';
+import { createReadGate, type SetTokens } from './http/read-gate.ts';
 
 export interface BackendDeps {
   readiness: Readiness;
@@ -31,6 +31,8 @@ export interface BackendDeps {
    * none (or unset) there: every such request gets 401. Local mode leaves them open.
    */
   readTokens?: readonly string[];
+  /** Given once, outside local mode: what replaces the read tokens (a SIGHUP reload of READ_TOKENS_FILE). */
+  onReadTokenReload?: ((setTokens: SetTokens) => void) | undefined;
   /** Local mode: GET /metrics on this port too; elsewhere only on the management port (lib/management-app.ts). */
   metricsOnMainPort?: boolean;
 }
@@ -47,7 +49,7 @@ export function createApp(deps: BackendDeps): Hono {
   });
   if (devices) {
     app.get(DEVICE_SOCKET_PATH, devices.gate, devices.upgrade);
-    const gate = environment === 'local' ? undefined : createReadGate(readTokens);
+    const gate = environment === 'local' ? undefined : createReadGate(readTokens, deps.onReadTokenReload);
     if (store) app.route('/', createReadingsRoutes({ store, log, ...(gate ? { gate } : {}) }));
   }
   answerErrorsInJson(app, log);

@@ -22,6 +22,7 @@ import { startManagementServer } from '../lib/management-app.ts';
 import { createBackendMetrics } from './device-thread/backend-metrics.ts';
 import { checkoutCommit, readReleaseId } from '../lib/release-id.ts';
 import { tellTokenSetup } from './token-setup.ts';
+import { reloadReadTokensOnHangup } from './http/read-tokens-reload.ts';
 import { startDeviceThread } from './device-thread/device-thread.ts';
 
 runMain('backend', async function main() {
@@ -85,6 +86,7 @@ runMain('backend', async function main() {
     metrics: registry,
     metricsOnMainPort: environment === 'local',
     ...(config.readTokens ? { readTokens: config.readTokens } : {}),
+    onReadTokenReload: reloadReadTokensOnHangup(process.env, log), // outside local mode, SIGHUP re-reads the file
   });
 
   // A frame over 64 KiB closes its socket with 1009 (message too big) before it is buffered whole.

@@ -1,6 +1,9 @@
 // The hostile suite for device data (docs/access.md#read-access), against the real backend over HTTPS: every data
 // endpoint with no credential, another scheme, a wrong token and a rotated-out one gets 401 and lists nothing;
-// both current tokens are let in; the probes stay open and carry nothing private.
+// both current tokens are let in; SIGHUP reloads the token file, after which a removed token is refused; the probes
+// stay open and carry nothing private.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createTestCa } from './support/test-ca.ts';
@@ -8,6 +11,7 @@ import { httpsGet } from './support/https-get.ts';
 import { spawnService, type Service } from './support/spawn-service.ts';
 import { stopAll } from './support/spawn-process.ts';
 import { upgrade } from './support/device-socket.ts';
+import { waitFor } from './support/deadline.ts';
 
 const ca = createTestCa();
 const cert = ca.issue('backend');
@@ -16,11 +20,18 @@ const NEXT = 'read-token-next-2f8a6d4c1b90';
 const ROTATED_OUT = 'read-token-rotated-out-9e7c3a';
 const DEVICE_ID = 'hostile-suite-device';
 const ENDPOINTS = ['/api/devices', '/api/devices?attention=5', `/api/readings?deviceId=${DEVICE_ID}`];
+const tokensFile = join(ca.dir, 'read-tokens');
 let backend: Service;
 
 test.before(async () => {
+  writeFileSync(tokensFile, `${CURRENT}\n${NEXT}\n`);
   backend = await spawnService('backend/main.ts', {
-    env: { TLS_CERT_FILE: cert.certFile, TLS_KEY_FILE: cert.keyFile, READ_TOKENS: `${CURRENT},${NEXT}` },
+    env: {
+      TLS_CERT_FILE: cert.certFile,
+      TLS_KEY_FILE: cert.keyFile,
+      READ_TOKENS: undefined, // the spawn's default, which READ_TOKENS_FILE may not join
+      READ_TOKENS_FILE: tokensFile,
+    },
     ca: ca.ca,
   });
   // A device connected, so there is something a leak would show.
@@ -72,6 +83,21 @@ test('the probes stay open and carry nothing private', async () => {
     assert.not.ok(res.body.includes(DEVICE_ID) || res.body.includes(CURRENT), res.body);
   }
   assert.is((await get('/metrics')).status, 404, 'no /metrics on the public port');
+});
+
+test('SIGHUP reloads READ_TOKENS_FILE: a removed token gets 401 from then on, the other still gets in', async () => {
+  writeFileSync(tokensFile, `${CURRENT}\n`);
+  const seen = backend.lines.length;
+  backend.signal('SIGHUP');
+  await waitFor(() => backend.lines.slice(seen).find((line) => line.includes('read tokens reloaded: 1 token')), {
+    what: 'the reload line',
+  });
+  const removed = await get('/api/devices', `Bearer ${NEXT}`);
+  assert.is(removed.status, 401);
+  assert.match(String(removed.headers['www-authenticate']), /error="invalid_token"/);
+  const kept = await get('/api/devices', `Bearer ${CURRENT}`);
+  assert.ok(kept.status !== 401, `${CURRENT}: ${kept.status}`);
+  assert.is(backend.child.exitCode, null, 'still running');
 });
 
 test('no token appears in any line the backend wrote', () => {

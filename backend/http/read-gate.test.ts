@@ -3,7 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Hono } from 'hono';
-import { createReadGate } from './read-gate.ts';
+import { createReadGate, type SetTokens } from './read-gate.ts';
 
 const FIRST = 'read-token-first-0123456789abcdef';
 const LAST = 'read-token-last-fedcba9876543210';
@@ -97,6 +97,18 @@ test('a token of any characters is compared whole: one that differs past ASCII i
   const read = gated(['read-token-é-0123456789abcdef']);
   assert.is((await read('Bearer read-token-é-0123456789abcdef')).status, 200);
   assert.is((await read('Bearer read-token-e-0123456789abcdef')).status, 401);
+});
+
+test('a reload replaces the list: a removed token is refused from then on, the kept one gets in', async () => {
+  let setTokens: SetTokens = () => {};
+  const app = new Hono();
+  const gate = createReadGate([FIRST, LAST], (set) => (setTokens = set));
+  app.get('/api/readings', gate, (c) => c.json({ readings: ['listed'] }));
+  const read = (token: string) => app.request('/api/readings', { headers: { authorization: `Bearer ${token}` } });
+  assert.is((await read(FIRST)).status, 200);
+  setTokens([LAST]);
+  assert.is((await read(FIRST)).status, 401);
+  assert.is((await read(LAST)).status, 200);
 });
 
 test.run();

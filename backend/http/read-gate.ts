@@ -3,6 +3,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 
+/** Replaces the tokens in force. */
+export type SetTokens = (tokens: readonly string[]) => void;
+
 const NO_STORE = { 'Cache-Control': 'no-store' };
 const REALM = 'Bearer realm="device data"';
 
@@ -10,10 +13,15 @@ const REALM = 'Bearer realm="device data"';
  * Middleware for the read routes. With no tokens every request is refused: secure by default, as the device
  * socket is without DEVICE_TOKEN. The presented token is hashed (SHA-256) and its digest compared with every
  * token's digest by timingSafeEqual, all of them every time: how long a refusal takes says neither how much of a
- * guess was right nor which token it came near.
+ * guess was right nor which token it came near. `onReload` is given what replaces the tokens, once.
  */
-export function createReadGate(tokens: readonly string[]): MiddlewareHandler {
-  const digests = tokens.map(digest);
+export function createReadGate(
+  tokens: readonly string[],
+  onReload?: (setTokens: SetTokens) => void,
+): MiddlewareHandler {
+  let digests = tokens.map(digest);
+  // A reload (SIGHUP, backend/main.ts) replaces the list whole: the next request is judged by the new one.
+  onReload?.((listed) => void (digests = listed.map(digest)));
   return async function readGate(c, next) {
     const match = /^Bearer +(\S+) *$/i.exec(c.req.header('Authorization') ?? '');
     const presented = digest(match?.[1] ?? '');
