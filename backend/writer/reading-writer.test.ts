@@ -128,7 +128,7 @@ test("one device's sockets take turns at the database; another device's writer d
   assert.is(lanes.busy, 1, 'only the other device still writes');
 });
 
-test('waitingSince: the oldest reading queued behind a write in flight; not during a failed write backoff', async () => {
+test('waitingSince: the oldest reading queued behind a write in flight; not while a failed write waits', async () => {
   const { writer, calls } = setup({ backoff: { initialMs: 60_000, maxMs: 60_000 } });
   writer.accept('s1', readings(1));
   assert.is(writer.waitingSince(), undefined, 'in flight at once: nothing waits');
