@@ -69,8 +69,8 @@ const ID_INDEX: IndexSpec = { name: '_id_', key: { _id: 1 }, unique: true };
 
 export function createMemory(): Memory {
   const collections = new Map<string, StoredCollection>();
-  // Each stored document's place in natural order: an index's candidates are put back in it, and its ties kept in it.
-  const natural = new WeakMap<Document, number>();
+  // The next inserted document's place in natural order (ordered-keys.ts keeps each document's): an index's
+  // candidates are put back in it, and its ties kept in it. Past every place a collection's documents hold.
   let nextPlace = 0;
 
   function ensure(db: string, name: string): { collection: StoredCollection; created: boolean } {
@@ -131,7 +131,6 @@ export function createMemory(): Memory {
         }
         keep(doc, keys, true);
         collection.docs.push(doc);
-        natural.set(doc, nextPlace);
         for (const ordered of collection.ordered.values()) ordered.add(doc, nextPlace);
         nextPlace += 1;
         n += 1;
@@ -150,9 +149,7 @@ export function createMemory(): Memory {
         return doc ? [doc] : [];
       }
       const scan = bestScan(collection, filter, values, undefined);
-      const found = listedKeys(collection, filter) ?? (scan && [...scan.docs()]);
-      if (!found) return collection.docs;
-      return found.sort((a, b) => natural.get(a)! - natural.get(b)!);
+      return listedKeys(collection, filter) ?? scan?.natural() ?? collection.docs;
     },
 
     inOrder(db, name, filter, sort) {
@@ -174,11 +171,9 @@ export function createMemory(): Memory {
       }
       keep(next, keys, true);
       collection.docs[at] = next;
-      const place = natural.get(current)!;
-      natural.set(next, place);
       for (const ordered of collection.ordered.values()) {
-        ordered.remove(current, place);
-        ordered.add(next, place);
+        const place = ordered.remove(current);
+        if (place !== undefined) ordered.add(next, place);
       }
       return undefined;
     },
@@ -189,7 +184,7 @@ export function createMemory(): Memory {
       if (at < 0) return;
       keep(doc, keysHeld(collection!, doc), false);
       collection!.docs.splice(at, 1);
-      for (const ordered of collection!.ordered.values()) ordered.remove(doc, natural.get(doc)!);
+      for (const ordered of collection!.ordered.values()) ordered.remove(doc);
     },
 
     createIndexes(db, name, specs) {
@@ -229,7 +224,8 @@ export function createMemory(): Memory {
       }
       for (const spec of added) {
         const ordered = createOrderedKeys(Object.keys(spec.key));
-        for (const doc of collection.docs) ordered.add(doc, natural.get(doc)!);
+        // Their positions are their places: in natural order, and below every place given since (nextPlace).
+        collection.docs.forEach((doc, position) => ordered.add(doc, position));
         collection.ordered.set(spec.name, ordered);
       }
       collection.indexes.push(...added);
@@ -259,7 +255,9 @@ function listedKeys(collection: StoredCollection, filter: Document | undefined):
     const listed = condition?.$in;
     if (!Array.isArray(listed) || Object.keys(condition!).length !== 1) continue;
     const keys = collection.keys.get(index.name)!;
-    return [...new Set(listed.map((value) => keys.find([value])).filter((doc) => doc !== undefined))];
+    const found = new Set(listed.map((value) => keys.find([value])).filter((doc) => doc !== undefined));
+    // In natural order: a pass over the collection comparing identities, no filter tested.
+    return found.size === 0 ? [] : collection.docs.filter((doc) => found.has(doc));
   }
   return undefined;
 }

@@ -19,12 +19,16 @@ export interface IndexScan {
   size: number;
   /** The candidates, in the sort's order when `inOrder`; otherwise in the index's. */
   docs(): Iterable<Document>;
+  /** The candidates in natural order. */
+  natural(): Document[];
   inOrder: boolean;
 }
 
 export interface OrderedKeys {
+  /** Keeps `doc`, `at` its place in natural order (a replacement takes the place of the document it replaces). */
   add(doc: Document, at: number): void;
-  remove(doc: Document, at: number): void;
+  /** Forgets `doc`; returns its place in natural order, if this index keeps it. */
+  remove(doc: Document): number | undefined;
   /** The candidates for `filter` when it pins every field but the last to one value; otherwise undefined. */
   scan(filter: Document, pinned: ReadonlyMap<string, unknown>, sort: Document | undefined): IndexScan | undefined;
 }
@@ -37,32 +41,46 @@ export function createOrderedKeys(paths: readonly string[]): OrderedKeys {
   // find scans the collection again, as before the index, rather than miss that document.
   let usable = true;
 
-  const keyOf = (doc: Document) => bucketKey(leading.map((path) => valueAt(doc, path)));
+  /** The bucket of the leading values that `read` gives, or undefined for one this index does not key. */
+  const keyOf = (read: (path: string) => unknown) => {
+    let key = '';
+    for (const path of leading) {
+      const part = keyPart(read(path));
+      if (part === undefined) return undefined;
+      key += part;
+    }
+    return key;
+  };
 
   return {
     add(doc, at) {
-      const key = usable ? keyOf(doc) : undefined;
+      const key = usable ? keyOf((path) => valueAt(doc, path)) : undefined;
       if (key === undefined) return void ((usable = false), buckets.clear());
       const entry = { value: valueAt(doc, last), at, doc };
       let bucket = buckets.get(key);
       if (!bucket) buckets.set(key, (bucket = []));
       // Most documents come in order (a device's next seq): then this is the end, found in one comparison.
-      bucket.splice(boundAfter(bucket, entry), 0, entry);
+      const position = boundAfter(bucket, entry);
+      if (position === bucket.length) bucket.push(entry);
+      else bucket.splice(position, 0, entry);
     },
 
-    remove(doc, at) {
-      const key = usable ? keyOf(doc) : undefined;
+    remove(doc) {
+      const key = usable ? keyOf((path) => valueAt(doc, path)) : undefined;
       const bucket = key === undefined ? undefined : buckets.get(key);
-      if (!bucket) return;
-      const entry = { value: valueAt(doc, last), at, doc };
-      const position = boundAfter(bucket, entry) - 1;
-      if (bucket[position]?.doc === doc) bucket.splice(position, 1);
+      if (!bucket) return undefined;
+      // Among the entries of its value (one, unless the index is not unique), the one holding this document.
+      const value = valueAt(doc, last);
+      let position = firstAtLeast(bucket, value);
+      while (position < bucket.length && bucket[position]!.doc !== doc) position += 1;
+      const [entry] = bucket.splice(position, 1);
       if (bucket.length === 0) buckets.delete(key!);
+      return entry?.at;
     },
 
     scan(filter, pinned, sort) {
       if (!usable || !leading.every((path) => pinned.has(path))) return undefined;
-      const key = bucketKey(leading.map((path) => pinned.get(path)));
+      const key = keyOf((path) => pinned.get(path));
       if (key === undefined) return undefined;
       const bucket = buckets.get(key) ?? [];
       const { low, high } = boundsOf(filter[last]);
@@ -74,22 +92,22 @@ export function createOrderedKeys(paths: readonly string[]): OrderedKeys {
         size: part.length,
         inOrder: sign !== undefined,
         docs: () => (sign === -1 ? descending(part) : part.map((entry) => entry.doc)),
+        natural: () => [...part].sort((a, b) => a.at - b.at).map((entry) => entry.doc),
       };
     },
   };
 }
 
-/** The bucket of leading values, or undefined for a value this index does not key (only strings, numbers, null). */
-function bucketKey(values: readonly unknown[]): string | undefined {
-  const parts: string[] = [];
-  for (const value of values) {
-    // A missing field and null are one key, as in mongod's indexes (and its equality: { a: null } finds both).
-    if (value === undefined || value === null) parts.push('z');
-    else if (typeof value === 'string') parts.push(`s${value}`);
-    else if (isNumber(value)) parts.push(`n${String(toNumber(value))}`);
-    else return undefined;
-  }
-  return JSON.stringify(parts);
+/**
+ * One leading value's part of a bucket's key, self-delimiting (a string's length first; a number ends at `;`), or
+ * undefined for a value this index does not key (only strings, numbers and null are).
+ */
+function keyPart(value: unknown): string | undefined {
+  if (typeof value === 'string') return `s${value.length}:${value}`;
+  // A missing field and null are one key, as in mongod's indexes (and its equality: { a: null } finds both).
+  if (value === undefined || value === null) return 'z';
+  if (isNumber(value)) return `n${String(toNumber(value))};`;
+  return undefined;
 }
 
 /** The loosest bounds a condition sets on the last field: never narrower than what it matches. */
