@@ -1,7 +1,8 @@
 // The stand-in's data commands, answered from memory in the shapes mongod answers them: insert (ordered and unordered,
 // E11000 write errors), update, delete and findAndModify (update-commands.ts), find with a filter, sort, skip and
-// limit and a projection of fields, getMore and killCursors, count, distinct, createIndexes, listIndexes, drop and dropDatabase. Write concerns
-// and maxTimeMS are accepted and have nothing to wait for: every answer is in memory already.
+// limit and a projection of fields, getMore and killCursors, count, distinct, createIndexes, listIndexes, drop and
+// dropDatabase. Write concerns and maxTimeMS are accepted and have nothing to wait for: every answer is in memory
+// already.
 import { BSON, Long, type Document } from 'bson';
 import { CommandError } from './command-error.ts';
 import { createMemory, type IndexSpec, type Memory } from './memory.ts';

@@ -262,7 +262,7 @@ function listedKeys(collection: StoredCollection, filter: Document | undefined):
   return undefined;
 }
 
-/** The index scan with the fewest candidates for `filter` (one in `sort`'s order among equals), if any index has one. */
+/** The index scan with the fewest candidates for `filter` (one in `sort`'s order among equals), if an index has one. */
 function bestScan(
   collection: StoredCollection,
   filter: Document | undefined,

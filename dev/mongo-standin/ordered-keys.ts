@@ -14,7 +14,9 @@ interface Entry {
   doc: Document;
 }
 
-/** A bucket's part that a filter's bounds on the last field leave, and the order a sort asks for, if the index has it. */
+/**
+ * A bucket's part that a filter's bounds on the last field leave, and the order a sort asks for, if the index has it.
+ */
 export interface IndexScan {
   size: number;
   /** The candidates, in the sort's order when `inOrder`; otherwise in the index's. */
