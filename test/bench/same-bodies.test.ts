@@ -20,10 +20,14 @@ test.after(async () => {
   await stopAll();
 });
 
-/** The backend's app as the bench runs it: release a 12-hex commit, the database connected by a heartbeat. */
+/**
+ * The backend's app as the bench runs it: release a 12-hex commit, the database connected by a heartbeat, its device
+ * path (defined as backend/main.ts does) running.
+ */
 async function backend(): Promise<string> {
   const readiness = createReadiness();
   readiness.define('database', { initial: 'disconnected', ready: ['connected'] })('connected', 'heartbeat succeeded');
+  readiness.define('devices', { initial: 'starting', ready: ['ok'], decides: false })('ok');
   const log = createLogger({ name: 'backend', environment: 'production', stream: collectLines().stream });
   const app = createApp({ readiness, environment: 'production', version: 'fedcba987654', log, databaseName: 'app' });
   const server = await startServer({ fetch: app.fetch, port: 0, host: '127.0.0.1' });
