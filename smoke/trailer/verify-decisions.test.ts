@@ -144,6 +144,17 @@ test('no trailer, or one that names no tree: 1', async () => {
   });
 });
 
+test("the message is read after the header's blank line: a trailer as its first line, other trailers beside", async () => {
+  // As a subject, the smoke line is no trailer to git; read with the header before it, it would be one.
+  assert.equal(await bound({ message: `${line()}\n` }), {
+    code: 1,
+    line: `commit ${c}: the smoke trailer must follow a subject line, in the message body`,
+  });
+  // Another trailer before it in the block: the smoke one is the one read.
+  const coAuthored = `Change a.txt\n\nWhy.\n\nCo-authored-by: B <b@x>\n${line()}\n`;
+  assert.equal(await bound({ message: coAuthored }), await bound());
+});
+
 test('no notes, no note on the tree, a note too large or unreadable: 2 or 1, each saying so', async () => {
   assert.equal(await bound({ note: undefined }), {
     code: 2,
