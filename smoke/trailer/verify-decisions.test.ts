@@ -144,7 +144,7 @@ test('no trailer, or one that names no tree: 1', async () => {
   });
 });
 
-test("the message is read after the header's blank line: a trailer as its first line, other trailers beside", async () => {
+test("the message starts after the header's blank line: a trailer as its first line, others beside", async () => {
   // As a subject, the smoke line is no trailer to git; read with the header before it, it would be one.
   assert.equal(await bound({ message: `${line()}\n` }), {
     code: 1,
