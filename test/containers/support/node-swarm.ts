@@ -135,24 +135,22 @@ export async function socketReplica(stack: SwarmStack): Promise<string> {
 
 /**
  * The replica holding the device's socket, on a worker. Spread puts the 2 replicas on 2 of the 3 nodes, at times
- * node 1 among them, which must survive here: then its replica is SIGKILLed (node 1's Engine is the manager's, so
- * `docker kill` reaches it) and the device reconnects through the lb to the one on a worker.
+ * node 1 among them (or both there, after a loss), which must survive here: then its replica is SIGKILLed (node 1's
+ * Engine is the manager's, so `docker kill` reaches it), Swarm places its replacement on a node with fewer of them,
+ * and the device reconnects through the lb; until the holder is on a worker, at most 3 times. It returns with both
+ * replicas ready: losing the worker while a replacement still starts would leave none ready (the lb's own 503s).
  */
 export async function socketOnWorker(stack: SwarmStack): Promise<Placed> {
-  const socket = await socketReplica(stack);
-  const holder = (await placed(stack)).find((task) => task.address === socket);
-  if (holder && holder.node !== 1) return holder;
-  const [task] = (await stack.tasks('backend')).filter((t) => t.id === holder?.id);
-  assert.ok(task, `the task holding the device's socket (${socket})`);
-  await dockerOk(['kill', task.container]);
-  return waitFor(
-    async () => {
-      const now = await socketReplica(stack);
-      const found = (await placed(stack)).find((t) => t.address === now);
-      return found && found.node !== 1 ? found : undefined;
-    },
-    { timeout: 60_000, interval: 500, what: "the device's socket on a worker's replica" },
-  );
+  for (let kills = 0; ; kills++) {
+    const socket = await socketReplica(stack);
+    const holder = (await placed(stack)).find((task) => task.address === socket);
+    if (holder && holder.node !== 1) return holder;
+    assert.ok(kills < 3, `the device's socket still on node 1 after ${kills} replicas killed there (${socket})`);
+    const [task] = (await stack.tasks('backend')).filter((t) => t.id === holder?.id);
+    assert.ok(task, `the task holding the device's socket (${socket})`);
+    await dockerOk(['kill', task.container]);
+    await stack.converged(CONVERGE_MS * 2);
+  }
 }
 
 /** When the lb logged a replica DOWN after `since` (HAProxy names it backendN; the log line carries no address). */

@@ -11,6 +11,8 @@ export interface Answer {
   /** A 200 from /api/health: the release that answered (its `version`); '' otherwise. */
   version: string;
   error: string;
+  /** A failure's body, its first line cut to 120 characters: who refused and why (HAProxy's page or a replica's). */
+  said: string;
   sentAt: number;
   ms: number;
 }
@@ -32,11 +34,12 @@ export function createRequestLoop(base: string, paths: string[], clients = 2, he
       const body = await response.text();
       const address = response.headers.get('x-backend-address') ?? '';
       const version = path === '/api/health' && response.status === 200 ? versionOf(body) : '';
-      return { path, status: response.status, address, version, error: '', sentAt, ms: Date.now() - sentAt };
+      const said = response.status === 200 ? '' : firstLine(body);
+      return { path, status: response.status, address, version, error: '', said, sentAt, ms: Date.now() - sentAt };
     } catch (error) {
       const cause = (error as { cause?: { code?: string } }).cause?.code;
       const reason = cause ?? (error as Error).name;
-      return { path, status: 0, address: '', version: '', error: reason, sentAt, ms: Date.now() - sentAt };
+      return { path, status: 0, address: '', version: '', error: reason, said: '', sentAt, ms: Date.now() - sentAt };
     }
   }
 
@@ -60,6 +63,8 @@ export function createRequestLoop(base: string, paths: string[], clients = 2, he
   };
 }
 
+const firstLine = (body: string) => (body.split('\n').find((line) => line.trim()) ?? '').trim().slice(0, 120);
+
 function versionOf(body: string): string {
   try {
     const { version } = JSON.parse(body) as { version?: unknown };
@@ -76,7 +81,8 @@ export const failures = (answers: Answer[]) => answers.filter((answer) => answer
 export function describeFailures(answers: Answer[]): string {
   const kinds = new Map<string, { count: number; first: number }>();
   for (const answer of failures(answers)) {
-    const key = `${answer.path} → ${answer.status || answer.error}`;
+    const from = answer.status ? ` from ${answer.address || 'the lb'}` : '';
+    const key = `${answer.path} → ${answer.status || answer.error}${from}${answer.said ? ` "${answer.said}"` : ''}`;
     const kind = kinds.get(key) ?? { count: 0, first: answer.sentAt };
     kind.count++;
     kinds.set(key, kind);
