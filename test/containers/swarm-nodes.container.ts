@@ -26,6 +26,7 @@ import {
   placed,
   restore as restoreNode,
   scriptOk,
+  serverStateLines,
   socketOnWorker,
   socketReplica,
   startNodes,
@@ -78,6 +79,8 @@ interface Loss {
   replacedMs: number;
   /** The nodes the 2 replicas run on afterwards. */
   nodesAfter: number[];
+  /** What the lb logged about its replicas meanwhile, for a failure's message. */
+  lbSaid: string;
 }
 
 /** Loses the node of `victim` with `how` under a request loop; returns once Swarm runs 2 replicas elsewhere. */
@@ -101,7 +104,9 @@ async function loseNode(victim: Placed, how: '--kill' | '--cut'): Promise<Loss> 
     await loop.stop();
   }
   const downAt = await markedDownAt(stack, lostAt - 1000);
-  assert.ok(Number.isFinite(downAt), 'the lb logged the lost replica DOWN');
+  const said = await serverStateLines(stack, lostAt - 1000);
+  const lbSaid = `lost at ${new Date(lostAt).toISOString()}; the lb said:\n${said.join('\n')}`;
+  assert.ok(Number.isFinite(downAt), `the lb logged the lost replica DOWN (${lbSaid})`);
   const fresh = (await stack.tasks('backend')).filter((task) => replacement.some((t) => t.id === task.id));
   const replacedAt = Math.max(...fresh.map((task) => task.since));
   return {
@@ -111,6 +116,7 @@ async function loseNode(victim: Placed, how: '--kill' | '--cut'): Promise<Loss> 
     downMs: downAt - lostAt,
     replacedMs: replacedAt - lostAt,
     nodesAfter: replacement.map((task) => task.node),
+    lbSaid,
   };
 }
 
@@ -178,8 +184,8 @@ nodesTest('a killed worker: the lb drops its replica, Swarm replaces it, the dev
   const victim = await socketOnWorker(stack);
   const [[loss, stored], back] = await thenBack(victim.node, async () => {
     const lost = await loseNode(victim, '--kill');
-    assert.ok(lost.downMs <= LB_DOWN_BOUND_MS, `marked down after ${lost.downMs} ms`);
-    assert.is(lost.failedAfterDown.length, 0, describeFailures(lost.failedAfterDown));
+    assert.ok(lost.downMs <= LB_DOWN_BOUND_MS, `marked down after ${lost.downMs} ms; ${lost.lbSaid}`);
+    assert.is(lost.failedAfterDown.length, 0, `${describeFailures(lost.failedAfterDown)}\n${lost.lbSaid}`);
     return [lost, await deviceWhole()] as const;
   });
   console.log(
@@ -215,8 +221,8 @@ nodesTest('a worker cut off: the same, and once it is back its orphaned replica 
   assert.ok(victim, `a replica on a worker: ${JSON.stringify(tasks)}`);
   const [[loss, stored], back] = await thenBack(victim.node, async () => {
     const lost = await loseNode(victim, '--cut');
-    assert.ok(lost.downMs <= LB_DOWN_BOUND_MS, `marked down after ${lost.downMs} ms`);
-    assert.is(lost.failedAfterDown.length, 0, describeFailures(lost.failedAfterDown));
+    assert.ok(lost.downMs <= LB_DOWN_BOUND_MS, `marked down after ${lost.downMs} ms; ${lost.lbSaid}`);
+    assert.is(lost.failedAfterDown.length, 0, `${describeFailures(lost.failedAfterDown)}\n${lost.lbSaid}`);
     return [lost, await deviceWhole()] as const;
   });
   console.log(

@@ -153,8 +153,8 @@ export async function socketOnWorker(stack: SwarmStack): Promise<Placed> {
   }
 }
 
-/** When the lb logged a replica DOWN after `since` (HAProxy names it backendN; the log line carries no address). */
-export async function markedDownAt(stack: SwarmStack, since: number): Promise<number> {
+/** The lb's lines on its replicas' state since `since` (DOWN, UP, an address from DNS), with Docker's timestamps. */
+export async function serverStateLines(stack: SwarmStack, since: number): Promise<string[]> {
   const logs = await docker([
     'logs',
     '--timestamps',
@@ -162,7 +162,12 @@ export async function markedDownAt(stack: SwarmStack, since: number): Promise<nu
     new Date(since).toISOString(),
     await lbContainer(stack),
   ]);
-  const line = `${logs.stdout}\n${logs.stderr}`.split('\n').find((l) => /Server replicas\/backend\d+ is DOWN/.test(l));
+  return `${logs.stdout}\n${logs.stderr}`.split('\n').filter((line) => / Server [\w-]+\/backend\d+ /.test(line));
+}
+
+/** When the lb logged a replica DOWN after `since` (HAProxy names it backendN; the log line carries no address). */
+export async function markedDownAt(stack: SwarmStack, since: number): Promise<number> {
+  const line = (await serverStateLines(stack, since)).find((l) => /Server replicas\/backend\d+ is DOWN/.test(l));
   return line ? Date.parse(line.split(' ')[0]!) : NaN;
 }
 
