@@ -8,7 +8,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFixtureHandler, healthyBody, readyBody } from './support/fake-http-server.ts';
-import { cliEnv, normalise, PNG_SIGNATURE, runCli } from './support/run-smoke-cli.ts';
+import { cliEnv, createPool, normalise, PNG_SIGNATURE, runCli } from './support/run-smoke-cli.ts';
+import type { CliRun, RunOptions } from './support/run-smoke-cli.ts';
 import { launchBrowser } from '../smoke/browser.ts';
 import { listen, type Listening } from './support/listen.ts';
 import { freePort } from '../tools/free-port.ts';
@@ -19,9 +20,13 @@ import { waitFor, withDeadline } from './support/deadline.ts';
 import { sideBySide } from './support/side-by-side.ts';
 import { noticeLine } from '../smoke/wait-notice.ts';
 
-// Each test has its own artifacts, TMPDIR and, where it counts requests, its own recording server: three run at once
-// (each CLI run starts a Chromium), each test awaiting its own, so the file takes about as long as its longest tests.
-const test = sideBySide(uvuTest, 3);
+// Each test has its own artifacts, TMPDIR and, where it counts requests, its own recording server. The tests all start
+// at once, each awaiting its own runs; the runs that start a Chromium take turns, three at once, so a test waiting
+// for its next run (or a page, or a retry) holds no Chromium's turn and the file takes about as long as its CPU.
+const test = sideBySide(uvuTest, 16);
+const chromiumTurns = createPool(3);
+/** A smoke CLI run that starts a Chromium, in its turn. */
+const smoke = (args: string[], options?: RunOptions) => chromiumTurns(() => runCli(args, options));
 
 const base = mkdtempSync(join(tmpdir(), 'smoke-cli-'));
 const fixture = createFixtureHandler();
@@ -115,7 +120,7 @@ test('no --device: three probes in order, smoke: PASS (3/3), Chromium and its pr
   const tmp = dir('tmp-3');
   mkdirSync(tmp, { recursive: true });
   const { url, hits } = await serve();
-  const run = await runCli(
+  const run = await smoke(
     ['--backend', `${url}/ok`, '--frontend', `${url}/`, '--artifacts', dir('three'), '--timeout', '5000'],
     { env: { TMPDIR: tmp } },
   );
@@ -143,7 +148,7 @@ test('a page that takes 1.5 s to answer: stderr says what the smoke waits for, s
     setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end(page), 1500);
   });
   servers.push(slow);
-  const run = await runCli(['--backend', `${F}/ok`, '--frontend', `${slow.url}/`, '--artifacts', dir('slow')]);
+  const run = await smoke(['--backend', `${F}/ok`, '--frontend', `${slow.url}/`, '--artifacts', dir('slow')]);
   assert.is(run.code, 0, show(run));
   assert.equal(normalise(run.stdout), [
     ok('HEALTH', 'backend'),
@@ -156,19 +161,24 @@ test('a page that takes 1.5 s to answer: stderr says what the smoke waits for, s
   assert.equal(run.stderr, [], 'nothing else on stderr');
 });
 
+/**
+ * Five probes, by flags, while every SMOKE_*_URL names a closed port: the run the five-probe test reads and the one
+ * in which flags win, started once for both (each CLI run costs a Chromium).
+ */
+let fiveProbes: Promise<CliRun> | undefined;
+const fiveProbeRun = () =>
+  (fiveProbes ??= freePort().then((refused) =>
+    smoke(['--backend', `${F}/ok`, '--device', `${F}/ok`, '--frontend', `${F}/`, '--artifacts', dir('five')], {
+      env: {
+        SMOKE_BACKEND_URL: `http://127.0.0.1:${refused}`,
+        SMOKE_DEVICE_URL: `http://127.0.0.1:${refused}`,
+        SMOKE_FRONTEND_URL: `http://127.0.0.1:${refused}/`,
+      },
+    }),
+  ));
+
 test('with --device: five probes, backend then device then frontend, smoke: PASS (5/5)', async () => {
-  const run = await runCli([
-    '--backend',
-    `${F}/ok`,
-    '--device',
-    `${F}/ok`,
-    '--frontend',
-    `${F}/`,
-    '--artifacts',
-    dir('five'),
-    '--timeout',
-    '5000',
-  ]);
+  const run = await fiveProbeRun();
   assert.is(run.code, 0, show(run));
   assert.equal(normalise(run.stdout), [
     ok('HEALTH', 'backend'),
@@ -182,43 +192,28 @@ test('with --device: five probes, backend then device then frontend, smoke: PASS
 
 test('SMOKE_BACKEND_URL, SMOKE_DEVICE_URL, SMOKE_FRONTEND_URL apply when the flags are absent; flags win', async () => {
   const { url, hits } = await serve();
-  const fromEnv = await runCli(['--artifacts', dir('env'), '--timeout', '5000'], {
-    env: { SMOKE_BACKEND_URL: `${url}/ok`, SMOKE_DEVICE_URL: `${url}/ok`, SMOKE_FRONTEND_URL: `${url}/ok/` },
-  });
+  const [fromEnv, flags] = await Promise.all([
+    smoke(['--artifacts', dir('env'), '--timeout', '5000'], {
+      env: { SMOKE_BACKEND_URL: `${url}/ok`, SMOKE_DEVICE_URL: `${url}/ok`, SMOKE_FRONTEND_URL: `${url}/ok/` },
+    }),
+    fiveProbeRun(),
+  ]);
   assert.is(fromEnv.code, 0, show(fromEnv));
   assert.is(fromEnv.stdout.at(-1), 'smoke: PASS (5/5)');
   // Backend and device answer on the same fixture: each probe path twice.
   assert.equal(hits.sort(), ['/ok/', '/ok/api/health', '/ok/api/health', '/ok/api/ready', '/ok/api/ready']);
-  const refused = await freePort();
-  const env = {
-    SMOKE_BACKEND_URL: `http://127.0.0.1:${refused}`,
-    SMOKE_DEVICE_URL: `http://127.0.0.1:${refused}`,
-    SMOKE_FRONTEND_URL: `http://127.0.0.1:${refused}/`,
-  };
-  const flags = await runCli(
-    ['--backend', `${F}/ok`, '--device', `${F}/ok`, '--frontend', `${F}/`, '--artifacts', dir('env-flags')],
-    { env },
-  );
   assert.is(flags.code, 0, show(flags));
   assert.is(flags.stdout.at(-1), 'smoke: PASS (5/5)');
 });
 
 test('localhost works for a service bound only to ::1 and one bound only to 127.0.0.1', async () => {
-  for (const host of ['::1', '127.0.0.1']) {
+  const runs = ['::1', '127.0.0.1'].map(async (host) => {
     const s = await serve(host);
     const url = `http://localhost:${s.port}`;
-    const run = await runCli([
-      '--backend',
-      `${url}/ok`,
-      '--device',
-      `${url}/ok`,
-      '--frontend',
-      `${url}/`,
-      '--artifacts',
-      dir(`lo-${host}`),
-      '--timeout',
-      '5000',
-    ]);
+    const args = ['--backend', `${url}/ok`, '--device', `${url}/ok`, '--frontend', `${url}/`];
+    return { host, run: await smoke([...args, '--artifacts', dir(`lo-${host}`), '--timeout', '5000']) };
+  });
+  for (const { host, run } of await Promise.all(runs)) {
     assert.is(run.code, 0, `${host}${show(run)}`);
     assert.is(run.stdout.at(-1), 'smoke: PASS (5/5)');
   }
@@ -243,7 +238,7 @@ test('--wait: a backend that resets at first, then is unready for two tries, end
     res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>late but up</h1>');
   });
   servers.push(server);
-  const run = await runCli([
+  const run = await smoke([
     '--backend',
     server.url,
     '--frontend',
@@ -288,7 +283,7 @@ test('--wait: a backend that resets at first, then is unready for two tries, end
 });
 
 test("--wait gives up at its deadline with the last attempt's reason and the attempt count", async () => {
-  const run = await runCli([
+  const run = await smoke([
     '--backend',
     `${F}/not-ready`,
     '--frontend',
@@ -332,7 +327,7 @@ test('--json, --junit and GITHUB_STEP_SUMMARY: written, and they parse back to t
     '--junit',
     junit,
   ];
-  const run = await runCli(args, { env: { GITHUB_STEP_SUMMARY: summary } });
+  const run = await smoke(args, { env: { GITHUB_STEP_SUMMARY: summary } });
   assert.is(run.code, 1, show(run));
 
   const report = JSON.parse(readFileSync(json, 'utf8'));
@@ -393,15 +388,19 @@ test('--json, --junit and GITHUB_STEP_SUMMARY: written, and they parse back to t
 test(
   'colour on a terminal only: PASS is green on a TTY, plain with NO_COLOR; ' + 'the text is otherwise identical',
   async () => {
-    const args = ['--backend', `${F}/ok`, '--frontend', `${F}/`, '--artifacts', dir('tty'), '--timeout', '5000'];
+    // Each run has artifacts of its own: the two run at once.
+    const probes = ['--backend', `${F}/ok`, '--frontend', `${F}/`, '--timeout', '5000'];
+    const args = (name: string) => [...probes, '--artifacts', dir(name)];
     // `script` gives the CLI a pseudo-terminal as stdout, as a person at a shell would.
     const wrap = (argv: string[]) => ['script', '-qfec', argv.map((a) => `'${a}'`).join(' '), '/dev/null'];
-    const coloured = await runCli(args, { wrap });
+    const [coloured, plain] = await Promise.all([
+      smoke(args('tty'), { wrap }),
+      smoke(args('tty-plain'), { wrap, env: { NO_COLOR: '1' } }),
+    ]);
     assert.is(coloured.code, 0, show(coloured));
     const text = coloured.stdout.join('\n');
     assert.match(text, '[HEALTH] backend ... \u001B[32mPASS\u001B[39m (');
     assert.match(text, 'smoke: \u001B[32mPASS\u001B[39m (3/3)');
-    const plain = await runCli(args, { wrap, env: { NO_COLOR: '1' } });
     assert.is(plain.code, 0, show(plain));
     assert.not.match(plain.stdout.join('\n'), '\u001B');
     // The terminal carries stderr too: a notice of a slow wait (Chromium closing, on a busy machine) may follow.
@@ -456,7 +455,14 @@ test("a URL's password and secret query values are printed and written as ***, n
   const backend = `${F.replace('//', '//ci:S3cret-Pa55@')}/not-ready`;
   const frontend = `${F}/console-error/?access_token=T0ken-Value`;
   const args = ['--backend', backend, '--frontend', frontend, '--artifacts', dir('secrets'), '--timeout', '5000'];
-  const run = await runCli([...args, '--json', json, '--junit', junit]);
+  // Nothing listens for the second run: the LOAD probe's exception, whose message and stack on stderr quote the
+  // page's URL. The third is refused at its URL. The three run at once, each with artifacts of its own.
+  const closed = `http://127.0.0.1:${await freePort()}/?access_token=T0ken-Value`;
+  const [run, thrown, refused] = await Promise.all([
+    smoke([...args, '--json', json, '--junit', junit]),
+    smoke(['--backend', `${F}/ok`, '--frontend', closed, '--artifacts', dir('secrets-thrown')]),
+    runCli(['--frontend', 'ftp://ci:S3cret-Pa55@x/', '--artifacts', dir('secrets-refused')]),
+  ]);
   assert.is(run.code, 1, show(run));
   const written = [...run.stdout, ...run.stderr, readFileSync(json, 'utf8'), readFileSync(junit, 'utf8')].join('\n');
   assert.not.match(written, /S3cret-Pa55|T0ken-Value/);
@@ -467,14 +473,10 @@ test("a URL's password and secret query values are printed and written as ***, n
   );
   assert.match(readFileSync(junit, 'utf8'), `url: ${shown}/api/ready`);
 
-  // Nothing listens: the LOAD probe's exception, whose message and stack on stderr quote the page's URL.
-  const closed = `http://127.0.0.1:${await freePort()}/?access_token=T0ken-Value`;
-  const thrown = await runCli(['--backend', `${F}/ok`, '--frontend', closed, '--artifacts', dir('secrets')]);
   assert.is(thrown.code, 1, show(thrown));
   assert.match(thrown.stderr.join('\n'), /ERR_CONNECTION_REFUSED at http:\/\/127\.0\.0\.1:\d+\/\?access_token=\*\*\*/);
   assert.not.match([...thrown.stdout, ...thrown.stderr].join('\n'), 'T0ken-Value');
 
-  const refused = await runCli(['--frontend', 'ftp://ci:S3cret-Pa55@x/', '--artifacts', dir('secrets')]);
   assert.is(refused.code, 2, show(refused));
   assert.not.match(refused.stderr.join('\n'), 'S3cret-Pa55');
   assert.match(refused.stderr.join('\n'), '"ftp://ci:***@x/"');
