@@ -21,9 +21,9 @@ import { sideBySide } from './support/side-by-side.ts';
 import { noticeLine } from '../smoke/wait-notice.ts';
 
 // Each test has its own artifacts, TMPDIR and, where it counts requests, its own recording server. The tests all start
-// at once, each awaiting its own runs; the runs that start a Chromium take turns, three at once, so a test waiting
-// for its next run (or a page, or a retry) holds no Chromium's turn and the file takes about as long as its CPU.
-const test = sideBySide(uvuTest, 16);
+// at once, each awaiting its own runs; every Chromium the file starts (a CLI run's, the XML parser's) takes a turn,
+// three at once, so a test waiting for its next run holds no turn and the file takes about as long as its CPU.
+const test = sideBySide(uvuTest, Infinity);
 const chromiumTurns = createPool(3);
 /** A smoke CLI run that starts a Chromium, in its turn. */
 const smoke = (args: string[], options?: RunOptions) => chromiumTurns(() => runCli(args, options));
@@ -308,6 +308,28 @@ test("--wait gives up at its deadline with the last attempt's reason and the att
   assert.is(lines.at(-1), 'smoke: FAIL (1/3 failed)');
 });
 
+/** A JUnit file as Chromium's XML parser reads it: the suite's counts and each case's failure message. */
+async function parseInChromium(xml: string) {
+  const launched = await withDeadline(launchBrowser(), 30_000, 'Chromium for XML parsing');
+  try {
+    const page = await launched.browser.newPage();
+    return await page.evaluate((text) => {
+      const doc = new DOMParser().parseFromString(text, 'application/xml');
+      if (doc.querySelector('parsererror')) return { error: doc.querySelector('parsererror')!.textContent };
+      const suite = doc.documentElement;
+      return {
+        suite: [suite.tagName, suite.getAttribute('tests'), suite.getAttribute('failures')],
+        cases: [...doc.querySelectorAll('testcase')].map((c) => [
+          c.getAttribute('name'),
+          c.querySelector('failure')?.getAttribute('message') ?? null,
+        ]),
+      };
+    }, xml);
+  } finally {
+    await launched.close();
+  }
+}
+
 test('--json, --junit and GITHUB_STEP_SUMMARY: written, and they parse back to the same run', async () => {
   const json = join(dir('reports'), 'out', 'smoke.json');
   const junit = join(dir('reports'), 'out', 'smoke.xml');
@@ -342,35 +364,15 @@ test('--json, --junit and GITHUB_STEP_SUMMARY: written, and they parse back to t
   assert.ok(report.probes.every((p: { ms: unknown }) => typeof p.ms === 'number'));
 
   // A real XML parser (Chromium's) reads the JUnit file back.
-  const launched = await withDeadline(launchBrowser(), 30_000, 'Chromium for XML parsing');
-  try {
-    const page = await launched.browser.newPage();
-    const parsed = await page.evaluate(
-      (xml) => {
-        const doc = new DOMParser().parseFromString(xml, 'application/xml');
-        if (doc.querySelector('parsererror')) return { error: doc.querySelector('parsererror')!.textContent };
-        const suite = doc.documentElement;
-        return {
-          suite: [suite.tagName, suite.getAttribute('tests'), suite.getAttribute('failures')],
-          cases: [...doc.querySelectorAll('testcase')].map((c) => [
-            c.getAttribute('name'),
-            c.querySelector('failure')?.getAttribute('message') ?? null,
-          ]),
-        };
-      },
-      readFileSync(junit, 'utf8'),
-    );
-    assert.equal(parsed, {
-      suite: ['testsuite', '3', '1'],
-      cases: [
-        ['HEALTH backend', null],
-        ['READY backend', 'HTTP 503 Service Unavailable; checks: database=disconnected'],
-        ['LOAD frontend', null],
-      ],
-    });
-  } finally {
-    await launched.close();
-  }
+  const parsed = await chromiumTurns(() => parseInChromium(readFileSync(junit, 'utf8')));
+  assert.equal(parsed, {
+    suite: ['testsuite', '3', '1'],
+    cases: [
+      ['HEALTH backend', null],
+      ['READY backend', 'HTTP 503 Service Unavailable; checks: database=disconnected'],
+      ['LOAD frontend', null],
+    ],
+  });
 
   const md = readFileSync(summary, 'utf8').split('\n');
   assert.is(md[0], '## earlier step', 'appended, not overwritten');
@@ -409,45 +411,47 @@ test(
   },
 );
 
-test('SIGTERM mid-run closes Chromium, removes its profile and exits 143', async () => {
-  const tmp = dir('tmp-term');
-  mkdirSync(tmp, { recursive: true });
-  const { url, hits } = await serve();
-  const args = [
-    ...(await serviceArgs(root, 'smoke/cli.ts')),
-    '--backend',
-    `${url}/ok`,
-    '--frontend',
-    `${url}/hang/`,
-    '--timeout',
-    '60000',
-    '--artifacts',
-    dir('term'),
-  ];
-  const proc = spawnProcess(process.execPath, args, { cwd: root, env: cliEnv({ TMPDIR: tmp }) });
-  // The profile directory appears once Chromium is starting; its request for the hanging page shows the launch is
-  // done and the run is mid-navigation, which is the moment SIGTERM must handle.
-  const pageRequestsBefore = hits.filter((url) => url === '/hang/').length;
-  await waitFor(
-    () => readdirSync(tmp).some((n) => n.startsWith('smoke-chromium-')) && processesMentioning(tmp).length > 0,
-    { timeout: 30_000, what: 'Chromium running' },
-  );
-  await waitFor(() => proc.stdout.length >= 2, { timeout: 10_000, what: 'HTTP probe lines' });
-  await waitFor(() => hits.filter((url) => url === '/hang/').length > pageRequestsBefore, {
-    timeout: 30_000,
-    what: 'Chromium requesting the page',
-  });
-  proc.signal('SIGTERM');
-  const code = await proc.waitExit(15_000);
-  assert.is(code, 143, proc.lines.join('\n'));
-  assert.ok(proc.stderr.includes('smoke: interrupted by SIGTERM'));
-  await waitFor(() => processesMentioning(tmp).length === 0, { timeout: 5000, what: 'Chromium gone' });
-  assert.not.ok(
-    readdirSync(tmp).some((n) => n.startsWith('smoke-chromium-')),
-    'profile removed',
-  );
-  assert.not.ok(existsSync(join(dir('term'), 'frontend-ok.png')));
-});
+// Its CLI starts a Chromium: the test takes a turn for it.
+test('SIGTERM mid-run closes Chromium, removes its profile and exits 143', () =>
+  chromiumTurns(async () => {
+    const tmp = dir('tmp-term');
+    mkdirSync(tmp, { recursive: true });
+    const { url, hits } = await serve();
+    const args = [
+      ...(await serviceArgs(root, 'smoke/cli.ts')),
+      '--backend',
+      `${url}/ok`,
+      '--frontend',
+      `${url}/hang/`,
+      '--timeout',
+      '60000',
+      '--artifacts',
+      dir('term'),
+    ];
+    const proc = spawnProcess(process.execPath, args, { cwd: root, env: cliEnv({ TMPDIR: tmp }) });
+    // The profile directory appears once Chromium is starting; its request for the hanging page shows the launch is
+    // done and the run is mid-navigation, which is the moment SIGTERM must handle.
+    const pageRequestsBefore = hits.filter((url) => url === '/hang/').length;
+    await waitFor(
+      () => readdirSync(tmp).some((n) => n.startsWith('smoke-chromium-')) && processesMentioning(tmp).length > 0,
+      { timeout: 30_000, what: 'Chromium running' },
+    );
+    await waitFor(() => proc.stdout.length >= 2, { timeout: 10_000, what: 'HTTP probe lines' });
+    await waitFor(() => hits.filter((url) => url === '/hang/').length > pageRequestsBefore, {
+      timeout: 30_000,
+      what: 'Chromium requesting the page',
+    });
+    proc.signal('SIGTERM');
+    const code = await proc.waitExit(15_000);
+    assert.is(code, 143, proc.lines.join('\n'));
+    assert.ok(proc.stderr.includes('smoke: interrupted by SIGTERM'));
+    await waitFor(() => processesMentioning(tmp).length === 0, { timeout: 5000, what: 'Chromium gone' });
+    assert.not.ok(
+      readdirSync(tmp).some((n) => n.startsWith('smoke-chromium-')),
+      'profile removed',
+    );
+    assert.not.ok(existsSync(join(dir('term'), 'frontend-ok.png')));
+  }));
 
 test("a URL's password and secret query values are printed and written as ***, never as given", async () => {
   const json = join(dir('secrets'), 'smoke.json');
