@@ -31,6 +31,11 @@ test.after.each(async () => {
 });
 
 const WAIT = { timeout: 60_000, interval: 250 };
+/**
+ * The Watchdog repeated at every flush of its group (each second): a repeat_interval of a second would lose half of
+ * them, the time since the last one being a hair under it at each flush.
+ */
+const WATCHDOG_REPEAT = '500ms';
 
 /** A Prometheus sending to a port where nothing listens until the test that uses it starts an Alertmanager there. */
 async function startUndelivered() {
@@ -76,7 +81,7 @@ test('a database hang pages once, for the database; the Watchdog keeps arriving;
   const hook = (webhook = await startAlertWebhook());
   const [{ mongo, backend, device }, am] = await Promise.all([
     startServices(),
-    startAlertmanager(shortAlertmanagerConfig(hook.url)).then((started) => (alertmanager = started)),
+    startAlertmanager(shortAlertmanagerConfig(hook.url, WATCHDOG_REPEAT)).then((started) => (alertmanager = started)),
   ]);
   const p = (prometheus = await startPrometheus({
     targets: { backend: backend.url, device: device.url },
@@ -105,9 +110,10 @@ test('a database hang pages once, for the database; the Watchdog keeps arriving;
     );
   await waitFor(() => suppressed('ServiceNotReady', 'backend'), { ...WAIT, what: 'backend ServiceNotReady inhibited' });
   await waitFor(() => suppressed('DeviceBacklogGrowing', 'device'), { ...WAIT, what: 'device backlog inhibited' });
-  // Two more Watchdogs: Alertmanager has flushed every group since (each waits a second), and the Watchdog goes on.
+  // Three more Watchdogs, a second apart: Alertmanager has flushed every group since (each waits a second), and the
+  // Watchdog goes on.
   const watchdogsAtInhibition = watchdogs().length;
-  await waitFor(() => watchdogs().length >= watchdogsAtInhibition + 2, { ...WAIT, what: 'Watchdog during outage' });
+  await waitFor(() => watchdogs().length >= watchdogsAtInhibition + 3, { ...WAIT, what: 'Watchdog during outage' });
   const duringOutage = hook.received.slice(hungAt).filter(outage);
   assert.equal(
     duringOutage.map((n) => `${n.receiver} ${n.status} ${names(n)}`),
@@ -143,7 +149,7 @@ test('an Alertmanager that is down: failed deliveries counted, AlertsNotDelivere
   });
 
   // Once an Alertmanager answers there, what Prometheus holds is delivered.
-  alertmanager = await startAlertmanager(shortAlertmanagerConfig(hook.url), port);
+  alertmanager = await startAlertmanager(shortAlertmanagerConfig(hook.url, WATCHDOG_REPEAT), port);
   await waitFor(() => hook.received.some((n) => n.receiver === '/watchdog'), { ...WAIT, what: 'Watchdog delivered' });
 });
 
