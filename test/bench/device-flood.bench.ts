@@ -3,7 +3,9 @@
 // process. Per flood, the honest device's ack p50 and p99 (target p99 ≤ 250 ms) and the backend's RSS peak during it
 // and 10 s after it, over the level taken warm before the first flood (targets + 64 MiB and + 16 MiB). Beside them,
 // the honest device's p99 alone, just before the floods, as long as one: on a machine other work keeps busy, what
-// the flood adds is the difference.
+// the flood adds is the difference. The machine's 1-minute load average once each flood is over says how busy it was:
+// the device thread runs at nice 10, so with other jobs' load the honest device waits for them too, flood or not.
+import { loadavg } from 'node:os';
 import type { BenchRow, Scenario } from './scenario.ts';
 import { spawnService } from '../support/spawn-service.ts';
 import { startMongoProcess } from '../support/mongo-process.ts';
@@ -40,11 +42,13 @@ const deviceFlood: Scenario = async ({ quick }) => {
         afterMs: 10_000,
         afterBoundMiB: baseline + AFTER_MIB,
       });
+      const load = loadavg()[0]!.toFixed(1);
       const p99 = percentile(times, 0.99);
       const [overPeak, overAfter] = [peak - baseline, after - baseline];
+      const rss = `RSS +${overPeak.toFixed(0)} MiB peak, +${overAfter.toFixed(0)} MiB 10 s after`;
       rows.push({
         scenario: `${sockets} sockets of one token flooding; an honest device's acks meanwhile, and the backend's RSS`,
-        baseline: `RSS +${overPeak.toFixed(0)} MiB peak, +${overAfter.toFixed(0)} MiB 10 s after; ${aloneP99}`,
+        baseline: `${rss}; ${aloneP99}; load ${load}`,
         ours: `honest ack p50 ${percentile(times, 0.5).toFixed(0)} ms, p99 ${p99.toFixed(0)} ms (${times.length})`,
         ratio: `${p99.toFixed(0)} ms`,
         target: `p99 ≤ ${ACK_P99_MS} ms, RSS ≤ +${PEAK_MIB}/+${AFTER_MIB} MiB`,
