@@ -22,7 +22,8 @@ export interface StartWorkerOptions {
 }
 
 /**
- * The thread's young generation, at most: new space 16 MiB. Left to V8, a burst of short-lived garbage (a flood of
+ * The thread's young generation, at most: 24 MB, which V8 splits into three semi-spaces of 8 MiB (two make the new
+ * space, 16 MiB; the third bounds its large-object space). Left to V8, a burst of short-lived garbage (a flood of
  * frames parsed) grows it to 32 MiB on Node 20 and 128 MiB on Node 24, and it stays that size long after the burst:
  * resident memory that never came back. Scavenges of a smaller space are more frequent, each as cheap (they cost what
  * survives, and little of a frame's garbage does).
