@@ -24,6 +24,8 @@ const SLOW_READINGS = 600; // at 40 a second: the slow client lasts the whole at
 const HELLO_MS = 5000;
 const P99_BOUND_MS = 50;
 const RSS_SLACK_MIB = 16;
+/** How long V8 may take to give back what the attack left (below, why). */
+const RSS_BACK_WITHIN_MS = 45_000;
 /** Warning lines the whole attack may cost: each kind is logged once or summed, never once per message. */
 const WARNINGS_MAX = 25;
 const INFO_LINES_MAX = 50;
@@ -277,8 +279,11 @@ test(
   `afterwards the backend's resident memory is back within ` + `${RSS_SLACK_MIB} MiB of its pre-attack level`,
   async () => {
     let after = rssMiB(backend.pid);
-    // V8 gives memory back over a few GC cycles; wait a bounded while for it.
-    const deadline = Date.now() + 15_000;
+    // What the attack left is mostly garbage in V8's old space, on pages of its own (51–69 new 256 KiB pages, 13–17
+    // MiB, in /proc/<pid>/smaps), which only a major GC releases. Once the attack's allocations stop, V8's memory
+    // reducer runs those GCs by itself: measured every 2 s after the attack, the level stayed 13–18 MiB over the
+    // pre-attack one for 18–28 s, then fell to 27 MiB under it. So the bound is waited for that long, not 15 s.
+    const deadline = Date.now() + RSS_BACK_WITHIN_MS;
     while (after > warm.rss + RSS_SLACK_MIB && Date.now() < deadline) {
       await sleep(500);
       after = rssMiB(backend.pid);
