@@ -1,6 +1,6 @@
 // The rule for handling device frames, without I/O and with a clock the test moves: each socket's frames in order,
-// sockets in turn, a slice ending once it has lasted its milliseconds (after one frame at least), a socket paused
-// at its bound of waiting frames and resumed once it has none.
+// sockets in turn, a slice ending once each socket waiting at its start had a frame or once it has lasted its
+// milliseconds (after one frame at least), a socket paused at its bound of waiting frames and resumed once it has none.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createFrameQueue } from './frame-queue.ts';
@@ -21,24 +21,40 @@ function setup(options: { sliceMs?: number; pauseAt?: number } = {}) {
   return { queue, clock, slice };
 }
 
-test("each socket's frames in the order they came; sockets take turns, a frame each", () => {
+test("each socket's frames in the order they came; sockets take turns, one frame each a slice", () => {
   const { queue, slice } = setup();
   for (const frame of ['a1', 'a2', 'a3']) queue.push('a', frame);
   queue.push('b', 'b1');
   queue.push('c', 'c1');
   queue.push('b', 'b2');
   assert.is(queue.size, 6);
-  assert.equal(slice(), ['a1', 'b1', 'c1', 'a2', 'b2', 'a3']);
+  assert.equal(slice(), ['a1', 'b1', 'c1'], 'a round: one frame of each socket waiting, however quick');
+  assert.equal(slice(), ['a2', 'b2']);
+  assert.equal(slice(), ['a3']);
+  assert.equal(slice(), []);
   assert.is(queue.size, 0);
+});
+
+test('a socket that starts waiting during a slice has its first frame in the next one', () => {
+  const { queue } = setup();
+  queue.push('a', 'a1');
+  queue.push('a', 'a2');
+  queue.startSlice();
+  assert.is(queue.next()?.frame, 'a1');
+  queue.push('b', 'b1');
+  assert.is(queue.next(), undefined, 'the round was one socket long');
+  queue.startSlice();
+  assert.equal([queue.next()?.frame, queue.next()?.frame, queue.next()], ['a2', 'b1', undefined]);
 });
 
 test('a slice ends once it has lasted its milliseconds; the next slice goes on where it stopped', () => {
   const { queue, slice } = setup({ sliceMs: 5 });
-  for (let i = 1; i <= 10; i++) queue.push('a', `a${i}`);
-  assert.equal(slice(2), ['a1', 'a2', 'a3'], '2 ms each: past 5 ms after the third');
-  assert.equal(slice(2), ['a4', 'a5', 'a6']);
-  assert.equal(slice(10), ['a7'], 'one frame at least, however long it takes');
-  assert.equal(slice(0), ['a8', 'a9', 'a10']);
+  const sockets = Array.from({ length: 10 }, (_, i) => `s${i + 1}`);
+  for (const socket of sockets) queue.push(socket, `${socket}-1`);
+  assert.equal(slice(2), ['s1-1', 's2-1', 's3-1'], '2 ms each: past 5 ms after the third');
+  assert.equal(slice(2), ['s4-1', 's5-1', 's6-1']);
+  assert.equal(slice(10), ['s7-1'], 'one frame at least, however long it takes');
+  assert.equal(slice(0), ['s8-1', 's9-1', 's10-1']);
   assert.equal(slice(0), []);
 });
 
@@ -49,8 +65,7 @@ test('a socket is paused once it has pauseAt frames waiting, once; resumed with 
     [false, false, true, false],
   );
   assert.is(queue.push('b', 'b1'), false, 'another socket has its own count');
-  queue.startSlice();
-  const taken = Array.from({ length: 5 }, () => queue.next()!);
+  const taken = Array.from({ length: 5 }, () => (queue.startSlice(), queue.next()!));
   assert.equal(
     taken.map(({ owner, frame, resume }) => `${owner}:${frame}:${resume}`),
     ['a:a1:false', 'b:b1:false', 'a:a2:false', 'a:a3:false', 'a:a4:true'],
