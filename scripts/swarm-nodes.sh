@@ -17,6 +17,8 @@
 # The names (namespaces, links, cgroups, node host names) are the machine's, whatever SWARM_NODES_DIR says: one
 # multi-node swarm per machine. A --nodes run while one is up, under any SWARM_NODES_DIR, is refused with one line
 # and touches nothing; --stop removes only what was made under its own SWARM_NODES_DIR, the lock file last.
+# SWARM_HUB_NAMESPACE names the hub namespace, the mark of a swarm being up (test/swarm-nodes.test.ts gives its own,
+# so its refusal case never touches a real swarm started beside it).
 # Needs root. Progress goes to stderr, the `export` line to stdout; a failure is one line, exit 1 (a bad argument:
 # exit 2), and a --nodes run that failed removes what it made.
 set -euo pipefail
@@ -24,7 +26,7 @@ set -euo pipefail
 work=${SWARM_NODES_DIR:-/var/lib/service-health-kit/swarm}
 engine=${CONTAINER_ENGINE_DIR:-/var/lib/service-health-kit/engine}
 subnet=${SWARM_SUBNET:-192.168.213}
-hub=shk-swarm-hub
+hub=${SWARM_HUB_NAMESPACE:-shk-swarm-hub}
 host_link=shk-swarm0
 cgroup_root=/sys/fs/cgroup/unified
 [ -f "$cgroup_root/cgroup.procs" ] || cgroup_root=/sys/fs/cgroup

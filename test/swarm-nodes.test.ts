@@ -13,10 +13,13 @@ import { root } from './support/spawn-service.ts';
 const test = suite('swarm-nodes.sh');
 const dir = mkdtempSync(join(tmpdir(), 'swarm-nodes-test-'));
 const asRoot = process.getuid?.() === 0;
+// The hub namespace marks a swarm as up, machine-wide: this file's own name, so that a real swarm started beside it
+// (the container tests, which CI runs beside the suite) neither refuses nor is refused by it, nor loses its hub.
+const HUB = `shk-test-hub-${process.pid}`;
 
 function run(...args: string[]) {
   const result = spawnSync('bash', [join(root, 'scripts/swarm-nodes.sh'), ...args], {
-    env: { ...process.env, SWARM_NODES_DIR: dir },
+    env: { ...process.env, SWARM_NODES_DIR: dir, SWARM_HUB_NAMESPACE: HUB },
     encoding: 'utf8',
     timeout: 30_000,
   });
@@ -69,20 +72,18 @@ for (const [args, message] of badArguments) {
   assert.is(stderr, 'swarm-nodes: there is no node 4 (nodes 1 to 3 are up)\n');
 });
 
-const HUB = 'shk-swarm-hub';
 const hubUp = () =>
   spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' })
     .stdout.split('\n')
     .some((l) => l.startsWith(`${HUB} `) || l === HUB);
 
 (asRoot ? test : test.skip)("a --nodes run while another directory's swarm is up: one line, nothing touched", () => {
-  // The names are the machine's: the hub namespace alone says a swarm is up. Made here when none is.
-  const made = !hubUp();
-  if (made) spawnSync('ip', ['netns', 'add', HUB]);
+  // The names are the machine's: the hub namespace alone says a swarm is up. This file's own hub, made here.
+  spawnSync('ip', ['netns', 'add', HUB]);
   const other = mkdtempSync(join(tmpdir(), 'swarm-nodes-other-'));
   try {
     const result = spawnSync('bash', [join(root, 'scripts/swarm-nodes.sh'), '--nodes', '2'], {
-      env: { ...process.env, SWARM_NODES_DIR: other },
+      env: { ...process.env, SWARM_NODES_DIR: other, SWARM_HUB_NAMESPACE: HUB },
       encoding: 'utf8',
       timeout: 30_000,
     });
@@ -97,7 +98,7 @@ const hubUp = () =>
     assert.ok(hubUp(), "the other swarm's hub is still there");
   } finally {
     rmSync(other, { recursive: true, force: true });
-    if (made) spawnSync('ip', ['netns', 'del', HUB]);
+    spawnSync('ip', ['netns', 'del', HUB]);
   }
 });
 
@@ -106,13 +107,17 @@ const hubUp = () =>
   () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'nodes'), '3\n');
-    const hubBefore = hubUp();
-    const { code, stdout, stderr } = run('--stop');
-    assert.is(code, 0);
-    assert.is(stdout, '');
-    assert.is(stderr, 'swarm-nodes: removed the 3-node swarm, its namespaces, links and files\n');
-    assert.not.ok(existsSync(dir), 'the emptied directory is gone, lock and all');
-    assert.is(hubUp(), hubBefore, 'a hub this directory did not make is left alone');
+    spawnSync('ip', ['netns', 'add', HUB]); // up, but not made under this directory (no `hub` file)
+    try {
+      const { code, stdout, stderr } = run('--stop');
+      assert.is(code, 0);
+      assert.is(stdout, '');
+      assert.is(stderr, 'swarm-nodes: removed the 3-node swarm, its namespaces, links and files\n');
+      assert.not.ok(existsSync(dir), 'the emptied directory is gone, lock and all');
+      assert.ok(hubUp(), 'a hub this directory did not make is left alone');
+    } finally {
+      spawnSync('ip', ['netns', 'del', HUB]);
+    }
   },
 );
 
