@@ -4,7 +4,7 @@
 // local mode it is served on the management port (METRICS_PORT) only.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startDeviceStack, type DeviceStack } from './support/device-stack.ts';
+import { stackLogs, startDeviceStack, type DeviceStack } from './support/device-stack.ts';
 import { spawnService, type Service } from './support/spawn-service.ts';
 import { stopAll } from './support/spawn-process.ts';
 import { waitFor, withDeadline } from './support/deadline.ts';
@@ -102,6 +102,7 @@ test('while the database hangs /metrics answers, the database check turns, the d
   await waitFor(async () => (await metricValue(backend.metricsUrl, 'backend_readings_stored_total')) === 5, {
     timeout: 15_000,
     what: 'the 5 held readings stored after the database is back',
+    explain: () => stackLogs(stack),
   });
   assert.is(await metricValue(backend.metricsUrl, 'service_check_ready', { check: 'database' }), 1);
 });

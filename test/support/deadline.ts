@@ -5,13 +5,21 @@ import { withDeadline } from '../../lib/with-deadline.ts';
 
 export { DeadlineError, withDeadline } from '../../lib/with-deadline.ts';
 
+interface WaitOptions {
+  timeout?: number;
+  interval?: number;
+  what?: string;
+  /** What else a failure should show (the processes' last log lines), read only when the wait fails. */
+  explain?: () => string;
+}
+
 /**
  * Polls `probe` every `interval` ms until it returns a truthy value, and returns that value.
  * Throws after `timeout` ms, quoting the last value or error seen, so a failure says what it saw.
  */
 export async function waitFor<T>(
   probe: () => T | Promise<T>,
-  { timeout = 5000, interval = 20, what = 'condition' }: { timeout?: number; interval?: number; what?: string } = {},
+  { timeout = 5000, interval = 20, what = 'condition', explain }: WaitOptions = {},
 ): Promise<NonNullable<T>> {
   const start = Date.now();
   let last: unknown;
@@ -25,7 +33,8 @@ export async function waitFor<T>(
     }
     await sleep(interval);
   }
-  throw new Error(`${what}: not met within ${timeout} ms (last: ${JSON.stringify(last)})`);
+  const explained = explain ? `\n${explain()}` : '';
+  throw new Error(`${what}: not met within ${timeout} ms (last: ${JSON.stringify(last)})${explained}`);
 }
 
 export const sleep = (ms: number) => sleepFor(ms);

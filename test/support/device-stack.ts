@@ -99,3 +99,11 @@ export async function startDeviceStack({
   }
   return stack;
 }
+
+/** The last `count` log lines of the device and of every backend, for a failure to show what the services said. */
+export function stackLogs(stack: DeviceStack, count = 25): string {
+  const named = [['device', stack.device] as const, ...stack.backends.map((b, i) => [`backend #${i + 1}`, b] as const)];
+  return named
+    .map(([name, service]) => `--- ${name}, last lines:\n${service.lines.slice(-count).join('\n')}`)
+    .join('\n');
+}
