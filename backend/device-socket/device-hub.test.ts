@@ -120,6 +120,43 @@ test('the backlog of the latest hello or frame goes out with each beat, and with
   }
 });
 
+test('closeAll waits for a presence write a device that left just before is still making', async () => {
+  const told: PresenceState[] = [];
+  let finishWrite: (() => void) | undefined;
+  const presence = (states: PresenceState[]) =>
+    states[0]!.connected
+      ? Promise.resolve(void told.push(...states))
+      : new Promise<void>((resolve) => (finishWrite = () => resolve(void told.push(...states))));
+  const { port, devices, close } = await startHub({ presence });
+  const ws = new WebSocket(`ws://127.0.0.1:${port}${DEVICE_SOCKET_PATH}`, {
+    headers: { Authorization: `Bearer ${TOKEN}` },
+  });
+  try {
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    ws.send(helloFrame('dev-c', 's', 0));
+    await waitFor(() => told.some((s) => s.connected), { timeout: 3000, what: 'the hello told' });
+    ws.close();
+    await waitFor(() => finishWrite, { timeout: 3000, what: 'the disconnect being written' });
+    let closedAll = false;
+    const closing = devices.closeAll().then(() => (closedAll = true));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.not.ok(closedAll, 'closeAll waits for the write under way');
+    finishWrite!();
+    await waitFor(() => closedAll, { timeout: 3000, what: 'closeAll once the write is done' });
+    await closing;
+    assert.equal(
+      told.map((s) => [s.deviceId, s.connected]),
+      [
+        ['dev-c', true],
+        ['dev-c', false],
+      ],
+    );
+  } finally {
+    ws.terminate();
+    await close();
+  }
+});
+
 test('a burst is handled in full and in order, a frame a turn; the socket paused while behind', async () => {
   const stored: number[] = [];
   const pausedAtInsert: boolean[] = [];

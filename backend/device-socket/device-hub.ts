@@ -88,12 +88,18 @@ export function createDeviceHub(options: DeviceHubOptions): LocalDeviceHub {
   const warnings = createDeviceWarnings(log, helloTimeoutMs);
   const state = (record: DeviceRecord<WSContext>, connected: boolean) =>
     presenceOf(record, connected, replica, new Date());
+  // Writes under way, which closeAll() waits for: a device that leaves as the backend stops is told before the
+  // database client closes, not cut off by it (a false "write of device presence failed" at every such stop).
+  const telling = new Set<Promise<void>>();
   /** Tells the `devices` collection; a failure is summed, and the next beat tells it again. */
   function tell(states: PresenceState[]) {
     if (!presence || states.length === 0) return Promise.resolve();
-    return presence(states).catch((error: Error) =>
+    const told = presence(states).catch((error: Error) =>
       warnings.presenceFailed.note({ devices: states.length, reason: error.message }),
     );
+    telling.add(told);
+    void told.finally(() => telling.delete(told));
+    return told;
   }
   const beat = presence
     ? setInterval(() => void tell(bindings.held().map((record) => state(record, true))), beatMs).unref()
@@ -136,6 +142,7 @@ export function createDeviceHub(options: DeviceHubOptions): LocalDeviceHub {
       const held = bindings.clear();
       for (const ws of sockets) ws.close(CLOSE_GOING_AWAY, 'server shutting down');
       await tell(held.map((record) => state(record, false)));
+      await Promise.all(telling);
       warnings.flush();
     },
   };
