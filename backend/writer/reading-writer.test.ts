@@ -156,10 +156,12 @@ test('past an evicted gap: stored, not acked (the wedge); the declared range rec
   assert.equal(acks, [], 'stored past a gap: not acknowledged');
   lossesFail.now = true;
   writer.declare('s1', 'evicted', [[1, 3]]);
+  // The record is made when its turn comes, not within one tick: waited for, so that it is the failing one.
+  await waitFor(() => losses.length === 1, { timeout: 2000, what: 'the first record of the declared range' });
   await tick();
   assert.equal(acks, [], 'a failed record is no ack');
   lossesFail.now = false;
-  for (let i = 0; i < 50 && acks.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  await waitFor(() => acks.length > 0, { timeout: 3000, what: 'the ack after the record is tried again' });
   assert.equal(acks, [{ type: 'ack', session: 's1', seq: 5 }]);
   assert.equal(losses, ['dev-1/s1:evicted [[1,3]]', 'dev-1/s1:evicted [[1,3]]'], 'tried again after the failure');
   assert.equal(lost, ['evicted 3']);
