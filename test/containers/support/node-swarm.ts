@@ -8,7 +8,7 @@ import { root } from '../../support/spawn-service.ts';
 import { waitFor } from '../../support/deadline.ts';
 import { onTerminate } from '../../support/on-terminate.ts';
 import { runCommand } from '../../../tools/child-process.ts';
-import { docker, dockerOk } from './swarm.ts';
+import { docker, dockerOk, inspectExisting } from './swarm.ts';
 import type { SwarmStack } from './swarm-stack.ts';
 import { CONVERGE_MS } from './swarm-suite.ts';
 
@@ -98,12 +98,9 @@ export async function placed(stack: SwarmStack): Promise<Placed[]> {
   const ids = (await stack.tasks('backend'))
     .filter((task) => task.state === 'running' && task.desired === 'running')
     .map((task) => task.id);
-  if (ids.length === 0) return [];
-  const raw = JSON.parse(await dockerOk(['inspect', ...ids])) as {
-    ID: string;
-    NodeID: string;
-    NetworksAttachments?: { Addresses: string[] }[];
-  }[];
+  const raw = await inspectExisting<{ ID: string; NodeID: string; NetworksAttachments?: { Addresses: string[] }[] }>(
+    ids,
+  );
   return Promise.all(
     raw.map(async (task) => {
       const host = await dockerOk(['node', 'inspect', '--format', '{{.Description.Hostname}}', task.NodeID]);

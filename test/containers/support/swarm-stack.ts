@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { root } from '../../support/spawn-service.ts';
 import { waitFor } from '../../support/deadline.ts';
 import { onTerminate } from '../../support/on-terminate.ts';
-import { docker, dockerOk } from './swarm.ts';
+import { docker, dockerOk, inspectExisting } from './swarm.ts';
 import { writeDeploySecrets } from './deploy-secrets.ts';
 import { removeStack } from './stack-removal.ts';
 import { freePort } from '../../../tools/free-port.ts';
@@ -129,8 +129,7 @@ export function createSwarmStack(
     const ids = (await dockerOk(['service', 'ps', service(short), '--no-trunc', '--quiet']))
       .split('\n')
       .filter(Boolean);
-    if (ids.length === 0) return [];
-    const raw = JSON.parse(await dockerOk(['inspect', ...ids])) as RawTask[];
+    const raw = await inspectExisting<RawTask>(ids);
     return raw.map((task) => ({
       id: task.ID,
       state: task.Status.State,

@@ -17,6 +17,19 @@ export async function dockerOk(args: string[], timeoutMs = COMMAND_TIMEOUT_MS, e
   return result.stdout;
 }
 
+/**
+ * `docker inspect` of objects that may be gone by the time it runs (Swarm prunes a slot's old tasks while they are
+ * listed): the JSON of those still there; any other failure throws.
+ */
+export async function inspectExisting<T>(ids: string[]): Promise<T[]> {
+  if (ids.length === 0) return [];
+  const result = await docker(['inspect', ...ids]);
+  const errors = result.stderr.split('\n').filter((line) => line.trim() !== '');
+  if (result.code !== 0 && !errors.every((line) => line.startsWith('Error: No such object:')))
+    throw new Error(`docker inspect: ${explain('docker', result)}`);
+  return result.stdout.trim() === '' ? [] : (JSON.parse(result.stdout) as T[]);
+}
+
 export type SwarmAccess = { ok: true; release: () => Promise<void> } | { ok: false; reason: string };
 
 /**
