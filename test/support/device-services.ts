@@ -3,8 +3,11 @@ import { MongoClient } from 'mongodb';
 import { spawnService, type Service } from './spawn-service.ts';
 
 /** The backend at debug level, so each write lists the readings it stored in a `readings stored` JSON line. */
-export function startBackend(mongoUrl: string, port?: number): Promise<Service> {
-  return spawnService('backend/main.ts', { env: { MONGODB_URI: `${mongoUrl}/app`, LOG_LEVEL: 'debug' }, port });
+export function startBackend(mongoUrl: string, port?: number, env: Record<string, string> = {}): Promise<Service> {
+  return spawnService('backend/main.ts', {
+    env: { MONGODB_URI: `${mongoUrl}/app`, LOG_LEVEL: 'debug', ...env },
+    port,
+  });
 }
 
 /** Without DEVICE_SPOOL_DIR in `env`, a fresh spool that goes with the process. */

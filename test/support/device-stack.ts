@@ -35,6 +35,8 @@ export interface DeviceStack {
 export interface DeviceStackOptions {
   /** Extra environment for the device service (SERIAL_PATH and BACKEND_URL are set here). */
   deviceEnv?: Record<string, string | undefined>;
+  /** Extra environment for the first backend (a restarted one gets none). */
+  backendEnv?: Record<string, string>;
   /** Wait until the device and the backend both answer /api/ready with 200 (default true). */
   ready?: boolean;
   /** The stand-in's hooks (a test that makes the database fail some commands). */
@@ -43,6 +45,7 @@ export interface DeviceStackOptions {
 
 export async function startDeviceStack({
   deviceEnv = {},
+  backendEnv = {},
   ready = true,
   mongo: mongoOptions = {},
 }: DeviceStackOptions = {}): Promise<DeviceStack> {
@@ -59,7 +62,7 @@ export async function startDeviceStack({
   });
   try {
     stack.pty = await startPtyPair(dir);
-    backends.push(await startBackend(mongo.url));
+    backends.push(await startBackend(mongo.url, undefined, backendEnv));
     stack.device = await startDevice(env());
   } catch (error) {
     await Promise.all([...backends.map((b) => b.stop()), stack.pty?.stop()]);
