@@ -4,6 +4,7 @@
 //   node --import tsx test/run.ts [unit|faults|containers] [--repeat N] [--batch] [filter | path/to/file.ts …]
 // Plain runs take every *.test.ts, `unit` those outside test/, `faults` the fault suite (*.fault.ts), `containers`
 // the tests against a Docker Engine (*.container.ts), which need `eval "$(bash scripts/container-engine.sh)"` first.
+import { EventEmitter, once } from 'node:events';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { projectRoot as root } from '../tools/project-root.ts';
@@ -36,10 +37,11 @@ const DEFAULT_DEADLINE_MS = 240_000;
 const KILL_GRACE_MS = mode === 'containers' ? 90_000 : 5000;
 // Plain test files run three at a time (each on free ports and temporary files of its own): most of a file's time is
 // waiting on the processes it starts, so on 2 cores a third file fills the gaps (npm test on Node 20, quiet: 405 s
-// two at a time, 352 s three). The fault suite measures time and the container tests share one Engine, so those
-// run one at a time.
+// two at a time, 352 s three). The fault suite measures time, so it runs one file at a time. The container tests
+// run two at a time (508 s one at a time in CI): they wait mostly on the Engine, and those that use its own swarm
+// take turns (their `test-exclusive` line).
 const serial = mode === 'faults' || mode === 'containers';
-const CONCURRENCY = serial ? 1 : Number(process.env.TEST_CONCURRENCY ?? 3);
+const CONCURRENCY = mode === 'faults' ? 1 : Number(process.env.TEST_CONCURRENCY ?? (mode === 'containers' ? 2 : 3));
 if (!Number.isInteger(CONCURRENCY) || CONCURRENCY < 1) {
   console.log(`TEST_CONCURRENCY=${process.env.TEST_CONCURRENCY} is not valid: expected a whole number, at least 1`);
   process.exit(2);
@@ -80,6 +82,15 @@ function deadlineOf(file: string): number {
   return own ? Number(own[1]) * 1000 : DEFAULT_DEADLINE_MS;
 }
 
+/**
+ * The resource a file must have to itself, from its `// test-exclusive: NAME` line: no two files naming the same one
+ * run at the same time (the container tests that use the Engine's own swarm: the first initialises it, and leaves
+ * it when it ends, under any other one's stack).
+ */
+function exclusiveOf(file: string): string | undefined {
+  return /^\/\/ test-exclusive: (\S+)$/m.exec(readFileSync(join(root, file), 'utf8'))?.[1];
+}
+
 interface Item {
   file: string;
   run?: number;
@@ -95,8 +106,10 @@ function plan(files: string[]): Item[] {
   const batched = (file: string) => args.batch || (!serial && isUnit(file) && !ALONE.has(file));
   const items = files.map((file) => ({ file, batched: batched(file) }));
   // Side by side, the longest first (by their last times), so the run does not end on one long file alone.
-  const order = (group: Item[]) => (CONCURRENCY > 1 ? longestFirst(group, times) : group);
+  // A file never timed counts by its deadline: one that declares a long one (the multi-node swarm) goes first.
   const times = lastTimes();
+  const length = (file: string) => times.get(file) ?? deadlineOf(file);
+  const order = (group: Item[]) => (CONCURRENCY > 1 ? longestFirst(group, length, exclusiveOf) : group);
   return [...order(items.filter((i) => i.batched)), ...order(items.filter((i) => !i.batched))];
 }
 
@@ -111,6 +124,25 @@ const total = items.length;
 const results: FileResult[] = [];
 const running = new Set<string>();
 let interrupted: NodeJS.Signals | undefined;
+/** The `test-exclusive` resources of the files running now, and the signal that one of them ended. */
+const held = new Set<string>();
+const fileEnds = new EventEmitter();
+
+/** The next item whose resource is free (now held), waiting for one to be freed; undefined once none is left. */
+async function take(): Promise<Item | undefined> {
+  while (items.length > 0 && !interrupted) {
+    const index = items.findIndex((item) => !held.has(exclusiveOf(item.file) ?? ''));
+    if (index < 0) {
+      await once(fileEnds, 'ended');
+      continue;
+    }
+    const [item] = items.splice(index, 1);
+    const exclusive = exclusiveOf(item!.file);
+    if (exclusive) held.add(exclusive); // here, before another worker looks
+    return item;
+  }
+  return undefined;
+}
 
 function finished(result: FileResult) {
   results.push(result);
@@ -125,12 +157,14 @@ async function worker() {
     if (failed && !interrupted) finished(failed);
     batch = undefined;
   };
-  for (let item = items.shift(); item && !interrupted; item = items.shift()) {
+  for (let item = await take(); item && !interrupted; item = await take()) {
     const limits = { deadlineMs: deadlineOf(item.file), graceMs: KILL_GRACE_MS };
     if (!item.batched) await closeBatch();
     if (item.batched && (!batch || batch.ended)) batch = startBatch();
     running.add(item.file);
     const result = item.batched ? await batch!.run(item.file, limits) : await runAlone(item.file, limits);
+    held.delete(exclusiveOf(item.file) ?? '');
+    fileEnds.emit('ended');
     if (!interrupted) running.delete(item.file);
     if (!interrupted) finished({ ...result, ...(item.run ? { run: item.run } : {}) });
   }

@@ -84,6 +84,14 @@ sideBySideTest("a file's own `// test-deadline: N s` line sets its deadline", as
   assert.match(output, `✘ ${OWN_DEADLINE}: killed after 2000 ms`);
 });
 
+sideBySideTest('files naming the same `// test-exclusive:` resource take turns, others run beside them', async () => {
+  const turns = join(scratch, 'turns');
+  const files = [`${FIXTURES}/holds-a-resource.ts`, `${FIXTURES}/holds-it-too.ts`, PASSES];
+  const { code, output } = await runner(files, { TEST_CONCURRENCY: '2', TURNS_FILE: turns });
+  assert.is(code, 0, output);
+  assert.is(readFileSync(turns, 'utf8'), 'begin\nend\nbegin\nend\n', 'one ended before the other began');
+});
+
 sideBySideTest(
   'a crash, an exit mid-suite and text like uvu totals: each counted from the results channel',
   async () => {

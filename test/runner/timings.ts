@@ -16,10 +16,22 @@ export function lastTimes(): Map<string, number> {
   }
 }
 
-/** `files` ordered longest first by their last time; a file never timed counts as long (it may be). */
-export function longestFirst<T extends { file: string }>(items: T[], times: Map<string, number>): T[] {
-  const time = (item: T) => times.get(item.file) ?? Number.MAX_SAFE_INTEGER;
-  return [...items].sort((a, b) => time(b) - time(a));
+/**
+ * `items` ordered longest first by `length` (ms). Files that take turns at one resource (`turnsOf` names it) run one
+ * after another, so they count as one long file, the sum of theirs: a chain that long starts early.
+ */
+export function longestFirst<T extends { file: string }>(
+  items: T[],
+  length: (file: string) => number,
+  turnsOf: (file: string) => string | undefined = () => undefined,
+): T[] {
+  const chains = new Map<string, number>();
+  for (const { file } of items) {
+    const turns = turnsOf(file);
+    if (turns) chains.set(turns, (chains.get(turns) ?? 0) + length(file));
+  }
+  const key = ({ file }: T) => chains.get(turnsOf(file) ?? '') ?? length(file);
+  return [...items].sort((a, b) => key(b) - key(a) || length(b.file) - length(a.file));
 }
 
 /** Adds these times to the file; a failure to write only costs the next run its order. */
