@@ -72,13 +72,22 @@ function selected(): string[] {
   return [...new Set([...paths, ...all.filter((file) => words.some((word) => file.includes(word)))])];
 }
 
+const sources = new Map<string, string>();
+
+/** A test file's text, read once: its `// test-…` lines say how it runs, and the plan asks for them repeatedly. */
+function sourceOf(file: string): string {
+  let source = sources.get(file);
+  if (source === undefined) sources.set(file, (source = readFileSync(join(root, file), 'utf8')));
+  return source;
+}
+
 /**
  * A file's deadline: TEST_FILE_TIMEOUT_MS when set, else the file's own `// test-deadline: N s` line (one that
  * must outlast the default, like the multi-node swarm test), else 4 minutes.
  */
 function deadlineOf(file: string): number {
   if (process.env.TEST_FILE_TIMEOUT_MS !== undefined) return Number(process.env.TEST_FILE_TIMEOUT_MS);
-  const own = /^\/\/ test-deadline: (\d+) s$/m.exec(readFileSync(join(root, file), 'utf8'));
+  const own = /^\/\/ test-deadline: (\d+) s$/m.exec(sourceOf(file));
   return own ? Number(own[1]) * 1000 : DEFAULT_DEADLINE_MS;
 }
 
@@ -88,7 +97,7 @@ function deadlineOf(file: string): number {
  * it when it ends, under any other one's stack).
  */
 function exclusiveOf(file: string): string | undefined {
-  return /^\/\/ test-exclusive: (\S+)$/m.exec(readFileSync(join(root, file), 'utf8'))?.[1];
+  return /^\/\/ test-exclusive: (\S+)$/m.exec(sourceOf(file))?.[1];
 }
 
 interface Item {
