@@ -61,7 +61,7 @@ test('nothing found: one line with an install hint; a variable pointing nowhere 
   );
 });
 
-test('flags: --no-sandbox only as root; the closed-network and container flags always', () => {
+test('flags: --no-sandbox only as root; the closed-network, container and no-preload flags always', () => {
   assert.ok(chromiumArgs({ root: true }).includes('--no-sandbox'));
   assert.not.ok(chromiumArgs({ root: false }).includes('--no-sandbox'));
   for (const flag of [
@@ -71,6 +71,7 @@ test('flags: --no-sandbox only as root; the closed-network and container flags a
     '--disable-sync',
     '--no-first-run',
     '--disable-gpu',
+    '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup',
   ]) {
     assert.ok(chromiumArgs({ root: false }).includes(flag), flag);
   }
