@@ -1,5 +1,6 @@
 // A server started with a WebSocket server, spoken to over raw TCP: h2c and other upgrades get plain answers,
 // while WebSocket upgrades still open or are refused as the app decides.
+import { once } from 'node:events';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { connect } from 'node:net';
@@ -74,7 +75,7 @@ test('an upgrade to another protocol on a request with a body: 400 saying what t
 
 test('WebSocket upgrades still reach the app: opened when it accepts, refused with its status when not', async () => {
   const ws = new WebSocket(`ws://127.0.0.1:${port}/socket`, { headers: { authorization: 'Bearer yes' } });
-  await withDeadline(new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject)), 5000, 'open');
+  await withDeadline(once(ws, 'open'), 5000, 'open');
   ws.send('ping');
   const [reply] = await withDeadline(
     new Promise<[Buffer]>((resolve) => ws.once('message', (data: Buffer) => resolve([data]))),

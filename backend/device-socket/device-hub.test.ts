@@ -2,6 +2,7 @@
 // are longer than the protocol allows is no hello, and a socket without one is closed at the hello deadline;
 // presence and backlog; bursts handled in order. The store stores at once. What a peer may leave unread is the main
 // thread's bound (backend/device-thread/device-thread.test.ts).
+import { once } from 'node:events';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import WebSocket, { WebSocketServer } from 'ws';
@@ -16,6 +17,9 @@ import { frame, OPCODE, rawUpgrade } from '../../test/support/raw-device-socket.
 import { waitFor } from '../../test/support/deadline.ts';
 
 const TOKEN = 'in-process-token-0123456789';
+/** A device socket to the hub with the token it trusts, not yet open. */
+const deviceSocket = (port: number) =>
+  new WebSocket(`ws://127.0.0.1:${port}${DEVICE_SOCKET_PATH}`, { headers: { Authorization: `Bearer ${TOKEN}` } });
 
 /** A hub whose store stores at once, in the backend's app on a real server; `close()` in a finally. */
 async function startHub(options: Partial<InProcessOptions> = {}) {
@@ -98,11 +102,9 @@ test('a hello with a deviceId off the rule or a session over 256 characters is m
 test('the backlog of the latest hello or frame goes out with each beat, and with the close', async () => {
   const told: PresenceState[] = [];
   const { port, close } = await startHub({ beatMs: 20, presence: async (states) => void told.push(...states) });
-  const ws = new WebSocket(`ws://127.0.0.1:${port}${DEVICE_SOCKET_PATH}`, {
-    headers: { Authorization: `Bearer ${TOKEN}` },
-  });
+  const ws = deviceSocket(port);
   try {
-    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    await once(ws, 'open');
     ws.send(helloFrame('dev-b', 's', 7));
     await waitFor(() => told.some((s) => s.backlog === 7 && s.connected), { timeout: 3000, what: 'the hello told' });
     const reading = encodeReading({ seq: 1, timestamp: '2026-01-01T00:00:00.000Z', value: 'v' });
@@ -128,11 +130,9 @@ test('closeAll waits for a presence write a device that left just before is stil
       ? Promise.resolve(void told.push(...states))
       : new Promise<void>((resolve) => (finishWrite = () => resolve(void told.push(...states))));
   const { port, devices, close } = await startHub({ presence });
-  const ws = new WebSocket(`ws://127.0.0.1:${port}${DEVICE_SOCKET_PATH}`, {
-    headers: { Authorization: `Bearer ${TOKEN}` },
-  });
+  const ws = deviceSocket(port);
   try {
-    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    await once(ws, 'open');
     ws.send(helloFrame('dev-c', 's', 0));
     await waitFor(() => told.some((s) => s.connected), { timeout: 3000, what: 'the hello told' });
     ws.close();

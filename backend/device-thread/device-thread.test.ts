@@ -1,6 +1,7 @@
 // The main thread's side of the device thread, on a real server with a stand-in thread that echoes
 // (test/support/echo-device-worker.mjs): frames go there and what it sends comes back; a thread that stops closes
 // its sockets with 1013 and a new one serves the next socket; a peer that reads nothing is dropped past the bound.
+import { once } from 'node:events';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Hono } from 'hono';
@@ -74,7 +75,7 @@ async function connect(url: string) {
   const closed = new Promise<{ code: number; reason: string }>((resolve) =>
     ws.on('close', (code, reason) => resolve({ code, reason: String(reason) })),
   );
-  await withDeadline(new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject)), 5000, 'open');
+  await withDeadline(once(ws, 'open'), 5000, 'open');
   return { ws, messages, closed };
 }
 

@@ -1,5 +1,6 @@
 // The heap a process still holds after a full garbage collection, asked of its inspector (the process runs with
 // --inspect=127.0.0.1:<port>). Resident memory alone cannot tell a leak from garbage V8 has not yet collected.
+import { once } from 'node:events';
 import WebSocket from 'ws';
 import { withDeadline } from '../support/deadline.ts';
 
@@ -36,7 +37,7 @@ async function measure(inspectPort: number): Promise<KeptMemory> {
   if (!url) throw new Error(`no inspector target on port ${inspectPort}`);
   const socket = new WebSocket(url);
   try {
-    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+    await once(socket, 'open');
     await command(socket, 1, 'HeapProfiler.collectGarbage');
     const expression = 'JSON.stringify(process.memoryUsage())';
     const { result } = await command(socket, 2, 'Runtime.evaluate', { expression, returnByValue: true });
