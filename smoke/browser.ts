@@ -91,7 +91,7 @@ export function chromiumArgs({ root = process.getuid?.() === 0, sandbox = true }
     '--disable-sync',
     '--no-first-run',
     '--disable-gpu',
-    // Chromium 14x preloads its omnibox popups (two WebUI renderers) even headless: 0.2–0.3 s of CPU a launch.
+    // Chromium 14x preloads its omnibox popups (two WebUI pages) even headless: 0.2–0.3 s of CPU a launch.
     '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup',
   ];
 }
