@@ -18,10 +18,13 @@ const ATTEMPTS = 50;
 /** The lowest port handed out below the ephemeral range: clear of the well-known and most registered ports. */
 const LOWEST = 16_384;
 const CLAIMS = join(tmpdir(), `free-ports-${process.getuid?.() ?? 'user'}`);
+/** Read once per process: the range is the machine's setting, and the claims' folder once made stays. */
+let range: { low: number; high: number } | undefined | null = null; // null: not read yet
 
 /** A port nothing listens on right now on `host`, not handed out before by this process nor claimed by a live one. */
 export async function freePort(host = '127.0.0.1'): Promise<number> {
-  const below = belowEphemeral();
+  if (range === null) range = belowEphemeral();
+  const below = range;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const port = below ? below.low + Math.floor(Math.random() * (below.high - below.low + 1)) : 0;
     if (handedOut.has(port) || (below && !claimed(port))) continue;
@@ -37,7 +40,9 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
 function belowEphemeral(): { low: number; high: number } | undefined {
   try {
     const [first] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
-    return first! - 1 > LOWEST ? { low: LOWEST, high: first! - 1 } : undefined;
+    if (first! - 1 <= LOWEST) return undefined;
+    mkdirSync(CLAIMS, { recursive: true });
+    return { low: LOWEST, high: first! - 1 };
   } catch {
     return undefined;
   }
@@ -45,13 +50,17 @@ function belowEphemeral(): { low: number; high: number } | undefined {
 
 /** Claims `port` for this process; false when a live process holds the claim (a dead one's is removed, not taken). */
 function claimed(port: number): boolean {
-  mkdirSync(CLAIMS, { recursive: true });
   const file = join(CLAIMS, String(port));
   try {
     writeFileSync(file, String(process.pid), { flag: 'wx' });
     return true;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    const { code } = error as NodeJS.ErrnoException;
+    if (code === 'ENOENT') {
+      mkdirSync(CLAIMS, { recursive: true }); // a cleaner removed the folder since
+      return claimed(port);
+    }
+    if (code !== 'EEXIST') throw error;
   }
   try {
     if (!alive(Number(readFileSync(file, 'utf8')))) unlinkSync(file);
