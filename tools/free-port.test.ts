@@ -1,8 +1,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from './free-port.ts';
 
@@ -45,6 +47,16 @@ test('another process never names a port this live one took (300 each from 16,38
     theirs.filter((port) => ours.includes(port)),
     [],
     'no port named by both',
+  );
+});
+
+test('a process that exits leaves none of its claims behind', async () => {
+  const theirs = await portsOfAnotherProcess();
+  const claims = join(tmpdir(), `free-ports-${process.getuid!()}`);
+  assert.equal(
+    theirs.filter((port) => existsSync(join(claims, String(port)))),
+    [],
+    'their claims removed',
   );
 });
 

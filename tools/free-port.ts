@@ -7,7 +7,7 @@
 // below that range, where the kernel never picks one by itself, and each is claimed by a file naming the claiming
 // process (under the temporary directory), so that processes using this helper at once never name the same port
 // while the one that claimed it lives.
-import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +20,9 @@ const LOWEST = 16_384;
 const CLAIMS = join(tmpdir(), `free-ports-${process.getuid?.() ?? 'user'}`);
 /** Read once per process: the range is the machine's setting, and the claims' folder once made stays. */
 let range: { low: number; high: number } | undefined | null = null; // null: not read yet
+/** Claims this process made: removed when it exits, so that the folder does not fill up run after run. */
+const claims: string[] = [];
+process.once('exit', () => claims.forEach((file) => rmSync(file, { force: true })));
 
 /** A port nothing listens on right now on `host`, not handed out before by this process nor claimed by a live one. */
 export async function freePort(host = '127.0.0.1'): Promise<number> {
@@ -53,6 +56,7 @@ function claimed(port: number): boolean {
   const file = join(CLAIMS, String(port));
   try {
     writeFileSync(file, String(process.pid), { flag: 'wx' });
+    claims.push(file);
     return true;
   } catch (error) {
     const { code } = error as NodeJS.ErrnoException;
