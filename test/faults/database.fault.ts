@@ -10,7 +10,8 @@ import { sleep, waitFor } from '../support/deadline.ts';
 import { stopAll } from '../support/spawn-process.ts';
 import { startHammer, type Hammer } from './support/hammer.ts';
 import { createTimeline, judge, type Verdict } from './support/state-timeline.ts';
-import { footprint, testAftermath, warmFootprint, type Footprint } from './support/service-health.ts';
+import { collectedFootprint, testAftermath, warmFootprint, type Footprint } from './support/service-health.ts';
+import { inspectorOptions } from './support/full-gc.ts';
 import { describeLags } from './support/report.ts';
 
 const BACK_BOUND_MS = 2000;
@@ -114,7 +115,10 @@ for (const fault of FAULTS) {
   test(name, async () => {
     const port = await freePort();
     const db: Database = { port, process: await startMongoProcess(port) };
-    backend = await spawnService('backend/main.ts', { env: { MONGODB_URI: db.process.uri } });
+    // Its inspector, through which both memory levels are taken after a full GC (service-health.ts).
+    const inspectorPort = await freePort();
+    const env = { MONGODB_URI: db.process.uri, NODE_OPTIONS: inspectorOptions(inspectorPort) };
+    backend = await spawnService('backend/main.ts', { env });
     await waitFor(async () => (await fetch(`${backend.url}/api/ready`)).status === 200, {
       timeout: 10_000,
       what: 'backend ready',
@@ -138,10 +142,11 @@ for (const fault of FAULTS) {
         timeout: 8000,
         what: `back ${cycle}: /api/ready 200 (bound ${BACK_BOUND_MS} ms)`,
       });
-      if (cycle === fault.warmCycles) warm = await warmFootprint(backend.pid, () => hammer.samples.length);
+      if (cycle === fault.warmCycles)
+        warm = await warmFootprint(backend.pid, inspectorPort, () => hammer.samples.length);
     }
     await sleep(AFTERMATH_SETTLE_MS); // deliberately lets time pass: the memory level after the last cycle settles
-    after = footprint(backend.pid);
+    after = await collectedFootprint(backend.pid, inspectorPort);
     verdict = judge(await hammer.stop(), timeline.changes, MARGIN);
     console.log(`    measured: ${verdict.answers} answers; ${describeLags(verdict.lags)}`);
     assert.ok(verdict.answers > fault.cycles * 20, `only ${verdict.answers} answers: the client did not hammer`);

@@ -3,6 +3,7 @@
 // collect. V8 collects that by itself only once the process looks idle to it, which on a machine whose cores are
 // busy with other work may take longer than any bound waits.
 import WebSocket from 'ws';
+import { withDeadline } from '../../../lib/with-deadline.ts';
 
 const TIMEOUT_MS = 10_000;
 
@@ -38,6 +39,14 @@ export async function collectGarbage(port: number): Promise<void> {
     });
   } finally {
     clearTimeout(timer);
-    socket.close();
+    await closeSession(socket);
   }
+}
+
+/** Closes the inspector session and waits until it is closed: its socket then no longer counts among the handles. */
+async function closeSession(socket: WebSocket): Promise<void> {
+  if (socket.readyState === WebSocket.CLOSED) return;
+  const closed = new Promise((resolve) => socket.once('close', resolve));
+  socket.close();
+  await withDeadline(closed, TIMEOUT_MS, 'the inspector session to close').catch(() => socket.terminate());
 }
