@@ -2,6 +2,7 @@
 import { MongoClient, type MongoClientOptions } from 'mongodb';
 import type { Logger } from '../../lib/logger.ts';
 import { redactUrl, scrubSecrets } from '../../lib/redact-url.ts';
+import { connectUntilClosed } from './connect-until-closed.ts';
 import { heardFrom, isLateReply, isSilent, silentMs, startSilence, ticked } from './database-silence.ts';
 
 export type DatabaseState = 'connected' | 'disconnected';
@@ -59,7 +60,6 @@ export function createDatabaseMonitor({
     ...driverOptions,
   });
   let state: DatabaseState = 'disconnected';
-  let closed = false;
 
   const setState = (next: DatabaseState, reason: string) => {
     if (next === state) return;
@@ -83,34 +83,26 @@ export function createDatabaseMonitor({
   client.on('topologyClosed', () => setState('disconnected', 'client closed'));
 
   // The driver gives up on connect() when no server is found in time; keep trying until it works.
-  void (async function connectUntilClosed() {
-    let reported = false;
-    while (!closed) {
-      try {
-        await client.connect();
-        return;
-      } catch (error) {
-        if (closed) return;
-        if (!reported) {
-          log.warn(
-            { database: redactUrl(uri), reason: scrubSecrets((error as Error).message, uri) },
-            'database unreachable; retrying',
-          );
-          reported = true;
-        }
-        await new Promise((resolve) => setTimeout(resolve, retryMs).unref());
-      }
-    }
-  })();
+  let reported = false;
+  const connection = connectUntilClosed(client, {
+    retryMs,
+    onFailure(error) {
+      if (reported) return;
+      log.warn(
+        { database: redactUrl(uri), reason: scrubSecrets(error.message, uri) },
+        'database unreachable; retrying',
+      );
+      reported = true;
+    },
+  });
 
   return {
     client,
     state: () => state,
     heard: alive,
     async close() {
-      closed = true;
       clearInterval(watchdog);
-      await client.close();
+      await connection.close();
     },
   };
 }

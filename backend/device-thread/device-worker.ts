@@ -9,6 +9,7 @@ import { createDeviceHub } from '../device-socket/device-hub.ts';
 import { createReadingStore } from '../readings/reading-store.ts';
 import { meteredStore } from './metered-store.ts';
 import { SHARED_DRIVER_OPTIONS } from '../database/database-monitor.ts';
+import { connectUntilClosed } from '../database/connect-until-closed.ts';
 import { eachMessage, threadPort } from './thread-port.ts';
 import type {
   Counted,
@@ -27,6 +28,9 @@ const { post } = threadPort<FromDeviceThread>(port);
 
 const log = createLogger({ name: 'backend', ...data.log });
 const client = new MongoClient(data.uri, DRIVER_OPTIONS);
+// Connected explicitly, not on its first write: a first write while the database is away would leave it closed
+// for good (connect-until-closed.ts). The main thread's monitor says that the database is unreachable.
+const connection = connectUntilClosed(client, { retryMs: 1000 });
 let connected = false;
 const store = createReadingStore({
   client,
@@ -60,7 +64,7 @@ function onMessage(message: ToDeviceThread) {
   if (message.kind === 'connected') connected = message.connected;
   else if (message.kind === 'probe') post(probed());
   else if (message.kind === 'closeAll') void hub.closeAll().finally(() => post({ kind: 'closedAll' }));
-  else if (message.kind === 'stop') void client.close().finally(() => post({ kind: 'stopped' }));
+  else if (message.kind === 'stop') void connection.close().finally(() => post({ kind: 'stopped' }));
   else onSocketEvent(message);
 }
 
