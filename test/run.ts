@@ -10,6 +10,7 @@ import { join, relative } from 'node:path';
 import { projectRoot as root } from '../tools/project-root.ts';
 import { parseRunnerArgs, UsageError, type Mode, type RunnerArgs } from './runner/args.ts';
 import { startBatch, type Batch } from './runner/batch.ts';
+import { compileTests } from './runner/compile-tests.ts';
 import { closingLines, failureLines, fileLine, repeatLines, slowestLines } from './runner/report.ts';
 import { runAlone } from './runner/run-alone.ts';
 import { lastTimes, longestFirst, saveTimes } from './runner/timings.ts';
@@ -112,7 +113,9 @@ function plan(files: string[]): Item[] {
     return files.flatMap((file) =>
       Array.from({ length: args.repeat! }, (_, i) => ({ file, run: i + 1, batched: false })),
     );
-  const batched = (file: string) => args.batch || (!serial && isUnit(file) && !ALONE.has(file));
+  // A file that must run with tsx (compile-tests.ts) runs alone: a batch started from bundles runs bundles.
+  const bundledIfAny = (file: string) => !bundles || bundles.of(file) !== undefined;
+  const batched = (file: string) => (args.batch || (!serial && isUnit(file) && !ALONE.has(file))) && bundledIfAny(file);
   const items = files.map((file) => ({ file, batched: batched(file) }));
   // Side by side, the longest first (by their last times), so the run does not end on one long file alone.
   // A file never timed counts by its deadline: one that declares a long one (the multi-node swarm) goes first.
@@ -128,6 +131,7 @@ if (files.length === 0) {
   console.log('0 passed, 1 failed');
   process.exit(1);
 }
+const bundles = await compileTests(files);
 const items = plan(files);
 const total = items.length;
 const results: FileResult[] = [];
@@ -169,9 +173,9 @@ async function worker() {
   for (let item = await take(); item && !interrupted; item = await take()) {
     const limits = { deadlineMs: deadlineOf(item.file), graceMs: KILL_GRACE_MS };
     if (!item.batched) await closeBatch();
-    if (item.batched && (!batch || batch.ended)) batch = startBatch();
+    if (item.batched && (!batch || batch.ended)) batch = startBatch(bundles);
     running.add(item.file);
-    const result = item.batched ? await batch!.run(item.file, limits) : await runAlone(item.file, limits);
+    const result = item.batched ? await batch!.run(item.file, limits) : await runAlone(item.file, limits, bundles);
     held.delete(exclusiveOf(item.file) ?? '');
     fileEnds.emit('ended');
     if (!interrupted) running.delete(item.file);

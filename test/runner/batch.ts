@@ -6,6 +6,7 @@ import type { ResultRecord } from './results-channel.ts';
 import { startTestProcess, type TestExit } from './test-process.ts';
 import { verdict, type FileResult } from './verdict.ts';
 import type { RunLimits } from './run-alone.ts';
+import { BATCH, type TestBundles } from './bundles.ts';
 
 export interface Batch {
   /** Runs one file in the batch; afterwards `ended` says whether the batch can take another. */
@@ -22,17 +23,18 @@ interface Current {
   done: (record: Extract<ResultRecord, { kind: 'done' }>) => void;
 }
 
-const BATCH = 'test/runner/unit-batch.ts';
 /** How long after its last file a batch has to exit (it reports itself stuck after 5 s). */
 const EXIT_WITHIN_MS = 30_000;
 
-export function startBatch(): Batch {
+/** A batch started from the run's bundles when there are some (its files must each have one), else with tsx. */
+export function startBatch(bundles?: TestBundles): Batch {
   let current: Current | undefined;
   let loose = ''; // printed while no file ran: shown when the batch fails
   let stuck: Extract<ResultRecord, { kind: 'stuck' }> | undefined;
   const files: string[] = [];
   const test = startTestProcess(BATCH, {
     batch: true,
+    bundles,
     onOutput: (text) => (current ? (current.output += text) : (loose += text)),
     onRecord: (record) => {
       if (record.kind === 'output') current ? (current.output += record.text) : (loose += record.text);

@@ -3,6 +3,7 @@
 import { withDeadline } from '../../lib/with-deadline.ts';
 import type { FileTally } from './results-channel.ts';
 import { startTestProcess } from './test-process.ts';
+import type { TestBundles } from './bundles.ts';
 import { verdict, type FileResult } from './verdict.ts';
 
 export interface RunLimits {
@@ -10,12 +11,17 @@ export interface RunLimits {
   graceMs: number;
 }
 
-export async function runAlone(file: string, { deadlineMs, graceMs }: RunLimits): Promise<FileResult> {
+export async function runAlone(
+  file: string,
+  { deadlineMs, graceMs }: RunLimits,
+  bundles?: TestBundles,
+): Promise<FileResult> {
   const started = Date.now();
   let output = '';
   let tally: FileTally | undefined;
   let garbled: string | undefined;
   const test = startTestProcess(file, {
+    bundles,
     onOutput: (text) => (output += text),
     onRecord: (record) => {
       if (record.kind === 'done') tally = record;

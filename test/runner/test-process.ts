@@ -1,9 +1,12 @@
-// A test process as the runner starts it: node with tsx, the SIGTERM clean-up and the results channel (fd 3),
-// leader of its own process group, so a stop reaches whatever it started, and what it leaves behind is ended.
+// A test process as the runner starts it: node running the file's bundle (compile-tests.ts), or with tsx, the SIGTERM
+// clean-up and the results channel (fd 3), leader of its own process group, so a stop reaches whatever it started,
+// and what it leaves behind is ended.
 import { spawn } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
 import { withDeadline } from '../../lib/with-deadline.ts';
 import { waitFor } from '../support/deadline.ts';
 import { projectRoot } from '../../tools/project-root.ts';
+import { BUNDLES_ENV, ON_SIGTERM, PRELOADS, type TestBundles } from './bundles.ts';
 import { groupRunning } from './process-group.ts';
 import { RESULTS_ENV, RESULTS_FD, recordReader, type ResultRecord } from './results-channel.ts';
 
@@ -31,11 +34,10 @@ export interface TestProcessOptions {
   onOutput: (text: string) => void;
   /** A batch (unit-batch.ts), which answers on the channel itself. */
   batch?: boolean;
+  /** The run's bundles; without them (TEST_TSX=1), or without one for this file, it runs with tsx. */
+  bundles?: TestBundles;
 }
 
-const PRELOADS = ['tsx', './test/support/exit-on-sigterm.ts'];
-/** A file run alone reports its counts when it exits; a batch reports each file itself. */
-const REPORT_AT_EXIT = './test/runner/report-results.ts';
 /** How long its output may go on after its group is gone (a process outside the group holding the pipe). */
 const DRAIN_MS = 2000;
 /**
@@ -44,10 +46,11 @@ const DRAIN_MS = 2000;
  */
 const SETTLE_MS = Number(process.env.TEST_SETTLE_MS ?? 3000);
 
-export function startTestProcess(script: string, { onRecord, onOutput, batch }: TestProcessOptions): TestProcess {
-  const preloads = batch ? PRELOADS : [...PRELOADS, REPORT_AT_EXIT];
-  const args = [...preloads.flatMap((preload) => ['--import', preload]), script];
-  const env = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', [RESULTS_ENV]: String(RESULTS_FD) };
+export function startTestProcess(script: string, options: TestProcessOptions): TestProcess {
+  const { onRecord, onOutput } = options;
+  const { args, bundled } = commandOf(script, options);
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', [RESULTS_ENV]: String(RESULTS_FD) };
+  if (options.batch && bundled) env[BUNDLES_ENV] = options.bundles!.dir; // it runs its files' bundles
   const stdio = ['pipe', 'pipe', 'pipe', 'pipe'] as const;
   const child = spawn(process.execPath, args, { cwd: projectRoot, env, detached: true, stdio: [...stdio] });
   const pid = child.pid ?? -1;
@@ -92,6 +95,22 @@ export function startTestProcess(script: string, { onRecord, onOutput, batch }: 
   live.set(handle, signal);
   void ended.then(() => live.delete(handle));
   return handle;
+}
+
+/**
+ * Node's arguments: the SIGTERM clean-up and, for a file run alone, its report at exit (a batch reports each file
+ * itself) preloaded, from their bundles when the script has one. Source maps keep its stack traces on the sources.
+ */
+function commandOf(script: string, { batch, bundles }: TestProcessOptions): { args: string[]; bundled: boolean } {
+  const preloads = batch ? [ON_SIGTERM] : PRELOADS;
+  const bundle = bundles?.of(script);
+  const bundled = preloads.map((preload) => bundles?.of(preload));
+  if (bundle && bundled.every((preload) => preload !== undefined)) {
+    const imports = bundled.flatMap((preload) => ['--import', pathToFileURL(preload).href]);
+    return { args: ['--enable-source-maps', ...imports, bundle], bundled: true };
+  }
+  const imports = ['tsx', ...preloads.map((preload) => `./${preload}`)].flatMap((preload) => ['--import', preload]);
+  return { args: [...imports, script], bundled: false };
 }
 
 // The test processes not yet ended, with their group's signal: a runner that exits takes their groups with it.

@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import { isAbsolute, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { projectRoot } from '../../tools/project-root.ts';
+import { BUNDLES_ENV } from './bundles.ts';
 import { takeChannel, writeRecord } from './results-channel.ts';
 import { divertOutput } from './divert-output.ts';
 import { tallyUvuSuites } from './uvu-suites.ts';
@@ -22,7 +23,12 @@ if (!takeChannel()) {
 const tally = tallyUvuSuites();
 const { exec } = await import('uvu');
 const suspects: string[] = [];
-// What the batch itself holds (its stdio pipes): not counted as left open by a file.
+// Started from its bundle, the batch runs each file's bundle (compile-tests.ts); with tsx, the file itself.
+const bundles = process.env[BUNDLES_ENV];
+delete process.env[BUNDLES_ENV];
+// What the batch itself holds (its stdio pipes): not counted as left open by a file. Node opens stdout and stderr
+// when first used (tsx used them as it loaded; a batch started from its bundle had not).
+void [process.stdout, process.stderr];
 const baseline = process.getActiveResourcesInfo();
 
 async function runOne(file: string): Promise<void> {
@@ -33,7 +39,7 @@ async function runOne(file: string): Promise<void> {
   const restore = divertOutput((text) => writeRecord({ kind: 'output', text }));
   let error: string | undefined;
   try {
-    await import(pathToFileURL(isAbsolute(file) ? file : join(projectRoot, file)).href);
+    await import(pathToFileURL(pathOf(file)).href);
     await exec();
   } catch (thrown) {
     error = thrown instanceof Error ? (thrown.stack ?? thrown.message) : String(thrown);
@@ -44,6 +50,11 @@ async function runOne(file: string): Promise<void> {
   const left = grown(before, process.getActiveResourcesInfo());
   if (left.length) suspects.push(`${file} (${left.join(', ')})`);
   writeRecord({ kind: 'done', file, suites: tally.suites, queued: tally.queued, left, ...(error ? { error } : {}) });
+}
+
+function pathOf(file: string): string {
+  if (bundles) return join(bundles, file.replace(/\.ts$/, '.js'));
+  return isAbsolute(file) ? file : join(projectRoot, file);
 }
 
 /**
