@@ -95,7 +95,10 @@ test('SIGTERM: readiness 503 at once, socket closed with 1001, port closed, exit
   assert.is((await fetch(`${device.url}/api/health`)).status, 200, 'still alive and answering during the delay');
   assert.is(await device.waitExit(8000), 0);
 
-  const closes = jsonLines(backend).filter((l) => l.msg === 'device disconnected');
+  // The backend logs the close once its device thread has handled it: not always before the device has exited.
+  const disconnected = () => jsonLines(backend).filter((l) => l.msg === 'device disconnected');
+  await waitFor(() => disconnected().length > 0, { timeout: 5000, what: "the backend's 'device disconnected' line" });
+  const closes = disconnected();
   assert.is(closes.length, 1);
   assert.is(closes[0]!.code, 1001);
   const messages = jsonLines(device).map((l) => l.msg);
