@@ -27,11 +27,17 @@ export type SocketEvent =
   | { kind: 'error'; id: number; message: string };
 
 /**
- * To the device thread: a socket's event, the database monitor's verdict, close the sockets, stop, or a probe it
- * answers at once with `probed` (thread-answers.ts: a thread that stops answering is hung).
+ * To the device thread: a socket's event, the database monitor's verdict, close the sockets, stop, a probe it
+ * answers at once with `probed` (thread-answers.ts: a thread that stops answering is hung), or collect its garbage
+ * now (a burst of frames is over: burst-collect.ts).
  */
 export type ToDeviceThread =
-  SocketEvent | { kind: 'connected'; connected: boolean } | { kind: 'closeAll' } | { kind: 'stop' } | { kind: 'probe' };
+  | SocketEvent
+  | { kind: 'connected'; connected: boolean }
+  | { kind: 'closeAll' }
+  | { kind: 'stop' }
+  | { kind: 'probe' }
+  | { kind: 'collect' };
 
 /** What the device thread does to a socket. */
 export type SocketCommand =

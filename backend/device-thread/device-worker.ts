@@ -11,6 +11,7 @@ import { meteredStore } from './metered-store.ts';
 import { SHARED_DRIVER_OPTIONS } from '../database/database-monitor.ts';
 import { connectUntilClosed } from '../database/connect-until-closed.ts';
 import { eachMessage, threadPort } from './thread-port.ts';
+import { fullGc } from './full-gc.ts';
 import type {
   Counted,
   DeviceWorkerData,
@@ -65,6 +66,7 @@ function onMessage(message: ToDeviceThread) {
   else if (message.kind === 'probe') post(probed());
   else if (message.kind === 'closeAll') void hub.closeAll().finally(() => post({ kind: 'closedAll' }));
   else if (message.kind === 'stop') void connection.close().finally(() => post({ kind: 'stopped' }));
+  else if (message.kind === 'collect') collectGarbage();
   else onSocketEvent(message);
 }
 
@@ -88,6 +90,14 @@ function onSocketEvent(event: SocketEvent) {
     // Node 20 has no CloseEvent; the hub reads only these fields.
     events.onClose?.({ code: event.code, reason: event.reason } as CloseEvent, ws);
   }
+}
+
+/** A burst of socket events is over (burst-collect.ts): its garbage goes, and the heap gives back what it grew by. */
+function collectGarbage() {
+  fullGc().then(
+    (done) => log.debug(done, 'device thread: garbage collected after a burst of device socket events'),
+    () => {}, // no inspector in this build of Node: the memory comes back as V8 sees fit, as before
+  );
 }
 
 /** The answer to a probe, with how long the oldest reading waiting for a write has waited (device-path.ts). */
