@@ -109,39 +109,35 @@ async function swarmRow(rounds: number): Promise<BenchRow> {
     const ours = `skipped: ${access.reason}`;
     return { scenario: 'swarm stack converged', baseline: '-', ours, ratio: '-', target: '≤ 15 s', ok: null };
   }
-  try {
-    const stack = createSwarmStack(`startup-${process.pid}`);
-    await stack.build();
-    const deploy = async () => {
-      const start = Date.now();
-      await stack.deploy();
-      await stack.converged(120_000);
-      const ms = since(start);
-      await stack.remove();
-      await stack.removeVolumes();
-      return ms;
-    };
-    // The same five parts on one host, without an orchestrator: compose up --wait with the device profile.
-    const plain = async () => {
-      const start = Date.now();
-      await compose(['--profile', 'device', 'up', '--detach', '--wait']);
-      const ms = since(start);
-      await compose(['--profile', 'device', 'down', '--volumes']);
-      return ms;
-    };
-    await deploy();
-    const times = await interleavedMedians(rounds, deploy, plain);
-    return {
-      scenario: `swarm stack converged: all tasks running, each replica ready through the lb (median of ${rounds})`,
-      baseline: `the same parts with compose up --wait (device profile) ${(times.baseline / 1000).toFixed(1)} s`,
-      ours: `${(times.ours / 1000).toFixed(1)} s`,
-      ratio: `${(times.ours / times.baseline).toFixed(2)}×`,
-      target: '≤ 15 s',
-      ok: times.ours <= 15_000,
-    };
-  } finally {
-    await access.release();
-  }
+  const stack = createSwarmStack(`startup-${process.pid}`);
+  await stack.build();
+  const deploy = async () => {
+    const start = Date.now();
+    await stack.deploy();
+    await stack.converged(120_000);
+    const ms = since(start);
+    await stack.remove();
+    await stack.removeVolumes();
+    return ms;
+  };
+  // The same five parts on one host, without an orchestrator: compose up --wait with the device profile.
+  const plain = async () => {
+    const start = Date.now();
+    await compose(['--profile', 'device', 'up', '--detach', '--wait']);
+    const ms = since(start);
+    await compose(['--profile', 'device', 'down', '--volumes']);
+    return ms;
+  };
+  await deploy();
+  const times = await interleavedMedians(rounds, deploy, plain);
+  return {
+    scenario: `swarm stack converged: all tasks running, each replica ready through the lb (median of ${rounds})`,
+    baseline: `the same parts with compose up --wait (device profile) ${(times.baseline / 1000).toFixed(1)} s`,
+    ours: `${(times.ours / 1000).toFixed(1)} s`,
+    ratio: `${(times.ours / times.baseline).toFixed(2)}×`,
+    target: '≤ 15 s',
+    ok: times.ours <= 15_000,
+  };
 }
 
 export default containerStartup;

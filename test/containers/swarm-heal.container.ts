@@ -4,7 +4,7 @@
 // Expected (docs/containers.md#self-healing): unhealthy after up to 1 + 3 × (1 + 1) = 7 s, then the backend's whole
 // stop_grace_period (6 s: the frozen process ignores SIGTERM) before its SIGKILL, the restart delay (1 s), and the
 // new task's start and first passing check (2–7 s): at most about 21 s, bound 30 s.
-// The Engine's own swarm, which the first of its tests initialises and leaves again, one file at a time:
+// The Engine's own swarm (made one if it is none, never left: support/swarm.ts), one file at a time:
 // test-exclusive: engine-swarm
 import * as assert from 'uvu/assert';
 import { CONVERGE_MS, swarmSuite } from './support/swarm-suite.ts';

@@ -3,7 +3,7 @@
 // answer through the published 8443 from both replicas; a replica reached over plain HTTP on the stack's network
 // answers nothing, over HTTPS it proves the name `backend` against the internal CA; the frontend and the device
 // reach the lb over TLS too (https://lb:3443); a draining replica stops getting requests and none fails.
-// The Engine's own swarm, which the first of its tests initialises and leaves again, one file at a time:
+// The Engine's own swarm (made one if it is none, never left: support/swarm.ts), one file at a time:
 // test-exclusive: engine-swarm
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';

@@ -2,7 +2,7 @@
 // (failure_action: rollback) rolls the update back by itself while requests through the load balancer keep
 // succeeding, and the service ends with UpdateStatus.State = rollback_completed. What the rollback does to the
 // replicas that were never updated (moby/moby#43081: a start-first rollback replaces healthy tasks) is printed.
-// The Engine's own swarm, which the first of its tests initialises and leaves again, one file at a time:
+// The Engine's own swarm (made one if it is none, never left: support/swarm.ts), one file at a time:
 // test-exclusive: engine-swarm
 import * as assert from 'uvu/assert';
 import { CONVERGE_MS, swarmSuite } from './support/swarm-suite.ts';

@@ -2,7 +2,7 @@
 // sends traffic only to ready replicas (a draining one, a database that hangs); the published port speaks HTTPS only;
 // tokens are Docker secrets that `docker service inspect` does not show, and the device connects with its own; a
 // second deploy is a no-op; `docker stack rm` leaves the volumes, which can then be removed.
-// The Engine's own swarm, which the first of its tests initialises and leaves again, one file at a time:
+// The Engine's own swarm (made one if it is none, never left: support/swarm.ts), one file at a time:
 // test-exclusive: engine-swarm
 import * as assert from 'uvu/assert';
 import { CONVERGE_MS, swarmSuite } from './support/swarm-suite.ts';

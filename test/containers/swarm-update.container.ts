@@ -2,7 +2,7 @@
 // through the load balancer without pause and the device keeps reading: no request fails, every reading the device
 // read is stored exactly once (each session numbered 1, 2, 3 … with no gap and no duplicate), and, seen from outside
 // through /api/health's `version`, the moment every answer comes from the new release. Prints what it saw.
-// The Engine's own swarm, which the first of its tests initialises and leaves again, one file at a time:
+// The Engine's own swarm (made one if it is none, never left: support/swarm.ts), one file at a time:
 // test-exclusive: engine-swarm
 import * as assert from 'uvu/assert';
 import { CONVERGE_MS, swarmSuite } from './support/swarm-suite.ts';

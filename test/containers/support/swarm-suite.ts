@@ -1,5 +1,6 @@
 // One swarm test file's set-up: a swarm (or the reason there is none, which skips every test), its own stack built,
-// deployed and converged before the tests, and removed with its volumes after them, whatever they did.
+// deployed and converged before the tests, and removed with its volumes after them, whatever they did; the swarm
+// itself stays (./swarm.ts says why).
 import { suite } from 'uvu';
 import { acquireSwarm } from './swarm.ts';
 import { createSwarmStack } from './swarm-stack.ts';
@@ -42,7 +43,6 @@ export async function swarmSuite(
     await beforeRemove?.();
     await stack.remove();
     await stack.removeVolumes().catch(() => {});
-    await access.release();
   });
   return { test, swarmTest: access.ok ? test : test.skip, stack };
 }
