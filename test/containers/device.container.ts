@@ -40,10 +40,12 @@ test('smoke from the host with the device: 5/5 PASS', async () => {
   ];
   // `up --wait` waits for health, and the device's HEALTHCHECK is its liveness (a device whose backend is away must
   // not be restarted): its socket to the backend may open a moment later, and until then its /api/ready is 503
-  // `backend=disconnected` (seen once in CI, two container files at a time). `--wait`, as a deploy runs it.
+  // `backend=disconnected`. `--wait`, as a deploy runs it.
   const settings = ['--artifacts', '.tmp/container-tests/device', '--timeout', '15000', '--wait', '30000'];
   const run = await runCli([...args, ...settings]);
-  assert.is(run.code, 0, [...run.stdout, ...run.stderr].join('\n'));
+  // A readiness check that failed names what it waits for; the services' own lines say why.
+  const logs = run.code === 0 ? [] : await Promise.all(['backend', 'device'].map((s) => stack.lastLogs(s)));
+  assert.is(run.code, 0, [...run.stdout, ...run.stderr, ...logs].join('\n'));
   assert.ok(
     run.stdout.some((line) => /\b5\/5\b/.test(line) && /PASS/.test(line)),
     run.stdout.join('\n'),

@@ -92,11 +92,15 @@ export class ComposeStack {
           service && !(state === 'running' && (health === 'healthy' || health === undefined || health === '')),
       );
     const parts: string[] = [];
-    for (const [service, state, health] of failing) {
-      const logs = await this.compose(['logs', '--no-color', '--tail', '20', service!]);
-      parts.push(`--- ${service} (${state} ${health ?? ''}), last log lines:\n${logs.stdout.trimEnd()}`);
-    }
+    for (const [service, state, health] of failing)
+      parts.push(await this.lastLogs(service!, `${state} ${health ?? ''}`));
     return parts.join('\n') || `(no failing service found; ps said: ${ps.stdout.trim() || ps.stderr.trim()})`;
+  }
+
+  /** A service's last 20 log lines under a heading: what a failed assertion on the running stack shows. */
+  async lastLogs(service: string, state = 'running'): Promise<string> {
+    const logs = await this.compose(['logs', '--no-color', '--tail', '20', service]);
+    return `--- ${service} (${state}), last log lines:\n${logs.stdout.trimEnd()}`;
   }
 
   /** The container id of a service. */
