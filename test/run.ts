@@ -94,8 +94,8 @@ function deadlineOf(file: string): number {
 
 /**
  * The resource a file must have to itself, from its `// test-exclusive: NAME` line: no two files naming the same one
- * run at the same time (the container tests that use the Engine's own swarm: the first initialises it, and leaves
- * it when it ends, under any other one's stack).
+ * run at the same time (the container tests that use the Engine's own swarm: one of them makes the Engine a swarm
+ * when it is none, which two at once would race to do, and they deploy their stacks on the one node in turn).
  */
 function exclusiveOf(file: string): string | undefined {
   return /^\/\/ test-exclusive: (\S+)$/m.exec(sourceOf(file))?.[1];
