@@ -3,7 +3,7 @@
 // process about 0.4 CPU-s on Node 20. One build per set of files and source tree, under .tmp/test-js/, made by
 // whichever runner gets there first (an atomic rename). TEST_TSX=1 runs every file through tsx.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { utimesSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +11,7 @@ import { build, type BuildFailure, type Metafile } from 'esbuild';
 import { projectRoot as root } from '../../tools/project-root.ts';
 import { BATCH, PRELOADS, type TestBundles } from './bundles.ts';
 import { sourceAddressed } from './source-addressed.ts';
+import { removeStaleBuilds } from '../support/stale-builds.ts';
 
 /** Builds older than this, unused since, are removed (a run touches the build it uses). */
 const STALE_MS = 60 * 60_000;
@@ -37,7 +38,7 @@ export async function compileTests(files: string[]): Promise<TestBundles | undef
     console.log(`test/run.ts: esbuild did not compile the test files, so they run with tsx:\n${message}`);
     return undefined;
   }
-  removeStale(cache);
+  removeStaleBuilds(cache, STALE_MS);
   const withTsx = new Set(JSON.parse(readFileSync(join(dir, NEEDS_TSX), 'utf8')) as string[]);
   return { dir, of: (file) => (withTsx.has(file) ? undefined : join(dir, file.replace(/\.ts$/, '.js'))) };
 }
@@ -134,12 +135,4 @@ function treeHash(entries: string[]): string {
   };
   walk('');
   return hash.digest('hex').slice(0, 16);
-}
-
-function removeStale(cache: string): void {
-  mkdirSync(cache, { recursive: true });
-  for (const name of readdirSync(cache)) {
-    const path = join(cache, name);
-    if (Date.now() - statSync(path).mtimeMs > STALE_MS) rmSync(path, { recursive: true, force: true });
-  }
 }

@@ -2,11 +2,12 @@
 // then loads no TypeScript compiler, which cost 1.5 s (backend) to 3.8 s (frontend) of each service's start-up on a
 // loaded machine and 0.6 s of CPU per smoke CLI run. TEST_SPAWN_TSX=1 runs them through tsx.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
-import { symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
+import { removeStaleBuilds } from './stale-builds.ts';
 
 const SOURCES = ['backend', 'device', 'dev', 'frontend', 'lib', 'smoke', 'tools'];
 const ENTRIES: Record<string, string> = {
@@ -57,7 +58,10 @@ export async function compiledEntriesEnv(root: string): Promise<Record<string, s
 async function compiled(root: string): Promise<string> {
   const cache = join(root, '.tmp', 'spawn-js');
   const dir = join(cache, treeHash(root));
-  if (existsSync(dir)) return dir;
+  if (existsSync(dir)) {
+    utimesSync(dir, new Date(), new Date()); // in use: not stale to a build of another tree
+    return dir;
+  }
   const staging = `${dir}.${process.pid}.partial`;
   rmSync(staging, { recursive: true, force: true });
   await compileInto(root, staging);
@@ -66,7 +70,7 @@ async function compiled(root: string): Promise<string> {
   } catch {
     rmSync(staging, { recursive: true, force: true }); // another test file built the same tree at the same time
   }
-  removeStale(cache);
+  removeStaleBuilds(cache, STALE_MS);
   return dir;
 }
 
@@ -111,12 +115,4 @@ function treeHash(root: string): string {
     for (const file of files) hash.update(`${folder}/${file}\0`).update(readFileSync(join(root, folder, file)));
   }
   return hash.digest('hex').slice(0, 16);
-}
-
-function removeStale(cache: string): void {
-  mkdirSync(cache, { recursive: true });
-  for (const name of readdirSync(cache)) {
-    const path = join(cache, name);
-    if (Date.now() - statSync(path).mtimeMs > STALE_MS) rmSync(path, { recursive: true, force: true });
-  }
 }
