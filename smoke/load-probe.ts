@@ -5,6 +5,7 @@ import { screenshotName, type Outcome } from './artifacts.ts';
 import { watchDocument } from './document-receipt.ts';
 import { writeFailureCard } from './failure-card.ts';
 import { watchNavigation } from './navigation-watch.ts';
+import { gotoDocument } from './first-document.ts';
 import { bounded, screenshot as capture, stopLoading } from './page-capture.ts';
 import { writePlaceholderPng } from './placeholder-png.ts';
 import { withDeadline } from '../lib/with-deadline.ts';
@@ -65,7 +66,7 @@ export async function loadProbe(
   let stuck = false;
   try {
     const refused = operatorToken ? await signInOperator(page, url, operatorToken, timeout) : null;
-    const res = refused === null ? await page.goto(url, { waitUntil: 'load', timeout }) : undefined;
+    const res = refused === null ? await gotoDocument(page, url, timeout) : undefined;
     if (refused !== null) {
       outcome = 'fail';
       reasons.push(refused);
