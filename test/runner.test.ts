@@ -93,17 +93,21 @@ sideBySideTest('files naming the same `// test-exclusive:` resource take turns, 
 });
 
 sideBySideTest(
-  'a crash, an exit mid-suite and text like uvu totals: each counted from the results channel',
+  'a crash, an exit mid-suite, a set-up that throws and text like uvu totals: each counted, with why',
   async () => {
-    const files = ['crashes-at-load', 'exits-mid-test', 'prints-totals'].map((name) => `${FIXTURES}/${name}.ts`);
+    const names = ['crashes-at-load', 'exits-mid-test', 'prints-totals', 'before-hook-throws'];
+    const files = names.map((name) => `${FIXTURES}/${name}.ts`);
     const { code, lines, output } = await runner(files);
     assert.is(code, 1);
     assert.match(output, `✘ ${files[0]}: ended (exit code 1) without uvu results`);
     assert.match(output, 'Error: broken at load', "the crashing file's output is printed whole");
     assert.match(output, `✘ ${files[1]}: ended (exit code 3) before its tests finished: 0 of 1 suites ran`);
-    assert.match(output, `[3/3] ✘ ${files[2]}  1 passed, 1 failed`);
+    assert.match(output, `✘ ${files[2]}  1 passed, 1 failed`);
     assert.match(output, `✘ ${files[2]}: 1 of 2 tests failed`);
-    assert.is(lines.at(-1), '1 passed, 3 failed', 'the totals line is the last');
+    const never = "a suite's before hook threw, so 2 of its 2 tests never ran";
+    assert.match(output, `✘ ${files[3]}: ${never}`);
+    assert.match(output, 'Error: set-up failed: the stack did not start', "the hook's error is printed whole");
+    assert.is(lines.at(-1), '1 passed, 5 failed', 'the totals line is the last');
   },
 );
 

@@ -7,7 +7,7 @@ import { existsSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:
 import { utimesSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type BuildFailure, type Metafile } from 'esbuild';
+import { build, type BuildFailure, type Metafile, type Plugin } from 'esbuild';
 import { projectRoot as root } from '../../tools/project-root.ts';
 import { BATCH, PRELOADS, type TestBundles } from './bundles.ts';
 import { sourceAddressed } from './source-addressed.ts';
@@ -23,6 +23,8 @@ const HASHED = /\.(ts|mts|js|mjs|cjs|json)$/;
  */
 const COMPUTED_IMPORT = /\bimport\(\s*(?!\$\{)[\w$]/;
 const NEEDS_TSX = 'needs-tsx.json';
+/** What the bundles import for `uvu`: uvu itself, but a suite's before hook's error is printed, not dropped. */
+const UVU_HOOK_ERRORS = fileURLToPath(new URL('uvu-hook-errors.ts', import.meta.url));
 
 /** The bundles of `files`; undefined under TEST_TSX=1, or when they do not compile (tsx then reports each file). */
 export async function compileTests(files: string[]): Promise<TestBundles | undefined> {
@@ -87,9 +89,20 @@ async function bundle(entries: string[], out: string): Promise<Metafile> {
       chunkNames: 'chunks/[name]-[hash]',
     },
     ...{ sourcemap: 'linked', sourcesContent: false, metafile: true, logLevel: 'silent' },
-    plugins: [sourceAddressed()],
+    plugins: [sourceAddressed(), uvuWithHookErrors()],
   });
   return metafile;
+}
+
+function uvuWithHookErrors(): Plugin {
+  return {
+    name: 'uvu-hook-errors',
+    setup(plugin) {
+      plugin.onResolve({ filter: /^uvu$/ }, ({ importer }) =>
+        importer === UVU_HOOK_ERRORS ? undefined : { path: UVU_HOOK_ERRORS },
+      );
+    },
+  };
 }
 
 /**

@@ -7,6 +7,8 @@ export interface SuiteCount {
   passed: number;
   skipped: number;
   total: number;
+  /** It ended with tests unrun and no failure reported: uvu drops the error of a suite's before hook. */
+  hookThrew?: true;
 }
 
 /** Where a test file's run got to: the suites uvu ran, out of those queued, and what stopped it, if anything. */

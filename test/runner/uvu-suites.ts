@@ -28,8 +28,8 @@ export function tallyUvuSuites(): UvuTally {
     (run: SuiteRunner): SuiteRunner =>
     async () => {
       const result = await run();
-      const [, passed, skipped, total] = result;
-      tally.suites.push({ passed, skipped, total });
+      const [errors, passed, skipped, total] = result;
+      tally.suites.push({ passed, skipped, total, ...(errors === true && passed < total && { hookThrew: true }) });
       return result;
     };
   const watch = (group: Group) => {

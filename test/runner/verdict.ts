@@ -50,6 +50,11 @@ export function verdict({ tally, exit, killedAfterMs, garbled }: Seen): Verdict 
     );
   }
   if (tally.queued === 0) return fail('ran no uvu suite (no test.run()?)');
+  const unrun = tally.suites.find((suite) => suite.hookThrew);
+  if (unrun) {
+    const never = `${unrun.total - unrun.passed} of its ${unrun.total} tests never ran`;
+    return fail(`a suite's before hook threw, so ${never}`);
+  }
   if (failed > 0) return { passed, failed, reason: `${failed} of ${total} tests failed` };
   if (exit && (exit.code !== 0 || exit.signal)) return fail(`${ended(exit)} after all tests passed`);
   return { passed, failed: 0 };
