@@ -4,6 +4,10 @@
 // its database started after it; the installed bin smoking it; the packed READMEs' links all inside the tarball.
 // Slow (an install): one file, one pack and one install shared by every case; the oldest TypeScript installs in a
 // folder of its own while the kit is packed, and the two compilers check the example at once.
+// Its deadline is past its own steps' bounds (the README's commands 300 s, a pack 180 s), so that a step that hangs
+// fails with its own message: on a busy machine the file took 60 to 222 s beside two CPU burners, and was killed at
+// the 240 s default three times when more ran beside them.
+// test-deadline: 600 s
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
