@@ -9,18 +9,18 @@ export interface BenchReport {
   table: string[];
   summary: string;
   quick: boolean;
-  /** The scenario filter the run used; empty for every scenario. */
-  filter: string;
+  /** The scenario filters the run used (a scenario runs when its file name contains any); none for every one. */
+  filters: string[];
 }
 
 /** `guide`: the link to test/bench/README.md (what each row measures), relative to the page being written. */
 export function renderBenchReport(
-  { table, summary, quick, filter }: BenchReport,
+  { table, summary, quick, filters }: BenchReport,
   now = new Date(),
   guide = 'test/bench/README.md',
 ): string {
   const cpu = cpus();
-  const command = ['npm run bench --', quick ? '--quick' : '', '--write <file>', filter].filter(Boolean).join(' ');
+  const command = ['npm run bench --', quick ? '--quick' : '', '--write <file>', ...filters].filter(Boolean).join(' ');
   return [
     '# Performance',
     '',
@@ -32,7 +32,7 @@ export function renderBenchReport(
       `${Math.round(totalmem() / 2 ** 30)} GiB, ${osType()} ${release()}`,
     `- Node: ${process.version}`,
     `- Run: ${quick ? 'quick (fewer, shorter rounds)' : 'full'}` +
-      (filter ? `, scenarios matching "${filter}"` : ', every scenario'),
+      (filters.length ? `, scenarios matching ${filters.map((f) => `"${f}"`).join(' or ')}` : ', every scenario'),
     '',
     ...table,
     '',

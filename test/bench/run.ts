@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--write FILE] [filter]`: runs every test/bench/*.bench.ts scenario and prints one table.
+// `npm run bench [-- --quick] [--write FILE] [filter…]`: runs the test/bench/*.bench.ts scenarios and prints one table.
 import { readdirSync } from 'node:fs';
 import { writeBenchReport } from './report.ts';
 import { CLIError } from '../../tools/cli-error.ts';
@@ -7,7 +7,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { BenchRow, Scenario } from './scenario.ts';
 
 const dir = fileURLToPath(new URL('./', import.meta.url));
-const USAGE = 'usage: npm run bench [-- --quick] [--write FILE] [filter]';
+const USAGE = 'usage: npm run bench [-- --quick] [--write FILE] [filter…]';
 const WRITE_NEEDS_A_FILE = 'bench: --write needs a file, e.g. --write docs/performance.md';
 let parsed;
 try {
@@ -29,7 +29,7 @@ if (parsed.values.help) {
   console.log(`${USAGE}
   --quick       fewer, shorter rounds
   --write FILE  also write the table, with the machine, Node version and date, to FILE (docs/performance.md)
-  filter        only the scenarios whose file name contains it`);
+  filter…       only the scenarios whose file name contains one of them`);
   process.exit(0);
 }
 const quick = parsed.values.quick === true;
@@ -38,9 +38,9 @@ if (writeTo !== undefined && (writeTo === '' || writeTo.startsWith('--'))) {
   console.error(WRITE_NEEDS_A_FILE);
   process.exit(2);
 }
-const filter = parsed.positionals[0] ?? '';
+const filters = parsed.positionals;
 const files = readdirSync(dir)
-  .filter((f) => f.endsWith('.bench.ts') && f.includes(filter))
+  .filter((f) => f.endsWith('.bench.ts') && (filters.length === 0 || filters.some((filter) => f.includes(filter))))
   .sort();
 
 const rows: BenchRow[] = [];
@@ -80,6 +80,6 @@ const summary =
   `${rows.length} rows, ${missed} missed their target ` + `(node ${process.version}, ${quick ? 'quick' : 'full'} run)`;
 console.log(`${lines.join('\n')}\n\n${summary}`);
 if (writeTo) {
-  writeBenchReport(writeTo, { table: lines, summary, quick, filter });
+  writeBenchReport(writeTo, { table: lines, summary, quick, filters });
   process.stderr.write(`bench: wrote ${writeTo}\n`);
 }
