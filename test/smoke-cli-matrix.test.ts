@@ -10,6 +10,7 @@ import { createFixtureHandler } from './support/fake-http-server.ts';
 import { createPool, normalise, PNG_SIGNATURE, runCli, type CliRun } from './support/run-smoke-cli.ts';
 import { listen, type Listening } from './support/listen.ts';
 import { freePort } from '../tools/free-port.ts';
+import { STUCK_SHOT_MS } from '../smoke/load-probe.ts';
 import { stopAll } from './support/spawn-process.ts';
 import { FS_ANSWER_MS } from '../smoke/fs-answer.ts';
 
@@ -313,7 +314,7 @@ const runs: Run[] = [
       shot: 'fail',
       lines: [
         `page did not finish loading within ${SHORT}ms`,
-        `screenshot not taken within ${SHORT}ms: the page could not be painted, so frontend-fail.png is a ` +
+        `screenshot not taken within ${STUCK_SHOT_MS}ms: the page could not be painted, so frontend-fail.png is a ` +
           'failure card (URL, reason, elapsed time, what was received), not the page',
       ],
       timeout: SHORT,
