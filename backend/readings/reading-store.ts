@@ -16,7 +16,6 @@ import {
   type Collection,
   type IndexDescription,
   type MongoClient,
-  type WriteConcernSettings,
 } from 'mongodb';
 import { settledBy } from '../../lib/with-deadline.ts';
 import { READINGS_COLLECTION, toView, type ReadingDocument, type ReadingView } from './reading-document.ts';
@@ -26,10 +25,9 @@ import type { LossReason, SeqRange } from '../../lib/device-protocol.ts';
 import type { ReadingsQuery } from './readings-query.ts';
 import { DEVICES_COLLECTION, refusedUpdates, storedUpdates, type DeviceSummaryDocument } from './device-summary.ts';
 import { createDeviceListStore, type DeviceListStore } from './device-list-store.ts';
-import { createStoreGuard, type Bounds, type StoreGuard } from '../database/store-guard.ts';
+import { createStoreGuard, type Bounds } from '../database/store-guard.ts';
 import { createTurnBudget } from '../../lib/turn-budget.ts';
-import { createSummaryWrites, type SummaryWrites } from './summary-writes.ts';
-import { createCombinedInserts, type InsertResult } from './combined-inserts.ts';
+import { createSummaryWrites } from './summary-writes.ts';
 
 export { READINGS_COLLECTION };
 
@@ -44,7 +42,11 @@ const READING_INDEXES: IndexDescription[] = [
   { key: { deviceId: 1, receivedAt: -1, seq: -1 }, name: 'deviceId_1_receivedAt_-1_seq_-1' },
 ];
 
-export type { InsertResult };
+export interface InsertResult {
+  inserted: number;
+  /** Positions (in the batch) of readings that were stored before: a resend. */
+  duplicates: number[];
+}
 
 export interface ReadingStore extends DeviceListStore {
   /** Creates the indexes unless that already succeeded; concurrent callers share one attempt. */
@@ -90,10 +92,9 @@ export interface ReadingStoreOptions {
 
 const NEWEST_FIRST = { receivedAt: -1, seq: -1 } as const;
 
-// Serializing a batch is the backend's heaviest synchronous work: one write per loop turn (the loop is the
+// Serializing a batch is the backend's heaviest synchronous work: one batch per loop turn (the loop is the
 // process's, so one budget for every store), so that 500 sockets' writes landing together do not hold /api/ready
-// (or a device's frame) back for all of them at once. The batches waiting for a turn are written together when it
-// comes (combined-inserts.ts), up to the readings one device's batch may hold.
+// (or a device's frame) back for all of them at once.
 const serializing = createTurnBudget();
 
 export function createReadingStore({
@@ -113,12 +114,26 @@ export function createReadingStore({
   const writeConcern = { w: 'majority' as const, j: true, wtimeoutMS: writeTimeoutMs };
   const summaries = createSummaryWrites(devices, guard, writeConcern);
   const ensureIndexes = createIndexing(db, guard);
-  const inserts = createInserts({ collection, guard, writeConcern, summaries });
 
   async function newest(deviceId: string, options: Bounds): Promise<ReadingDocument | undefined> {
     const [doc] = await collection.find({ deviceId }, { sort: NEWEST_FIRST, limit: 1, ...options }).toArray();
     return doc;
   }
+
+  /** One unordered insertMany; only duplicates (and no write-concern failure) means every reading is stored. */
+  const insertReadings = (docs: ReadingDocument[]) =>
+    guard.write('write', async ({ signal }): Promise<InsertResult> => {
+      try {
+        const options: BulkWriteOptions & Abortable = { ordered: false, writeConcern, signal };
+        const { insertedCount } = await settledBy(collection.insertMany(docs, options), signal);
+        return { inserted: insertedCount, duplicates: [] };
+      } catch (error) {
+        const writeErrors = error instanceof MongoBulkWriteError ? [error.writeErrors].flat() : [];
+        const resent = writeErrors.length > 0 && writeErrors.every((e) => e.code === 11000);
+        if (!resent || (error as MongoBulkWriteError).result.getWriteConcernError()) throw error;
+        return { inserted: (error as MongoBulkWriteError).insertedCount, duplicates: writeErrors.map((e) => e.index) };
+      }
+    });
 
   return {
     ensureIndexes,
@@ -126,7 +141,12 @@ export function createReadingStore({
     async insert(docs) {
       await ensureIndexes();
       await summaries.replay();
-      return inserts.insert(docs);
+      const result = await serializing.turn().then(() => insertReadings(docs));
+      // The devices' summaries, with a deadline of their own (the readings' may have passed while their answer was
+      // read). A failure fails the batch, which is written again as resends: the summary write is kept and sent
+      // again as it was (above) before any later insert, so those readings are counted once (backend/README.md).
+      await summaries.write(storedUpdates(docs, result.duplicates, new ObjectId().toHexString()));
+      return result;
     },
 
     settled: (deviceId, session, seq) =>
@@ -172,47 +192,6 @@ export function createReadingStore({
 
     ...createDeviceListStore({ db, guard, newest }),
   };
-}
-
-/**
- * The inserts of batches of readings, those waiting for the same serialization turn written together
- * (combined-inserts.ts): one unordered insertMany, then one write of the summaries of every device in it.
- */
-function createInserts({ collection, guard, writeConcern, summaries }: InsertParts) {
-  /** Only duplicates (and no write-concern failure) means every reading is stored. */
-  const insertReadings = (docs: ReadingDocument[]) =>
-    guard.write('write', async ({ signal }): Promise<InsertResult> => {
-      try {
-        const options: BulkWriteOptions & Abortable = { ordered: false, writeConcern, signal };
-        const { insertedCount } = await settledBy(collection.insertMany(docs, options), signal);
-        return { inserted: insertedCount, duplicates: [] };
-      } catch (error) {
-        const writeErrors = error instanceof MongoBulkWriteError ? [error.writeErrors].flat() : [];
-        const resent = writeErrors.length > 0 && writeErrors.every((e) => e.code === 11000);
-        if (!resent || (error as MongoBulkWriteError).result.getWriteConcernError()) throw error;
-        return { inserted: (error as MongoBulkWriteError).insertedCount, duplicates: writeErrors.map((e) => e.index) };
-      }
-    });
-
-  return createCombinedInserts({
-    turn: () => serializing.turn(),
-    async write(docs: ReadingDocument[]) {
-      const result = await insertReadings(docs);
-      // The devices' summaries, with a deadline of their own (the readings' may have passed while their answer was
-      // read). A failure fails the batches, which are written again as resends: the summary write is kept and sent
-      // again as it was (insert's replay) before any later insert, so those readings are counted once
-      // (backend/README.md).
-      await summaries.write(storedUpdates(docs, result.duplicates, new ObjectId().toHexString()));
-      return result;
-    },
-  });
-}
-
-interface InsertParts {
-  collection: Collection<ReadingDocument>;
-  guard: StoreGuard;
-  writeConcern: WriteConcernSettings;
-  summaries: SummaryWrites;
 }
 
 /**
