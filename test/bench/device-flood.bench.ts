@@ -15,6 +15,9 @@ import { sleep, waitFor } from '../support/deadline.ts';
 import { rssMiB } from '../faults/support/process-stats.ts';
 import { FLOOD_TOKENS, honestDevice, percentile, runFlood } from '../faults/support/flood-run.ts';
 
+/** `+12` or `-28`: over or under the warm level. */
+const signed = (mib: number) => `${mib >= 0 ? '+' : '−'}${Math.abs(mib).toFixed(0)}`;
+
 const ACK_P99_MS = 250;
 const PEAK_MIB = 64;
 const AFTER_MIB = 16;
@@ -45,7 +48,7 @@ const deviceFlood: Scenario = async ({ quick }) => {
       const load = loadavg()[0]!.toFixed(1);
       const p99 = percentile(times, 0.99);
       const [overPeak, overAfter] = [peak - baseline, after - baseline];
-      const rss = `RSS +${overPeak.toFixed(0)} MiB peak, +${overAfter.toFixed(0)} MiB 10 s after`;
+      const rss = `RSS ${signed(overPeak)} MiB peak, ${signed(overAfter)} MiB 10 s after`;
       rows.push({
         scenario: `${sockets} sockets of one token flooding; an honest device's acks meanwhile, and the backend's RSS`,
         baseline: `${rss}; ${aloneP99}; load ${load}`,
