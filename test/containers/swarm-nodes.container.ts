@@ -9,6 +9,10 @@
 // (the only manager, the database and the lb's address), shown.
 // Its own deadline, since it starts a swarm, loads the images into every node and loses four of them:
 // test-deadline: 900 s
+// Its three Engines take both cores while they start and load the images: the swarm files' time bounds must not
+// share the machine with them (swarm-heal's replica was replaced after 88 s, bound 30 s, beside it), so it takes
+// their turn too, though it never uses the Engine's own swarm:
+// test-exclusive: engine-swarm
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { waitFor } from '../support/deadline.ts';
