@@ -13,7 +13,7 @@ import { startBatch, type Batch } from './runner/batch.ts';
 import { compileTests } from './runner/compile-tests.ts';
 import { closingLines, failureLines, fileLine, repeatLines, slowestLines } from './runner/report.ts';
 import { runAlone } from './runner/run-alone.ts';
-import { lastTimes, longestFirst, saveTimes } from './runner/timings.ts';
+import { lastTimes, longestFirst, saveSeed, saveTimes } from './runner/timings.ts';
 import { stopAll } from './runner/test-process.ts';
 import type { FileResult } from './runner/verdict.ts';
 
@@ -207,5 +207,6 @@ for (const line of [
   console.log(line);
 }
 saveTimes(results);
+if (args.saveTimes && !interrupted) saveSeed(results);
 if (interrupted) process.exit(interrupted === 'SIGINT' ? 130 : 143);
 process.exitCode = results.some((r) => r.failed > 0) ? 1 : 0;

@@ -10,15 +10,16 @@ import { sleep, waitFor } from '../support/deadline.ts';
 import { stopAll } from '../support/spawn-process.ts';
 import { startHammer, type Hammer } from './support/hammer.ts';
 import { createTimeline, judge, type Verdict } from './support/state-timeline.ts';
-import { collectedFootprint, testAftermath, warmFootprint, type Footprint } from './support/service-health.ts';
+import { settledFootprint, testAftermath, warmFootprint, type Footprint } from './support/service-health.ts';
 import { inspectorOptions } from './support/full-gc.ts';
 import { describeLags } from './support/report.ts';
 
 const BACK_BOUND_MS = 2000;
 // Margin for a shared, noisy 2-core machine; a broken monitor (no flip, or seconds late) still fails.
 const MARGIN = 1.6;
-// Lets the memory level settle after the last cycle before it is measured.
+// Lets the memory level settle after the last cycle before it is measured, and the handles for up to 5 s more.
 const AFTERMATH_SETTLE_MS = 1700;
+const HANDLES_SETTLE_MS = 5000;
 const RSS_SLACK_MIB = 12;
 const FD_SLACK = 2;
 
@@ -146,7 +147,11 @@ for (const fault of FAULTS) {
         warm = await warmFootprint(backend.pid, inspectorPort, () => hammer.samples.length);
     }
     await sleep(AFTERMATH_SETTLE_MS); // deliberately lets time pass: the memory level after the last cycle settles
-    after = await collectedFootprint(backend.pid, inspectorPort);
+    after = await settledFootprint(backend.pid, inspectorPort, {
+      warm,
+      fdSlack: FD_SLACK,
+      settleMs: HANDLES_SETTLE_MS,
+    });
     verdict = judge(await hammer.stop(), timeline.changes, MARGIN);
     console.log(`    measured: ${verdict.answers} answers; ${describeLags(verdict.lags)}`);
     assert.ok(verdict.answers > fault.cycles * 20, `only ${verdict.answers} answers: the client did not hammer`);

@@ -10,6 +10,8 @@ export interface RunnerArgs {
   repeat?: number;
   /** Run the selected files in shared processes, as unit files are (how the runner's own tests try a batch). */
   batch: boolean;
+  /** Write this run's file times to test/file-times.json, the order a fresh clone's first run starts from. */
+  saveTimes: boolean;
   /** Paths of files to run, or parts of paths; none selects every file of the mode. */
   selectors: string[];
 }
@@ -18,7 +20,8 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-export const USAGE = 'usage: test/run.ts [unit|faults|containers] [--repeat N] [--batch] [filter | path/to/file.ts …]';
+export const USAGE =
+  'usage: test/run.ts [unit|faults|containers] [--repeat N] [--batch] [--save-times] [filter | path/to/file.ts …]';
 const MODES = new Set<string>(['unit', 'faults', 'containers']);
 
 export function parseRunnerArgs(argv: string[]): RunnerArgs {
@@ -27,7 +30,11 @@ export function parseRunnerArgs(argv: string[]): RunnerArgs {
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { repeat: { type: 'string' }, batch: { type: 'boolean', default: false } },
+      options: {
+        repeat: { type: 'string' },
+        batch: { type: 'boolean', default: false },
+        'save-times': { type: 'boolean', default: false },
+      },
     });
   } catch (error) {
     // parseArgs's own message goes on to explain `--`; its first sentence is what was wrong.
@@ -35,11 +42,12 @@ export function parseRunnerArgs(argv: string[]): RunnerArgs {
   }
   const positionals = [...parsed.positionals];
   const mode = (MODES.has(positionals[0] ?? '') ? positionals.shift() : 'all') as Mode;
-  const { repeat, batch } = parsed.values;
-  if (repeat === undefined) return { mode, batch: batch ?? false, selectors: positionals };
+  const { repeat, batch, 'save-times': saveTimes } = parsed.values;
+  const common = { mode, batch: batch ?? false, saveTimes: saveTimes ?? false, selectors: positionals };
+  if (repeat === undefined) return common;
   const times = Number(repeat);
   if (!/^\d+$/.test(repeat) || times < 1) {
     throw new UsageError(`--repeat expects a whole number of runs, at least 1, not "${repeat}"`);
   }
-  return { mode, repeat: times, batch: batch ?? false, selectors: positionals };
+  return { ...common, repeat: times };
 }

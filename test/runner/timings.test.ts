@@ -1,7 +1,8 @@
 // The runner's order: longest first, and files that take turns at one resource counted as one chain.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { longestFirst } from './timings.ts';
+import { readFileSync } from 'node:fs';
+import { longestFirst, SEED_PATH } from './timings.ts';
 
 const items = (...files: string[]) => files.map((file) => ({ file }));
 const lengths: Record<string, number> = { long: 200, short: 10, middle: 50, turnA: 120, turnB: 100 };
@@ -21,6 +22,16 @@ test('files taking turns count as their sum, so the chain starts before a longer
   assert.equal(
     ordered.map((item) => item.file),
     ['turnA', 'turnB', 'long', 'middle', 'short'],
+  );
+});
+
+// A name the seed keeps after its file is gone costs nothing: only the selected files are looked up.
+test('the committed seed holds a whole run, in whole seconds as `--save-times` writes it', () => {
+  const seed = Object.entries(JSON.parse(readFileSync(SEED_PATH, 'utf8')) as Record<string, number>);
+  assert.ok(seed.length > 50, `${seed.length} files in ${SEED_PATH}`);
+  assert.equal(
+    seed.filter(([, ms]) => !Number.isInteger(ms / 1000) || ms < 0),
+    [],
   );
 });
 
