@@ -30,7 +30,7 @@ export function saveSeed(results: { file: string; ms: number; batch?: true }[]):
     .filter((r) => !r.batch)
     .map((r) => [r.file, Math.round(r.ms / 1000) * 1000] as const)
     .sort(([a], [b]) => a.localeCompare(b));
-  writeFileSync(SEED_PATH, `${JSON.stringify(Object.fromEntries(seconds), null, 1)}\n`);
+  writeFileSync(SEED_PATH, `${JSON.stringify(Object.fromEntries(seconds), null, 2)}\n`); // as Prettier writes it
 }
 
 /**
