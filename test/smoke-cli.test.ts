@@ -26,6 +26,9 @@ import { noticeLine } from '../smoke/wait-notice.ts';
 const test = sideBySide(uvuTest, Infinity);
 const chromiumTurns = createPool(3);
 /** A smoke CLI run that starts a Chromium, in its turn. */
+// The pages here are healthy and load in tenths of a second, so no test waits this out; beside two CPU burners
+// (load 20) one took longer than 5 s to load (29 November 2026), which failed a test about colours.
+const PAGE_TIMEOUT = '15000';
 const smoke = (args: string[], options?: RunOptions) => chromiumTurns(() => runCli(args, options));
 
 const base = mkdtempSync(join(tmpdir(), 'smoke-cli-'));
@@ -121,7 +124,7 @@ test('no --device: three probes in order, smoke: PASS (3/3), Chromium and its pr
   mkdirSync(tmp, { recursive: true });
   const { url, hits } = await serve();
   const run = await smoke(
-    ['--backend', `${url}/ok`, '--frontend', `${url}/`, '--artifacts', dir('three'), '--timeout', '5000'],
+    ['--backend', `${url}/ok`, '--frontend', `${url}/`, '--artifacts', dir('three'), '--timeout', PAGE_TIMEOUT],
     { env: { TMPDIR: tmp } },
   );
   assert.is(run.code, 0, show(run));
@@ -193,7 +196,7 @@ test('with --device: five probes, backend then device then frontend, smoke: PASS
 test('SMOKE_BACKEND_URL, SMOKE_DEVICE_URL, SMOKE_FRONTEND_URL apply when the flags are absent; flags win', async () => {
   const { url, hits } = await serve();
   const [fromEnv, flags] = await Promise.all([
-    smoke(['--artifacts', dir('env'), '--timeout', '5000'], {
+    smoke(['--artifacts', dir('env'), '--timeout', PAGE_TIMEOUT], {
       env: { SMOKE_BACKEND_URL: `${url}/ok`, SMOKE_DEVICE_URL: `${url}/ok`, SMOKE_FRONTEND_URL: `${url}/ok/` },
     }),
     fiveProbeRun(),
@@ -211,7 +214,7 @@ test('localhost works for a service bound only to ::1 and one bound only to 127.
     const s = await serve(host);
     const url = `http://localhost:${s.port}`;
     const args = ['--backend', `${url}/ok`, '--device', `${url}/ok`, '--frontend', `${url}/`];
-    return { host, run: await smoke([...args, '--artifacts', dir(`lo-${host}`), '--timeout', '5000']) };
+    return { host, run: await smoke([...args, '--artifacts', dir(`lo-${host}`), '--timeout', PAGE_TIMEOUT]) };
   });
   for (const { host, run } of await Promise.all(runs)) {
     assert.is(run.code, 0, `${host}${show(run)}`);
@@ -246,7 +249,7 @@ test('--wait: a backend that resets at first, then is unready for two tries, end
     '--wait',
     '60000',
     '--timeout',
-    '5000',
+    PAGE_TIMEOUT,
     '--artifacts',
     dir('wait'),
     '--json',
@@ -292,7 +295,7 @@ test("--wait gives up at its deadline with the last attempt's reason and the att
     '2500',
     // The LOAD probe must pass: it starts when Chromium has, under load past the wait, and then has one attempt.
     '--timeout',
-    '5000',
+    PAGE_TIMEOUT,
     '--artifacts',
     dir('wait-fail'),
   ]);
@@ -344,7 +347,7 @@ test('--json, --junit and GITHUB_STEP_SUMMARY: written, and they parse back to t
     '--artifacts',
     dir('reports'),
     '--timeout',
-    '5000',
+    PAGE_TIMEOUT,
     '--json',
     json,
     '--junit',
@@ -392,7 +395,7 @@ test(
   'colour on a terminal only: PASS is green on a TTY, plain with NO_COLOR; ' + 'the text is otherwise identical',
   async () => {
     // Each run has artifacts of its own: the two run at once.
-    const probes = ['--backend', `${F}/ok`, '--frontend', `${F}/`, '--timeout', '5000'];
+    const probes = ['--backend', `${F}/ok`, '--frontend', `${F}/`, '--timeout', PAGE_TIMEOUT];
     const args = (name: string) => [...probes, '--artifacts', dir(name)];
     // `script` gives the CLI a pseudo-terminal as stdout, as a person at a shell would.
     const wrap = (argv: string[]) => ['script', '-qfec', argv.map((a) => `'${a}'`).join(' '), '/dev/null'];
@@ -459,7 +462,7 @@ test("a URL's password and secret query values are printed and written as ***, n
   const junit = join(dir('secrets'), 'smoke.xml');
   const backend = `${F.replace('//', '//ci:S3cret-Pa55@')}/not-ready`;
   const frontend = `${F}/console-error/?access_token=T0ken-Value`;
-  const args = ['--backend', backend, '--frontend', frontend, '--artifacts', dir('secrets'), '--timeout', '5000'];
+  const args = ['--backend', backend, '--frontend', frontend, '--artifacts', dir('secrets'), '--timeout', PAGE_TIMEOUT];
   // Nothing listens for the second run: the LOAD probe's exception, whose message and stack on stderr quote the
   // page's URL. The third is refused at its URL. The three run at once, each with artifacts of its own.
   const closed = `http://127.0.0.1:${await freePort()}/?access_token=T0ken-Value`;

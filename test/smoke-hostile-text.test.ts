@@ -43,9 +43,11 @@ test.before(async () => {
         const dir = join(scratch.dir, String(seed));
         const stack = passing(seed) ? { b: 'ok', d: 'ok' } : { b: 'b', d: 'd' };
         const summary = join(dir, 'summary.md');
+        // The page loads (its text is the hostile part): a long timeout costs nothing, and beside two CPU burners a
+        // healthy page once took longer than 5 s (29 November 2026).
         const args = [
           ...['--backend', `${server.url}/${seed}/${stack.b}`, '--device', `${server.url}/${seed}/${stack.d}`],
-          ...['--frontend', `${server.url}/${seed}/f/`, '--timeout', '5000', '--artifacts', dir],
+          ...['--frontend', `${server.url}/${seed}/f/`, '--timeout', '15000', '--artifacts', dir],
           ...['--junit', join(dir, 'smoke.xml')],
         ];
         const run = await runCli(args, { env: { GITHUB_STEP_SUMMARY: summary }, deadline: 60_000 });

@@ -15,7 +15,7 @@ import { sleep, waitFor } from '../support/deadline.ts';
 import { rssMiB } from '../faults/support/process-stats.ts';
 import { FLOOD_TOKENS, honestDevice, percentile, runFlood } from '../faults/support/flood-run.ts';
 
-/** `+12` or `-28`: over or under the warm level. */
+/** `+12` or `−28` (a minus sign, as the docs print it): over or under the warm level. */
 const signed = (mib: number) => `${mib >= 0 ? '+' : '−'}${Math.abs(mib).toFixed(0)}`;
 
 const ACK_P99_MS = 250;
