@@ -306,17 +306,13 @@ const runs: Run[] = [
       url: 'redirect-bad-host',
       health: ['redirected to an invalid URL: HTTP 302 to http://[::1'],
     },
-    // Chromium never paints a JSON document whose body never ends: the capture gives up after a short grace,
-    // and a failure card drawn in a fresh tab stands in for the page, saying so.
+    // A JSON document whose body never ends: Chromium usually cannot paint it, and a failure card stands in
+    // (stuckShotLine, below).
     {
       name: 'frontend-json-never-ends',
       url: `${F}/slow-body/`,
       shot: 'fail',
-      lines: [
-        `page did not finish loading within ${SHORT}ms`,
-        `screenshot not taken within ${STUCK_SHOT_MS}ms: the page could not be painted, so frontend-fail.png is a ` +
-          'failure card (URL, reason, elapsed time, what was received), not the page',
-      ],
+      lines: [`page did not finish loading within ${SHORT}ms`],
       timeout: SHORT,
     },
   ),
@@ -538,13 +534,28 @@ test('the matrix covers at least 25 cases', () => {
   assert.is(new Set(names).size, names.length);
 });
 
+/**
+ * The picture of a page stuck loading is the page when Chromium paints it within STUCK_SHOT_MS, else a failure card
+ * drawn in a fresh tab, else a grey placeholder, each said in one line. Which one depends on the machine: beside two
+ * CPU burners a paintable page missed the grace, and a JSON body that never ends, which Chromium usually cannot
+ * paint, was painted (29 November 2026). So the line, when there is one, must be one of the two exactly as worded.
+ */
+const stuckShotLine = new RegExp(
+  `^    screenshot not taken within ${STUCK_SHOT_MS}ms(?: \\(the page moved on .+ meanwhile\\))?` +
+    '(?:: the page could not be painted, so frontend-fail\\.png is a failure card ' +
+    '\\(URL, reason, elapsed time, what was received\\), not the page' +
+    '|; failure card not drawn within \\d+ms, so frontend-fail\\.png is a blank grey placeholder, not the page)$',
+);
+
 for (const c of runs) {
   const shot = c.shot ? `frontend-${c.shot}.png` : 'no screenshot';
   test(`${nameOf(c)}: exit ${c.code}, exact lines, ${shot}`, async () => {
     const run = await results.get(nameOf(c))!;
     const context = `\n--- stdout\n${run.stdout.join('\n')}\n--- stderr\n${run.stderr.join('\n')}`;
     assert.is(run.code, c.code, `exit code${context}`);
-    assert.equal(normalise(run.stdout), c.stdout, `stdout${context}`);
+    const stuck = c.stdout.some((l) => l.startsWith('    page did not finish loading within'));
+    const stdout = stuck ? run.stdout.filter((l) => !stuckShotLine.test(l)) : run.stdout;
+    assert.equal(normalise(stdout), c.stdout, `stdout${context}`);
     // Piped output never carries colour, even without NO_COLOR.
     assert.not.ok(
       run.stdout.some((l) => l.includes('\u001B')),
