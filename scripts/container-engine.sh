@@ -53,6 +53,20 @@ major() { printf '%s' "${1%%.*}"; }
 # The server version of the Engine a docker client reaches, or nothing (bounded: a dead socket can hang).
 server_version() { timeout 10 "$@" version --format '{{.Server.Version}}' 2>/dev/null || true; }
 
+# `docker compose version` runs two Go binaries and asks no daemon: 0.3 s here, but once in a clean-clone run, beside
+# the unit lane, the hand-started services and the typecheck on both cores, it did not succeed within 10 s (29
+# November 2026; what it said was not kept). So a minute, and its last words with the failure.
+compose_said=""
+compose_works() {
+  local code=0
+  compose_said=$(timeout 60 docker compose version 2>&1) || code=$?
+  [ "$code" -eq 0 ] && return 0
+  local last
+  last=$(tail -n 3 <<<"$compose_said" | tr '\n' ' ')
+  if [ "$code" -eq 124 ]; then compose_said="no answer within 60 s"; else compose_said="exit $code: $last"; fi
+  return 1
+}
+
 alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
 ours_running() { [ -S "$socket" ] && alive "$pidfile"; }
 
@@ -352,8 +366,8 @@ if [ "${DOCKER_HOST:-}" != "unix://$socket" ] && command -v docker >/dev/null 2>
     if [ "$(major "$version")" -lt "$MIN_ENGINE" ]; then
       fail "the Docker Engine that answers is $version; compose.yaml needs Engine $MIN_ENGINE or later (compose refuses it: can't set healthcheck.start_interval as feature require Docker Engine v25 or later)"
     fi
-    timeout 10 docker compose version >/dev/null 2>&1 ||
-      fail "the Docker Engine $version answers but \`docker compose\` does not work; install the compose plugin (Debian: docker-compose)"
+    compose_works ||
+      fail "the Docker Engine $version answers but \`docker compose\` does not work ($compose_said); install the compose plugin (Debian: docker-compose)"
     external=$version
   fi
 fi
@@ -381,7 +395,7 @@ if [ -z "$external" ]; then
   else
     start_ours
   fi
-  timeout 10 docker compose version >/dev/null 2>&1 || fail "docker compose does not run from $tree (see $log)"
+  compose_works || fail "docker compose does not run from $tree: $compose_said"
 else
   say "using the Docker Engine $external that already answers"
 fi
