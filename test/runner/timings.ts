@@ -2,8 +2,8 @@
 // longest files first and no slot is left running one long file alone at the end. Several runs may share the
 // file: each merges its own times in and replaces the file whole (a rename), so a reader never sees half of one.
 // A fresh clone (CI, a newcomer) has none: it starts from test/file-times.json, the times of a whole run written
-// by `test/run.ts --save-times` and committed, since ordered by deadlines alone the Chromium-heavy files ran
-// together at the end (29 November 2026, quiet, Node 20: `npm test` 522 s on a fresh checkout).
+// by `test/run.ts --save-times` and committed; ordered by deadlines alone, the Chromium-heavy files (all at the
+// default deadline) ran in path order, together, at the end.
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from '../../tools/project-root.ts';
