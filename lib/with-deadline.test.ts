@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { DeadlineError, deadlineSignal, settledBy, withDeadline } from './with-deadline.ts';
+import { clearableDeadline, DeadlineError, deadlineSignal, settledBy, withDeadline } from './with-deadline.ts';
 
 const timers = () => process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length;
 const never = () => new Promise<never>(() => {});
@@ -83,6 +83,18 @@ test('deadlineSignal: an answer that arrived while the process was blocked past 
   const until = Date.now() + 30;
   while (Date.now() < until);
   assert.is(await settledBy(answer, signal), 'stored');
+});
+
+test('clearableDeadline: cleared before its time, the signal never aborts; not cleared, it does', async () => {
+  const cleared = clearableDeadline(5);
+  const kept = clearableDeadline(5);
+  cleared.clear();
+  const pending = setTimeout(() => {}, 60_000); // the deadlines' timers are unref'd, as above
+  await new Promise((resolve) => kept.signal.addEventListener('abort', resolve, { once: true }));
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  clearTimeout(pending);
+  assert.ok(kept.signal.aborted);
+  assert.not.ok(cleared.signal.aborted, 'the cleared deadline aborted its signal');
 });
 
 test.run();

@@ -56,12 +56,20 @@ export function withDeadline<T>(promise: Promise<T>, ms: number, options: string
  * complete. Hand it to the client library and to `settledBy`.
  */
 export function deadlineSignal(ms: number): AbortSignal {
+  return clearableDeadline(ms).signal;
+}
+
+/**
+ * As deadlineSignal, with `clear()` for work done before it: the timer goes, and the signal never aborts. A fleet's
+ * writes left thousands of those timers pending, each firing seconds later to abort a signal nobody listened to.
+ */
+export function clearableDeadline(ms: number): { signal: AbortSignal; clear(): void } {
   const controller = new AbortController();
   const timer = setTimeout(() => {
     setImmediate(() => controller.abort(new DeadlineError('the operation', ms)));
   }, ms);
   timer.unref();
-  return controller.signal;
+  return { signal: controller.signal, clear: () => clearTimeout(timer) };
 }
 
 /**

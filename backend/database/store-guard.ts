@@ -2,7 +2,7 @@
 // the request (maxTimeMS on the server, a deadline on the client), and turn whatever the driver throws into a one-line
 // DatabaseUnavailableError that never shows the URI's password.
 import { scrubSecrets } from '../../lib/redact-url.ts';
-import { deadlineSignal } from '../../lib/with-deadline.ts';
+import { clearableDeadline } from '../../lib/with-deadline.ts';
 import { DatabaseUnavailableError } from './database-unavailable-error.ts';
 
 /** A query's bounds: maxTimeMS for each command, and one deadline on the client for all of them. */
@@ -53,14 +53,14 @@ export function createStoreGuard({ isConnected, uri, queryTimeoutMs, writeDeadli
     },
     async write(what, call) {
       connected();
-      const deadline = {
-        signal: deadlineSignal(writeDeadlineMs),
-        missed: `the database did not acknowledge the ${what} within ${writeDeadlineMs} ms`,
-      };
+      const { signal, clear } = clearableDeadline(writeDeadlineMs);
+      const deadline = { signal, missed: `the database did not acknowledge the ${what} within ${writeDeadlineMs} ms` };
       try {
         return await call(deadline);
       } catch (error) {
         throw unavailable(error, deadline);
+      } finally {
+        clear();
       }
     },
   };
