@@ -22,13 +22,23 @@ export function createSummaryWrites(
 ): SummaryWrites {
   // Bounded by the writers at work: a writer whose batch failed replays these first, and fails again before adding.
   const pending = new Set<Ops>();
+  // One send of each at a time. Every writer replays every pending write before its insert, and a batch's token
+  // guards only against a second application before the device's next batch: two writers' sends of one write, the
+  // second applied after that batch, would count its readings twice.
+  const sending = new Map<Ops, Promise<void>>();
 
-  async function send(ops: Ops): Promise<void> {
-    await guard.write('device summary', async ({ signal }) => {
-      const options: BulkWriteOptions & Abortable = { ordered: true, writeConcern, signal };
-      await settledBy(devices.bulkWrite(ops, options), signal);
-    });
-    pending.delete(ops);
+  function send(ops: Ops): Promise<void> {
+    let sent = sending.get(ops);
+    if (sent) return sent;
+    sent = guard
+      .write('device summary', async ({ signal }) => {
+        const options: BulkWriteOptions & Abortable = { ordered: true, writeConcern, signal };
+        await settledBy(devices.bulkWrite(ops, options), signal);
+      })
+      .then(() => void pending.delete(ops))
+      .finally(() => sending.delete(ops));
+    sending.set(ops, sent);
+    return sent;
   }
 
   return {
