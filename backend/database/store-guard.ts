@@ -31,9 +31,12 @@ export interface StoreGuardOptions {
   uri: string;
   queryTimeoutMs: number;
   writeDeadlineMs: number;
+  /** Each request the server answered: a sign of life the device thread passes to the database monitor. */
+  onAnswer?: () => void;
 }
 
-export function createStoreGuard({ isConnected, uri, queryTimeoutMs, writeDeadlineMs }: StoreGuardOptions): StoreGuard {
+export function createStoreGuard(options: StoreGuardOptions): StoreGuard {
+  const { isConnected, uri, queryTimeoutMs, writeDeadlineMs, onAnswer } = options;
   function connected() {
     if (!isConnected()) throw new DatabaseUnavailableError('not-connected', 'the database is not connected');
   }
@@ -45,7 +48,9 @@ export function createStoreGuard({ isConnected, uri, queryTimeoutMs, writeDeadli
       connected();
       const request = bounds();
       try {
-        return await call(request);
+        const answer = await call(request);
+        onAnswer?.();
+        return answer;
       } catch (error) {
         const missed = `the database did not answer within ${queryTimeoutMs} ms`;
         throw unavailable(error, { signal: request.signal, missed });
@@ -56,7 +61,9 @@ export function createStoreGuard({ isConnected, uri, queryTimeoutMs, writeDeadli
       const { signal, clear } = clearableDeadline(writeDeadlineMs);
       const deadline = { signal, missed: `the database did not acknowledge the ${what} within ${writeDeadlineMs} ms` };
       try {
-        return await call(deadline);
+        const answer = await call(deadline);
+        onAnswer?.();
+        return answer;
       } catch (error) {
         throw unavailable(error, deadline);
       } finally {

@@ -20,8 +20,9 @@ import type {
   ToDeviceThread,
 } from './device-thread-messages.ts';
 
-// As the database monitor's client; its command events tell the main thread's watchdog the server answered.
-const DRIVER_OPTIONS = { ...SHARED_DRIVER_OPTIONS, appName: 'service-health-kit-devices' };
+// As the database monitor's client, but without the driver's command events: two event objects a command, passed up
+// through four emitters, for every insert of every device. The store says when the server answered (`answered`).
+const DRIVER_OPTIONS = { ...SHARED_DRIVER_OPTIONS, monitorCommands: false, appName: 'service-health-kit-devices' };
 
 const port = parentPort!;
 const data = workerData as DeviceWorkerData;
@@ -38,6 +39,7 @@ const store = createReadingStore({
   databaseName: data.databaseName,
   isConnected: () => connected,
   uri: data.uri,
+  onAnswer: answered(),
 });
 const count = data.metrics ? (counted: Counted) => post({ kind: 'counted', counted }) : undefined;
 const hub = createDeviceHub({
@@ -55,7 +57,6 @@ const hub = createDeviceHub({
       }
     : {}),
 });
-heardFrom(client);
 
 const sockets = new Map<number, { events: WSEvents; ws: WSContext; pinged: () => void }>();
 port.on('message', eachMessage(onMessage));
@@ -135,15 +136,15 @@ function remoteSocket(id: number) {
 }
 
 /**
- * The main thread's database monitor counts a command's reply as a sign of life (database-silence.ts): these are
- * the replies it no longer sees itself. One note in 100 ms says as much as a thousand.
+ * The main thread's database monitor counts a reply as a sign of life (database-silence.ts): these are the replies it
+ * no longer sees itself. One note in 100 ms says as much as a thousand.
  */
-function heardFrom(mongo: MongoClient) {
+function answered() {
   let last = 0;
-  mongo.on('commandSucceeded', () => {
+  return () => {
     const now = performance.now();
     if (now - last < 100) return;
     last = now;
     post({ kind: 'heard' });
-  });
+  };
 }

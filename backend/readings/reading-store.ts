@@ -88,6 +88,8 @@ export interface ReadingStoreOptions {
   writeDeadlineMs?: number;
   /** The most lost ranges kept per device session (loss-refusal.ts); a declaration past it is refused. */
   lossRangesKeptMax?: number;
+  /** Each request the server answered (store-guard.ts). */
+  onAnswer?: () => void;
 }
 
 const NEWEST_FIRST = { receivedAt: -1, seq: -1 } as const;
@@ -106,11 +108,12 @@ export function createReadingStore({
   writeTimeoutMs = 5000,
   writeDeadlineMs = writeTimeoutMs + 1000,
   lossRangesKeptMax = LOSS_RANGES_KEPT_MAX,
+  onAnswer,
 }: ReadingStoreOptions): ReadingStore {
   const db = client.db(databaseName);
   const collection: Collection<ReadingDocument> = db.collection(READINGS_COLLECTION);
   const devices: Collection<DeviceSummaryDocument> = db.collection(DEVICES_COLLECTION);
-  const guard = createStoreGuard({ isConnected, uri, queryTimeoutMs, writeDeadlineMs });
+  const guard = createStoreGuard({ isConnected, uri, queryTimeoutMs, writeDeadlineMs, onAnswer });
   const writeConcern = { w: 'majority' as const, j: true, wtimeoutMS: writeTimeoutMs };
   const summaries = createSummaryWrites(devices, guard, writeConcern);
   const ensureIndexes = createIndexing(db, guard);
