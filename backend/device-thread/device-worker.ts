@@ -20,8 +20,9 @@ import type {
   ToDeviceThread,
 } from './device-thread-messages.ts';
 
-// As the database monitor's client, but without the driver's command events: two event objects a command, passed up
-// through four emitters, for every insert of every device. The store says when the server answered (`answered`).
+// As the database monitor's client, but without the driver's command events: two event objects a command, each passed
+// up through the driver's emitters, for every write of every device (the fleet bench: 0.86× → 0.90×, median of 10).
+// The store says when the server answered instead (`answered`).
 const DRIVER_OPTIONS = { ...SHARED_DRIVER_OPTIONS, monitorCommands: false, appName: 'service-health-kit-devices' };
 
 const port = parentPort!;
