@@ -16,7 +16,10 @@ let frontend = '';
 // Bounds, each named where it is asserted.
 const HEALTHY_WITHIN_MS = 30_000; // issue: every service healthy within 30 s of `up` on a 2-core machine
 const READY_503_WITHIN_MS = 1000; // backend /api/ready answers 503 within 1 s of the database stopping
-const READY_200_WITHIN_MS = 5000; // ... and 200 within 5 s of it starting again
+// ... and 200 again once it is back. The wait starts at `compose start`, so it holds the database container's own
+// start: 1.1 s on a quiet machine, over 5 s (the old bound) once in .ci/run beside the multi-node swarm file's three
+// Engines. How fast the backend follows a database that is back is the fault suite's bound (database.fault.ts: 2 s).
+const READY_200_WITHIN_MS = 30_000;
 const STOP_GRACE_MS = 15_000; // compose.yaml: stop_grace_period: 15s
 
 test.before(async () => {
@@ -113,7 +116,7 @@ test('smoke from the host against the published ports: 3/3 PASS', async () => {
 
 test(
   `database stopped: /api/ready 503 within ${READY_503_WITHIN_MS} ms while /api/health stays 200; ` +
-    `200 within ${READY_200_WITHIN_MS} ms of its restart`,
+    '200 again once it is back',
   async () => {
     assert.is(await status(`${backend}/api/ready`), 200);
     const stop = await stack.compose(['stop', 'database']);
