@@ -29,13 +29,19 @@ const guard = createStoreGuard({
 const summary = (id: string): Ops => [{ updateOne: { filter: { _id: id }, update: { $set: { backlog: 0 } } } }];
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
-test('a failed write is sent once however many writers replay it at the same time, then no more', async () => {
+/** Summary writes holding one pending write: `id`'s, whose first send failed with `message`. */
+async function pendingAfterFailure(id: string, message: string) {
   const { devices, calls } = heldCollection();
   const writes = createSummaryWrites(devices, guard, { w: 'majority' });
-  const failed = writes.write(summary('dev-1')).catch((error: unknown) => error);
+  const failed = writes.write(summary(id)).catch((error: unknown) => error);
   await turn();
-  calls[0]!.settle(new Error('connection reset'));
+  calls[0]!.settle(new Error(message));
   assert.instance(await failed, Error);
+  return { writes, calls };
+}
+
+test('a failed write is sent once however many writers replay it at the same time, then no more', async () => {
+  const { writes, calls } = await pendingAfterFailure('dev-1', 'connection reset');
   const replays = [writes.replay(), writes.replay(), writes.replay()];
   await turn();
   assert.is(calls.length, 2, 'three replays of one pending write: one send');
@@ -46,12 +52,7 @@ test('a failed write is sent once however many writers replay it at the same tim
 });
 
 test('a replay that fails leaves the write pending for the next one', async () => {
-  const { devices, calls } = heldCollection();
-  const writes = createSummaryWrites(devices, guard, { w: 'majority' });
-  const first = writes.write(summary('dev-2')).catch((error: unknown) => error);
-  await turn();
-  calls[0]!.settle(new Error('not primary'));
-  await first;
+  const { writes, calls } = await pendingAfterFailure('dev-2', 'not primary');
   const replay = writes.replay().catch((error: unknown) => error);
   await turn();
   calls[1]!.settle(new Error('not primary'));
