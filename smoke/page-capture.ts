@@ -2,11 +2,16 @@
 import { writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Page } from 'puppeteer-core';
-import { DeadlineError, withDeadline } from '../lib/with-deadline.ts';
+import { withDeadline } from '../lib/with-deadline.ts';
 import type { NavigationWatch } from './navigation-watch.ts';
 
 // Chromium's own limit on a texture's side; past it a capture fails rather than being cut.
 const MAX_CAPTURE_PX = 16_384;
+
+// A page's first moves each give its picture the whole bound again, once to land and once to be captured: beside a
+// loaded CI run, one landing took 2.4 s and each capture over 2 s (the capture the move overlapped answering first),
+// so a page that moved on once missed a 5 s bound in 3 of 160 loads. A page that keeps moving gets no more than this.
+const FRESH_BOUNDS_FOR_MOVES = 2;
 
 /**
  * Writes the screenshot; returns null, or the reason it could not be taken. After a failed navigation Chromium
@@ -21,36 +26,71 @@ export async function screenshot(
   ms: number,
   watch?: NavigationWatch,
 ): Promise<string | null> {
-  const until = Date.now() + ms;
+  const started = Date.now();
   const movesBefore = watch?.moves() ?? 0;
-  let gaveUp = false; // then a capture that answers late must not overwrite what is written in its place
+  const bound = renewableBound(ms);
+  let fresh = FRESH_BOUNDS_FOR_MOVES;
   const taken = (async () => {
-    while (!gaveUp) {
+    let renewOnLanding = false;
+    while (!bound.expired()) {
       // The last third of the bound is kept for a capture, so a move that never lands still gets its picture.
-      if (watch?.moving()) await watch.landed(until - ms / 3 - Date.now());
+      if (watch?.moving()) await watch.landed(bound.left() - ms / 3);
+      if (renewOnLanding) bound.renew();
+      renewOnLanding = false;
       let wanted = true;
-      const capture = capturePng(page, path, () => wanted && !gaveUp).then(() => 'taken' as const);
+      const capture = capturePng(page, path, () => wanted && !bound.expired()).then(() => 'taken' as const);
       const moved = watch?.nextMove().then(() => 'moved' as const) ?? new Promise<never>(() => {});
       try {
         if ((await Promise.race([capture, moved])) === 'taken') return null;
         wanted = false; // the document it was taken from is going away; its answer, if any, comes too late
         capture.catch(() => {});
+        renewOnLanding = fresh-- > 0;
+        if (renewOnLanding) bound.renew();
       } catch (error) {
         const message = (error as Error).message.split('\n')[0]!;
-        if (!/not attached|detached|target closed|session closed/i.test(message) || Date.now() + 100 >= until) {
+        if (!/not attached|detached|target closed|session closed/i.test(message) || bound.left() <= 100) {
           return `screenshot failed: ${message}`;
         }
         await sleep(100);
       }
     }
-    return null; // unreachable in effect: the deadline has answered already
+    return null; // unreachable in effect: the bound has answered already
   })();
-  return withDeadline(taken, ms, { what: 'screenshot', onExpiry: () => (gaveUp = true) }).catch((error: unknown) => {
-    if (!(error instanceof DeadlineError)) throw error;
-    const moved = (watch?.moves() ?? 0) - movesBefore;
-    const times = `${moved} time${moved === 1 ? '' : 's'}`;
-    return `screenshot not taken within ${ms}ms${moved ? ` (the page moved on ${times} meanwhile)` : ''}`;
-  });
+  try {
+    if ((await Promise.race([taken, bound.expiry])) !== 'expired') return await taken;
+  } finally {
+    bound.stop();
+  }
+  const moved = (watch?.moves() ?? 0) - movesBefore;
+  if (!moved) return `screenshot not taken within ${ms}ms`;
+  const times = `${moved} time${moved === 1 ? '' : 's'}`;
+  return `screenshot not taken within ${Date.now() - started}ms (the page moved on ${times} meanwhile)`;
+}
+
+/** A deadline `ms` from now that `renew()` sets `ms` from then; once expired, it stays expired. */
+function renewableBound(ms: number) {
+  let until = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let expired = false;
+  let expire!: (value: 'expired') => void;
+  const expiry = new Promise<'expired'>((resolve) => (expire = resolve));
+  const renew = () => {
+    if (expired) return;
+    clearTimeout(timer);
+    until = Date.now() + ms;
+    timer = setTimeout(() => {
+      expired = true;
+      expire('expired');
+    }, ms);
+  };
+  renew();
+  return {
+    expiry,
+    renew,
+    expired: () => expired,
+    left: () => until - Date.now(),
+    stop: () => clearTimeout(timer),
+  };
 }
 
 /**
