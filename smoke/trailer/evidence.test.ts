@@ -144,6 +144,10 @@ test('the report section: each service with its state, last log lines and health
   assert.match(long, 'Last 30 log lines:');
   assert.match(long, 'line 98');
   assert.not.match(long, 'line 68\n');
+  const log = (lines: string[]) => evidenceSection({ services: [{ ...evidence.services[0]!, log: lines }] }, 'p');
+  assert.match(log([]), /### backend: .*\n\nLog: nothing printed yet\.\n\nHealth-check log:/);
+  assert.not.match(log([]), '```', 'no empty block');
+  assert.match(log(['only line']), 'Last log line:\n\n```\nonly line\n```');
 });
 
 test('logs that could not be read are said so, in place of the logs', () => {

@@ -223,12 +223,18 @@ function serviceSection(entry: ServiceEvidence): string {
     `### ${entry.service}: ${entry.state}${entry.health ? `, ${entry.health}` : ''} (${why})`,
     '',
     ...(entry.problem ? [`${entry.problem[0]!.toUpperCase()}${entry.problem.slice(1)}.`, ''] : []),
-    ...(log ? [`Last ${log.length} log lines:`, '', fenced(log.join('\n'))] : []),
+    ...(log ? logLines(log) : []),
     entry.checks.length ? 'Health-check log:' : 'Health-check log: none (no health check ran).',
     '',
     ...entry.checks.map((check) => `- exit ${check.exitCode}: ${phrase(check.output) || '(nothing printed)'}`),
     '',
   ].join('\n');
+}
+
+/** A container that has printed nothing yet (it was found unhealthy while starting) gets a sentence, not an empty block. */
+function logLines(log: string[]): string[] {
+  if (log.length === 0) return ['Log: nothing printed yet.', ''];
+  return [log.length === 1 ? 'Last log line:' : `Last ${log.length} log lines:`, '', fenced(log.join('\n'))];
 }
 
 /**
