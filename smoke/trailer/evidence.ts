@@ -231,7 +231,7 @@ function serviceSection(entry: ServiceEvidence): string {
   ].join('\n');
 }
 
-/** A container that has printed nothing yet (it was found unhealthy while starting) gets a sentence, not an empty block. */
+/** A container that printed nothing yet (found unhealthy while starting) gets a sentence, not an empty block. */
 function logLines(log: string[]): string[] {
   if (log.length === 0) return ['Log: nothing printed yet.', ''];
   return [log.length === 1 ? 'Last log line:' : `Last ${log.length} log lines:`, '', fenced(log.join('\n'))];
