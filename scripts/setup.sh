@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what running and testing need on a fresh Debian machine: Chromium (the smoke's LOAD probe),
+# Installs what running and testing need on a fresh Debian machine: Chromium and its old headless shell (the smoke's
+# LOAD probe drives the shell where installed: half the CPU a page costs Chromium; the browser tests use both),
 # socat (serial tests), curl (the frontend's container check), prometheus (its promtool and server: the metrics
 # and alert-rule tests), prometheus-alertmanager (amtool and the server: the alert routing tests), wrk (the probe
 # throughput bench's C load generator), haproxy (the swarm stack's load balancer, run by the TLS suite test), then
@@ -9,6 +10,7 @@ cd "$(dirname "$0")/.."
 
 need=()
 command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || need+=(chromium)
+command -v chromium-headless-shell >/dev/null 2>&1 || need+=(chromium-headless-shell)
 command -v socat >/dev/null 2>&1 || need+=(socat)
 command -v curl >/dev/null 2>&1 || need+=(curl)
 { command -v promtool && command -v prometheus; } >/dev/null 2>&1 || need+=(prometheus)

@@ -4,7 +4,14 @@ import * as assert from 'uvu/assert';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromiumArgs, findChromium, launchBrowser, type LaunchedBrowser } from './browser.ts';
+import {
+  CHROMIUM_PATHS,
+  chromiumArgs,
+  findChromium,
+  headlessMode,
+  launchBrowser,
+  type LaunchedBrowser,
+} from './browser.ts';
 import { listen, type Listening } from '../test/support/listen.ts';
 import { CLIError } from '../tools/cli-error.ts';
 import { waitFor, withDeadline } from '../test/support/deadline.ts';
@@ -35,7 +42,17 @@ test('CHROME_PATH wins over PUPPETEER_EXECUTABLE_PATH, which wins over the usual
   assert.is(findChromium({ CHROME_PATH: fakeChrome, PUPPETEER_EXECUTABLE_PATH: '/usr/bin/chromium' }), fakeChrome);
   assert.is(findChromium({ PUPPETEER_EXECUTABLE_PATH: fakeChrome }), fakeChrome);
   assert.is(findChromium({}, ['/nonexistent/a', fakeChrome]), fakeChrome);
-  assert.is(findChromium({}), '/usr/bin/chromium');
+  assert.is(
+    findChromium({}),
+    CHROMIUM_PATHS.find((path) => existsSync(path)),
+  );
+});
+
+test("the old headless shell (Debian's or Google's) is launched as one; any other binary as Chromium", () => {
+  assert.is(headlessMode('/usr/bin/chromium-headless-shell'), 'shell');
+  assert.is(headlessMode('/opt/chrome-headless-shell-linux64/chrome-headless-shell'), 'shell');
+  assert.is(headlessMode('/usr/bin/chromium'), true);
+  assert.is(headlessMode('/opt/headless-shell-tools/chrome'), true);
 });
 
 test('nothing found: one line with an install hint; a variable pointing nowhere is not silently skipped', () => {
@@ -77,16 +94,25 @@ test('flags: --no-sandbox only as root; the closed-network, container and no-pre
   }
 });
 
+// Each Chromium this machine has: the old headless shell the smoke prefers, and the full browser most users have.
+const installed = ['/usr/bin/chromium-headless-shell', '/usr/bin/chromium'].filter((path) => existsSync(path));
+
 test('launchBrowser renders a page; close() ends the process and removes the temporary profile', async () => {
+  assert.ok(installed.length > 0, 'no Chromium installed');
   server = await listen((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>hello</h1>'));
-  launched = await withDeadline(launchBrowser(), 30_000, 'launching Chromium');
+  for (const executablePath of installed) await rendersAndCloses(executablePath, server.url);
+});
+
+async function rendersAndCloses(executablePath: string, url: string) {
+  launched = await withDeadline(launchBrowser({ executablePath }), 30_000, `launching ${executablePath}`);
   const { browser, userDataDir } = launched;
   assert.ok(existsSync(userDataDir), 'profile exists while running');
   const args = browser.process()?.spawnargs ?? [];
   assert.ok(args.includes(`--user-data-dir=${userDataDir}`), args.join(' '));
   assert.ok(args.includes('--disable-background-networking'));
+  assert.ok(args.includes(headlessMode(executablePath) === 'shell' ? '--headless' : '--headless=new'), args.join(' '));
   const page = await browser.newPage();
-  await page.goto(server.url, { timeout: 10_000 });
+  await page.goto(url, { timeout: 10_000 });
   assert.is(await page.$eval('h1', (h) => h.textContent), 'hello');
   const pid = browser.process()!.pid!;
   await withDeadline(launched.close(), 10_000, 'closing Chromium');
@@ -94,7 +120,7 @@ test('launchBrowser renders a page; close() ends the process and removes the tem
   await waitFor(() => !alive(pid), { timeout: 5000, what: `Chromium ${pid} gone` });
   assert.not.ok(existsSync(userDataDir), 'profile removed');
   launched = undefined;
-});
+}
 
 test('a browser that cannot start rejects and leaves no profile directory', async () => {
   // os.tmpdir() reads TMPDIR on every call: a private one shows exactly what this launch left behind.

@@ -2,13 +2,18 @@
 import { accessSync, constants } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Browser } from 'puppeteer-core';
 import { withDeadline } from '../lib/with-deadline.ts';
 import { CLIError } from '../tools/cli-error.ts';
 
-/** Where Chromium or Chrome usually lives on Linux and macOS, most likely first. */
+/**
+ * Where Chromium or Chrome usually lives on Linux and macOS, most likely first; Chromium's old headless shell (Debian's
+ * `chromium-headless-shell`) before it where installed: it is the same engine without the browser's window layer, and
+ * a launch, a page and a screenshot cost it half the CPU (1.6 against 3.0 CPU-s on Chromium 156).
+ */
 export const CHROMIUM_PATHS = [
+  '/usr/bin/chromium-headless-shell',
   '/usr/bin/chromium',
   '/usr/bin/chromium-browser',
   '/usr/bin/google-chrome',
@@ -96,6 +101,11 @@ export function chromiumArgs({ root = process.getuid?.() === 0, sandbox = true }
   ];
 }
 
+/** Puppeteer's headless mode for the binary: the old headless shell takes `--headless`, Chromium `--headless=new`. */
+export function headlessMode(executablePath: string): true | 'shell' {
+  return /headless[-_]shell$/.test(basename(executablePath)) ? 'shell' : true;
+}
+
 export interface LaunchOptions {
   executablePath?: string;
   env?: NodeJS.ProcessEnv;
@@ -123,7 +133,7 @@ export async function launchBrowser(options: LaunchOptions = {}): Promise<Launch
   try {
     browser = await launch({
       executablePath,
-      headless: true,
+      headless: headlessMode(executablePath),
       userDataDir,
       args: [...chromiumArgs({ sandbox: options.sandbox ?? true }), ...(options.extraArgs ?? [])],
       timeout: options.timeout ?? 30_000,

@@ -1,10 +1,12 @@
 // The benchmark's baseline: launch the same Chromium with the same flags, load one page, screenshot it, close.
 // Usage: node --import tsx test/support/bare-screenshot.ts <url> <file.png>
 import puppeteer from 'puppeteer-core';
-import { chromiumArgs, findChromium } from '../../smoke/browser.ts';
+import { chromiumArgs, findChromium, headlessMode } from '../../smoke/browser.ts';
 
 const [url, file] = process.argv.slice(2);
-const browser = await puppeteer.launch({ executablePath: findChromium(), headless: true, args: chromiumArgs() });
+const executablePath = findChromium();
+const headless = headlessMode(executablePath);
+const browser = await puppeteer.launch({ executablePath, headless, args: chromiumArgs() });
 try {
   const page = await browser.newPage();
   await page.setViewport({ width: 1280, height: 800 });
