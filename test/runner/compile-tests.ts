@@ -1,7 +1,8 @@
 // The files a run starts (its test files, their preloads, the unit batch) as JavaScript, from one esbuild build whose
 // shared modules are chunks of their own: a test process then runs on plain node, without tsx, which cost each
-// process about 0.4 CPU-s on Node 20. One build per set of files and source tree, under .tmp/test-js/, made by
-// whichever runner gets there first (an atomic rename). TEST_TSX=1 runs every file through tsx.
+// process about 0.4 CPU-s on Node 20; most packages come in the bundles (../support/bundled-packages.ts). One build
+// per set of files and source tree, under .tmp/test-js/, made by whichever runner gets there first (an atomic
+// rename). TEST_TSX=1 runs every file through tsx.
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { utimesSync, writeFileSync } from 'node:fs';
@@ -12,6 +13,7 @@ import { projectRoot as root } from '../../tools/project-root.ts';
 import { BATCH, PRELOADS, type TestBundles } from './bundles.ts';
 import { sourceAddressed } from './source-addressed.ts';
 import { removeStaleBuilds } from '../support/stale-builds.ts';
+import { bundledPackages, REQUIRE_BANNER } from '../support/bundled-packages.ts';
 
 /** Builds older than this, unused since, are removed (a run touches the build it uses). */
 const STALE_MS = 60 * 60_000;
@@ -80,7 +82,8 @@ async function compileWithout(entries: string[], out: string): Promise<string[]>
 async function bundle(entries: string[], out: string): Promise<Metafile> {
   const { metafile } = await build({
     entryPoints: entries.map((file) => join(root, file)),
-    ...{ bundle: true, splitting: true, platform: 'node', format: 'esm', packages: 'external', target: 'node20' },
+    ...{ bundle: true, splitting: true, platform: 'node', format: 'esm', target: 'node20' },
+    banner: { js: REQUIRE_BANNER },
     ...{
       absWorkingDir: root,
       outbase: root,
@@ -89,7 +92,7 @@ async function bundle(entries: string[], out: string): Promise<Metafile> {
       chunkNames: 'chunks/[name]-[hash]',
     },
     ...{ sourcemap: 'linked', sourcesContent: false, metafile: true, logLevel: 'silent' },
-    plugins: [sourceAddressed(), uvuWithHookErrors()],
+    plugins: [sourceAddressed(), uvuWithHookErrors(), bundledPackages()],
   });
   return metafile;
 }
@@ -118,7 +121,8 @@ function brokenEntries(error: unknown, entries: string[]): string[] {
 
 /** The entries (as paths from the root) whose bundle, with the chunks it loads, holds a computed import. */
 function needingTsx(metafile: Metafile, out: string): string[] {
-  const computed = (input: string) => COMPUTED_IMPORT.test(readFileSync(join(root, input), 'utf8'));
+  const computed = (input: string) =>
+    !input.startsWith('node_modules/') && COMPUTED_IMPORT.test(readFileSync(join(root, input), 'utf8'));
   const inputsOf = (output: string, seen = new Set<string>()): string[] => {
     if (seen.has(output)) return [];
     seen.add(output);

@@ -1,6 +1,6 @@
-// An esbuild plugin for bundles that must behave as their sources: in every project module bundled (not the
-// packages, which stay external), `import.meta.url`, `.filename`, `.dirname` and `.resolve()` name the source file,
-// so a test still reads its fixtures beside it, finds this checkout, and spawns `node --import tsx <its sibling>.ts`.
+// An esbuild plugin for bundles that must behave as their sources: in every project module bundled (not in the
+// packages), `import.meta.url`, `.filename`, `.dirname` and `.resolve()` name the source file, so a test still reads
+// its fixtures beside it, finds this checkout, and spawns `node --import tsx <its sibling>.ts`.
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';

@@ -1,6 +1,7 @@
 // The services, the smoke CLI, the trailer and the local stack as JavaScript, compiled once per source tree: a spawn
 // then loads no TypeScript compiler, which cost 1.5 s (backend) to 3.8 s (frontend) of each service's start-up on a
-// loaded machine and 0.6 s of CPU per smoke CLI run. TEST_SPAWN_TSX=1 runs them through tsx.
+// loaded machine and 0.6 s of CPU per smoke CLI run, and most packages come in the bundle (bundled-packages.ts).
+// TEST_SPAWN_TSX=1 runs them through tsx.
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { symlinkSync, utimesSync, writeFileSync } from 'node:fs';
@@ -8,6 +9,7 @@ import { join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import { removeStaleBuilds } from './stale-builds.ts';
+import { bundledPackages, REQUIRE_BANNER } from './bundled-packages.ts';
 
 const SOURCES = ['backend', 'device', 'dev', 'frontend', 'lib', 'smoke', 'tools'];
 const ENTRIES: Record<string, string> = {
@@ -76,9 +78,9 @@ async function compiled(root: string): Promise<string> {
 
 async function compileInto(root: string, out: string): Promise<void> {
   const entryPoints = Object.fromEntries(Object.entries(ENTRIES).map(([name, file]) => [name, join(root, file)]));
-  const options = { bundle: true, platform: 'node', format: 'esm', packages: 'external', target: 'node20' } as const;
-  const plugins = [sourceAddressed(root)];
-  await build({ ...options, entryPoints, outdir: out, plugins, logLevel: 'silent' });
+  const options = { bundle: true, platform: 'node', format: 'esm', target: 'node20' } as const;
+  const plugins = [sourceAddressed(root), bundledPackages()];
+  await build({ ...options, entryPoints, outdir: out, plugins, banner: { js: REQUIRE_BANNER }, logLevel: 'silent' });
   // What the bundles find beside themselves through import.meta.url: the worker's entry (which loads the worker
   // by name, here its JavaScript) and the frontend's static files.
   const entry = readFileSync(join(root, WORKER_ENTRY), 'utf8');
@@ -105,9 +107,14 @@ function sourceAddressed(root: string): Plugin {
   };
 }
 
-/** A hash of every shipped source file compiled here, and of how they are compiled: an edit makes a new build. */
+/**
+ * A hash of every shipped source file compiled here, of the packages bundled with them (the lock file names their
+ * versions) and of how they are compiled: an edit or an install makes a new build.
+ */
 function treeHash(root: string): string {
   const hash = createHash('sha256').update(readFileSync(fileURLToPath(import.meta.url)));
+  hash.update(readFileSync(fileURLToPath(new URL('bundled-packages.ts', import.meta.url))));
+  hash.update(readFileSync(join(root, 'package-lock.json')));
   for (const folder of SOURCES) {
     const files = readdirSync(join(root, folder), { recursive: true, encoding: 'utf8' })
       .filter((file) => /\.(ts|mjs)$/.test(file) && !file.endsWith('.test.ts') && !file.includes('node_modules'))
