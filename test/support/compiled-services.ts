@@ -78,9 +78,11 @@ async function compiled(root: string): Promise<string> {
 
 async function compileInto(root: string, out: string): Promise<void> {
   const entryPoints = Object.fromEntries(Object.entries(ENTRIES).map(([name, file]) => [name, join(root, file)]));
-  const options = { bundle: true, platform: 'node', format: 'esm', target: 'node20' } as const;
+  // Split, so that what a dynamic import loads (puppeteer-core, for the smoke's browser) is a chunk read only then.
+  const options = { bundle: true, splitting: true, platform: 'node', format: 'esm', target: 'node20' } as const;
   const plugins = [sourceAddressed(root), bundledPackages()];
-  await build({ ...options, entryPoints, outdir: out, plugins, banner: { js: REQUIRE_BANNER }, logLevel: 'silent' });
+  const output = { outdir: out, chunkNames: 'chunks/[name]-[hash]', banner: { js: REQUIRE_BANNER } };
+  await build({ ...options, entryPoints, ...output, plugins, logLevel: 'silent' });
   // What the bundles find beside themselves through import.meta.url: the worker's entry (which loads the worker
   // by name, here its JavaScript) and the frontend's static files.
   const entry = readFileSync(join(root, WORKER_ENTRY), 'utf8');
