@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what running and testing need on a fresh Debian machine: Chromium and its old headless shell (the smoke's
-# LOAD probe drives the shell where installed: half the CPU a page costs Chromium; the browser tests use both),
+# LOAD probe drives the shell where installed: half the CPU a page costs Chromium; smoke/browser.test.ts launches both),
 # socat (serial tests), curl (the frontend's container check), prometheus (its promtool and server: the metrics
 # and alert-rule tests), prometheus-alertmanager (amtool and the server: the alert routing tests), wrk (the probe
 # throughput bench's C load generator), haproxy (the swarm stack's load balancer, run by the TLS suite test), then
