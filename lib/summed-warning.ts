@@ -13,11 +13,14 @@ export interface SummedWarning {
   flush(): void;
 }
 
+/** Lines of one summed warning are at least this far apart. */
+export const SUMMED_WARNING_INTERVAL_MS = 5000;
+
 /** `message(count)` words the line, e.g. (n) => `ignored ${n} malformed device messages`. */
 export function createSummedWarning(
   log: WarnLog,
   message: (count: number) => string,
-  { intervalMs = 5000 } = {},
+  { intervalMs = SUMMED_WARNING_INTERVAL_MS } = {},
 ): SummedWarning {
   let unreported = 0;
   let total = 0;
