@@ -24,13 +24,15 @@ export function lastTimes(): Map<string, number> {
   return new Map([...readTimes(SEED_PATH), ...readTimes(PATH)]);
 }
 
-/** Writes the seed a fresh clone orders its first run by: these files' times, whole seconds, by path. */
+/**
+ * Writes the seed a fresh clone orders its first run by: these files' times in whole seconds, beside the times the
+ * seed has of the files this run did not take (the fault suite's run keeps the suite's), by path.
+ */
 export function saveSeed(results: { file: string; ms: number; batch?: true }[]): void {
-  const seconds = results
-    .filter((r) => !r.batch)
-    .map((r) => [r.file, Math.round(r.ms / 1000) * 1000] as const)
-    .sort(([a], [b]) => a.localeCompare(b));
-  writeFileSync(SEED_PATH, `${JSON.stringify(Object.fromEntries(seconds), null, 2)}\n`); // as Prettier writes it
+  const seed = new Map(readTimes(SEED_PATH));
+  for (const r of results) if (!r.batch) seed.set(r.file, Math.round(r.ms / 1000) * 1000);
+  const byPath = [...seed].sort(([a], [b]) => a.localeCompare(b));
+  writeFileSync(SEED_PATH, `${JSON.stringify(Object.fromEntries(byPath), null, 2)}\n`); // as Prettier writes it
 }
 
 /**
