@@ -260,8 +260,8 @@ start_ours() {
   # nice: the daemon, and the containers the tests run in it, at normal priority whatever this script's own (CI
   # provisions at the lowest, beside its suite).
   $sudo env PATH="$bin_path" LD_LIBRARY_PATH="$multiarch" XTABLES_LIBDIR="$multiarch/xtables" \
-    nice -n "$((0 - $(nice)))" setsid "$tree/usr/sbin/dockerd" --data-root "$work/data" --exec-root "$work/exec" --pidfile "$pidfile" \
-    -H "unix://$socket" --group "$(id -g)" >"$log" 2>&1 </dev/null 9>&- &
+    nice -n "$((0 - $(nice)))" setsid "$tree/usr/sbin/dockerd" --data-root "$work/data" --exec-root "$work/exec" \
+    --pidfile "$pidfile" -H "unix://$socket" --group "$(id -g)" >"$log" 2>&1 </dev/null 9>&- &
   pid=$!
   deadline=$((SECONDS + ANSWER_S))
   until [ -n "$(server_version docker)" ]; do

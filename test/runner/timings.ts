@@ -4,7 +4,7 @@
 // A fresh clone (CI, a newcomer) has none: it starts from test/file-times.json, the times of a whole run written
 // by `test/run.ts --save-times` and committed; ordered by deadlines alone, the Chromium-heavy files (all at the
 // default deadline) ran in path order, together, at the end.
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from '../../tools/project-root.ts';
 
@@ -26,13 +26,13 @@ export function lastTimes(): Map<string, number> {
 
 /**
  * Writes the seed a fresh clone orders its first run by: these files' times in whole seconds, beside the times the
- * seed has of the files this run did not take (the fault suite's run keeps the suite's), by path.
+ * seed has of the files this run did not take that are still there (the fault suite's run keeps the suite's), by path.
  */
-export function saveSeed(results: { file: string; ms: number; batch?: true }[]): void {
-  const seed = new Map(readTimes(SEED_PATH));
+export function saveSeed(results: { file: string; ms: number; batch?: true }[], seedPath = SEED_PATH): void {
+  const seed = new Map(readTimes(seedPath).filter(([file]) => existsSync(join(projectRoot, file))));
   for (const r of results) if (!r.batch) seed.set(r.file, Math.round(r.ms / 1000) * 1000);
   const byPath = [...seed].sort(([a], [b]) => a.localeCompare(b));
-  writeFileSync(SEED_PATH, `${JSON.stringify(Object.fromEntries(byPath), null, 2)}\n`); // as Prettier writes it
+  writeFileSync(seedPath, `${JSON.stringify(Object.fromEntries(byPath), null, 2)}\n`); // as Prettier writes it
 }
 
 /**
