@@ -40,8 +40,8 @@ const KILL_GRACE_MS = mode === 'containers' ? 90_000 : 5000;
 // waiting on the processes it starts, so on 2 cores a third file fills the gaps (npm test on Node 20, quiet: 405 s
 // two at a time, 352 s three). The fault suite measures time, so it runs one file at a time: its bounds hold with
 // both cores kept busy by something else (three rounds beside two CPU burners), not with two fault files and the
-// burners (30 November 2026: a kill seen 423 ms late, bound 400). CI, whose machine runs nothing else, runs two
-// (TEST_CONCURRENCY=2, in .ci/run), the longest first by the committed seed. The container tests
+// burners (30 November 2026: a kill seen 423 ms late, bound 400), nor with two fault files on a quiet machine (401 ms
+// late): TEST_CONCURRENCY=2 runs two, longest first by the committed seed, for a hunt only. The container tests
 // run two at a time (508 s one at a time in CI): they wait mostly on the Engine, and those that use its own swarm
 // take turns (their `test-exclusive` line).
 const serial = mode === 'faults' || mode === 'containers';
